@@ -1,0 +1,3 @@
+"""chukker: the USPA arena polo rules made executable."""
+
+__version__ = "0.1.0"
