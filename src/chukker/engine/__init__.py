@@ -1,0 +1,54 @@
+"""The match engine: USPA arena rules as a pure fold over operator events.
+
+Public surface: :class:`Match` (check-and-do actions, reports), :class:`Setup`,
+:func:`replay`, :func:`check`, the wire identifiers (:mod:`.types`) and the
+errors (:class:`EngineError`, :class:`SetupError`). Nothing here does I/O or
+reads a clock: time is integer milliseconds, given by the caller.
+"""
+
+from chukker.engine.errors import EngineError, SetupError, fmt_s
+from chukker.engine.match import Event, Match, check, replay
+from chukker.engine.setup import FORMAT, Options, Player, Setup, Team
+from chukker.engine.types import (
+    DecidedBy,
+    End,
+    EventType,
+    HornKind,
+    IntervalKind,
+    Penalty,
+    PeriodsOption,
+    RestartKind,
+    ShootoutPlayers,
+    ShotResult,
+    Status,
+    Tiebreak,
+    TwoPointLine,
+)
+
+__all__ = [
+    "FORMAT",
+    "DecidedBy",
+    "End",
+    "EngineError",
+    "Event",
+    "EventType",
+    "HornKind",
+    "IntervalKind",
+    "Match",
+    "Options",
+    "Penalty",
+    "PeriodsOption",
+    "Player",
+    "RestartKind",
+    "SetupError",
+    "Setup",
+    "ShootoutPlayers",
+    "ShotResult",
+    "Status",
+    "Team",
+    "Tiebreak",
+    "TwoPointLine",
+    "check",
+    "fmt_s",
+    "replay",
+]

@@ -1,0 +1,288 @@
+"""The match set-up: edition, committee options and rosters (Rule 3, Rule 5, Rule 17).
+
+>>> s = Setup.from_dict({"teams": {
+...     "A": {"name": "Blue", "captain": 2, "players": [
+...         {"no": 1, "name": "Ann", "handicap": 2}, {"no": 2, "name": "Bea", "handicap": 3},
+...         {"no": 3, "name": "Cat", "handicap": 1}]},
+...     "B": {"name": "White", "captain": 1, "players": [
+...         {"no": 1, "name": "Dee", "handicap": 4}, {"no": 2, "name": "Eve", "handicap": 3},
+...         {"no": 3, "name": "Fay", "handicap": 1}]}}})
+>>> s.team_ids, s.handicap_goals()
+(('A', 'B'), {'A': 2, 'B': 0})
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any
+
+from chukker.engine.errors import SetupError
+from chukker.engine.types import End, PeriodsOption, ShootoutPlayers, Tiebreak, TwoPointLine
+from chukker.rules.editions import Edition, PeriodPlan, edition
+
+FORMAT = "chukker-match/1"
+DEFAULT_RULES = "uspa-arena-2026"
+_TEAM_ID = re.compile(r"^[A-Za-z0-9_-]{1,16}$")
+
+
+@dataclass(frozen=True, slots=True)
+class Options:
+    """Committee options (defaults are those of the contract's example)."""
+
+    periods: PeriodsOption = PeriodsOption.REGULATION
+    split_periods: bool = False
+    tiebreak: Tiebreak = Tiebreak.EXTRA_PERIODS
+    shootout_players: ShootoutPlayers = ShootoutPlayers.ALL
+    handicap: bool = True
+    warning_horn: bool = False
+    two_point_line: TwoPointLine = TwoPointLine.CENTER
+    #: which goal each team defends in period 1 (Rule 8: by lot), ``None``: first team west
+    first_defends: tuple[tuple[str, End], ...] | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "periods": str(self.periods),
+            "split_periods": self.split_periods,
+            "tiebreak": str(self.tiebreak),
+            "shootout_players": str(self.shootout_players),
+            "handicap": self.handicap,
+            "warning_horn": self.warning_horn,
+            "two_point_line": str(self.two_point_line),
+        }
+        if self.first_defends is not None:
+            out["first_defends"] = {k: str(v) for k, v in self.first_defends}
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class Player:
+    no: int
+    name: str = ""
+    handicap: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"no": self.no, "name": self.name, "handicap": self.handicap}
+
+
+@dataclass(frozen=True, slots=True)
+class Team:
+    id: str
+    name: str
+    captain: int
+    players: tuple[Player, ...]
+    extra: tuple[tuple[str, Any], ...] = ()
+
+    @property
+    def handicap(self) -> int:
+        """Rule 17: the aggregate of the players' handicaps."""
+        return sum(p.handicap for p in self.players)
+
+    def player(self, no: int) -> Player:
+        for p in self.players:
+            if p.no == no:
+                return p
+        raise KeyError(no)
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "name": self.name,
+            "captain": self.captain,
+            "players": [p.to_dict() for p in self.players],
+        }
+        out.update(self.extra)
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class Setup:
+    """Everything about a match but its events."""
+
+    rules: str
+    edition: Edition
+    options: Options
+    teams: tuple[Team, Team]
+    extra: tuple[tuple[str, Any], ...] = field(default=())
+
+    @property
+    def team_ids(self) -> tuple[str, str]:
+        return (self.teams[0].id, self.teams[1].id)
+
+    @property
+    def plan(self) -> PeriodPlan:
+        return self.edition.plan(str(self.options.periods))
+
+    def team(self, team_id: str) -> Team:
+        for t in self.teams:
+            if t.id == team_id:
+                return t
+        raise KeyError(team_id)
+
+    def other(self, team_id: str) -> str:
+        a, b = self.team_ids
+        return b if team_id == a else a
+
+    def defends(self, period: int) -> dict[str, End]:
+        """Rule 8: the goal each team defends in ``period`` (ends change every period)."""
+        a, b = self.team_ids
+        fd = dict(self.options.first_defends or ((a, End.WEST), (b, End.EAST)))
+        if period % 2 == 0:
+            return {t: e.other() for t, e in fd.items()}
+        return fd
+
+    def handicap_goals(self) -> dict[str, int]:
+        """Rule 17: goals awarded to the team with the lower handicap.
+
+        In a match of other than four periods each team's handicap is divided by
+        four, multiplied by the number of periods and rounded half up, then the
+        difference is taken.
+        """
+        a, b = self.teams
+        if not self.options.handicap:
+            return {a.id: 0, b.id: 0}
+        n = self.plan.count
+        base = self.edition.handicap_base_periods.value
+
+        def scaled(h: int) -> int:
+            if n == base:
+                return h
+            return math.floor(Fraction(h * n, base) + Fraction(1, 2))
+
+        ha, hb = scaled(a.handicap), scaled(b.handicap)
+        return {a.id: max(hb - ha, 0), b.id: max(ha - hb, 0)}
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "format": FORMAT,
+            "rules": self.rules,
+            "options": self.options.to_dict(),
+            "teams": {t.id: t.to_dict() for t in self.teams},
+        }
+        out.update(self.extra)
+        return out
+
+    @classmethod
+    def from_dict(cls, doc: Mapping[str, Any]) -> Setup:
+        """Validate a record's header; raise :class:`SetupError` naming the field."""
+        if not isinstance(doc, Mapping):
+            raise SetupError("record", "must be an object")
+        fmt = doc.get("format", FORMAT)
+        if fmt != FORMAT:
+            raise SetupError("format", f"unsupported format {fmt!r} (expected {FORMAT!r})")
+        rules = doc.get("rules", DEFAULT_RULES)
+        if not isinstance(rules, str):
+            raise SetupError("rules", "must be a string")
+        try:
+            ed = edition(rules)
+        except ValueError as e:
+            raise SetupError("rules", str(e).removeprefix("rules: ")) from None
+        teams_doc = doc.get("teams")
+        if not isinstance(teams_doc, Mapping):
+            raise SetupError("teams", "missing: a record has exactly two teams")
+        if len(teams_doc) != 2:
+            raise SetupError("teams", f"a match has exactly two teams, got {len(teams_doc)}")
+        teams = tuple(_team(str(k), v, ed) for k, v in teams_doc.items())
+        options = _options(doc.get("options", {}), (teams[0].id, teams[1].id))
+        known = {"format", "rules", "options", "teams", "events"}
+        extra = tuple((k, v) for k, v in doc.items() if k not in known)
+        return cls(rules, ed, options, (teams[0], teams[1]), extra)
+
+
+def _enum(path: str, value: Any, enum: Any) -> Any:
+    try:
+        return enum(value)
+    except ValueError:
+        allowed = ", ".join(repr(str(m)) for m in enum)
+        raise SetupError(path, f"unknown value {value!r} (one of {allowed})") from None
+
+
+def _bool(path: str, value: Any) -> bool:
+    if not isinstance(value, bool):
+        raise SetupError(path, f"must be true or false, got {value!r}")
+    return value
+
+
+def _options(doc: Any, team_ids: tuple[str, str]) -> Options:
+    if not isinstance(doc, Mapping):
+        raise SetupError("options", "must be an object")
+    d = Options()
+    fd: tuple[tuple[str, End], ...] | None = None
+    if "first_defends" in doc:
+        raw = doc["first_defends"]
+        if not isinstance(raw, Mapping) or set(raw) != set(team_ids):
+            raise SetupError(
+                "options.first_defends",
+                f"must give the end of both teams, e.g. {{{team_ids[0]!r}: 'west', "
+                f"{team_ids[1]!r}: 'east'}}",
+            )
+        ends = {t: _enum(f"options.first_defends.{t}", raw[t], End) for t in team_ids}
+        if ends[team_ids[0]] == ends[team_ids[1]]:
+            raise SetupError("options.first_defends", "the two teams must defend opposite ends")
+        fd = tuple((t, ends[t]) for t in team_ids)
+    return Options(
+        periods=_enum("options.periods", doc.get("periods", d.periods), PeriodsOption),
+        split_periods=_bool("options.split_periods", doc.get("split_periods", d.split_periods)),
+        tiebreak=_enum("options.tiebreak", doc.get("tiebreak", d.tiebreak), Tiebreak),
+        shootout_players=_enum(
+            "options.shootout_players", doc.get("shootout_players", d.shootout_players),
+            ShootoutPlayers,
+        ),
+        handicap=_bool("options.handicap", doc.get("handicap", d.handicap)),
+        warning_horn=_bool("options.warning_horn", doc.get("warning_horn", d.warning_horn)),
+        two_point_line=_enum(
+            "options.two_point_line", doc.get("two_point_line", d.two_point_line), TwoPointLine
+        ),
+        first_defends=fd,
+    )
+
+
+def _int(path: str, value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise SetupError(path, f"must be a whole number, got {value!r}")
+    return value
+
+
+def _team(team_id: str, doc: Any, ed: Edition) -> Team:
+    path = f"teams.{team_id}"
+    if not _TEAM_ID.match(team_id):
+        raise SetupError(path, "a team key is a short identifier (letters, digits, - or _)")
+    if not isinstance(doc, Mapping):
+        raise SetupError(path, "must be an object with name, captain and players")
+    name = doc.get("name", team_id)
+    if not isinstance(name, str):
+        raise SetupError(f"{path}.name", "must be a string")
+    n = ed.players_per_team.value
+    players_doc = doc.get("players")
+    if not isinstance(players_doc, list) or len(players_doc) != n:
+        got = len(players_doc) if isinstance(players_doc, list) else "none"
+        raise SetupError(
+            f"{path}.players", f"Rule 3: an arena team has {n} players numbered 1-{n}, got {got}"
+        )
+    players: list[Player] = []
+    for i, p in enumerate(players_doc):
+        ppath = f"{path}.players[{i}]"
+        if not isinstance(p, Mapping):
+            raise SetupError(ppath, "must be an object with no, name and handicap")
+        no = _int(f"{ppath}.no", p.get("no"))
+        pname = p.get("name", "")
+        if not isinstance(pname, str):
+            raise SetupError(f"{ppath}.name", "must be a string")
+        hcp = _int(f"{ppath}.handicap", p.get("handicap", 0))
+        players.append(Player(no, pname, hcp))
+    numbers = sorted(p.no for p in players)
+    if numbers != list(range(1, n + 1)):
+        raise SetupError(
+            f"{path}.players",
+            f"Rule 3: players are numbered 1-{n}, each once; got {sorted(numbers)}",
+        )
+    players.sort(key=lambda p: p.no)
+    if "captain" not in doc:
+        raise SetupError(f"{path}.captain", "Rule 3: each team designates one captain")
+    captain = _int(f"{path}.captain", doc.get("captain"))
+    if captain not in numbers:
+        raise SetupError(f"{path}.captain", f"Rule 3: the captain is one of players 1-{n}")
+    extra = tuple((k, v) for k, v in doc.items() if k not in {"name", "captain", "players"})
+    return Team(team_id, name, captain, tuple(players), extra)

@@ -1,0 +1,108 @@
+"""Identifiers that travel on the wire (the match record and the report)."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+
+class EventType(StrEnum):
+    BOWL_IN = "bowl_in"
+    WHISTLE = "whistle"
+    GOAL = "goal"
+    FOUL = "foul"
+    FREE_HIT = "free_hit"
+    TIMEOUT = "timeout"
+    FORFEIT = "forfeit"
+    SHOOTOUT_ORDER = "shootout_order"
+    SHOT = "shot"
+    MOVE_TO_15 = "move_to_15"
+    UNDO = "undo"
+
+
+class Status(StrEnum):
+    PRE_MATCH = "pre_match"
+    IN_PLAY = "in_play"
+    STOPPED = "stopped"
+    INTERVAL = "interval"
+    SHOOTOUT = "shootout"
+    FINAL = "final"
+
+
+class HornKind(StrEnum):
+    END = "end"
+    SPLIT = "split"
+    WARNING = "warning"
+
+
+class DecidedBy(StrEnum):
+    REGULATION = "regulation"
+    EXTRA_PERIOD = "extra-period"
+    SHOOTOUT = "shootout"
+    FORFEIT = "forfeit"
+
+
+class PeriodsOption(StrEnum):
+    REGULATION = "regulation"
+    SIX = "six"
+
+
+class Tiebreak(StrEnum):
+    EXTRA_PERIODS = "extra-periods"
+    SHOOTOUT = "shootout"
+
+
+class ShootoutPlayers(StrEnum):
+    ALL = "all"
+    ONE = "one"
+
+
+class TwoPointLine(StrEnum):
+    CENTER = "center"
+    TWENTY_FIVE_YARD = "25-yard"
+    NONE = "none"
+
+
+class End(StrEnum):
+    """The goal a team defends: west at x = 0, east at x = 100 yards."""
+
+    WEST = "west"
+    EAST = "east"
+
+    def other(self) -> End:
+        return End.EAST if self is End.WEST else End.WEST
+
+
+class Penalty(StrEnum):
+    """Rule 9 penalties; 5 alone lets the spot decide between 5a and 5b."""
+
+    P1 = "1"
+    P2 = "2"
+    P3 = "3"
+    P4 = "4"
+    P5 = "5"
+    P5A = "5a"
+    P5B = "5b"
+    P6 = "6"
+    P7 = "7"
+    P8 = "8"
+    P9 = "9"
+    P10 = "10"
+
+
+class ShotResult(StrEnum):
+    GOAL = "goal"
+    MISS = "miss"
+    FORFEIT = "forfeit"
+
+
+class RestartKind(StrEnum):
+    BOWL_IN = "bowl_in"
+    FREE_HIT = "free_hit"
+    SHOT = "shot"
+
+
+class IntervalKind(StrEnum):
+    REGULAR = "regular"
+    EXTRA = "extra"
+    SHOOTOUT = "shootout"
+    SHOOTOUT_ROUND = "shootout-round"
