@@ -48,7 +48,18 @@ _mount_optional()
 
 
 def main() -> None:
-    app()
+    """Entry point: never a traceback; an unexpected error is one line and exit 70."""
+    import sys
+
+    try:
+        app()
+    except SystemExit:
+        raise
+    except KeyboardInterrupt:
+        sys.exit(130)
+    except Exception as e:  # pragma: no cover - a bug; say so in one line
+        sys.stderr.write(f"chukker: internal error: {type(e).__name__}: {e}\n")
+        sys.exit(70)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -169,7 +169,7 @@ class Core:
 
     def advance(self, t: float) -> None:
         """Fire every deadline ``<= t`` in time order."""
-        while self.deadline <= t:
+        while self.deadline <= t and self.deadline != INF:
             d = int(self.deadline)
             if self.running:
                 end = self.run_since + self.remaining
@@ -443,7 +443,9 @@ class Core:
         if self.status is not Status.IN_PLAY or not self.running:
             raise Refused(self.dead_reason(t))
         if player is not None and player in self.removed[team]:
-            raise Refused(f"{team} {player} was removed from the game ({self.removed[team][player]})")
+            raise Refused(
+                f"{team} {player} was removed from the game ({self.removed[team][player]})"
+            )
         two = ev.get("two_point", False)
         if not isinstance(two, bool):
             raise Refused(f"'two_point' must be true or false, got {two!r}")
@@ -455,7 +457,11 @@ class Core:
             return
         self.restart = {"kind": RestartKind.BOWL_IN, "where": "center"}
         self.awaiting_bowl_in = True
-        if self.split and not self.split_done and self.length - self.remaining_at(t) >= self.split_after:
+        if (
+            self.split
+            and not self.split_done
+            and self.length - self.remaining_at(t) >= self.split_after
+        ):
             # Rule 5 split periods: a goal is a stoppage too; the clock stops for the mount change
             self.remaining = self.remaining_at(t)
             self.running = False
@@ -481,8 +487,10 @@ class Core:
         if self.period > self.plan.count and self.status is not Status.INTERVAL:
             # Rule 5: in an extra period the first team to score wins; the period ends here
             self.finish(t, team, DecidedBy.EXTRA_PERIOD)
-        elif self.status is Status.INTERVAL and self.period >= self.plan.count and (
-            self.interval_kind in (IntervalKind.EXTRA, IntervalKind.SHOOTOUT)
+        elif (
+            self.status is Status.INTERVAL
+            and self.period >= self.plan.count
+            and (self.interval_kind in (IntervalKind.EXTRA, IntervalKind.SHOOTOUT))
         ):
             # a Penalty 1 goal awarded after the last horn of a tied match breaks the tie
             self.finish(t, team, self.decided_kind())
@@ -493,10 +501,13 @@ class Core:
         pen = str(raw).lower() if isinstance(raw, int | str) and not isinstance(raw, bool) else ""
         if pen not in _PENALTIES:
             raise Refused(f"penalty {raw!r}: Rule 9 penalties are 1-10, 5a or 5b")
-        if self.final:
-            if not (pen == "9" and self.decided_by is DecidedBy.FORFEIT
-                    and len(self.forfeited) == 1 and team not in self.forfeited):
-                self.check_not_final()
+        if self.final and not (
+            pen == "9"
+            and self.decided_by is DecidedBy.FORFEIT
+            and len(self.forfeited) == 1
+            and team not in self.forfeited
+        ):
+            self.check_not_final()
         player = self.player_of(ev, team)
         spot = _spot(ev.get("spot"))
         if self.status is Status.SHOOTOUT and pen in _FREE_HIT_PENALTIES | {"1", "6"}:
@@ -558,13 +569,12 @@ class Core:
             self.penalty_6(t, i, team)
         elif pen == "7":
             self.penalty_7(t, i, ev, team, fouled)
-        elif pen in ("8", "10"):
-            if player is not None:
-                why = "disqualified (Penalty 8)" if pen == "8" else "removed (Penalty 10)"
-                if pen == "8" and ev.get("equipment") is True:
-                    self.notice(t, i, "9", f"{team} {player} may return once the equipment is fixed")
-                else:
-                    self.removed[team][player] = why
+        elif pen in ("8", "10") and player is not None:
+            why = "disqualified (Penalty 8)" if pen == "8" else "removed (Penalty 10)"
+            if pen == "8" and ev.get("equipment") is True:
+                self.notice(t, i, "9", f"{team} {player} may return once the equipment is fixed")
+            else:
+                self.removed[team][player] = why
         if both:
             # Rule 10: fouls by both teams at one stoppage: no free hit, a bowl-in where
             # play stopped, at least 15 yards from the nearer goal
@@ -589,13 +599,12 @@ class Core:
             self.restart = {"kind": RestartKind.BOWL_IN, "where": "center"}
             self.awaiting_bowl_in = True
 
-    def penalty_7(
-        self, t: int, i: int, ev: Mapping[str, Any], team: str, fouled: str
-    ) -> None:
+    def penalty_7(self, t: int, i: int, ev: Mapping[str, Any], team: str, fouled: str) -> None:
         dis = ev.get("disabled")
         if dis is None:
-            self.notice(t, i, "9", "penalty 7: name the disabled player ('disabled') to derive "
-                        "the removal")
+            self.notice(
+                t, i, "9", "penalty 7: name the disabled player ('disabled') to derive the removal"
+            )
             return
         if isinstance(dis, bool) or not isinstance(dis, int) or not 1 <= dis <= 3:
             raise Refused(f"disabled {dis!r}: arena teams have players 1-3 (Rule 3)")
@@ -615,12 +624,19 @@ class Core:
         if chosen is None and len(cands) == 1:
             chosen = cands[0]
         if chosen is None:
-            self.notice(t, i, "9", f"penalty 7: {fouled}'s captain designates one of {team} "
-                        f"{', '.join(map(str, cands))} to leave the game")
+            self.notice(
+                t,
+                i,
+                "9",
+                f"penalty 7: {fouled}'s captain designates one of {team} "
+                f"{', '.join(map(str, cands))} to leave the game",
+            )
             return
         if chosen not in cands:
-            raise Refused(f"penalty 7: {team} {chosen!r} cannot be designated; "
-                          f"eligible: {', '.join(map(str, cands))}")
+            raise Refused(
+                f"penalty 7: {team} {chosen!r} cannot be designated; "
+                f"eligible: {', '.join(map(str, cands))}"
+            )
         self.removed[team][int(chosen)] = "removed (Penalty 7)"
 
     def forfeit(self, t: int, team: str) -> None:
@@ -636,9 +652,7 @@ class Core:
 
     def on_forfeit(self, ev: Mapping[str, Any], t: int, i: int) -> None:
         team = self.team_of(ev)
-        if self.final and not (
-            self.decided_by is DecidedBy.FORFEIT and len(self.forfeited) == 1
-        ):
+        if self.final and not (self.decided_by is DecidedBy.FORFEIT and len(self.forfeited) == 1):
             self.check_not_final()
         self.forfeit(t, team)
 
@@ -654,7 +668,9 @@ class Core:
             if rem < reset:
                 self.remaining = reset
                 self.notice(
-                    t, i, self.ed.late_penalty_reset_ms.clause,
+                    t,
+                    i,
+                    self.ed.late_penalty_reset_ms.clause,
                     f"less than {reset // 1000} s left ({fmt_s(rem)}): clock reset to "
                     f"{fmt_s(reset)} before the free hit",
                 )
@@ -674,8 +690,9 @@ class Core:
         if self.status is Status.INTERVAL and self.interval_kind is IntervalKind.SHOOTOUT:
             self.check_interval_over(t)
         if self.status is not Status.SHOOTOUT:
-            raise Refused("there is no shootout: it follows a tie when options.tiebreak is "
-                          "'shootout'")
+            raise Refused(
+                "there is no shootout: it follows a tie when options.tiebreak is 'shootout'"
+            )
 
     def on_shootout_order(self, ev: Mapping[str, Any], t: int, i: int) -> None:
         self.check_not_final()
@@ -683,16 +700,19 @@ class Core:
             self.status is Status.INTERVAL and self.interval_kind is IntervalKind.SHOOTOUT
         )
         if not in_so_interval and self.status is not Status.SHOOTOUT:
-            raise Refused("there is no shootout: it follows a tie when options.tiebreak is "
-                          "'shootout'")
+            raise Refused(
+                "there is no shootout: it follows a tie when options.tiebreak is 'shootout'"
+            )
         if self.so_shots:
             raise Refused("the shootout order is fixed once the first shot is hit")
         first = self.team_of(ev, "first")
         order = ev.get("order")
         if not isinstance(order, Mapping) or set(order) != set(self.team_ids):
             a, b = self.team_ids
-            raise Refused(f"'order' must list the hitters of both teams, e.g. "
-                          f"{{\"{a}\": [2, 1, 3], \"{b}\": [1, 3, 2]}}")
+            raise Refused(
+                f"'order' must list the hitters of both teams, e.g. "
+                f'{{"{a}": [2, 1, 3], "{b}": [1, 3, 2]}}'
+            )
         one = self.opts.shootout_players is ShootoutPlayers.ONE
         clean: dict[str, list[int]] = {}
         for team in self.team_ids:
@@ -704,11 +724,15 @@ class Core:
                 raise Refused(f"order.{team} must be a list of player numbers")
             if one:
                 if len(lst) != 1 or lst[0] not in eligible:
-                    raise Refused(f"order.{team}: one player of {eligible} hits "
-                                  "(options.shootout_players is 'one')")
+                    raise Refused(
+                        f"order.{team}: one player of {eligible} hits "
+                        "(options.shootout_players is 'one')"
+                    )
             elif sorted(lst) != eligible:
-                raise Refused(f"order.{team}: every player of the team hits once per round, "
-                              f"each once: {eligible}")
+                raise Refused(
+                    f"order.{team}: every player of the team hits once per round, "
+                    f"each once: {eligible}"
+                )
             clean[team] = list(lst)
         self.so_first = first
         self.so_order = clean
@@ -732,8 +756,7 @@ class Core:
             raise Refused(f"it is {want_team} {want_player}'s turn (round {self.so_round})")
         if t < self.so_next_at:
             raise Refused(
-                f"the interval between shootout rounds runs until {fmt_s(self.so_next_at)} "
-                "(Rule 5)"
+                f"the interval between shootout rounds runs until {fmt_s(self.so_next_at)} (Rule 5)"
             )
         result = ev.get("result")
         if result not in _SHOT_RESULTS:
@@ -840,7 +863,10 @@ class Core:
             out["spot"] = list(spots.in_front_of(goal_end, ed.p3_spot_yd.value))
         elif code == "4":
             out["spot"] = list(spots.in_front_of(goal_end, ed.p4_spot_yd.value))
-            out["defender_in_goal_arc"] = {"team": pen["fouling"], "within_yd": ed.p4_goal_arc_yd.value}
+            out["defender_in_goal_arc"] = {
+                "team": pen["fouling"],
+                "within_yd": ed.p4_goal_arc_yd.value,
+            }
         elif code == "5a":
             out["spot"] = list(spots.CENTER)
         elif code == "5b":

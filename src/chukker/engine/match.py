@@ -19,7 +19,7 @@ False
 >>> m.verify_goal(460_000, "B")
 Traceback (most recent call last):
 ...
-chukker.engine.errors.EngineError: event 3 (goal at 460.000 s): the ball is dead: period 1 ended at 450.000 s
+chukker.engine.errors.EngineError: event 3 (goal at 460.000 s): the ball is dead: period 1 ...
 >>> r = m.report(460_000)
 >>> r["status"], r["score"], r["horns"]
 ('interval', {'A': 1, 'B': 0}, [{'at': 450.0, 'period': 1, 'kind': 'end'}])
@@ -57,7 +57,7 @@ class Event:
 
 def _event(index: int, d: Mapping[str, Any]) -> Event:
     at = d.get("at", 0)
-    at_ms = int(round(float(at) * 1000))
+    at_ms = round(float(at) * 1000)
     fields = {k: v for k, v in d.items() if k not in ("at", "type")}
     return Event(index, EventType(d["type"]), at_ms, MappingProxyType(fields))
 
@@ -201,20 +201,24 @@ class Match:
     def verify_goal(
         self, at_ms: int, team: str, player: int | None = None, *, two_point: bool = False
     ) -> None:
-        self.verify(_ev(EventType.GOAL, at_ms, team=team, player=player, two_point=two_point or None))
+        self.verify(
+            _ev(EventType.GOAL, at_ms, team=team, player=player, two_point=two_point or None)
+        )
 
     def can_goal(
         self, at_ms: int, team: str, player: int | None = None, *, two_point: bool = False
     ) -> bool:
-        return self.can(_ev(EventType.GOAL, at_ms, team=team, player=player,
-                            two_point=two_point or None))
+        return self.can(
+            _ev(EventType.GOAL, at_ms, team=team, player=player, two_point=two_point or None)
+        )
 
     def goal(
         self, at_ms: int, team: str, player: int | None = None, *, two_point: bool = False
     ) -> Event:
         """Rule 6: a goal; the clock does not stop (Rule 5)."""
-        return self._do(_ev(EventType.GOAL, at_ms, team=team, player=player,
-                            two_point=two_point or None))
+        return self._do(
+            _ev(EventType.GOAL, at_ms, team=team, player=player, two_point=two_point or None)
+        )
 
     def verify_foul(self, at_ms: int, team: str, penalty: str | int, **fields: Any) -> None:
         self.verify(_ev(EventType.FOUL, at_ms, team=team, penalty=str(penalty), **fields))
@@ -260,43 +264,95 @@ class Match:
     def verify_shootout_order(
         self, at_ms: int, first: str, order: Mapping[str, Sequence[int]]
     ) -> None:
-        self.verify(_ev(EventType.SHOOTOUT_ORDER, at_ms, first=first,
-                        order={k: list(v) for k, v in order.items()}))
+        self.verify(
+            _ev(
+                EventType.SHOOTOUT_ORDER,
+                at_ms,
+                first=first,
+                order={k: list(v) for k, v in order.items()},
+            )
+        )
 
     def can_shootout_order(
         self, at_ms: int, first: str, order: Mapping[str, Sequence[int]]
     ) -> bool:
-        return self.can(_ev(EventType.SHOOTOUT_ORDER, at_ms, first=first,
-                            order={k: list(v) for k, v in order.items()}))
+        return self.can(
+            _ev(
+                EventType.SHOOTOUT_ORDER,
+                at_ms,
+                first=first,
+                order={k: list(v) for k, v in order.items()},
+            )
+        )
 
-    def shootout_order(
-        self, at_ms: int, first: str, order: Mapping[str, Sequence[int]]
-    ) -> Event:
+    def shootout_order(self, at_ms: int, first: str, order: Mapping[str, Sequence[int]]) -> Event:
         """Rule 5 shootout: the team hitting first (by lot) and each team's order."""
-        return self._do(_ev(EventType.SHOOTOUT_ORDER, at_ms, first=first,
-                            order={k: list(v) for k, v in order.items()}))
+        return self._do(
+            _ev(
+                EventType.SHOOTOUT_ORDER,
+                at_ms,
+                first=first,
+                order={k: list(v) for k, v in order.items()},
+            )
+        )
 
     def verify_shot(
-        self, at_ms: int, team: str, player: int, result: str,
+        self,
+        at_ms: int,
+        team: str,
+        player: int,
+        result: str,
         reached_end_wall: bool | None = None,
     ) -> None:
-        self.verify(_ev(EventType.SHOT, at_ms, team=team, player=player, result=result,
-                        reached_end_wall=reached_end_wall))
+        self.verify(
+            _ev(
+                EventType.SHOT,
+                at_ms,
+                team=team,
+                player=player,
+                result=result,
+                reached_end_wall=reached_end_wall,
+            )
+        )
 
     def can_shot(
-        self, at_ms: int, team: str, player: int, result: str,
+        self,
+        at_ms: int,
+        team: str,
+        player: int,
+        result: str,
         reached_end_wall: bool | None = None,
     ) -> bool:
-        return self.can(_ev(EventType.SHOT, at_ms, team=team, player=player, result=result,
-                            reached_end_wall=reached_end_wall))
+        return self.can(
+            _ev(
+                EventType.SHOT,
+                at_ms,
+                team=team,
+                player=player,
+                result=result,
+                reached_end_wall=reached_end_wall,
+            )
+        )
 
     def shot(
-        self, at_ms: int, team: str, player: int, result: str,
+        self,
+        at_ms: int,
+        team: str,
+        player: int,
+        result: str,
         reached_end_wall: bool | None = None,
     ) -> Event:
         """One shootout attempt: ``goal``, ``miss`` or ``forfeit``."""
-        return self._do(_ev(EventType.SHOT, at_ms, team=team, player=player, result=result,
-                            reached_end_wall=reached_end_wall))
+        return self._do(
+            _ev(
+                EventType.SHOT,
+                at_ms,
+                team=team,
+                player=player,
+                result=result,
+                reached_end_wall=reached_end_wall,
+            )
+        )
 
     def verify_move_to_15(self, at_ms: int) -> None:
         self.verify(_ev(EventType.MOVE_TO_15, at_ms))

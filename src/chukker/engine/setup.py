@@ -227,7 +227,8 @@ def _options(doc: Any, team_ids: tuple[str, str]) -> Options:
         split_periods=_bool("options.split_periods", doc.get("split_periods", d.split_periods)),
         tiebreak=_enum("options.tiebreak", doc.get("tiebreak", d.tiebreak), Tiebreak),
         shootout_players=_enum(
-            "options.shootout_players", doc.get("shootout_players", d.shootout_players),
+            "options.shootout_players",
+            doc.get("shootout_players", d.shootout_players),
             ShootoutPlayers,
         ),
         handicap=_bool("options.handicap", doc.get("handicap", d.handicap)),

@@ -1,0 +1,151 @@
+"""The match record, version 1: JSON (canonical) and TOML (for hand-writing).
+
+``loads`` and ``dumps`` round-trip exactly: ``loads(dumps(r)) == r`` for every
+valid record and ``dumps(loads(s)) == s`` for canonical JSON text.
+
+>>> text = dumps({"format": "chukker-match/1", "rules": "uspa-arena-2026", "teams": {
+...     "A": {"name": "Blue", "captain": 1, "players": [{"no": n} for n in (1, 2, 3)]},
+...     "B": {"name": "White", "captain": 1, "players": [{"no": n} for n in (1, 2, 3)]}},
+...     "events": [{"at": 0.0, "type": "bowl_in"}]})
+>>> loads(dumps(loads(text), "toml"), "toml") == loads(text)
+True
+>>> loads('{"format": "chukker-match/1",\\n "teams": 3,}')
+Traceback (most recent call last):
+...
+chukker.record.io.RecordError: line 2, column 13: Expecting property name enclosed in double quotes
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import tomllib
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, Literal
+
+import tomli_w
+
+from chukker.engine import SetupError
+from chukker.engine.setup import Setup
+
+Format = Literal["json", "toml"]
+_HEAD = ("format", "rules", "options", "teams", "events")
+
+
+class RecordError(ValueError):
+    """A record that cannot be read: malformed text (with line and column) or a bad header."""
+
+    def __init__(self, message: str, line: int | None = None, column: int | None = None) -> None:
+        self.line = line
+        self.column = column
+        where = f"line {line}, column {column}: " if line is not None else ""
+        super().__init__(f"{where}{message}")
+
+
+def format_of(path: str | Path) -> Format:
+    """``toml`` for ``*.toml`` files, else ``json``."""
+    return "toml" if str(path).lower().endswith(".toml") else "json"
+
+
+def parse(text: str, fmt: Format = "json") -> dict[str, Any]:
+    """Parse text into a record dict without validating it."""
+    if fmt == "toml":
+        try:
+            doc: Any = tomllib.loads(text)
+        except tomllib.TOMLDecodeError as e:
+            msg = str(e)
+            m = re.search(r"\(at line (\d+), column (\d+)\)", msg)
+            if m:
+                base = msg[: m.start()].strip()
+                raise RecordError(base, int(m.group(1)), int(m.group(2))) from None
+            m = re.search(r"\(at end of document\)", msg)
+            lines = text.splitlines() or [""]
+            if m:
+                raise RecordError(
+                    msg[: m.start()].strip(), len(lines), len(lines[-1]) + 1
+                ) from None
+            raise RecordError(msg) from None
+    else:
+        try:
+            doc = json.loads(text)
+        except json.JSONDecodeError as e:
+            raise RecordError(e.msg, e.lineno, e.colno) from None
+    if not isinstance(doc, dict):
+        raise RecordError("a match record is an object (a table in TOML)")
+    return doc
+
+
+def validate_header(doc: Mapping[str, Any]) -> Setup:
+    """The :class:`~chukker.engine.Setup` of a record; :class:`RecordError` if invalid."""
+    try:
+        setup = Setup.from_dict(doc)
+    except SetupError as e:
+        raise RecordError(str(e)) from None
+    events = doc.get("events", [])
+    if not isinstance(events, list):
+        raise RecordError("events: must be a list of event objects")
+    return setup
+
+
+def loads(text: str, fmt: Format = "json") -> dict[str, Any]:
+    """Parse and validate a record's header (events are judged by the engine)."""
+    doc = parse(text, fmt)
+    validate_header(doc)
+    return doc
+
+
+def load_path(path: str | Path) -> dict[str, Any]:
+    """Read a record file (``.toml`` or JSON); :class:`RecordError` if unreadable."""
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except OSError as e:
+        raise RecordError(f"cannot read {p}: {e.strerror or e}") from None
+    except UnicodeDecodeError:
+        raise RecordError(f"{p} is not UTF-8 text") from None
+    return loads(text, format_of(p))
+
+
+def _ordered(record: Mapping[str, Any]) -> dict[str, Any]:
+    out: dict[str, Any] = {k: record[k] for k in _HEAD if k in record}
+    out.update((k, v) for k, v in record.items() if k not in out)
+    if isinstance(out.get("events"), list):
+        evs = []
+        for e in out["events"]:
+            if isinstance(e, Mapping):
+                o = {k: e[k] for k in ("at", "type") if k in e}
+                o.update((k, v) for k, v in e.items() if k not in o)
+                evs.append(o)
+            else:
+                evs.append(e)
+        out["events"] = evs
+    return out
+
+
+def dumps(record: Mapping[str, Any], fmt: Format = "json") -> str:
+    """The canonical text of a record.
+
+    JSON: two-space indentation, the contract's key order, one event per line.
+    TOML: ``[options]``, ``[teams.X]`` tables and an ``[[events]]`` array.
+    """
+    doc = _ordered(record)
+    if fmt == "toml":
+        return tomli_w.dumps(_no_nulls(doc))
+    events = doc.pop("events", None)
+    body = json.dumps(doc, indent=2, ensure_ascii=False)
+    if events is None:
+        return body + "\n"
+    lines = [json.dumps(e, ensure_ascii=False, separators=(", ", ": ")) for e in events]
+    ev_text = "[]" if not lines else "[\n    " + ",\n    ".join(lines) + "\n  ]"
+    if body == "{}":
+        return '{\n  "events": ' + ev_text + "\n}\n"
+    return body[:-2] + ',\n  "events": ' + ev_text + "\n}\n"
+
+
+def _no_nulls(v: Any) -> Any:
+    if isinstance(v, Mapping):
+        return {k: _no_nulls(x) for k, x in v.items() if x is not None}
+    if isinstance(v, list):
+        return [_no_nulls(x) for x in v]
+    return v
