@@ -1,0 +1,210 @@
+"""Languages of the rulebook, as data.
+
+A bilingual rule page puts each translated paragraph before the English
+original, under a marker such as ``Texto original``. The marker, the word
+for "Rule" in a page title and the interface labels are entries of
+:data:`LANGUAGES`, so supporting another language is one more entry.
+
+>>> language("es").original_marker
+'Texto original'
+>>> language_of_rule_word("Regola").code
+'it'
+>>> language("xx")
+Traceback (most recent call last):
+...
+ValueError: rules: unknown language 'xx' (known: en, es, it, fr)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+
+#: English is the language of the originals; it prevails.
+ORIGINAL_LANG = "en"
+
+
+class Label(StrEnum):
+    """Interface labels shown on pages and in the terminal."""
+
+    ORIGINAL_TEXT = "original_text"
+    WHAT_HAPPENS = "what_happens"
+    FOOTER = "footer"
+    SUMMARY = "summary"
+    ENGINE = "engine"
+    SEARCH = "search"
+    GLOSSARY = "glossary"
+    RULES = "rules"
+    NO_TEXT = "no_text"
+    NO_TRANSLATION = "no_translation"
+    FALLBACK = "fallback"
+    NEW_IN = "new_in"
+    CHANGED_IN = "changed_in"
+    PERMALINK = "permalink"
+    RESULTS = "results"
+    NO_RESULTS = "no_results"
+    LANGUAGE = "language"
+    EDITION = "edition"
+    VERDICT = "verdict"
+    CLAUSE = "clause"
+    FROM_CLAUSE = "from_clause"
+
+
+@dataclass(frozen=True, slots=True)
+class Language:
+    """One language of the rulebook: its markers and its interface labels."""
+
+    code: str
+    name: str
+    rule_word: str
+    rule_words: tuple[str, ...]
+    original_marker: str
+    labels: tuple[tuple[Label, str], ...]
+
+    def label(self, key: Label) -> str:
+        """The interface label ``key`` in this language (English if missing)."""
+        for k, text in self.labels:
+            if k == key:
+                return text
+        if self.code != ORIGINAL_LANG:
+            return LANGUAGES[ORIGINAL_LANG].label(key)
+        raise ValueError(f"rules: language {self.code!r} has no label {key.value!r}")
+
+
+_EN = (
+    (Label.ORIGINAL_TEXT, "Original text"),
+    (Label.WHAT_HAPPENS, "What happens"),
+    (
+        Label.FOOTER,
+        "Translations here help players and umpires learn the rules; they are not official. "
+        "Where a translation and the English original differ, the original applies.",
+    ),
+    (Label.SUMMARY, "In short (chukker's summary)"),
+    (Label.ENGINE, "What chukker does with it"),
+    (Label.SEARCH, "Search the rules"),
+    (Label.GLOSSARY, "Glossary"),
+    (Label.RULES, "Rules"),
+    (
+        Label.NO_TEXT,
+        "The rulebook text of this rule is not in the local database. "
+        "Import it with `chukker rules import FILE...`.",
+    ),
+    (Label.NO_TRANSLATION, "No translation in this language yet; the original follows."),
+    (Label.FALLBACK, "This edition's pages are silent on this rule; shown from"),
+    (Label.NEW_IN, "New in"),
+    (Label.CHANGED_IN, "Changed in"),
+    (Label.PERMALINK, "Link to this clause"),
+    (Label.RESULTS, "Results"),
+    (Label.NO_RESULTS, "Nothing found."),
+    (Label.LANGUAGE, "Language"),
+    (Label.EDITION, "Edition"),
+    (Label.VERDICT, "Verdict"),
+    (Label.CLAUSE, "clause"),
+    (Label.FROM_CLAUSE, "from clause"),
+)
+
+_ES = (
+    (Label.ORIGINAL_TEXT, "Texto original"),
+    (Label.WHAT_HAPPENS, "Qué pasa"),
+    (
+        Label.FOOTER,
+        "Las traducciones sirven para que jugadores y umpires aprendan el reglamento; no son "
+        "oficiales. Si una traducción y el original en inglés difieren, vale el original.",
+    ),
+    (Label.SUMMARY, "En resumen (resumen de chukker)"),
+    (Label.ENGINE, "Qué hace chukker con esta regla"),
+    (Label.SEARCH, "Buscar en el reglamento"),
+    (Label.GLOSSARY, "Glosario"),
+    (Label.RULES, "Reglas"),
+    (
+        Label.NO_TEXT,
+        "El texto de esta regla no está en la base de datos local. "
+        "Impórtelo con `chukker rules import ARCHIVO...`.",
+    ),
+    (Label.NO_TRANSLATION, "Aún no hay traducción a este idioma; sigue el original."),
+    (Label.FALLBACK, "Las páginas de esta edición no tratan esta regla; se muestra de"),
+    (Label.NEW_IN, "Nuevo en"),
+    (Label.CHANGED_IN, "Cambió en"),
+    (Label.PERMALINK, "Enlace a esta cláusula"),
+    (Label.RESULTS, "Resultados"),
+    (Label.NO_RESULTS, "Sin resultados."),
+    (Label.LANGUAGE, "Idioma"),
+    (Label.EDITION, "Edición"),
+    (Label.VERDICT, "Decisión"),
+    (Label.CLAUSE, "cláusula"),
+    (Label.FROM_CLAUSE, "según la cláusula"),
+)
+
+_IT = (
+    (Label.ORIGINAL_TEXT, "Testo originale"),
+    (Label.WHAT_HAPPENS, "Cosa succede"),
+    (
+        Label.FOOTER,
+        "Le traduzioni aiutano giocatori e arbitri a imparare le regole; non sono ufficiali. "
+        "Se una traduzione e l'originale inglese non coincidono, vale l'originale.",
+    ),
+    (Label.SUMMARY, "In breve (riassunto di chukker)"),
+    (Label.ENGINE, "Cosa fa chukker con questa regola"),
+    (Label.SEARCH, "Cerca nel regolamento"),
+    (Label.GLOSSARY, "Glossario"),
+    (Label.RULES, "Regole"),
+    (
+        Label.NO_TEXT,
+        "Il testo di questa regola non è nel database locale. "
+        "Importalo con `chukker rules import FILE...`.",
+    ),
+    (Label.NO_TRANSLATION, "Nessuna traduzione in questa lingua; segue l'originale."),
+    (Label.FALLBACK, "Le pagine di questa edizione non trattano questa regola; mostrata da"),
+    (Label.NEW_IN, "Nuovo nel"),
+    (Label.CHANGED_IN, "Cambiato nel"),
+    (Label.PERMALINK, "Link a questa clausola"),
+    (Label.RESULTS, "Risultati"),
+    (Label.NO_RESULTS, "Nessun risultato."),
+    (Label.LANGUAGE, "Lingua"),
+    (Label.EDITION, "Edizione"),
+    (Label.VERDICT, "Decisione"),
+    (Label.CLAUSE, "clausola"),
+    (Label.FROM_CLAUSE, "dalla clausola"),
+)
+
+_FR = (
+    (Label.ORIGINAL_TEXT, "Texte original"),
+    (Label.WHAT_HAPPENS, "Ce qui se passe"),
+)
+
+LANGUAGES: dict[str, Language] = {
+    "en": Language("en", "English", "Rule", ("Rule", "Rules"), "Original text", _EN),
+    "es": Language("es", "Español", "Regla", ("Regla", "Reglas"), "Texto original", _ES),
+    "it": Language("it", "Italiano", "Regola", ("Regola", "Regole"), "Testo originale", _IT),
+    "fr": Language("fr", "Français", "Règle", ("Règle", "Règles"), "Texte original", _FR),
+}
+
+#: The languages the site and the built-in summaries cover.
+SITE_LANGS: tuple[str, ...] = ("en", "es", "it")
+
+
+def language(code: str) -> Language:
+    """The :class:`Language` with ISO code ``code``; :class:`ValueError` if unknown."""
+    try:
+        return LANGUAGES[code]
+    except KeyError:
+        known = ", ".join(LANGUAGES)
+        raise ValueError(f"rules: unknown language {code!r} (known: {known})") from None
+
+
+def language_of_rule_word(word: str) -> Language | None:
+    """The language whose word for "Rule" is ``word`` (case-insensitive), if any."""
+    w = word.casefold()
+    for lang in LANGUAGES.values():
+        if any(w == x.casefold() for x in lang.rule_words):
+            return lang
+    return None
+
+
+def language_of_marker(line: str) -> Language | None:
+    """The language whose original-text marker is exactly ``line`` (trimmed), if any."""
+    s = line.strip().casefold()
+    for lang in LANGUAGES.values():
+        if lang.code != ORIGINAL_LANG and s == lang.original_marker.casefold():
+            return lang
+    return None
