@@ -1,0 +1,144 @@
+"""What every event store offers: the rows, the errors and the interface.
+
+A store keeps, per match, the record's header (format, rules, options, teams),
+the wall-clock instant the record started, the hashes of the match's two
+secrets, and an append-only list of events numbered 1, 2, 3, ... (``seq``,
+which is also the event's position in the record, the number ``undo`` names).
+Every event carries the ``command_id`` its client sent; a ``command_id`` is
+unique within a match, so a retried command never becomes a second event.
+
+The store does not judge events: the service asks the engine first and
+appends only what the engine accepted. ``append`` returns only once the event
+is durable (committed with a full sync).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any, Protocol
+
+
+class StoreError(ValueError):
+    """Something about the stored data or a request to the store is wrong."""
+
+
+class UnknownMatch(StoreError):
+    """No match with that id.
+
+    >>> str(UnknownMatch("x1"))
+    'no match with id x1'
+    """
+
+    def __init__(self, match_id: str) -> None:
+        self.match_id = match_id
+        super().__init__(f"no match with id {match_id}")
+
+
+class SeqTaken(StoreError):
+    """Another writer appended that sequence number first; re-read and retry."""
+
+    def __init__(self, match_id: str, seq: int) -> None:
+        self.match_id = match_id
+        self.seq = seq
+        super().__init__(f"match {match_id}: event {seq} was appended by another writer")
+
+
+class CommandExists(StoreError):
+    """That ``command_id`` is already an event of the match: ``existing`` is that event."""
+
+    def __init__(self, existing: StoredEvent) -> None:
+        self.existing = existing
+        super().__init__(
+            f"command {existing.command_id!r} is already event {existing.seq} of the match"
+        )
+
+
+class Backend(StrEnum):
+    SQLITE = "sqlite"
+    POSTGRES = "postgresql"
+
+
+@dataclass(frozen=True, slots=True)
+class MatchRow:
+    """One stored match (without its events)."""
+
+    id: str
+    header: dict[str, Any]
+    created_ms: int
+    #: wall-clock epoch ms at which the record started (its first event); None before
+    start_ms: int | None
+    timekeeper_hash: str
+    committee_hash: str
+
+
+@dataclass(frozen=True, slots=True)
+class StoredEvent:
+    """One event as stored: ``event`` is the engine's event dict, with its ``at``."""
+
+    seq: int
+    command_id: str
+    event: dict[str, Any]
+    #: wall-clock epoch ms at which the server accepted it
+    recorded_ms: int
+    #: which secret sent it: ``timekeeper`` or ``committee``
+    actor: str
+
+    def body(self) -> str:
+        """The event as canonical JSON text.
+
+        >>> StoredEvent(1, "c", {"type": "bowl_in", "at": 0.0}, 5, "timekeeper").body()
+        '{"at":0.0,"type":"bowl_in"}'
+        """
+        return json.dumps(self.event, sort_keys=True, separators=(",", ":"))
+
+
+@dataclass(frozen=True, slots=True)
+class HornRow:
+    """A horn the service sounded: when it was due (record ms) and when it went out."""
+
+    at_ms: int
+    period: int
+    kind: str
+    sounded_ms: int
+
+
+class EventStore(Protocol):
+    """The interface the live service uses; SQLite and PostgreSQL implement it.
+
+    Calls are blocking (the service runs them in a worker thread) and safe to
+    make from several threads.
+    """
+
+    backend: Backend
+
+    def create_match(
+        self, match_id: str, header: dict[str, Any], created_ms: int,
+        timekeeper_hash: str, committee_hash: str,
+    ) -> MatchRow: ...
+
+    def get_match(self, match_id: str) -> MatchRow: ...
+
+    def list_matches(self, limit: int = 100) -> list[MatchRow]: ...
+
+    def append(self, match_id: str, event: StoredEvent, start_ms: int) -> None:
+        """Append ``event``; for ``seq == 1`` also set the match's ``start_ms``.
+
+        Raises :class:`CommandExists` or :class:`SeqTaken`; appends nothing then.
+        """
+        ...
+
+    def events(self, match_id: str, after_seq: int = 0) -> list[StoredEvent]: ...
+
+    def record_horn(self, match_id: str, horn: HornRow) -> bool:
+        """Keep a horn for the audit; False if that horn was already recorded."""
+        ...
+
+    def horns(self, match_id: str) -> list[HornRow]: ...
+
+    def close(self) -> None: ...
+
+
+def header_json(header: dict[str, Any]) -> str:
+    return json.dumps(header, sort_keys=True, separators=(",", ":"))

@@ -1,0 +1,188 @@
+"""The SQLite event store: one file, WAL journal, full sync on every append.
+
+>>> import tempfile, os
+>>> d = tempfile.mkdtemp()
+>>> s = SQLiteStore(os.path.join(d, "t.sqlite3"))
+>>> m = s.create_match("m1", {"format": "chukker-match/1"}, 1000, "h1", "h2")
+>>> s.append("m1", StoredEvent(1, "c1", {"type": "bowl_in", "at": 0.0}, 2000, "timekeeper"), 2000)
+>>> [e.seq for e in s.events("m1")], s.get_match("m1").start_ms
+([1], 2000)
+>>> s.close()
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+from pathlib import Path
+from typing import Any
+
+from chukker.store.base import (
+    Backend,
+    CommandExists,
+    HornRow,
+    MatchRow,
+    SeqTaken,
+    StoredEvent,
+    UnknownMatch,
+    header_json,
+)
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS matches (
+    id TEXT PRIMARY KEY,
+    header TEXT NOT NULL,
+    created_ms INTEGER NOT NULL,
+    start_ms INTEGER,
+    timekeeper_hash TEXT NOT NULL,
+    committee_hash TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS events (
+    match_id TEXT NOT NULL REFERENCES matches(id),
+    seq INTEGER NOT NULL,
+    command_id TEXT NOT NULL,
+    body TEXT NOT NULL,
+    recorded_ms INTEGER NOT NULL,
+    actor TEXT NOT NULL,
+    PRIMARY KEY (match_id, seq),
+    UNIQUE (match_id, command_id)
+);
+CREATE TABLE IF NOT EXISTS horns (
+    match_id TEXT NOT NULL REFERENCES matches(id),
+    at_ms INTEGER NOT NULL,
+    period INTEGER NOT NULL,
+    kind TEXT NOT NULL,
+    sounded_ms INTEGER NOT NULL,
+    PRIMARY KEY (match_id, at_ms, kind)
+);
+CREATE TRIGGER IF NOT EXISTS events_append_only_u BEFORE UPDATE ON events
+BEGIN SELECT RAISE(ABORT, 'events are append-only'); END;
+CREATE TRIGGER IF NOT EXISTS events_append_only_d BEFORE DELETE ON events
+BEGIN SELECT RAISE(ABORT, 'events are append-only'); END;
+"""
+
+
+def _match_row(r: tuple[Any, ...]) -> MatchRow:
+    return MatchRow(
+        id=r[0], header=json.loads(r[1]), created_ms=r[2], start_ms=r[3],
+        timekeeper_hash=r[4], committee_hash=r[5],
+    )
+
+
+def _event_row(r: tuple[Any, ...]) -> StoredEvent:
+    return StoredEvent(
+        seq=r[0], command_id=r[1], event=json.loads(r[2]), recorded_ms=r[3], actor=r[4]
+    )
+
+
+_MATCH_COLS = "id, header, created_ms, start_ms, timekeeper_hash, committee_hash"
+_EVENT_COLS = "seq, command_id, body, recorded_ms, actor"
+
+
+class SQLiteStore:
+    """An :class:`~chukker.store.base.EventStore` in one SQLite file."""
+
+    backend = Backend.SQLITE
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = str(path)
+        self._lock = threading.Lock()
+        self._db = sqlite3.connect(
+            self.path, check_same_thread=False, isolation_level=None, timeout=30.0
+        )
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("PRAGMA synchronous=FULL")
+        self._db.execute("PRAGMA foreign_keys=ON")
+        self._db.executescript(SCHEMA)
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()
+
+    def create_match(
+        self, match_id: str, header: dict[str, Any], created_ms: int,
+        timekeeper_hash: str, committee_hash: str,
+    ) -> MatchRow:
+        with self._lock:
+            self._db.execute(
+                f"INSERT INTO matches ({_MATCH_COLS}) VALUES (?, ?, ?, NULL, ?, ?)",
+                (match_id, header_json(header), created_ms, timekeeper_hash, committee_hash),
+            )
+        return MatchRow(match_id, header, created_ms, None, timekeeper_hash, committee_hash)
+
+    def get_match(self, match_id: str) -> MatchRow:
+        with self._lock:
+            r = self._db.execute(
+                f"SELECT {_MATCH_COLS} FROM matches WHERE id = ?", (match_id,)
+            ).fetchone()
+        if r is None:
+            raise UnknownMatch(match_id)
+        return _match_row(r)
+
+    def list_matches(self, limit: int = 100) -> list[MatchRow]:
+        with self._lock:
+            rows = self._db.execute(
+                f"SELECT {_MATCH_COLS} FROM matches ORDER BY created_ms DESC, id LIMIT ?",
+                (limit,),
+            ).fetchall()
+        return [_match_row(r) for r in rows]
+
+    def append(self, match_id: str, event: StoredEvent, start_ms: int) -> None:
+        with self._lock:
+            db = self._db
+            db.execute("BEGIN IMMEDIATE")
+            try:
+                dup = db.execute(
+                    f"SELECT {_EVENT_COLS} FROM events WHERE match_id = ? AND command_id = ?",
+                    (match_id, event.command_id),
+                ).fetchone()
+                if dup is not None:
+                    raise CommandExists(_event_row(dup))
+                last = db.execute(
+                    "SELECT COALESCE(MAX(seq), 0) FROM events WHERE match_id = ?", (match_id,)
+                ).fetchone()[0]
+                if last != event.seq - 1:
+                    if db.execute("SELECT 1 FROM matches WHERE id = ?", (match_id,)).fetchone():
+                        raise SeqTaken(match_id, event.seq)
+                    raise UnknownMatch(match_id)
+                db.execute(
+                    f"INSERT INTO events (match_id, {_EVENT_COLS}) VALUES (?, ?, ?, ?, ?, ?)",
+                    (match_id, event.seq, event.command_id, event.body(), event.recorded_ms,
+                     event.actor),
+                )
+                if event.seq == 1:
+                    db.execute(
+                        "UPDATE matches SET start_ms = ? WHERE id = ? AND start_ms IS NULL",
+                        (start_ms, match_id),
+                    )
+                db.execute("COMMIT")
+            except BaseException:
+                db.execute("ROLLBACK")
+                raise
+
+    def events(self, match_id: str, after_seq: int = 0) -> list[StoredEvent]:
+        with self._lock:
+            rows = self._db.execute(
+                f"SELECT {_EVENT_COLS} FROM events WHERE match_id = ? AND seq > ? ORDER BY seq",
+                (match_id, after_seq),
+            ).fetchall()
+        return [_event_row(r) for r in rows]
+
+    def record_horn(self, match_id: str, horn: HornRow) -> bool:
+        with self._lock:
+            cur = self._db.execute(
+                "INSERT OR IGNORE INTO horns (match_id, at_ms, period, kind, sounded_ms) "
+                "VALUES (?, ?, ?, ?, ?)",
+                (match_id, horn.at_ms, horn.period, horn.kind, horn.sounded_ms),
+            )
+            return cur.rowcount == 1
+
+    def horns(self, match_id: str) -> list[HornRow]:
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT at_ms, period, kind, sounded_ms FROM horns WHERE match_id = ? "
+                "ORDER BY at_ms, kind",
+                (match_id,),
+            ).fetchall()
+        return [HornRow(*r) for r in rows]

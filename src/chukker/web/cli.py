@@ -1,0 +1,54 @@
+"""``chukker serve``: the live timekeeping and scoreboard service."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from typing import Annotated
+
+import typer
+
+DEFAULT_DB = "chukker.sqlite3"
+
+
+def serve(
+    host: Annotated[str, typer.Option(help="Address to listen on.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(help="Port to listen on.")] = 8000,
+    db: Annotated[str | None, typer.Option(
+        help="SQLite file or postgresql:// URL (default: $CHUKKER_DATABASE_URL, "
+        f"else ./{DEFAULT_DB}).")] = None,
+    demo: Annotated[bool, typer.Option(help="Create a demo match if the database is empty.")]
+    = True,
+) -> None:
+    """Serve the timekeeper's console, big screen, phones, overlay and API."""
+    import uvicorn
+
+    from chukker.store import is_postgres_url, open_store
+    from chukker.web.app import create_app
+    from chukker.web.demo import DEMO_HEADER
+    from chukker.web.live import LiveService
+
+    target = db or os.environ.get("CHUKKER_DATABASE_URL") or DEFAULT_DB
+    store = open_store(target)
+    where = "PostgreSQL" if is_postgres_url(target) else os.path.abspath(target)
+    base = f"http://{host}:{port}"
+    typer.echo(f"chukker: event store {where}")
+    if demo and not store.list_matches(1):
+        created = asyncio.run(LiveService(store).create_match(DEMO_HEADER))
+        m = created.match_id
+        typer.echo("chukker: demo match created (its secrets are shown only now):")
+        typer.echo(f"  timekeeper console  {base}/m/{m}/console#token={created.timekeeper_token}")
+        typer.echo(f"  timekeeper token    {created.timekeeper_token}")
+        typer.echo(f"  committee token     {created.committee_token}")
+        typer.echo(f"  big screen          {base}/m/{m}/display")
+        typer.echo(f"  spectators          {base}/m/{m}")
+        typer.echo(f"  overlay             {base}/m/{m}/overlay")
+        typer.echo(f"  score sheet         {base}/m/{m}/sheet")
+    typer.echo(f"chukker: serving on {base}/ (new match: {base}/new, API: {base}/docs)")
+    uvicorn.run(create_app(store), host=host, port=port, log_level="warning",
+                timeout_graceful_shutdown=2)
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``serve`` to the ``chukker`` command."""
+    app.command("serve")(serve)

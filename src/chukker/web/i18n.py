@@ -1,0 +1,56 @@
+"""Page languages (en, es, it) through Babel message catalogs.
+
+The catalogs are the ``.po`` files in ``web/locales``; they are compiled in
+memory when first needed, so the package ships no binary files.
+
+>>> translations("es").gettext("Score sheet")
+'Acta del partido'
+>>> pick_language("it", None, "es-AR,es;q=0.9"), pick_language(None, None, "fr, es;q=0.5")
+('it', 'es')
+"""
+
+from __future__ import annotations
+
+import functools
+import io
+from pathlib import Path
+
+from babel import Locale, negotiate_locale
+from babel.messages.mofile import write_mo
+from babel.messages.pofile import read_po
+from babel.support import NullTranslations, Translations
+
+LANGUAGES = ("en", "es", "it")
+LOCALES = Path(__file__).with_name("locales")
+
+
+@functools.cache
+def translations(lang: str) -> NullTranslations:
+    po = LOCALES / lang / "LC_MESSAGES" / "messages.po"
+    if lang == "en" or not po.exists():
+        return NullTranslations()
+    with po.open("rb") as f:
+        catalog = read_po(f, locale=lang)
+    buf = io.BytesIO()
+    write_mo(buf, catalog)
+    buf.seek(0)
+    return Translations(buf)
+
+
+def language_name(lang: str) -> str:
+    """>>> language_name("es")
+    'español'
+    """
+    return str(Locale.parse(lang).get_display_name(lang))
+
+
+def pick_language(query: str | None, cookie: str | None, accept: str | None) -> str:
+    for choice in (query, cookie):
+        if choice in LANGUAGES:
+            return choice
+    if accept:
+        wanted = [p.split(";")[0].strip().replace("-", "_") for p in accept.split(",")]
+        found = negotiate_locale(wanted, list(LANGUAGES), sep="_")
+        if found:
+            return found.split("_")[0]
+    return "en"

@@ -1,0 +1,186 @@
+// chukker live views: one Server-Sent Events stream, a clock drawn from
+// {remaining_ms, running, server_time} and a measured offset to the server's
+// clock. Never counts ticks: every frame recomputes from the last state.
+"use strict";
+(function () {
+  const cfg = JSON.parse(document.getElementById("cfg").textContent);
+  const L = cfg.labels || {};
+  const live = {
+    cfg, state: null, seq: 0, offset: 0, rtt: null, connected: false,
+    listeners: [], hornListeners: [],
+    onUpdate(fn) { this.listeners.push(fn); if (this.state) fn(this.state, null); },
+    onHorn(fn) { this.hornListeners.push(fn); },
+    serverNow() { return Date.now() + this.offset; },
+  };
+  window.chukker = live;
+
+  async function measureOffset() {
+    let best = null;
+    for (let i = 0; i < 3; i++) {
+      const t0 = Date.now();
+      try {
+        const r = await fetch("/api/time", { cache: "no-store" });
+        const j = await r.json();
+        const t1 = Date.now();
+        if (best === null || t1 - t0 < best.rtt) best = { rtt: t1 - t0, off: j.server_time - (t0 + t1) / 2 };
+      } catch (e) { /* offline: keep the last offset */ }
+    }
+    if (best) { live.offset = best.off; live.rtt = best.rtt; }
+  }
+
+  function msLeft(obj, report) {
+    // remaining ms of a countdown as of now, from a report stamped server_time
+    if (!obj || obj.remaining_ms == null) return null;
+    const running = obj.running === undefined ? true : obj.running;
+    if (!running) return Math.max(obj.remaining_ms, 0);
+    return Math.max(obj.remaining_ms - (live.serverNow() - report.server_time), 0);
+  }
+  live.msLeft = msLeft;
+
+  function fmt(ms) {
+    if (ms == null) return "";
+    if (ms < 10000 && ms > 0) return (Math.floor(ms / 100) / 10).toFixed(1);
+    const s = Math.ceil(ms / 1000);
+    return Math.floor(s / 60) + ":" + String(s % 60).padStart(2, "0");
+  }
+  live.fmt = fmt;
+
+  function teamName(t) { return (cfg.teams[t] && cfg.teams[t].name) || t; }
+  live.teamName = teamName;
+  function playerName(t, no) {
+    if (no == null) return "";
+    const p = ((cfg.teams[t] || {}).players || []).find((x) => x.no === no);
+    return p && p.name ? p.name + " (" + no + ")" : "#" + no;
+  }
+  live.playerName = playerName;
+
+  function periodLabel(r) {
+    if (r.status === "pre_match") return L.pre_match || "Pre-match";
+    if (r.status === "shootout") return L.shootout || "Shootout";
+    if (r.period > cfg.regular_periods) return (L.extra_period || "Extra period") + " " + (r.period - cfg.regular_periods);
+    return (L.period || "Period") + " " + r.period;
+  }
+  live.periodLabel = periodLabel;
+
+  function setText(sel, text) {
+    document.querySelectorAll(sel).forEach((el) => { if (el.textContent !== text) el.textContent = text; });
+  }
+
+  function renderStatic(r) {
+    for (const t of cfg.team_ids) {
+      setText('[data-score="' + t + '"]', String(r.score[t]));
+      const h = (r.handicap_goals || {})[t] || 0;
+      setText('[data-hcp="' + t + '"]', h ? (L.handicap_goals || "handicap") + " +" + h : "");
+    }
+    setText("[data-period]", periodLabel(r));
+    let status = L[r.status] || r.status;
+    if (r.status === "final" && r.winner) status += " · " + (L.winner || "Winner") + ": " + teamName(r.winner);
+    setText("[data-status]", status);
+    const pen = r.pending_penalty;
+    setText("[data-penalty]", pen ? (L.penalty || "Penalty") + " " + pen.penalty + " → " + teamName(pen.to) : "");
+    document.body.dataset.status = r.status;
+    document.body.classList.toggle("stopped", r.status === "stopped");
+    const tl = document.querySelector("[data-timeline]");
+    if (tl) renderTimeline(tl, r);
+  }
+
+  function renderTimeline(el, r) {
+    const items = [];
+    for (const g of r.goals || []) items.push({ at: g.at, p: g.period, cls: "goal", team: g.team,
+      text: (g.points === 2 ? (L.two_point_goal || "2-point goal") : (L.goal || "Goal")) + (g.player != null ? " · " + playerName(g.team, g.player) : "") + (g.kind && g.kind !== "field" ? " (" + (L["goal_" + g.kind] || g.kind) + ")" : "") });
+    for (const f of r.fouls || []) items.push({ at: f.at, p: f.period, cls: "foul", team: f.team,
+      text: (L.foul || "Foul") + (f.player != null ? " · " + playerName(f.team, f.player) : "") + " · " + (L.penalty || "Penalty") + " " + f.penalty + (f.card ? " · " + f.card : "") });
+    items.sort((a, b) => b.at - a.at);
+    const key = JSON.stringify(items);
+    if (el.dataset.key === key) return;
+    el.dataset.key = key;
+    el.replaceChildren();
+    for (const it of items) {
+      const li = document.createElement("li");
+      li.className = it.cls;
+      const p = document.createElement("span"); p.className = "tp"; p.textContent = "P" + it.p;
+      const t = document.createElement("strong"); t.textContent = teamName(it.team);
+      const x = document.createElement("span"); x.textContent = " " + it.text;
+      li.append(p, " ", t, x);
+      el.append(li);
+    }
+    if (!items.length) {
+      const li = document.createElement("li"); li.className = "muted"; li.textContent = L.nothing_yet || "Nothing yet";
+      el.append(li);
+    }
+  }
+
+  function frame() {
+    const r = live.state;
+    if (r) {
+      const left = msLeft(r.clock, r);
+      setText("[data-clock]", fmt(left));
+      const last30 = r.clock.running && left != null && left <= 30000 && left > 0;
+      document.body.classList.toggle("last30", !!last30);
+      let iv = "";
+      if (r.interval) iv = (L["interval_" + r.interval.kind] || L.interval || "Interval") + " " + fmt(Math.max(r.interval.remaining_ms - (live.serverNow() - r.server_time), 0));
+      else if (r.mount_change && r.status === "stopped") iv = (L.mount_change || "Mount change") + " " + fmt(Math.max(r.mount_change.remaining_ms - (live.serverNow() - r.server_time), 0));
+      setText("[data-interval]", iv);
+    }
+    requestAnimationFrame(frame);
+  }
+
+  function update(report, msg) {
+    live.state = report;
+    live.seq = report.seq;
+    renderStatic(report);
+    for (const fn of live.listeners) fn(report, msg);
+  }
+
+  let es = null;
+  function connect(resume) {
+    if (es) es.close();
+    const url = "/api/matches/" + encodeURIComponent(cfg.match_id) + "/stream" + (resume && live.seq ? "?last=" + live.seq : "");
+    es = new EventSource(url);
+    es.addEventListener("open", () => { live.connected = true; document.body.classList.remove("offline"); measureOffset(); });
+    es.addEventListener("error", () => { live.connected = false; document.body.classList.add("offline"); });
+    es.addEventListener("state", (e) => { const d = JSON.parse(e.data); update(d.report, { kind: "state" }); });
+    es.addEventListener("event", (e) => {
+      const d = JSON.parse(e.data);
+      if (d.report) update(d.report, { kind: "event", seq: d.seq, event: d.event });
+      else for (const fn of live.listeners) fn(live.state, { kind: "event", seq: d.seq, event: d.event, backlog: true });
+    });
+    es.addEventListener("horn", (e) => {
+      const d = JSON.parse(e.data);
+      update(d.report, { kind: "horn", horn: d.horn });
+      for (const fn of live.hornListeners) fn(d.horn);
+    });
+    live.source = es;
+  }
+  live.reconnect = () => connect(true);
+
+  document.addEventListener("visibilitychange", () => {
+    if (document.visibilityState === "visible") { measureOffset(); connect(true); }
+  });
+
+  // horn: a flash, and a sound where the page has been allowed to play one
+  let audio = null;
+  live.enableSound = () => {
+    audio = audio || new (window.AudioContext || window.webkitAudioContext)();
+    audio.resume();
+  };
+  live.onHorn((h) => {
+    document.body.classList.remove("horn");
+    void document.body.offsetWidth;
+    document.body.classList.add("horn");
+    setTimeout(() => document.body.classList.remove("horn"), 2500);
+    if (audio && audio.state === "running") {
+      const o = audio.createOscillator(), g = audio.createGain();
+      o.type = "sawtooth"; o.frequency.value = h.kind === "warning" ? 660 : 440;
+      g.gain.setValueAtTime(0.0001, audio.currentTime);
+      g.gain.exponentialRampToValueAtTime(0.5, audio.currentTime + 0.05);
+      const len = h.kind === "warning" ? 0.6 : 1.8;
+      g.gain.setValueAtTime(0.5, audio.currentTime + len - 0.1);
+      g.gain.exponentialRampToValueAtTime(0.0001, audio.currentTime + len);
+      o.connect(g).connect(audio.destination); o.start(); o.stop(audio.currentTime + len);
+    }
+  });
+
+  measureOffset().then(() => connect(false));
+  requestAnimationFrame(frame);
+})();
