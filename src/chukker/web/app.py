@@ -87,7 +87,8 @@ def create_app(store: EventStore | str | Path) -> FastAPI:
     @app.exception_handler(StarletteHTTPException)
     async def http_error(request: Request, exc: StarletteHTTPException) -> Response:
         if request.url.path.startswith("/api/") or request.url.path.startswith("/static/"):
-            return JSONResponse({"error": f"http_{exc.status_code}", "message": str(exc.detail)},
+            code = "too_large" if exc.status_code == 413 else f"http_{exc.status_code}"
+            return JSONResponse({"error": code, "message": str(exc.detail)},
                                 status_code=exc.status_code, headers=exc.headers)
         return pages.error_page(request, exc.status_code, str(exc.detail))
 

@@ -9,13 +9,17 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from starlette.exceptions import HTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 MAX_BODY = 64 * 1024
 
 
-class _TooLarge(Exception):
-    pass
+class _TooLarge(HTTPException):
+    """Raised from ``receive`` once a streamed body passes the limit (FastAPI re-raises it)."""
+
+    def __init__(self, limit: int) -> None:
+        super().__init__(413, f"request bodies are limited to {limit} bytes")
 
 
 async def _send_json(send: Send, status: int, body: Mapping[str, object]) -> None:
@@ -59,7 +63,7 @@ class BodyLimit:
             if msg["type"] == "http.request":
                 seen += len(msg.get("body", b""))
                 if seen > self.limit:
-                    raise _TooLarge
+                    raise _TooLarge(self.limit)
             return msg
 
         async def watched(msg: Message) -> None:

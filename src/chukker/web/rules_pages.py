@@ -1,0 +1,267 @@
+"""The rulebook pages: ``/rules``, ``/rules/{edition}/{lang}/{rule}``, search and glossary.
+
+A Starlette :data:`router` that the web app mounts at ``/rules``; links are
+made from the mount point (``root_path``), so the router works wherever it
+is mounted. Pages are server-rendered (Jinja2, everything escaped) and need
+no JavaScript. :data:`app` is a standalone ASGI app serving just these
+pages, for tests and previews.
+
+The database is read-only here: ``$CHUKKER_RULES_DB``, else
+``./chukker-rules.sqlite3`` (see :func:`make_router` to pass another). With no
+imported text the pages show chukker's summaries and say how to import.
+
+>>> from starlette.testclient import TestClient
+>>> with TestClient(make_app("/nonexistent/rules.sqlite3")) as client:
+...     r = client.get("/rules/uspa-arena-2026/es/5")
+>>> r.status_code, "Regla 5 · USPA 2026 Arena Rules" in r.text
+(200, True)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+from jinja2 import Environment, FileSystemLoader, select_autoescape
+from markupsafe import Markup, escape
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, RedirectResponse, Response
+from starlette.routing import Mount, Route, Router
+from starlette.staticfiles import StaticFiles
+
+from chukker.rules.corpus import Corpus, default_db_path
+from chukker.rules.crossrefs import CrossRef, candidate_ids, link_segments
+from chukker.rules.diff import ClauseChange
+from chukker.rules.glossary import glossary
+from chukker.rules.languages import LANGUAGES, ORIGINAL_LANG, SITE_LANGS, Label, language
+from chukker.rules.model import Clause, anchor
+from chukker.rules.pages import (
+    DEFAULT_EDITION,
+    RulePage,
+    clause_depth,
+    edition_title,
+    known_editions,
+    rule_page,
+)
+from chukker.rules.search import search
+from chukker.rules.summaries import RULE_NUMBERS, summaries
+
+HERE = Path(__file__).parent
+_env = Environment(
+    loader=FileSystemLoader(HERE / "templates"),
+    autoescape=select_autoescape(["html"]),
+    trim_blocks=True,
+    lstrip_blocks=True,
+)
+
+
+def _year(edition: str) -> str:
+    return edition.rsplit("-", 1)[-1]
+
+
+class _Ctx:
+    """Per-request helpers for the templates."""
+
+    def __init__(self, request: Request, lang: str) -> None:
+        self.base = request.scope.get("root_path", "").rstrip("/")
+        self.lang = lang
+        self.language = language(lang)
+        self.path = request.url.path
+
+    def url(self, *parts: str | int, query: str = "") -> str:
+        tail = "/".join(quote(str(p), safe="") for p in parts)
+        return f"{self.base}/{tail}" + (f"?{query}" if query else "")
+
+    def rule_url(self, edition: str, lang: str, rule: int, clause: str = "") -> str:
+        u = self.url(edition, lang, rule)
+        return f"{u}#{anchor(clause)}" if clause else u
+
+    def label(self, key: str) -> str:
+        return self.language.label(Label(key))
+
+
+def _paras_factory(ctx: _Ctx, page: RulePage | None) -> Callable[[str], Markup]:
+    ids = {c.id for c in page.clauses} if page is not None else set()
+    edition = page.edition if page is not None else DEFAULT_EDITION
+
+    def href(ref: CrossRef) -> str | None:
+        if page is not None and ref.rule == page.rule:
+            for cand in candidate_ids(ref.target):
+                if cand in ids:
+                    return "#" + anchor(cand)
+            return None
+        if ref.rule not in RULE_NUMBERS:
+            return None
+        target = ref.target if ref.target.startswith("9.p") else ""
+        return ctx.rule_url(edition, ctx.lang, ref.rule, target)
+
+    def paras(text: str) -> Markup:
+        out = []
+        for line in text.split("\n"):
+            if not line.strip():
+                continue
+            pieces = []
+            for piece, link in link_segments(line, href):
+                if link is None:
+                    pieces.append(str(escape(piece)))
+                else:
+                    pieces.append(f'<a class="xref" href="{escape(link)}">{escape(piece)}</a>')
+            out.append("<p>" + "".join(pieces) + "</p>")
+        return Markup("\n".join(out))
+
+    return paras
+
+
+def _render(name: str, status: int = 200, **ctx: Any) -> HTMLResponse:
+    html = _env.get_template(f"rules/{name}").render(**ctx)
+    return HTMLResponse(html, status_code=status)
+
+
+def _not_found(request: Request, lang: str, message: str) -> HTMLResponse:
+    ctx = _Ctx(request, lang if lang in SITE_LANGS else ORIGINAL_LANG)
+    return _render(
+        "notfound.html", status=404, ctx=ctx, message=message, langs=SITE_LANGS, LANGUAGES=LANGUAGES
+    )
+
+
+def make_router(db: str | Path | None = None) -> Router:
+    """The ``/rules`` pages reading the rulebook database ``db`` (default: as the CLI)."""
+
+    def open_corpus() -> Corpus | None:
+        return Corpus.open_readonly(db if db is not None else default_db_path())
+
+    def ui_lang(request: Request) -> str:
+        lang = request.query_params.get("lang", ORIGINAL_LANG)
+        return lang if lang in SITE_LANGS else ORIGINAL_LANG
+
+    async def index(request: Request) -> Response:
+        lang = ui_lang(request)
+        ctx = _Ctx(request, lang)
+        corpus = open_corpus()
+        try:
+            editions = [(e, edition_title(corpus, e)) for e in known_editions(corpus)]
+            imported = {e.id: e.rules for e in corpus.editions()} if corpus else {}
+        finally:
+            if corpus is not None:
+                corpus.close()
+        return _render(
+            "index.html",
+            ctx=ctx,
+            langs=SITE_LANGS,
+            LANGUAGES=LANGUAGES,
+            editions=editions,
+            imported=imported,
+            summaries=summaries(lang),
+            default_edition=DEFAULT_EDITION,
+        )
+
+    async def rule(request: Request) -> Response:
+        edition = request.path_params["edition"]
+        lang = request.path_params["lang"]
+        number = request.path_params["rule"]
+        if lang not in SITE_LANGS:
+            return _not_found(request, ORIGINAL_LANG, f"No pages in language {lang!r}.")
+        if number not in RULE_NUMBERS:
+            return _not_found(request, lang, f"There is no Rule {number}; the rules are 1 to 18.")
+        corpus = open_corpus()
+        try:
+            if edition not in known_editions(corpus):
+                return _not_found(request, lang, f"Unknown edition {edition!r}.")
+            page = rule_page(corpus, edition, number, lang)
+            editions = [(e, edition_title(corpus, e)) for e in known_editions(corpus)]
+        finally:
+            if corpus is not None:
+                corpus.close()
+        ctx = _Ctx(request, lang)
+
+        def change_for(c: Clause) -> ClauseChange | None:
+            return page.changes.change_for(c.id) if page.changes is not None else None
+
+        return _render(
+            "rule.html",
+            ctx=ctx,
+            page=page,
+            langs=SITE_LANGS,
+            LANGUAGES=LANGUAGES,
+            editions=editions,
+            paras=_paras_factory(ctx, page),
+            anchor=anchor,
+            depth=lambda c: clause_depth(c, page.clauses),
+            change_for=change_for,
+            year=_year,
+            page_ids={c.id for c in page.clauses},
+        )
+
+    async def clause_permalink(request: Request) -> Response:
+        p = request.path_params
+        ctx = _Ctx(request, p["lang"] if p["lang"] in SITE_LANGS else ORIGINAL_LANG)
+        target = ctx.rule_url(p["edition"], p["lang"], p["rule"], p["clause"])
+        return RedirectResponse(target, status_code=308)
+
+    async def search_page(request: Request) -> Response:
+        lang = ui_lang(request)
+        ctx = _Ctx(request, lang)
+        q = request.query_params.get("q", "").strip()[:200]
+        only = request.query_params.get("in", "")
+        only = only if only in LANGUAGES else ""
+        hits = []
+        has_db = False
+        corpus = open_corpus()
+        if corpus is not None:
+            has_db = True
+            try:
+                if q:
+                    hits = search(corpus, q, lang=only or None, limit=50)
+            finally:
+                corpus.close()
+        return _render(
+            "search.html",
+            ctx=ctx,
+            langs=SITE_LANGS,
+            LANGUAGES=LANGUAGES,
+            q=q,
+            only=only,
+            hits=hits,
+            has_db=has_db,
+        )
+
+    async def glossary_page(request: Request) -> Response:
+        lang = request.path_params["lang"]
+        if lang not in SITE_LANGS:
+            return _not_found(request, ORIGINAL_LANG, f"No glossary in language {lang!r}.")
+        ctx = _Ctx(request, lang)
+        return _render(
+            "glossary.html",
+            ctx=ctx,
+            langs=SITE_LANGS,
+            LANGUAGES=LANGUAGES,
+            entries=glossary(lang),
+            default_edition=DEFAULT_EDITION,
+        )
+
+    return Router(
+        routes=[
+            Route("/", index, name="rules_index"),
+            Route("/search", search_page, name="rules_search"),
+            Route("/glossary/{lang}", glossary_page, name="rules_glossary"),
+            Mount("/static", StaticFiles(directory=HERE / "static"), name="rules_static"),
+            Route("/{edition}/{lang}/{rule:int}", rule, name="rules_rule"),
+            Route("/{edition}/{lang}/{rule:int}/{clause:path}", clause_permalink),
+        ]
+    )
+
+
+def make_app(db: str | Path | None = None) -> Starlette:
+    """A standalone ASGI app: the rulebook pages mounted at ``/rules`` (``/`` redirects there)."""
+
+    async def home(request: Request) -> Response:
+        return RedirectResponse("/rules/", status_code=307)
+
+    return Starlette(routes=[Route("/", home), Mount("/rules", app=make_router(db))])
+
+
+router = make_router()
+app = make_app()

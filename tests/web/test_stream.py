@@ -1,0 +1,104 @@
+"""Server-Sent Events and the server-owned clock: live updates, reconnects, horns."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from chukker.store import open_store
+
+
+def test_stream_starts_with_the_state_then_each_event_with_id_seq(
+        live_server: Any, make_match: Any, post: Any, sse: Any) -> None:
+    with live_server.client() as c:
+        m = make_match(c)
+        s = sse(live_server.url, m.id)
+        first = s.next()
+        assert first["event"] == "state" and first["id"] == "0"
+        assert first["data"]["report"]["status"] == "pre_match"
+        post(c, m, {"type": "bowl_in"})
+        post(c, m, {"type": "goal", "team": "B", "player": 3})
+        e1, e2 = s.next("event"), s.next("event")
+        assert (e1["id"], e2["id"]) == ("1", "2")
+        assert e2["data"]["event"]["type"] == "goal"
+        assert e2["data"]["report"]["goals"][-1]["player"] == 3
+        rep = e2["data"]["report"]
+        assert rep["clock"]["running"] is True and rep["server_time"] > 0
+
+
+def test_reconnect_with_last_event_id_gets_exactly_what_it_missed(
+        live_server: Any, make_match: Any, post: Any, sse: Any) -> None:
+    with live_server.client() as c:
+        m = make_match(c)
+        post(c, m, {"type": "bowl_in"})
+        post(c, m, {"type": "goal", "team": "A", "player": 1})
+        s1 = sse(live_server.url, m.id)
+        assert s1.next("state")["id"] == "2"
+        s1.close()
+        post(c, m, {"type": "goal", "team": "A", "player": 2})
+        post(c, m, {"type": "whistle"})
+        s2 = sse(live_server.url, m.id, last_event_id=2)
+        got = [s2.next() for _ in range(3)]
+        assert [(g["event"], g["id"]) for g in got] == [("event", "3"), ("event", "4"),
+                                                        ("state", "4")]
+        assert got[2]["data"]["report"]["status"] == "stopped"
+        post(c, m, {"type": "bowl_in"})
+        assert s2.next()["id"] == "5"
+
+
+def test_two_displays_get_the_same_updates(live_server: Any, make_match: Any, post: Any,
+                                           sse: Any) -> None:
+    with live_server.client() as c:
+        m = make_match(c)
+        a, b = sse(live_server.url, m.id), sse(live_server.url, m.id)
+        a.next("state"), b.next("state")
+        post(c, m, {"type": "bowl_in"})
+        assert a.next("event")["data"] == b.next("event")["data"]
+
+
+def test_stream_of_unknown_match_is_404(live_server: Any) -> None:
+    with live_server.client() as c:
+        assert c.get("/api/matches/nope/stream").status_code == 404
+
+
+def test_rule_5_end_horn_is_scheduled_recorded_and_published(
+        db_path: Any, header: Any, backdate: Any, server_factory: Any, sse: Any) -> None:
+    store = open_store(db_path)
+    mid = backdate(store, header, ago_ms=450_000 - 700)  # the period ends in 0.7 s
+    store.close()
+    with server_factory(db_path) as srv:
+        s = sse(srv.url, mid)
+        assert s.next("state")["data"]["report"]["status"] == "in_play"
+        horn = s.next("horn")
+        assert horn["data"]["horn"] == {"at": 450.0, "period": 1, "kind": "end"}
+        rep = horn["data"]["report"]
+        assert rep["status"] == "interval" and rep["clock"]["remaining_ms"] == 0
+        assert rep["interval"]["remaining_ms"] == 240_000
+        with srv.client() as c:
+            audit = c.get(f"/api/matches/{mid}/horns").json()
+            for _ in range(50):
+                if audit:
+                    break
+                import time
+                time.sleep(0.05)
+                audit = c.get(f"/api/matches/{mid}/horns").json()
+            assert [(h["at"], h["kind"]) for h in audit] == [(450.0, "end")]
+            assert audit[0]["late_ms"] >= 0
+
+
+def test_rule_5_warning_horn_then_a_whistle_cancels_the_end_horn(
+        db_path: Any, header: Any, backdate: Any, server_factory: Any, sse: Any) -> None:
+    header["options"]["warning_horn"] = True
+    store = open_store(db_path)
+    mid = backdate(store, header, ago_ms=420_000 - 300)  # warning horn in 0.3 s
+    store.close()
+    with server_factory(db_path) as srv:
+        s = sse(srv.url, mid)
+        h = s.next("horn")
+        assert h["data"]["horn"]["kind"] == "warning"
+        with srv.client() as c:
+            r = c.post(f"/api/matches/{mid}/events", headers={"authorization": f"Bearer tk-{mid}"},
+                       json={"command_id": "w", "event": {"type": "whistle"}})
+            assert r.status_code == 201
+        assert s.next("event")["data"]["report"]["status"] == "stopped"
+        lm = srv.app.state.service._matches[mid]
+        assert lm.timer is None  # nothing scheduled while the clock is stopped
