@@ -36,6 +36,8 @@ INF = math.inf
 _FREE_HIT_PENALTIES = frozenset({"2", "3", "4", "5", "5a", "5b"})
 _PENALTIES = frozenset(str(p) for p in Penalty)
 _SHOT_RESULTS = frozenset(str(r) for r in ShotResult)
+_NOT_IN_SHOOTOUT = _FREE_HIT_PENALTIES | {"1", "6"}
+_NOT_BEFORE_SHOOTOUT = _FREE_HIT_PENALTIES | {"6"}
 
 
 class Refused(Exception):
@@ -77,6 +79,7 @@ class Core:
         self.plan = setup.plan
         self.length = self.plan.length_ms
         self.team_ids = setup.team_ids
+        self.other = {self.team_ids[0]: self.team_ids[1], self.team_ids[1]: self.team_ids[0]}
         self.hcp = setup.handicap_goals()
         self.warn = self.opts.warning_horn
         self.warn_at = self.ed.warning_at_ms.value
@@ -155,6 +158,13 @@ class Core:
             return self.remaining - (t - self.run_since)
         return self.remaining
 
+    def pause(self, t: int) -> None:
+        """Stop a running clock at ``t``, adding the run to the period's running time."""
+        if self.running:
+            self.periods[-1][3] += t - self.run_since
+            self.remaining = self.remaining_at(t)
+            self.running = False
+
     def reschedule(self) -> None:
         d: float = INF
         if self.running:
@@ -225,7 +235,7 @@ class Core:
         self.mount_change_since = None
         self.interval_kind = None
         self.interval_over = False
-        self.periods.append([self.period, t, None])
+        self.periods.append([self.period, t, None, 0])
         self.restart = None
         self.awaiting_bowl_in = False
         self.stoppage_fouls = set()
@@ -237,8 +247,7 @@ class Core:
 
     def end_period(self, t: int) -> None:
         """The horn: the period ends at ``t`` and the ball is dead at that instant."""
-        self.remaining = 0
-        self.running = False
+        self.pause(t)
         self.horns.append((t, self.period, HornKind.END))
         self.periods[-1][2] = t
         self.mount_change_since = None
@@ -271,9 +280,7 @@ class Core:
             self.restart = None
 
     def finish(self, t: int, winner: str | None, how: DecidedBy) -> None:
-        if self.running:
-            self.remaining = self.remaining_at(t)
-            self.running = False
+        self.pause(t)
         if self.periods and self.periods[-1][2] is None:
             self.periods[-1][2] = t
         self.status = Status.FINAL
@@ -289,8 +296,7 @@ class Core:
     # ------------------------------------------------------------- stoppages
     def stop_clock(self, t: int, ev_index: int) -> None:
         """A stoppage while the clock runs (whistle, foul, time-out)."""
-        self.remaining = self.remaining_at(t)
-        self.running = False
+        self.pause(t)
         self.status = Status.STOPPED
         self.stoppage_fouls = set()
         self.stoppage_spot = None
@@ -339,6 +345,8 @@ class Core:
 
     def player_of(self, ev: Mapping[str, Any], team: str, *, required: bool = False) -> int | None:
         p = ev.get("player")
+        if type(p) is int and 1 <= p <= 3:
+            return p
         if p is None:
             if required:
                 raise Refused("'player' is missing")
@@ -371,7 +379,8 @@ class Core:
 
     # ------------------------------------------------------------ handlers
     def on_bowl_in(self, ev: Mapping[str, Any], t: int, i: int) -> None:
-        self.check_not_final()
+        if self.final:
+            self.check_not_final()
         st = self.status
         if self.pending is not None:
             raise Refused(
@@ -405,10 +414,12 @@ class Core:
             raise Refused(f"{what} runs until {fmt_s(self.interval_end)} (Rule 5)")
 
     def on_whistle(self, ev: Mapping[str, Any], t: int, i: int) -> None:
-        self.check_not_final()
+        if self.final:
+            self.check_not_final()
         if self.running:
             self.stop_clock(t, i)
-            self.stoppage_spot = _spot(ev.get("spot"))
+            sp = ev.get("spot")
+            self.stoppage_spot = None if sp is None else _spot(sp)
             if not self.awaiting_bowl_in or self.restart is None:
                 self.restart = {"kind": RestartKind.BOWL_IN, "where": "stop"}
                 self.awaiting_bowl_in = True
@@ -437,7 +448,8 @@ class Core:
             self.reschedule()
 
     def on_goal(self, ev: Mapping[str, Any], t: int, i: int) -> None:
-        self.check_not_final()
+        if self.final:
+            self.check_not_final()
         team = self.team_of(ev)
         player = self.player_of(ev, team)
         if self.status is not Status.IN_PLAY or not self.running:
@@ -463,8 +475,7 @@ class Core:
             and self.length - self.remaining_at(t) >= self.split_after
         ):
             # Rule 5 split periods: a goal is a stoppage too; the clock stops for the mount change
-            self.remaining = self.remaining_at(t)
-            self.running = False
+            self.pause(t)
             self.status = Status.STOPPED
             self.stoppage_fouls = set()
             self.check_split(t)
@@ -498,7 +509,12 @@ class Core:
     def on_foul(self, ev: Mapping[str, Any], t: int, i: int) -> None:
         team = self.team_of(ev)
         raw = ev.get("penalty")
-        pen = str(raw).lower() if isinstance(raw, int | str) and not isinstance(raw, bool) else ""
+        if type(raw) is str and raw in _PENALTIES:
+            pen = raw
+        elif isinstance(raw, int | str) and not isinstance(raw, bool):
+            pen = str(raw).lower()
+        else:
+            pen = ""
         if pen not in _PENALTIES:
             raise Refused(f"penalty {raw!r}: Rule 9 penalties are 1-10, 5a or 5b")
         if self.final and not (
@@ -509,24 +525,21 @@ class Core:
         ):
             self.check_not_final()
         player = self.player_of(ev, team)
-        spot = _spot(ev.get("spot"))
-        if self.status is Status.SHOOTOUT and pen in _FREE_HIT_PENALTIES | {"1", "6"}:
+        sp = ev.get("spot")
+        spot = None if sp is None else _spot(sp)
+        if self.status is Status.SHOOTOUT and pen in _NOT_IN_SHOOTOUT:
             raise Refused(f"penalty {pen} cannot be taken in the shootout")
         between = self.status in (Status.INTERVAL, Status.PRE_MATCH)
-        if (
-            between
-            and self.interval_kind is IntervalKind.SHOOTOUT
-            and pen in _FREE_HIT_PENALTIES | {"6"}
-        ):
+        if between and self.interval_kind is IntervalKind.SHOOTOUT and pen in _NOT_BEFORE_SHOOTOUT:
             raise Refused(f"penalty {pen}: no period follows in which to take it (shootout next)")
         if self.running:
             self.stop_clock(t, i)
             self.stoppage_spot = spot
         elif spot is not None and self.stoppage_spot is None:
             self.stoppage_spot = spot
-        fouled = self.setup.other(team)
+        fouled = self.other[team]
         rec = {
-            "at": ms_s(t),
+            "at": t / 1000,
             "period": self.period,
             "team": team,
             "player": player,
@@ -657,7 +670,8 @@ class Core:
         self.forfeit(t, team)
 
     def on_free_hit(self, ev: Mapping[str, Any], t: int, i: int) -> None:
-        self.check_not_final()
+        if self.final:
+            self.check_not_final()
         p = self.pending
         if p is None:
             raise Refused("no free hit is pending: only a foul with penalty 2-5 awards one")
@@ -686,7 +700,8 @@ class Core:
 
     # ------------------------------------------------------------- shootout
     def check_shootout(self, t: int) -> None:
-        self.check_not_final()
+        if self.final:
+            self.check_not_final()
         if self.status is Status.INTERVAL and self.interval_kind is IntervalKind.SHOOTOUT:
             self.check_interval_over(t)
         if self.status is not Status.SHOOTOUT:
@@ -695,7 +710,8 @@ class Core:
             )
 
     def on_shootout_order(self, ev: Mapping[str, Any], t: int, i: int) -> None:
-        self.check_not_final()
+        if self.final:
+            self.check_not_final()
         in_so_interval = (
             self.status is Status.INTERVAL and self.interval_kind is IntervalKind.SHOOTOUT
         )
@@ -945,6 +961,12 @@ class Core:
                 {"number": p[0], "start": ms_s(p[1]), "end": None if p[2] is None else ms_s(p[2])}
                 for p in self.periods
             ],
+            # running time of each period (the contract's objects above stay as specified)
+            "running_ms": [
+                p[3]
+                + (at_ms - self.run_since if self.running and k == len(self.periods) - 1 else 0)
+                for k, p in enumerate(self.periods)
+            ],
             "goals": list(self.goal_log),
             "fouls": list(self.foul_log),
             "restart": self.restart_report(),
@@ -1008,10 +1030,18 @@ class Fold:
         i = len(self.events) + 1
         core = self.core
         try:
-            if not isinstance(ev, Mapping):
+            if type(ev) is not dict and not isinstance(ev, Mapping):
                 raise Refused("an event must be an object")
             typ = ev.get("type")
-            t = to_ms(ev.get("at"))
+            at = ev.get("at")
+            # fast path for the common case: a float of seconds with ms precision
+            if type(at) is float and 0.0 <= at < 1e9:
+                x = at * 1000.0
+                t = int(x + 0.5)
+                if not -1e-3 < x - t < 1e-3:
+                    t = to_ms(at)
+            else:
+                t = to_ms(at)
             if t < core.last_at:
                 raise Refused(f"time goes backwards: {fmt_s(t)} is before {fmt_s(core.last_at)}")
             if typ == "undo":
@@ -1030,15 +1060,13 @@ class Fold:
             if t >= core.deadline:
                 core.advance(t)
             handler(ev, t, i)
-            core.last_at = t
-            if core.now < t:
-                core.now = t
+            core.last_at = core.now = t
             core.reschedule()
         except Refused as r:
             typ_s = ev.get("type") if isinstance(ev, Mapping) else None
-            at = ev.get("at") if isinstance(ev, Mapping) else None
+            at_raw = ev.get("at") if isinstance(ev, Mapping) else None
             try:
-                at_ms: int | None = to_ms(at)
+                at_ms: int | None = to_ms(at_raw)
             except Refused:
                 at_ms = None
             raise EngineError(i, str(typ_s), at_ms, r.reason) from None
