@@ -94,8 +94,15 @@ def test_rule_5_six_periods_of_5_minutes_with_10_minutes_after_the_third() -> No
     assert len(r["periods"]) == 6
     assert [h["at"] for h in r["horns"]] == [s + 300 for s in starts]
     with pytest.raises(EngineError):
-        replay(setup(periods="six"), [ev(0, "bowl_in"), ev(300 + 240, "bowl_in"),
-                                     ev(2 * 540, "bowl_in"), ev(3 * 540 - 1, "bowl_in")])
+        replay(
+            setup(periods="six"),
+            [
+                ev(0, "bowl_in"),
+                ev(300 + 240, "bowl_in"),
+                ev(2 * 540, "bowl_in"),
+                ev(3 * 540 - 1, "bowl_in"),
+            ],
+        )
 
 
 def test_rule_5_horn_ends_the_period_and_the_ball_is_dead_at_that_instant() -> None:
@@ -163,11 +170,18 @@ def test_rule_5_split_horn_only_after_3_30_and_once_per_period() -> None:
 
 def test_rule_5_split_horn_sounds_in_every_period() -> None:
     s2 = P + 240
-    events = [ev(0, "bowl_in"), ev(220, "whistle"), ev(230, "bowl_in"),
-              ev(s2 + 10, "bowl_in"), ev(s2 + 10 + 215, "foul", team="B", penalty="5a")]
+    events = [
+        ev(0, "bowl_in"),
+        ev(220, "whistle"),
+        ev(230, "bowl_in"),
+        ev(s2 + 10, "bowl_in"),
+        ev(s2 + 10 + 215, "foul", team="B", penalty="5a"),
+    ]
     r = run(events, split_periods=True)
     assert [(h["kind"], h["period"]) for h in r["horns"] if h["kind"] == "split"] == [
-        ("split", 1), ("split", 2)]
+        ("split", 1),
+        ("split", 2),
+    ]
 
 
 def test_rule_5_split_mount_change_longer_than_2_minutes_is_flagged() -> None:
@@ -256,8 +270,11 @@ def test_rule_5_shootout_follows_the_editions_interval(rules: str, gap: int) -> 
     r = run(events, tiebreak="shootout", rules=rules)
     assert r["status"] == "shootout"
     order = ev(end4 + 10, "shootout_order", first="B", order={"A": [2, 1, 3], "B": [1, 3, 2]})
-    e = refused([*events, order, ev(end4 + gap - 1, "shot", team="B", player=1, result="goal")],
-                tiebreak="shootout", rules=rules)
+    e = refused(
+        [*events, order, ev(end4 + gap - 1, "shot", team="B", player=1, result="goal")],
+        tiebreak="shootout",
+        rules=rules,
+    )
     assert "interval before the shootout" in e.reason
 
 
@@ -267,8 +284,14 @@ def shootout_match(
     starts = regulation_starts()
     events = [ev(s, "bowl_in") for s in starts]
     t = starts[3] + P + 240
-    events.append(ev(t, "shootout_order", first=first,
-                     order={"A": [2, 1, 3], "B": [1, 3, 2]} if "order" not in kw else kw["order"]))
+    events.append(
+        ev(
+            t,
+            "shootout_order",
+            first=first,
+            order=kw.get("order", {"A": [2, 1, 3], "B": [1, 3, 2]}),
+        )
+    )
     rounds_done = 0
     per_round = len(kw.get("seq", [])) or 6
     for k, (team, player, result) in enumerate(shots):
@@ -281,8 +304,14 @@ def shootout_match(
 
 
 def test_rule_5_shootout_alternates_teams_in_order_and_the_winner_wins_by_one_goal() -> None:
-    shots = [("A", 2, "goal"), ("B", 1, "miss"), ("A", 1, "miss"), ("B", 3, "goal"),
-             ("A", 3, "goal"), ("B", 2, "miss")]
+    shots = [
+        ("A", 2, "goal"),
+        ("B", 1, "miss"),
+        ("A", 1, "miss"),
+        ("B", 3, "goal"),
+        ("A", 3, "goal"),
+        ("B", 2, "miss"),
+    ]
     r = run(shootout_match(shots), tiebreak="shootout", handicap=False)
     assert r["status"] == "final"
     assert r["winner"] == "A" and r["decided_by"] == "shootout"
@@ -300,21 +329,30 @@ def test_rule_5_shootout_round_is_every_listed_player_once_and_no_early_decision
 
 
 def test_rule_5_shootout_tied_round_then_2_minute_interval_and_same_order() -> None:
-    tie = [("A", 2, "goal"), ("B", 1, "goal"), ("A", 1, "miss"), ("B", 3, "miss"),
-           ("A", 3, "miss"), ("B", 2, "miss")]
+    tie = [
+        ("A", 2, "goal"),
+        ("B", 1, "goal"),
+        ("A", 1, "miss"),
+        ("B", 3, "miss"),
+        ("A", 3, "miss"),
+        ("B", 2, "miss"),
+    ]
     events = shootout_match(tie)
     last = events[-1]["at"]
     r = run(events, tiebreak="shootout")
     assert r["status"] == "shootout" and r["shootout"]["round"] == 2
-    e = refused([*events, ev(last + 119, "shot", team="A", player=2, result="goal")],
-                tiebreak="shootout")
+    e = refused(
+        [*events, ev(last + 119, "shot", team="A", player=2, result="goal")], tiebreak="shootout"
+    )
     assert "between shootout rounds" in e.reason
-    rnd2 = [ev(last + 120, "shot", team="A", player=2, result="miss"),
-            ev(last + 150, "shot", team="B", player=1, result="goal"),
-            ev(last + 180, "shot", team="A", player=1, result="miss"),
-            ev(last + 210, "shot", team="B", player=3, result="miss"),
-            ev(last + 240, "shot", team="A", player=3, result="miss"),
-            ev(last + 270, "shot", team="B", player=2, result="miss")]
+    rnd2 = [
+        ev(last + 120, "shot", team="A", player=2, result="miss"),
+        ev(last + 150, "shot", team="B", player=1, result="goal"),
+        ev(last + 180, "shot", team="A", player=1, result="miss"),
+        ev(last + 210, "shot", team="B", player=3, result="miss"),
+        ev(last + 240, "shot", team="A", player=3, result="miss"),
+        ev(last + 270, "shot", team="B", player=2, result="miss"),
+    ]
     r = run([*events, *rnd2], tiebreak="shootout")
     assert r["winner"] == "B" and r["score"] == {"A": 0, "B": 1}
 
@@ -323,9 +361,11 @@ def test_rule_5_shootout_one_player_each_when_the_committee_chooses() -> None:
     starts = regulation_starts()
     events = [ev(s, "bowl_in") for s in starts]
     t = starts[3] + P + 240
-    events += [ev(t, "shootout_order", first="B", order={"A": [3], "B": [2]}),
-               ev(t + 10, "shot", team="B", player=2, result="miss"),
-               ev(t + 20, "shot", team="A", player=3, result="goal")]
+    events += [
+        ev(t, "shootout_order", first="B", order={"A": [3], "B": [2]}),
+        ev(t + 10, "shot", team="B", player=2, result="miss"),
+        ev(t + 20, "shot", team="A", player=3, result="goal"),
+    ]
     r = run(events, tiebreak="shootout", shootout_players="one")
     assert r["winner"] == "A" and r["decided_by"] == "shootout"
     bad = [*events[:4], ev(t, "shootout_order", first="B", order={"A": [3, 1], "B": [2]})]
@@ -334,8 +374,14 @@ def test_rule_5_shootout_one_player_each_when_the_committee_chooses() -> None:
 
 
 def test_rule_5_move_to_15_only_after_two_failed_attempts_by_every_member() -> None:
-    miss = [("A", 2, "miss"), ("B", 1, "miss"), ("A", 1, "miss"), ("B", 3, "miss"),
-            ("A", 3, "miss"), ("B", 2, "miss")]
+    miss = [
+        ("A", 2, "miss"),
+        ("B", 1, "miss"),
+        ("A", 1, "miss"),
+        ("B", 3, "miss"),
+        ("A", 3, "miss"),
+        ("B", 2, "miss"),
+    ]
     one_round = shootout_match(miss)
     e = refused([*one_round, ev(one_round[-1]["at"] + 1, "move_to_15")], tiebreak="shootout")
     assert "2 attempts" in e.reason

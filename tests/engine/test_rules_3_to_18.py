@@ -14,12 +14,15 @@ P = 450.0
 def team(hcps: tuple[int, int, int] = (0, 0, 0), captain: int = 1) -> dict[str, Any]:
     return {
         "captain": captain,
-        "players": [{"no": n, "name": f"P{n}", "handicap": h} for n, h in zip((1, 2, 3), hcps)],
+        "players": [
+            {"no": n, "name": f"P{n}", "handicap": h} for n, h in zip((1, 2, 3), hcps, strict=False)
+        ],
     }
 
 
-def setup(a: tuple[int, int, int] = (0, 0, 0), b: tuple[int, int, int] = (0, 0, 0),
-          **options: Any) -> Setup:
+def setup(
+    a: tuple[int, int, int] = (0, 0, 0), b: tuple[int, int, int] = (0, 0, 0), **options: Any
+) -> Setup:
     return Setup.from_dict({"options": options, "teams": {"A": team(a), "B": team(b)}})
 
 
@@ -27,8 +30,9 @@ def ev(at: float, type_: str, **kw: Any) -> dict[str, Any]:
     return {"at": at, "type": type_, **kw}
 
 
-def run(events: list[dict[str, Any]], at: float | None = None, s: Setup | None = None
-        ) -> dict[str, Any]:
+def run(
+    events: list[dict[str, Any]], at: float | None = None, s: Setup | None = None
+) -> dict[str, Any]:
     return replay(s or setup(), events, None if at is None else round(at * 1000))
 
 
@@ -74,8 +78,9 @@ def test_rule_6_two_point_goal_from_beyond_the_line() -> None:
 
 
 def test_rule_6_two_point_goal_refused_without_a_two_point_line() -> None:
-    e = refused([ev(0, "bowl_in"), ev(10, "goal", team="A", two_point=True)],
-                setup(two_point_line="none"))
+    e = refused(
+        [ev(0, "bowl_in"), ev(10, "goal", team="A", two_point=True)], setup(two_point_line="none")
+    )
     assert "no two-point line" in e.reason
 
 
@@ -113,8 +118,13 @@ def test_rule_9_penalty_1_awards_a_goal_and_bowl_in_toward_the_sideboards() -> N
     assert r["score"] == {"A": 1, "B": 0}
     assert r["goals"][0]["kind"] == "penalty"
     # B defends east in period 1: 15 yards in front of the east goal
-    assert r["restart"] == {"kind": "bowl_in", "spot": [85.0, 25.0], "toward": "sideboards",
-                            "penalty": "1", "clause": "9"}
+    assert r["restart"] == {
+        "kind": "bowl_in",
+        "spot": [85.0, 25.0],
+        "toward": "sideboards",
+        "penalty": "1",
+        "clause": "9",
+    }
     assert r["status"] == "stopped"
 
 
@@ -176,11 +186,16 @@ def test_rule_9_penalty_7_removes_the_fouling_player_with_nearest_handicap_above
 
 
 def test_rule_9_penalty_8_and_10_remove_the_player() -> None:
-    r = run([ev(0, "bowl_in"), ev(10, "foul", team="A", penalty="10", player=2),
-             ev(20, "bowl_in")])
+    r = run([ev(0, "bowl_in"), ev(10, "foul", team="A", penalty="10", player=2), ev(20, "bowl_in")])
     assert r["roster"]["A"]["removed"] == {"2": "removed (Penalty 10)"}
-    e = refused([ev(0, "bowl_in"), ev(10, "foul", team="A", penalty="8", player=3),
-                 ev(20, "bowl_in"), ev(30, "goal", team="A", player=3)])
+    e = refused(
+        [
+            ev(0, "bowl_in"),
+            ev(10, "foul", team="A", penalty="8", player=3),
+            ev(20, "bowl_in"),
+            ev(30, "goal", team="A", player=3),
+        ]
+    )
     assert "removed from the game" in e.reason
 
 
@@ -188,8 +203,13 @@ def test_rule_9_penalty_9_forfeits_the_match_and_both_teams_if_both() -> None:
     r = run([ev(0, "bowl_in"), ev(10, "goal", team="B"), ev(20, "foul", team="B", penalty="9")])
     assert r["status"] == "final" and r["winner"] == "A" and r["decided_by"] == "forfeit"
     assert r["periods"][0]["end"] == 20.0
-    r = run([ev(0, "bowl_in"), ev(20, "foul", team="B", penalty="9"),
-             ev(25, "foul", team="A", penalty="9")])
+    r = run(
+        [
+            ev(0, "bowl_in"),
+            ev(20, "foul", team="B", penalty="9"),
+            ev(25, "foul", team="A", penalty="9"),
+        ]
+    )
     assert r["winner"] is None and r["forfeited"] == ["B", "A"]
     r = run([ev(0, "bowl_in"), ev(20, "forfeit", team="A")])
     assert r["winner"] == "B" and r["decided_by"] == "forfeit"
@@ -197,14 +217,25 @@ def test_rule_9_penalty_9_forfeits_the_match_and_both_teams_if_both() -> None:
 
 # ---------------------------------------------------------------- Rule 10
 def test_rule_10_fouls_by_both_teams_no_free_hit_bowl_in_15_yards_from_goal() -> None:
-    r = run([ev(0, "bowl_in"), ev(10, "foul", team="A", penalty="3", spot=[5, 25]),
-             ev(10, "foul", team="B", penalty="2")])
+    r = run(
+        [
+            ev(0, "bowl_in"),
+            ev(10, "foul", team="A", penalty="3", spot=[5, 25]),
+            ev(10, "foul", team="B", penalty="2"),
+        ]
+    )
     assert r["pending_penalty"] is None
     assert r["restart"]["kind"] == "bowl_in"
     assert r["restart"]["spot"] == [15.0, 25.0]
     assert r["restart"]["clause"] == "10"
-    e = refused([ev(0, "bowl_in"), ev(10, "foul", team="A", penalty="3"),
-                 ev(10, "foul", team="B", penalty="2"), ev(20, "free_hit")])
+    e = refused(
+        [
+            ev(0, "bowl_in"),
+            ev(10, "foul", team="A", penalty="3"),
+            ev(10, "foul", team="B", penalty="2"),
+            ev(20, "free_hit"),
+        ]
+    )
     assert "no free hit is pending" in e.reason
 
 
@@ -229,7 +260,9 @@ def test_rule_17_handicap_difference_goes_to_the_lower_team() -> None:
     assert r["handicap_goals"] == {"A": 2, "B": 0}
     assert r["score"] == {"A": 2, "B": 0}
     assert run([], s=setup(a=(2, 3, 1), b=(4, 3, 1), handicap=False))["handicap_goals"] == {
-        "A": 0, "B": 0}
+        "A": 0,
+        "B": 0,
+    }
 
 
 def test_rule_17_scaled_per_team_and_rounded_half_up_then_the_difference() -> None:
@@ -272,8 +305,12 @@ def test_undo_cancels_an_event_and_keeps_it_in_the_record() -> None:
 
 
 def test_undo_that_would_leave_a_later_event_refused_is_refused() -> None:
-    events = [ev(0, "bowl_in"), ev(10, "foul", team="A", penalty="3"), ev(20, "free_hit"),
-              ev(30, "undo", event=2)]
+    events = [
+        ev(0, "bowl_in"),
+        ev(10, "foul", team="A", penalty="3"),
+        ev(20, "free_hit"),
+        ev(30, "undo", event=2),
+    ]
     e = refused(events)
     assert e.index == 4
     assert "would leave event 3" in e.reason

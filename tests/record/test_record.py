@@ -41,8 +41,13 @@ def write(tmp_path: Path, doc: dict[str, Any], name: str = "m.json") -> Path:
 
 def test_examples_cover_the_required_matches() -> None:
     names = {p.stem for p in EXAMPLES}
-    assert {"split-periods-regulation", "six-periods-handicap", "overtime", "shootout",
-            "penalty-at-end-of-period"} <= names
+    assert {
+        "split-periods-regulation",
+        "six-periods-handicap",
+        "overtime",
+        "shootout",
+        "penalty-at-end-of-period",
+    } <= names
 
 
 @pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.name)
@@ -57,8 +62,9 @@ def test_examples_replay_and_round_trip(path: Path) -> None:
 
 
 def test_canonical_json_text_round_trips_exactly() -> None:
-    doc = record([{"at": 0.0, "type": "bowl_in"}, {"at": 61.25, "type": "goal", "team": "A",
-                                                   "player": 2}])
+    doc = record(
+        [{"at": 0.0, "type": "bowl_in"}, {"at": 61.25, "type": "goal", "team": "A", "player": 2}]
+    )
     text = dumps(doc)
     assert dumps(loads(text)) == text
     assert text.count("\n    {") == 2  # one event per line
@@ -93,13 +99,26 @@ def test_schema_is_valid_json_schema_and_accepts_the_examples() -> None:
 
 # ------------------------------------------------------------- the CLI
 def test_replay_json_prints_the_contract_object(tmp_path: Path) -> None:
-    p = write(tmp_path, record([{"at": 0, "type": "bowl_in"},
-                                {"at": 61.25, "type": "goal", "team": "A", "player": 2}]))
+    p = write(
+        tmp_path,
+        record(
+            [{"at": 0, "type": "bowl_in"}, {"at": 61.25, "type": "goal", "team": "A", "player": 2}]
+        ),
+    )
     res = runner.invoke(app, ["replay", str(p), "--json"])
     assert res.exit_code == 0, res.output
     r = json.loads(res.stdout)
-    for key in ("status", "period", "clock", "score", "handicap_goals", "winner", "decided_by",
-                "horns", "periods"):
+    for key in (
+        "status",
+        "period",
+        "clock",
+        "score",
+        "handicap_goals",
+        "winner",
+        "decided_by",
+        "horns",
+        "periods",
+    ):
         assert key in r
     assert r["horns"][0] == {"at": 450.0, "period": 1, "kind": "end"}
     res = runner.invoke(app, ["replay", str(p), "--json", "--at", "100"])
@@ -108,10 +127,15 @@ def test_replay_json_prints_the_contract_object(tmp_path: Path) -> None:
 
 
 def test_replay_refused_record_prints_one_line_naming_the_event(tmp_path: Path) -> None:
-    p = write(tmp_path, record([{"at": 0, "type": "bowl_in"},
-                                {"at": 450, "type": "goal", "team": "A"}]))
-    proc = subprocess.run([sys.executable, "-m", "chukker.cli", "replay", str(p), "--json"],
-                          capture_output=True, text=True, check=False)
+    p = write(
+        tmp_path, record([{"at": 0, "type": "bowl_in"}, {"at": 450, "type": "goal", "team": "A"}])
+    )
+    proc = subprocess.run(
+        [sys.executable, "-m", "chukker.cli", "replay", str(p), "--json"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     assert proc.returncode == 1
     assert proc.stdout == ""
     lines = proc.stderr.strip().splitlines()
@@ -137,12 +161,18 @@ def test_replay_summary_is_readable(tmp_path: Path) -> None:
 
 
 def test_check_lists_every_problem_with_its_event_number(tmp_path: Path) -> None:
-    p = write(tmp_path, record([
-        {"at": 0, "type": "bowl_in"},
-        {"at": 5, "type": "goal", "team": "C"},
-        {"at": 6, "type": "free_hit"},
-        {"at": 7, "type": "goal", "team": "A"},
-    ]), "m.toml")
+    p = write(
+        tmp_path,
+        record(
+            [
+                {"at": 0, "type": "bowl_in"},
+                {"at": 5, "type": "goal", "team": "C"},
+                {"at": 6, "type": "free_hit"},
+                {"at": 7, "type": "goal", "team": "A"},
+            ]
+        ),
+        "m.toml",
+    )
     res = runner.invoke(app, ["check", str(p)])
     assert res.exit_code == 1
     out = res.stdout.strip().splitlines()

@@ -897,7 +897,7 @@ class Core:
         if st is Status.PRE_MATCH:
             clock = {"remaining_ms": self.length, "running": False}
         else:
-            clock = {"remaining_ms": max(self.remaining_at(at_ms), 0), "running": self.running}
+            clock = {"remaining_ms": self.remaining_at(at_ms), "running": self.running}
         interval = None
         if st is Status.INTERVAL and self.interval_kind is not None:
             interval = {
