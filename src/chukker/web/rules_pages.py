@@ -37,7 +37,7 @@ from chukker.rules.crossrefs import CrossRef, candidate_ids, link_segments
 from chukker.rules.diff import ClauseChange
 from chukker.rules.glossary import glossary
 from chukker.rules.languages import LANGUAGES, ORIGINAL_LANG, SITE_LANGS, Label, language
-from chukker.rules.model import Clause, anchor
+from chukker.rules.model import Clause, anchor, rule_of_clause_id
 from chukker.rules.pages import (
     DEFAULT_EDITION,
     RulePage,
@@ -193,6 +193,7 @@ def make_router(db: str | Path | None = None) -> Router:
             change_for=change_for,
             year=_year,
             page_ids={c.id for c in page.clauses},
+            rule_of=rule_of_clause_id,
         )
 
     async def clause_permalink(request: Request) -> Response:

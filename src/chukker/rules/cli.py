@@ -1,0 +1,235 @@
+"""``chukker rules``: import the rulebook, show a rule or clause, search, compare editions.
+
+The database is ``--db``, else ``$CHUKKER_RULES_DB``, else
+``./chukker-rules.sqlite3``.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from chukker.rules.corpus import Corpus, default_db_path
+from chukker.rules.diff import EditionDiff, diff_editions
+from chukker.rules.importers import RulebookFormatError, parse_file
+from chukker.rules.languages import language
+from chukker.rules.model import rule_of_clause_id
+from chukker.rules.pages import DEFAULT_EDITION, render_clause, render_text, rule_page
+from chukker.rules.search import search as run_search
+
+app = typer.Typer(
+    name="rules",
+    help="The rulebook: import, show, search, diff.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+DbOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--db", help="Rulebook database (default: $CHUKKER_RULES_DB or ./chukker-rules.sqlite3)."
+    ),
+]
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON.")]
+
+
+def _fail(message: str) -> None:
+    typer.echo(f"error: {message}", err=True)
+    raise typer.Exit(1)
+
+
+def _dump(value: Any) -> None:
+    typer.echo(json.dumps(value, ensure_ascii=False, indent=2))
+
+
+def _check_lang(lang: str | None) -> None:
+    if lang is not None:
+        try:
+            language(lang)
+        except ValueError as exc:
+            _fail(str(exc))
+
+
+def _read_corpus(db: Path | None) -> Corpus | None:
+    return Corpus.open_readonly(db if db is not None else default_db_path())
+
+
+@app.command("import")
+def import_(
+    files: Annotated[list[Path], typer.Argument(help="Rule pages or summaries (UTF-8 text).")],
+    db: DbOpt = None,
+    edition: Annotated[
+        str | None,
+        typer.Option(help="Edition id, when the file does not say (e.g. uspa-arena-2006)."),
+    ] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Import rulebook files into the database. Importing the same file again changes nothing."""
+    path = db if db is not None else default_db_path()
+    failed = False
+    results: list[dict[str, Any]] = []
+    with Corpus.open(path) as corpus:
+        for f in files:
+            try:
+                if not f.is_file():
+                    raise RulebookFormatError(str(f), 0, "no such file")
+                parsed = parse_file(f, edition)
+                reports = corpus.store(parsed)
+            except RulebookFormatError as exc:
+                failed = True
+                typer.echo(f"error: {exc}", err=True)
+                continue
+            statuses = sorted({r.status.value for r in reports})
+            clauses = sum(r.clauses for r in reports)
+            results.append(
+                {
+                    "file": str(f),
+                    "edition": parsed.edition,
+                    "kind": parsed.kind.value,
+                    "lang": parsed.lang,
+                    "rules": [r.rule for r in reports],
+                    "clauses": clauses,
+                    "status": {s: sum(r.status == s for r in reports) for s in statuses},
+                }
+            )
+            if not as_json:
+                what = ", ".join(f"{n} {s}" for s, n in results[-1]["status"].items())
+                rules = f"Rule {reports[0].rule}" if len(reports) == 1 else f"{len(reports)} rules"
+                typer.echo(
+                    f"{f.name}: {parsed.edition} {rules} ({parsed.lang}), {clauses} clauses: {what}"
+                )
+    if as_json:
+        _dump(results)
+    if failed:
+        raise typer.Exit(1)
+
+
+@app.command()
+def show(
+    ident: Annotated[
+        str, typer.Argument(metavar="ID", help="A rule number (5) or clause id (13b).")
+    ],
+    edition: Annotated[str, typer.Option(help="Edition id.")] = DEFAULT_EDITION,
+    lang: Annotated[str, typer.Option(help="Language of the translation: en, es, it.")] = "en",
+    db: DbOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Show a rule (with chukker's summary and engine parameters) or one clause."""
+    _check_lang(lang)
+    corpus = _read_corpus(db)
+    try:
+        number = rule_of_clause_id(ident)
+        page = rule_page(corpus, edition, number, lang)
+    except ValueError as exc:
+        _fail(str(exc))
+        return
+    if ident.strip() == str(number):
+        if as_json:
+            _dump(asdict(page))
+        else:
+            typer.echo(render_text(page))
+        return
+    clause = next((c for c in page.clauses if c.id == ident.strip()), None)
+    if clause is None:
+        where = page.source_edition
+        known = ", ".join(c.id for c in page.clauses) or "none imported"
+        _fail(f"no clause {ident!r} in {where} Rule {number} (clauses: {known})")
+        return
+    if as_json:
+        _dump({"edition": page.source_edition, "lang": lang, "clause": asdict(clause)})
+    else:
+        typer.echo("\n".join(render_clause(clause, lang, page.changes)))
+
+
+@app.command()
+def search(
+    query: Annotated[str, typer.Argument(help="Words to find (accents and case optional).")],
+    lang: Annotated[
+        str | None, typer.Option(help="Only this language's text (en: the originals).")
+    ] = None,
+    edition: Annotated[str | None, typer.Option(help="Only this edition.")] = None,
+    limit: Annotated[int, typer.Option(min=1, max=200)] = 20,
+    db: DbOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Full-text search of originals and translations, best match first."""
+    _check_lang(lang)
+    corpus = _read_corpus(db)
+    if corpus is None:
+        _fail("no rulebook database yet: import the rules with `chukker rules import FILE...`")
+        return
+    hits = run_search(corpus, query, lang=lang, edition=edition, limit=limit)
+    if as_json:
+        _dump([{**asdict(h), "snippet": h.plain_snippet("", "")} for h in hits])
+        return
+    if not hits:
+        typer.echo("nothing found")
+        return
+    for h in hits:
+        head = f"{h.edition}  {h.clause}"
+        if h.heading:
+            head += f"  {h.heading}"
+        typer.echo(f"{head}  ({h.lang})\n    {h.plain_snippet()}")
+
+
+def _diff_json(d: EditionDiff) -> dict[str, Any]:
+    return asdict(d)
+
+
+@app.command()
+def diff(
+    edition_a: Annotated[str, typer.Argument(help="The older edition.")],
+    edition_b: Annotated[str, typer.Argument(help="The newer edition.")],
+    rule: Annotated[int | None, typer.Option(help="Only this rule.")] = None,
+    db: DbOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Clauses added, removed and changed between two editions, with changed numbers."""
+    corpus = _read_corpus(db)
+    if corpus is None:
+        _fail("no rulebook database yet: import the rules with `chukker rules import FILE...`")
+        return
+    try:
+        d = diff_editions(corpus, edition_a, edition_b, rule)
+    except ValueError as exc:
+        _fail(str(exc))
+        return
+    if as_json:
+        _dump(_diff_json(d))
+        return
+    typer.echo(f"{edition_a} → {edition_b}")
+    for rd in d.rules:
+        typer.echo(f"\nRule {rd.rule}: {len(rd.changes)} changes, {len(rd.unchanged)} unchanged")
+        for ch in rd.changes:
+            mark = {"added": "+", "removed": "-", "changed": "~"}[ch.kind.value]
+            was = f" (was {', '.join(ch.was)})" if ch.was and ch.clause else ""
+            name = ch.clause or ", ".join(ch.was)
+            heading = f"  {ch.heading}" if ch.heading else ""
+            typer.echo(f"  {mark} {name}{heading}{was}")
+            for n in ch.numbers:
+                typer.echo(f"      number: {n.before} → {n.after}   “{n.context}”")
+    if d.only_in_a or d.only_in_b:
+        typer.echo("")
+    if d.only_in_a:
+        rules = ", ".join(map(str, d.only_in_a))
+        typer.echo(f"only {edition_a} has text for Rules {rules}; not compared")
+    if d.only_in_b:
+        rules = ", ".join(map(str, d.only_in_b))
+        typer.echo(f"only {edition_b} has text for Rules {rules}; not compared")
+    if d.params:
+        typer.echo("\nengine parameters:")
+        for p in d.params:
+            typer.echo(f"  {p.name}: {p.before} [{p.clause_a}] → {p.after} [{p.clause_b}]")
+
+
+def main() -> None:  # pragma: no cover
+    app(prog_name="chukker rules")
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()
