@@ -62,8 +62,10 @@ def main() -> None:
     texts = build(a.matches, a.seed)
     docs = [json.loads(t) for t in texts]
     n_events = sum(len(d["events"]) for d in docs)
-    print(f"generated {a.matches} matches, {n_events} events "
-          f"({n_events / a.matches:.0f} per match) in {time.perf_counter() - t0:.1f} s")
+    print(
+        f"generated {a.matches} matches, {n_events} events "
+        f"({n_events / a.matches:.0f} per match) in {time.perf_counter() - t0:.1f} s"
+    )
 
     t_json = best(lambda: [json.loads(t) for t in texts], a.repeat)
     t_engine = best(lambda: [replay(d) for d in docs], a.repeat)
