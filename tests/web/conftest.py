@@ -11,11 +11,10 @@ import socket
 import threading
 import time
 import uuid
+import warnings
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
-
-import warnings
 
 import httpx
 import pytest

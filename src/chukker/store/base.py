@@ -86,12 +86,12 @@ class StoredEvent:
     actor: str
 
     def body(self) -> str:
-        """The event as canonical JSON text.
+        """The event as compact JSON text, its keys in the order they came.
 
         >>> StoredEvent(1, "c", {"type": "bowl_in", "at": 0.0}, 5, "timekeeper").body()
-        '{"at":0.0,"type":"bowl_in"}'
+        '{"type":"bowl_in","at":0.0}'
         """
-        return json.dumps(self.event, sort_keys=True, separators=(",", ":"))
+        return json.dumps(self.event, separators=(",", ":"))
 
 
 @dataclass(frozen=True, slots=True)

@@ -133,6 +133,8 @@ class SQLiteStore:
             db = self._db
             db.execute("BEGIN IMMEDIATE")
             try:
+                if db.execute("SELECT 1 FROM matches WHERE id = ?", (match_id,)).fetchone() is None:
+                    raise UnknownMatch(match_id)
                 dup = db.execute(
                     f"SELECT {_EVENT_COLS} FROM events WHERE match_id = ? AND command_id = ?",
                     (match_id, event.command_id),
@@ -143,9 +145,7 @@ class SQLiteStore:
                     "SELECT COALESCE(MAX(seq), 0) FROM events WHERE match_id = ?", (match_id,)
                 ).fetchone()[0]
                 if last != event.seq - 1:
-                    if db.execute("SELECT 1 FROM matches WHERE id = ?", (match_id,)).fetchone():
-                        raise SeqTaken(match_id, event.seq)
-                    raise UnknownMatch(match_id)
+                    raise SeqTaken(match_id, event.seq)
                 db.execute(
                     f"INSERT INTO events (match_id, {_EVENT_COLS}) VALUES (?, ?, ?, ?, ?, ?)",
                     (match_id, event.seq, event.command_id, event.body(), event.recorded_ms,

@@ -29,7 +29,7 @@ def serve(
     from chukker.web.live import LiveService
 
     target = db or os.environ.get("CHUKKER_DATABASE_URL") or DEFAULT_DB
-    store = open_store(target)
+    store = open_store(target, pg_schema=os.environ.get("CHUKKER_DATABASE_SCHEMA", "chukker"))
     where = "PostgreSQL" if is_postgres_url(target) else os.path.abspath(target)
     base = f"http://{host}:{port}"
     typer.echo(f"chukker: event store {where}")
