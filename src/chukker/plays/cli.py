@@ -1,0 +1,151 @@
+"""``chukker plays``: candidate fouls from tracking or scenario files, and diagrams."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from chukker.plays.candidates import Candidate
+from chukker.plays.tracking import Side, Tracking, TrackingError
+
+app = typer.Typer(
+    name="plays",
+    help="Play diagrams and candidate fouls from tracking data.",
+    no_args_is_help=True,
+    add_completion=False,
+)
+
+
+def load_any(path: Path) -> Tracking:
+    """A tracking file (``.csv``, ``.parquet``) or a scenario (``.toml``) as :class:`Tracking`."""
+    from chukker.plays.scenario import load
+    from chukker.plays.tracking import read_tracking
+
+    if path.suffix.lower() == ".toml":
+        return load(path).tracking()
+    return read_tracking(path)
+
+
+def _parse_defends(values: list[str]) -> list[tuple[str, Side]]:
+    out = []
+    for v in values:
+        team, _, side = v.partition("=")
+        try:
+            out.append((team.strip().lower(), Side(side.strip().lower())))
+        except ValueError:
+            raise typer.BadParameter(f"--defends {v!r}: expected TEAM=left or TEAM=right") from None
+    return out
+
+
+def _analyse(tr: Tracking) -> list[Candidate]:
+    from chukker.plays.detectors import detect
+
+    return detect(tr)
+
+
+@app.command()
+def analyze(
+    files: Annotated[
+        list[Path], typer.Argument(help="Tracking CSV/Parquet or scenario TOML files.")
+    ],
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")] = False,
+    defends: Annotated[
+        list[str] | None,
+        typer.Option("--defends", help="TEAM=left|right: the end a team defends (for Penalty 5b)."),
+    ] = None,
+) -> None:
+    """List the candidate fouls (moments worth a look) in FILES."""
+    from rich.console import Console
+    from rich.progress import Progress
+    from rich.table import Table
+
+    sides = _parse_defends(defends or [])
+    results: list[tuple[Path, Candidate]] = []
+    err = Console(stderr=True)
+
+    def run(path: Path) -> list[Candidate]:
+        try:
+            tr = load_any(path)
+        except (TrackingError, OSError) as exc:
+            err.print(f"[red]error:[/red] {exc}")
+            raise typer.Exit(2) from None
+        if sides:
+            tr = tr.with_defends(list(tr.defends) + sides)
+        return _analyse(tr)
+
+    if as_json:
+        for f in files:
+            results.extend((f, c) for c in run(f))
+        out = {
+            "candidates": [
+                c.to_json() | ({"file": str(p)} if len(files) > 1 else {}) for p, c in results
+            ]
+        }
+        typer.echo(json.dumps(out, ensure_ascii=False))
+        return
+    with Progress(console=err, transient=True) as progress:
+        task = progress.add_task("analysing", total=len(files))
+        for f in files:
+            progress.update(task, description=f"analysing {f.name}")
+            results.extend((f, c) for c in run(f))
+            progress.advance(task)
+    console = Console()
+    if not results:
+        console.print("no candidate fouls")
+        return
+    table = Table(title="Candidate fouls")
+    for col in ("file", "clause", "player", "start", "end", "evidence"):
+        table.add_column(col)
+    for p, c in results:
+        j = c.to_json()
+        ev = ", ".join(f"{k}={v}" for k, v in j["evidence"].items() if v is not None)
+        table.add_row(p.name, j["clause"], c.who, f"{j['start']:.2f}", f"{j['end']:.2f}", ev)
+    console.print(table)
+
+
+@app.command()
+def render(
+    scenario: Annotated[
+        Path, typer.Argument(help="A scenario TOML file, or the id of a shipped one.")
+    ],
+    output: Annotated[Path, typer.Option("-o", "--output", help="FILE.svg or FILE.png")],
+    at: Annotated[
+        float | None, typer.Option("--at", "--png-at", help="PNG: the instant (s).")
+    ] = None,
+    lang: Annotated[str, typer.Option("--lang", help="en, es or it")] = "en",
+    scale: Annotated[float, typer.Option("--scale", help="PNG: 2 for print")] = 1.0,
+) -> None:
+    """Draw SCENARIO as an animated SVG, or as a PNG of one instant."""
+    from chukker.plays.scenario import ScenarioError, load, load_shipped
+
+    try:
+        sc = load(scenario) if scenario.exists() else load_shipped(str(scenario))
+    except (ScenarioError, OSError) as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2) from None
+    suffix = output.suffix.lower()
+    if suffix == ".svg":
+        from chukker.plays.render_svg import render_svg
+
+        output.write_text(render_svg(sc, lang), encoding="utf-8")
+    elif suffix == ".png":
+        from chukker.plays.render_png import render_png
+
+        t = at if at is not None else (sc.render.png_at if sc.render.png_at is not None else 0.0)
+        render_png(sc, t, lang, scale).save(output)
+    else:
+        typer.echo(f"error: {output}: output must end in .svg or .png", err=True)
+        raise typer.Exit(2)
+    typer.echo(str(output))
+
+
+@app.command("list")
+def list_scenarios() -> None:
+    """The shipped scenarios: id, clause and verdict."""
+    from chukker.plays.scenario import shipped, text_in
+
+    for s in shipped():
+        typer.echo(f"{s.id}\t{s.clause}\t{s.verdict}\t{text_in(s.title, 'en')}")
