@@ -1116,6 +1116,11 @@ class Fold:
 
     def feed(self, events: Sequence[Mapping[str, Any]], until_ms: float = INF) -> None:
         """Apply events in order (those after ``until_ms`` are left out)."""
+        apply = self.apply
+        if until_ms == INF and not self.lenient:
+            for ev in events:
+                apply(ev)
+            return
         for ev in events:
             if until_ms != INF:
                 try:
@@ -1125,7 +1130,7 @@ class Fold:
                 if t > until_ms:
                     break
             try:
-                self.apply(ev)
+                apply(ev)
             except EngineError as e:
                 if not self.lenient:
                     raise
