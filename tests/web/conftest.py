@@ -100,13 +100,18 @@ class LiveServer:
     def __enter__(self) -> LiveServer:
         self.thread.start()
         deadline = time.monotonic() + 20
+        self._loop = None
         while not self.server.started:
             if time.monotonic() > deadline or not self.thread.is_alive():
                 raise RuntimeError("uvicorn did not start")
             time.sleep(0.01)
+        self._loop = self.app.state.service.loop
         return self
 
     def __exit__(self, *exc: object) -> None:
+        loop = self._loop
+        if loop is not None:
+            loop.call_soon_threadsafe(self.app.state.service.close_streams)
         self.server.should_exit = True
         self.thread.join(10)
         self.sock.close()

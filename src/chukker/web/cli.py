@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
-from typing import Annotated
+from types import FrameType
+from typing import Annotated, Any
 
 import typer
 
@@ -45,8 +47,26 @@ def serve(
         typer.echo(f"  overlay             {base}/m/{m}/overlay")
         typer.echo(f"  score sheet         {base}/m/{m}/sheet")
     typer.echo(f"chukker: serving on {base}/ (new match: {base}/new, API: {base}/docs)")
-    uvicorn.run(create_app(store), host=host, port=port, log_level="warning",
-                timeout_graceful_shutdown=2)
+    app = create_app(store)
+    config = uvicorn.Config(app, host=host, port=port, log_level="warning",
+                            timeout_graceful_shutdown=2)
+    _Server(config, app.state.service).run()
+
+
+class _Server:
+    """uvicorn's server, ending the live streams first when asked to stop."""
+
+    def __new__(cls, config: Any, service: Any) -> Any:
+        import uvicorn
+
+        class Server(uvicorn.Server):
+            def handle_exit(self, sig: int, frame: FrameType | None) -> None:
+                with contextlib.suppress(RuntimeError):
+                    loop = asyncio.get_running_loop()
+                    loop.call_soon_threadsafe(service.close_streams)
+                super().handle_exit(sig, frame)
+
+        return Server(config)
 
 
 def register(app: typer.Typer) -> None:

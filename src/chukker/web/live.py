@@ -174,10 +174,12 @@ class LiveService:
         #: (deadline wall ms, published wall ms) of recent horns, for the benchmark
         self.horn_lateness: deque[tuple[int, int]] = deque(maxlen=10_000)
         self.on_publish: Callable[[str, str], None] | None = None
+        self.loop: asyncio.AbstractEventLoop | None = None
 
     # ---------------------------------------------------------------- lifecycle
     async def start(self) -> None:
         """Schedule the horns of every unfinished match; listen to other processes."""
+        self.loop = asyncio.get_running_loop()
         rows = await asyncio.to_thread(self.store.list_matches, 1000)
         for row in rows:
             if row.start_ms is not None:
@@ -198,13 +200,19 @@ class LiveService:
         for lm in self._matches.values():
             if lm.timer is not None:
                 lm.timer.cancel()
-            for sub in lm.subscribers:
-                sub.dropped = True
-                with contextlib.suppress(asyncio.QueueFull):
-                    sub.queue.put_nowait("")
+        self.close_streams()
         for t in list(self._tasks):
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await t
+
+    def close_streams(self) -> None:
+        """End every client's stream (the server is shutting down); they will reconnect."""
+        for lm in self._matches.values():
+            for sub in list(lm.subscribers):
+                sub.dropped = True
+                lm.subscribers.discard(sub)
+                with contextlib.suppress(asyncio.QueueFull):
+                    sub.queue.put_nowait("")
 
     def _spawn(self, coro: Any) -> None:
         task = asyncio.get_running_loop().create_task(coro)

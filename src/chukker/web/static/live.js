@@ -78,7 +78,7 @@
     setText("[data-status]", status);
     const pen = r.pending_penalty;
     setText("[data-penalty]", pen ? (L.penalty || "Penalty") + " " + pen.penalty + " → " + teamName(pen.to) : "");
-    document.body.dataset.status = r.status;
+    document.body.dataset.matchStatus = r.status;
     document.body.classList.toggle("stopped", r.status === "stopped");
     const tl = document.querySelector("[data-timeline]");
     if (tl) renderTimeline(tl, r);
