@@ -286,7 +286,7 @@ def detect_row(tr: Tracking, fr: Frames, p: Params) -> list[Candidate]:
     entry[1:] = (
         inside[1:]
         & ok[1:, None]
-        & (np.abs(lat[:-1]) > hw)
+        & ~inside[:-1]
         & (w[1:] * lat[:-1] < 0)
         & (np.abs(w[1:]) >= p.row_entry_lateral_speed_yd_s.value)
         & (a[1:] < unsafe_at[1:, None])

@@ -210,7 +210,7 @@ def _row(tr: Tracking, st: _State, p: Params) -> list[Candidate]:
             _, lat_prev = rel(f - 1, h, j)
             w = st.ux[h][f] * st.vy[j][f] - st.uy[h][f] * st.vx[j][f]
             if not (
-                abs(lat_prev) > hw
+                not inside(f - 1, h, j)
                 and w * lat_prev < 0
                 and abs(w) >= p.row_entry_lateral_speed_yd_s.value
                 and a < unsafe_at

@@ -121,12 +121,13 @@ class Scenario:
         """Tracking frames at ``rate`` Hz from 0 to ``duration``, interpolated linearly."""
         n = round(self.duration * rate) + 1
         t = np.arange(n, dtype=np.float64) / rate
-        pos = np.empty((n, len(self.players), 2))
-        for j, (_, tr) in enumerate(self.players):
+        players = sorted(self.players)
+        pos = np.empty((n, len(players), 2))
+        for j, (_, tr) in enumerate(players):
             pos[:, j, :] = _sample(tr, t)
         ball = _sample(self.ball, t) if self.ball is not None else None
         defends = tuple((tm.name, tm.defends) for tm in self.teams if tm.defends is not None)
-        return Tracking(t, tuple(p for p, _ in self.players), pos, ball, self.events, defends)
+        return Tracking(t, tuple(p for p, _ in players), pos, ball, self.events, defends)
 
 
 def _sample(track: Track, t: np.ndarray[Any, np.dtype[np.float64]]) -> np.ndarray[Any, Any]:
