@@ -101,21 +101,32 @@ USPA_ARENA_2026 = Edition(
     id=EditionId.USPA_ARENA_2026,
     title="USPA Arena Rules 2026",
     source="2026 Rule 5 and Rule 13 pages; the 2006 summary for the other rules",
-    regulation=PeriodPlan(4, 7 * _MIN + 30_000, (4 * _MIN, 10 * _MIN, 4 * _MIN), "5.regulation-game"),
+    regulation=PeriodPlan(
+        4, 7 * _MIN + 30_000, (4 * _MIN, 10 * _MIN, 4 * _MIN), "5.regulation-game"
+    ),
     six=PeriodPlan(
-        6, 5 * _MIN, (4 * _MIN, 4 * _MIN, 10 * _MIN, 4 * _MIN, 4 * _MIN), "5.six-periods-of-5-minutes"
+        6,
+        5 * _MIN,
+        (4 * _MIN, 4 * _MIN, 10 * _MIN, 4 * _MIN, 4 * _MIN),
+        "5.six-periods-of-5-minutes",
     ),
     split_after_ms=Param(3 * _MIN + 30_000, "5.split-periods", "horn at the first stoppage after"),
     mount_change_max_ms=Param(2 * _MIN, "5.split-periods", "mount change at a split"),
     warning_at_ms=Param(30_000, "5.the-horn-ends-the-period", "recommended warning horn"),
-    late_penalty_reset_ms=Param(5_000, "5.penalties-at-the-end-of-a-period", "clock reset before the free hit"),
-    extra_first_interval_ms=Param(10 * _MIN, "5.tie-extra-periods", "interval before extra periods"),
+    late_penalty_reset_ms=Param(
+        5_000, "5.penalties-at-the-end-of-a-period", "clock reset before the free hit"
+    ),
+    extra_first_interval_ms=Param(
+        10 * _MIN, "5.tie-extra-periods", "interval before extra periods"
+    ),
     extra_between_interval_ms=Param(
         4 * _MIN, "5.regulation-game", "between extra periods, as between regular ones"
     ),
     shootout_interval_ms=Param(4 * _MIN, "5.tie-shootout-set-up", "interval before the shootout"),
     shootout_round_interval_ms=Param(2 * _MIN, "5.scoring-and-further-rounds", "between rounds"),
-    shootout_attempts_before_move=Param(2, "5.moving-the-ball-closer", "failed attempts per member"),
+    shootout_attempts_before_move=Param(
+        2, "5.moving-the-ball-closer", "failed attempts per member"
+    ),
     injury_timeout_max_ms=Param(15 * _MIN, "16", "then the player is disabled"),
     two_point_goal=Param(2, "6", "from beyond the two-point line"),
     penalty_goal_points=Param(1, "9", "Penalty 1 goal"),
@@ -127,7 +138,9 @@ USPA_ARENA_2026 = Edition(
     p4_spot_yd=Param(25, "9", "Penalty 4 spot"),
     p4_goal_arc_yd=Param(5, "9", "Penalty 4: one defender within this arc of the goal"),
     p5b_wall_min_yd=Param(5, "9", "Penalty 5b: at least this far from the wall"),
-    rule10_goal_min_yd=Param(15, "10", "fouls by both teams: bowl-in at least this far from a goal"),
+    rule10_goal_min_yd=Param(
+        15, "10", "fouls by both teams: bowl-in at least this far from a goal"
+    ),
     players_per_team=Param(3, "3", "numbered 1 to 3"),
     handicap_base_periods=Param(4, "17", "handicaps are based on four periods"),
 )
@@ -144,7 +157,9 @@ USPA_ARENA_2006 = replace(
     six=PeriodPlan(6, 5 * _MIN, (4 * _MIN, 4 * _MIN, 10 * _MIN, 4 * _MIN, 4 * _MIN), "5"),
     warning_at_ms=Param(30_000, "5", "recommended warning horn"),
     extra_first_interval_ms=Param(10 * _MIN, "5", "interval before extra periods"),
-    extra_between_interval_ms=Param(4 * _MIN, "5", "between extra periods, as between regular ones"),
+    extra_between_interval_ms=Param(
+        4 * _MIN, "5", "between extra periods, as between regular ones"
+    ),
     shootout_interval_ms=Param(2 * _MIN, "5", "interval before the shootout"),
 )
 
