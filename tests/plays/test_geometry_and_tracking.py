@@ -37,8 +37,10 @@ def _straight(
 ) -> Tracking:
     t = np.arange(n) / 25.0
     kt = np.linspace(0, t[-1], len(ball))
-    b = np.stack([np.interp(t, kt, [p[0] for p in ball]), np.interp(t, kt, [p[1] for p in ball])], 1)
-    pos = np.stack([b + [-2.0, 0.0], b + [0.0, 10.0]], axis=1)
+    b = np.stack(
+        [np.interp(t, kt, [p[0] for p in ball]), np.interp(t, kt, [p[1] for p in ball])], 1
+    )
+    pos = np.stack([b + np.array([-2.0, 0.0]), b + np.array([0.0, 10.0])], axis=1)
     return Tracking(t, (PlayerId("blue", 1), PlayerId("white", 1)), pos, b, events)
 
 
@@ -88,14 +90,16 @@ def test_rule_13j_riding_into_the_wall() -> None:
     # white 1 pushes blue 1 towards the side wall y = 0, shoulder to shoulder
     t = np.arange(40) / 25.0
     blue = np.stack([30.0 + 7 * t, 3.0 - 1.8 * t], axis=1)
-    white = blue + [0.0, 1.2]
+    white = blue + np.array([0.0, 1.2])
     tr = Tracking(t, (PlayerId("blue", 1), PlayerId("white", 1)), np.stack([blue, white], 1), None)
     cands = detect(tr)
-    assert [(str(c.clause), c.who, c.evidence["wall"]) for c in cands] == [("13j", "white:1", "side")]
+    assert [(str(c.clause), c.who, c.evidence["wall"]) for c in cands] == [
+        ("13j", "white:1", "side")
+    ]
     assert [c.to_json() for c in cands] == [c.to_json() for c in detect_reference(tr)]
     # the same ride parallel to the wall is no candidate
     flat = np.stack([30.0 + 7 * t, np.full(40, 1.5)], axis=1)
-    tr2 = Tracking(t, tr.players, np.stack([flat, flat + [0.0, 1.2]], 1), None)
+    tr2 = Tracking(t, tr.players, np.stack([flat, flat + np.array([0.0, 1.2])], 1), None)
     assert detect(tr2) == []
 
 

@@ -10,18 +10,13 @@ at least 10 yards from every wall.
 from __future__ import annotations
 
 import math
-import sys
-from pathlib import Path
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-sys.path.insert(0, str(Path(__file__).parent))
-
-from plays_gen import generated_play, transformed  # noqa: E402
-
-from chukker.plays import ARENA, Candidate, detect, detect_reference  # noqa: E402
-from chukker.plays.geometry import Transform  # noqa: E402
+from chukker.plays import ARENA, Candidate, detect, detect_reference
+from chukker.plays.geometry import Transform
+from chukker.plays.synthetic import generated_play, transformed
 
 MODES = st.sampled_from(["melee", "gallop", "slow"])
 
@@ -50,7 +45,9 @@ def test_rule_1_rotation_180_gives_same_candidates(seed: int, mode: str, near_wa
 
 @settings(max_examples=25, deadline=None, derandomize=True)
 @given(seed=st.integers(0, 10_000), mode=MODES, near_walls=st.booleans())
-def test_rule_1_mirror_long_axis_gives_same_candidates(seed: int, mode: str, near_walls: bool) -> None:
+def test_rule_1_mirror_long_axis_gives_same_candidates(
+    seed: int, mode: str, near_walls: bool
+) -> None:
     region = (0.0, 0.0, 100.0, 50.0) if near_walls else (30.0, 15.0, 70.0, 35.0)
     tr = generated_play(seed, seconds=8.0, region=region, mode=mode)
     same(detect(tr), detect(transformed(tr, Transform.mirror_long_axis(ARENA))))
@@ -76,10 +73,14 @@ def test_translation_away_from_walls_gives_same_candidates(
 @given(
     seed=st.integers(0, 10_000),
     mode=MODES,
-    region=st.sampled_from([(30.0, 15.0, 70.0, 35.0), (0.0, 0.0, 100.0, 50.0), (0.0, 0.0, 20.0, 12.0)]),
+    region=st.sampled_from(
+        [(30.0, 15.0, 70.0, 35.0), (0.0, 0.0, 100.0, 50.0), (0.0, 0.0, 20.0, 12.0)]
+    ),
 )
 def test_vectorised_equals_reference(seed: int, mode: str, region: tuple[float, ...]) -> None:
-    tr = generated_play(seed, seconds=6.0, region=(region[0], region[1], region[2], region[3]), mode=mode)
+    tr = generated_play(
+        seed, seconds=6.0, region=(region[0], region[1], region[2], region[3]), mode=mode
+    )
     same(detect(tr), detect_reference(tr), tol=1e-9)
 
 

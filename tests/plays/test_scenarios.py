@@ -77,9 +77,7 @@ def test_rule_13h_bump_during_the_stroke_is_a_candidate() -> None:
     s = load_shipped("13-bump-on-backswing")
     assert detect(s.tracking()) == []
     # the same bump once the mallet head moves towards the ball
-    events = tuple(
-        replace(e, t=1.5) if e.kind is EventKind.STROKE else e for e in s.events
-    )
+    events = tuple(replace(e, t=1.5) if e.kind is EventKind.STROKE else e for e in s.events)
     cands = detect(replace(s, events=events).tracking())
     assert [(str(c.clause), c.who, c.evidence["phase"]) for c in cands] == [
         ("13h", "red:1", "stroke")
@@ -135,7 +133,9 @@ def test_scenario_errors_say_where() -> None:
         "players": [{"id": "blue:1", "keyframes": [[0, 1, 1], [1, 2, 2]]}],
     }  # fmt: skip
     assert parse(base).id == "x"
-    with pytest.raises(ScenarioError, match=r"players\[0\].keyframes: keyframe times must increase"):
+    with pytest.raises(
+        ScenarioError, match=r"players\[0\].keyframes: keyframe times must increase"
+    ):
         parse(base | {"players": [{"id": "blue:1", "keyframes": [[1, 1, 1], [0, 2, 2]]}]})
     with pytest.raises(ScenarioError, match="verdict must be"):
         parse(base | {"verdict": "maybe"})

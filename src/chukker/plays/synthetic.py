@@ -1,4 +1,9 @@
-"""Generated plays for the property tests and the benchmark (no I/O)."""
+"""Generated plays for the property tests and the benchmark (no I/O).
+
+>>> tr = generated_play(1, seconds=2.0)
+>>> tr.frames, len(tr.players)
+(51, 6)
+"""
 
 from __future__ import annotations
 
@@ -26,7 +31,7 @@ def generated_play(
     """
     rng = np.random.default_rng(seed)
     x0, y0, x1, y1 = region
-    n = int(round(seconds * rate)) + 1
+    n = round(seconds * rate) + 1
     t = np.arange(n) / rate
     step = float(rng.choice([0.3, 0.5, 0.8]))
     kt = np.arange(0.0, seconds + step, step)
@@ -86,12 +91,15 @@ def generated_play(
             )  # fmt: skip
             a, b = rng.choice(len(PLAYERS), 2, replace=False)
             evs.append(
-                Event(round(float(rng.uniform(0, seconds)), 2), EventKind(kind), PLAYERS[a], PLAYERS[b])
+                Event(
+                    round(float(rng.uniform(0, seconds)), 2),
+                    EventKind(kind),
+                    PLAYERS[a],
+                    PLAYERS[b],
+                )
             )
     evs.sort(key=lambda e: e.t)
-    return Tracking(
-        t, PLAYERS, pos, ball, tuple(evs), (("blue", Side.LEFT), ("white", Side.RIGHT))
-    )
+    return Tracking(t, PLAYERS, pos, ball, tuple(evs), (("blue", Side.LEFT), ("white", Side.RIGHT)))
 
 
 def transformed(tr: Tracking, tf: Transform) -> Tracking:
