@@ -203,16 +203,26 @@ async def stream(
     async def messages() -> AsyncIterator[str]:
         try:
             yield "retry: 1000\n\n" + "".join(backlog)
+            queue = sub.queue
             while True:
-                if sub.dropped and sub.queue.empty():
-                    return
-                try:
-                    msg = await asyncio.wait_for(sub.queue.get(), KEEPALIVE_S)
-                except TimeoutError:
-                    yield ": keepalive\n\n"
-                    continue
-                if msg:
-                    yield msg
+                if queue.empty():
+                    if sub.dropped:
+                        return
+                    try:
+                        async with asyncio.timeout(KEEPALIVE_S):
+                            first = await queue.get()
+                    except TimeoutError:
+                        yield ": keepalive\n\n"
+                        continue
+                else:
+                    first = queue.get_nowait()
+                # whatever else is queued goes out in the same write
+                chunk = [first]
+                while not queue.empty():
+                    chunk.append(queue.get_nowait())
+                text = "".join(chunk)
+                if text:
+                    yield text
         finally:
             svc.unsubscribe(lm, sub)
 

@@ -51,6 +51,8 @@ log = logging.getLogger("chukker.live")
 #: messages a slow client may have queued before it is dropped (it reconnects
 #: with Last-Event-ID and gets what it missed)
 QUEUE_LIMIT = 512
+#: subscribers served per event-loop iteration when a message fans out
+FANOUT_SLICE = 64
 
 
 class Role(StrEnum):
@@ -134,6 +136,10 @@ class LiveMatch:
     horn_cursor_ms: int = 0
     #: a deadline came while an append was in flight; handled after it
     deadline_pending: bool = False
+    #: messages being handed to the subscribers, oldest first, with who gets them
+    outbox: deque[tuple[str, list[Subscriber]]] = field(default_factory=deque)
+    #: (seq, computed at, valid until, message) of the last state message
+    state_cache: tuple[int, int, int, str] | None = None
 
     @property
     def id(self) -> str:
@@ -267,6 +273,7 @@ class LiveService:
             lm = LiveMatch(row=row, match=m, stored=events)
             lm.horn_cursor_ms = max(lm.last_at_ms(), self._now_at(lm))
             self._matches[match_id] = lm
+            self._reschedule(lm)
             return lm
 
     async def _sync(self, lm: LiveMatch) -> list[StoredEvent]:
@@ -397,18 +404,51 @@ class LiveService:
     def unsubscribe(self, lm: LiveMatch, sub: Subscriber) -> None:
         lm.subscribers.discard(sub)
 
-    def _state_message(self, lm: LiveMatch, at_ms: int | None = None) -> str:
-        return sse("state", {"seq": lm.seq, "report": self.report(lm, at_ms)}, lm.seq)
+    def _state_message(self, lm: LiveMatch) -> str:
+        """The current state; reused while nothing has changed since it was computed.
+
+        A report stays exact for clients after its ``server_time`` as long as no event
+        came and no deadline passed: they run its clock on from ``server_time``.
+        """
+        now_at = self._now_at(lm)
+        cached = lm.state_cache
+        if cached is not None and cached[0] == lm.seq and cached[1] <= now_at < cached[2]:
+            return cached[3]
+        msg = sse("state", {"seq": lm.seq, "report": self.report(lm, now_at)}, lm.seq)
+        nxt = lm.match.next_deadline_ms(now_at) if lm.start_ms is not None else None
+        lm.state_cache = (lm.seq, now_at, nxt if nxt is not None else 2**62, msg)
+        return msg
 
     def _broadcast(self, lm: LiveMatch, msg: str) -> None:
-        for sub in list(lm.subscribers):
+        """Queue ``msg`` for every subscriber, ``FANOUT_SLICE`` of them per loop iteration.
+
+        Waking a thousand streams at once would hold the event loop for tens of
+        milliseconds; in slices, a horn falling due meanwhile waits one slice at most.
+        Messages of one match keep their order.
+        """
+        lm.outbox.append((msg, list(lm.subscribers)))
+        if self.on_publish is not None:
+            self.on_publish(lm.id, msg)
+        if len(lm.outbox) == 1:
+            self._pump(lm, 0)
+
+    def _pump(self, lm: LiveMatch, start: int) -> None:
+        msg, subs = lm.outbox[0]
+        end = min(start + FANOUT_SLICE, len(subs))
+        for sub in subs[start:end]:
+            if sub.dropped:
+                continue
             try:
                 sub.queue.put_nowait(msg)
             except asyncio.QueueFull:
                 sub.dropped = True
                 lm.subscribers.discard(sub)
-        if self.on_publish is not None:
-            self.on_publish(lm.id, msg)
+        if end < len(subs):
+            asyncio.get_running_loop().call_soon(self._pump, lm, end)
+            return
+        lm.outbox.popleft()
+        if lm.outbox:
+            asyncio.get_running_loop().call_soon(self._pump, lm, 0)
 
     def _publish_event(self, lm: LiveMatch, e: StoredEvent) -> None:
         at_ms = round(float(e.event["at"]) * 1000)

@@ -1,0 +1,244 @@
+"""Live service benchmark: horn lateness and fan-out with 1,000 SSE clients on loopback.
+
+    python benchmarks/live.py [--clients 1000] [--events 100] [--horns 40]
+
+Starts ``chukker serve`` (``python -m chukker.web``) on 127.0.0.1 with a fresh
+SQLite file in a temporary folder, then in this process opens ``--clients``
+Server-Sent Events connections to one match (plus five to each horn match),
+with plain asyncio sockets so that the client side costs little.
+
+* Fan-out: posts ``--events`` goals to that match, one every ``--gap-ms`` (200); for each
+  it takes the time from sending the POST (so including the durable commit)
+  until the event has arrived at every client, and at each client.
+* Horns: the horn matches are stored before the server starts with their
+  first period started long ago (the event store's own records, back-dated),
+  so that their 30-second warning horns fall due one every 250 ms while the
+  clients are connected. Lateness = when the server published the horn minus
+  its deadline (the server's own audit, ``/api/matches/{id}/horns``), and when
+  the clients received it minus the deadline.
+
+Prints p50/p99 of each, and the ratio to the targets (horn p99 20 ms,
+fan-out p99 250 ms). Bounded: gives up after ``--timeout`` seconds.
+Server and clients share this machine's cores, so the figures are an upper
+bound for a laptop serving remote screens.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import copy
+import json
+import os
+import re
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "src"))
+
+from chukker.store import StoredEvent, open_store  # noqa: E402
+from chukker.web.demo import DEMO_HEADER  # noqa: E402
+from chukker.web.live import Clock, hash_token  # noqa: E402
+
+HORN_TARGET_MS = 20.0
+FANOUT_TARGET_MS = 250.0
+_DEADLINE = re.compile(rb'"deadline":(\d+)')
+_MESSAGE = re.compile(rb"id: (\d+)\nevent: (\w+)\ndata: ([^\n]*)\n\n")
+
+
+def pct(values: list[float], p: float) -> float:
+    if not values:
+        return float("nan")
+    s = sorted(values)
+    k = min(len(s) - 1, max(0, round(p / 100 * (len(s) - 1))))
+    return s[k]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+class Client:
+    """One SSE connection; records (event kind, id, arrival wall ms, deadline)."""
+
+    def __init__(self, port: int, match_id: str) -> None:
+        self.port, self.match_id = port, match_id
+        self.arrivals: dict[str, float] = {}
+        self.horns: list[tuple[int, float]] = []
+        self.ready = asyncio.Event()
+        self.task: asyncio.Task[None] | None = None
+
+    async def run(self) -> None:
+        reader, writer = await asyncio.open_connection("127.0.0.1", self.port)
+        writer.write(f"GET /api/matches/{self.match_id}/stream HTTP/1.1\r\n"
+                     f"Host: 127.0.0.1\r\nAccept: text/event-stream\r\n\r\n".encode())
+        await writer.drain()
+        buf = b""
+        try:
+            while True:
+                data = await reader.read(262144)
+                if not data:
+                    return
+                now = time.time() * 1000
+                buf += data
+                last = 0
+                for m in _MESSAGE.finditer(buf):
+                    last = m.end()
+                    kind = m.group(2)
+                    if kind == b"state":
+                        self.ready.set()
+                    elif kind == b"event":
+                        self.arrivals.setdefault(m.group(1).decode(), now)
+                    elif kind == b"horn":
+                        d = _DEADLINE.search(m.group(3))
+                        if d:
+                            self.horns.append((int(d.group(1)), now))
+                buf = buf[last:]
+        finally:
+            writer.close()
+
+
+def prepare_horn_matches(db: Path, n: int, first_in_ms: int, every_ms: int) -> list[str]:
+    """Matches whose warning horn (30 s before the end of period 1) falls due soon."""
+    store = open_store(db)
+    header = copy.deepcopy(DEMO_HEADER)
+    header["options"]["warning_horn"] = True
+    now = Clock().now_ms()
+    ids = []
+    for k in range(n):
+        due = now + first_in_ms + k * every_ms  # wall ms of the warning horn
+        start = due - 420_000
+        mid = f"horn{k:03d}"
+        store.create_match(mid, header, start, hash_token("x"), hash_token("y"))
+        store.append(mid, StoredEvent(1, "b", {"type": "bowl_in", "at": 0.0}, start,
+                                      "timekeeper"), start)
+        ids.append(mid)
+    store.close()
+    return ids
+
+
+async def bench(args: argparse.Namespace) -> dict[str, Any]:
+    tmp = Path(tempfile.mkdtemp(prefix="chukker-bench-"))
+    db = tmp / "bench.sqlite3"
+    horn_ids = prepare_horn_matches(db, args.horns, args.horn_lead_ms, 250)
+    port = free_port()
+    env = {k: v for k, v in os.environ.items() if k != "CHUKKER_DATABASE_URL"}
+    env["PYTHONPATH"] = str(ROOT / "src")
+    server = subprocess.Popen([sys.executable, "-m", "chukker.web", "--db", str(db), "--port",
+                               str(port), "--no-demo"], env=env,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    base = f"http://127.0.0.1:{port}"
+    clients: list[Client] = []
+    try:
+        async with httpx.AsyncClient(base_url=base, timeout=30) as http:
+            for _ in range(300):
+                try:
+                    await http.get("/api/time")
+                    break
+                except httpx.TransportError:
+                    await asyncio.sleep(0.05)
+            created = (await http.post("/api/matches", json=DEMO_HEADER)).json()
+            mid = created["match_id"]
+            auth = {"authorization": "Bearer " + created["timekeeper_token"]}
+            await http.post(f"/api/matches/{mid}/events", headers=auth,
+                            json={"command_id": "start", "event": {"type": "bowl_in"}})
+            targets = [mid] * args.clients + [h for h in horn_ids for _ in range(5)]
+            for i in range(0, len(targets), 100):  # connect in batches
+                batch = [Client(port, t) for t in targets[i:i + 100]]
+                for c in batch:
+                    c.task = asyncio.create_task(c.run())
+                await asyncio.wait_for(asyncio.gather(*(c.ready.wait() for c in batch)), 60)
+                clients.extend(batch)
+            fan = [c for c in clients if c.match_id == mid]
+            t_connected = time.time()
+
+            sent: dict[str, float] = {}
+            for i in range(args.events):
+                t0 = time.time() * 1000
+                r = await http.post(f"/api/matches/{mid}/events", headers=auth, json={
+                    "command_id": f"g{i}",
+                    "event": {"type": "goal", "team": "AB"[i % 2], "player": 1 + i % 3}})
+                r.raise_for_status()
+                sent[str(r.json()["seq"])] = t0
+                await asyncio.sleep(args.gap_ms / 1000)
+            end = time.time() + 10
+            while time.time() < end and not all(len(c.arrivals) >= args.events for c in fan):
+                await asyncio.sleep(0.05)
+            per_event, per_client = [], []
+            for seq, t0 in sent.items():
+                got = [c.arrivals[seq] - t0 for c in fan if seq in c.arrivals]
+                per_client.extend(got)
+                if len(got) == len(fan):
+                    per_event.append(max(got))
+            missing = sum(1 for seq in sent for c in fan if seq not in c.arrivals)
+
+            horns_due = (args.horn_lead_ms + 250 * args.horns) / 1000 + 1
+            wait = max(0.0, horns_due - (time.time() - t_connected))
+            await asyncio.sleep(min(wait, args.timeout))
+            server_late, audit_count = [], 0
+            for h in horn_ids:
+                rows = (await http.get(f"/api/matches/{h}/horns")).json()
+                audit_count += len(rows)
+                server_late.extend(float(r["late_ms"]) for r in rows)
+            client_late = [arr - dl for c in clients for dl, arr in c.horns]
+    finally:
+        for c in clients:
+            if c.task:
+                c.task.cancel()
+        server.kill()
+        server.wait(10)
+    return {
+        "clients": len(clients), "fanout_clients": args.clients, "events": len(sent),
+        "missing_deliveries": missing,
+        "fanout_all_p50_ms": pct(per_event, 50), "fanout_all_p99_ms": pct(per_event, 99),
+        "fanout_each_p50_ms": pct(per_client, 50), "fanout_each_p99_ms": pct(per_client, 99),
+        "horns_sounded": audit_count, "horns_expected": args.horns,
+        "horn_server_p50_ms": pct(server_late, 50), "horn_server_p99_ms": pct(server_late, 99),
+        "horn_client_p50_ms": pct(client_late, 50), "horn_client_p99_ms": pct(client_late, 99),
+    }
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--clients", type=int, default=1000)
+    ap.add_argument("--events", type=int, default=100)
+    ap.add_argument("--horns", type=int, default=40)
+    ap.add_argument("--gap-ms", type=int, default=200, help="time between two posted events")
+    ap.add_argument("--horn-lead-ms", type=int, default=25_000,
+                    help="time from preparing the horn matches to the first horn")
+    ap.add_argument("--timeout", type=float, default=120.0)
+    ap.add_argument("--json", action="store_true")
+    args = ap.parse_args()
+    res = asyncio.run(asyncio.wait_for(bench(args), args.timeout))
+    if args.json:
+        print(json.dumps(res, indent=2))
+        return
+    print(f"chukker live benchmark: {res['clients']} SSE clients on 127.0.0.1 "
+          f"({res['fanout_clients']} on the fan-out match)")
+    print(f"  fan-out, POST sent -> arrived at all clients ({res['events']} events): "
+          f"p50 {res['fanout_all_p50_ms']:.1f} ms, p99 {res['fanout_all_p99_ms']:.1f} ms "
+          f"= {res['fanout_all_p99_ms'] / FANOUT_TARGET_MS:.2f} x target {FANOUT_TARGET_MS:.0f} ms"
+          f" (missing deliveries: {res['missing_deliveries']})")
+    print(f"  fan-out, per client: p50 {res['fanout_each_p50_ms']:.1f} ms, "
+          f"p99 {res['fanout_each_p99_ms']:.1f} ms")
+    print(f"  horns ({res['horns_sounded']}/{res['horns_expected']}), published - deadline: "
+          f"p50 {res['horn_server_p50_ms']:.1f} ms, p99 {res['horn_server_p99_ms']:.1f} ms "
+          f"= {res['horn_server_p99_ms'] / HORN_TARGET_MS:.2f} x target {HORN_TARGET_MS:.0f} ms")
+    print(f"  horns, received by clients - deadline: p50 {res['horn_client_p50_ms']:.1f} ms, "
+          f"p99 {res['horn_client_p99_ms']:.1f} ms")
+
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,77 @@
+"""Server-rendered pages: CSRF on the new-match form, escaping, languages, score sheet."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+FORM = {"team_A_name": "Blue", "team_B_name": "White", "team_A_p1_hcp": "2",
+        "team_B_p1_hcp": "1", "periods": "six", "tiebreak": "shootout", "handicap": "1"}
+
+
+def csrf_of(client: Any) -> str:
+    page = client.get("/new").text
+    m = re.search(r'name="csrf" value="([^"]+)"', page)
+    assert m
+    return m.group(1)
+
+
+def test_new_match_form_post_without_csrf_token_refused(client: Any) -> None:
+    client.get("/new")
+    r = client.post("/new", data=FORM)
+    assert r.status_code == 403
+    assert client.get("/api/matches").json() == []
+
+
+def test_new_match_form_post_with_foreign_csrf_token_refused(client: Any) -> None:
+    client.get("/new")
+    r = client.post("/new", data={**FORM, "csrf": "forged"})
+    assert r.status_code == 403
+
+
+def test_new_match_form_creates_match_with_committee_options(client: Any) -> None:
+    r = client.post("/new", data={**FORM, "csrf": csrf_of(client)})
+    assert r.status_code == 200 and r.headers["cache-control"] == "no-store"
+    mid = client.get("/api/matches").json()[0]["match_id"]
+    rec = client.get(f"/api/matches/{mid}/record").json()
+    assert rec["options"]["periods"] == "six" and rec["options"]["tiebreak"] == "shootout"
+    assert rec["teams"]["A"]["players"][0]["handicap"] == 2
+    assert 'id="timekeeper-token"' in r.text and 'id="committee-token"' in r.text
+
+
+def test_new_match_form_bad_handicap_shows_the_form_again(client: Any) -> None:
+    r = client.post("/new", data={**FORM, "team_A_p2_hcp": "lots", "csrf": csrf_of(client)})
+    assert r.status_code == 422 and "teams.A.players" in r.text
+
+
+def test_team_named_script_is_shown_as_text(client: Any, make_match: Any, header: Any) -> None:
+    m = make_match(client, teams={**header["teams"], "A": {
+        **header["teams"]["A"], "name": "<script>alert(1)</script>"}})
+    for path in ("", "/display", "/overlay", "/console", "/sheet"):
+        html = client.get(f"/m/{m.id}{path}").text
+        assert "<script>alert(1)</script>" not in html
+        assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html or "\\u003cscript" in html
+    assert "<script>alert" not in client.get("/").text
+
+
+def test_pages_in_spanish_and_italian(client: Any, make_match: Any) -> None:
+    m = make_match(client)
+    assert "Referto" in client.get(f"/m/{m.id}/sheet", headers={"accept-language": "it"}).text
+    assert "Acta del partido" in client.get(f"/m/{m.id}/sheet?lang=es").text
+    assert "Cronología" in client.get(f"/m/{m.id}").text  # the choice is remembered
+
+
+def test_score_sheet_goals_by_period_and_player(client: Any, make_match: Any,
+                                                post: Any) -> None:
+    m = make_match(client)
+    post(client, m, {"type": "bowl_in"})
+    post(client, m, {"type": "goal", "team": "A", "player": 2})
+    post(client, m, {"type": "goal", "team": "A", "player": 2})
+    post(client, m, {"type": "foul", "team": "B", "player": 1, "penalty": "2", "clause": "13b"})
+    html = client.get(f"/m/{m.id}/sheet").text
+    assert "Bea" in html and "13b" in html
+    assert re.search(r"<td class=\"total\">4</td>", html)  # 2 goals + 2 handicap goals
+
+
+def test_unknown_match_page_404(client: Any) -> None:
+    assert client.get("/m/nope/display").status_code == 404
