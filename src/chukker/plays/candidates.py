@@ -82,8 +82,12 @@ def angle_deg(ax: float, ay: float, bx: float, by: float) -> float:
     return math.degrees(math.acos(max(-1.0, min(1.0, d))))
 
 
-def _sort_key(c: Candidate) -> tuple[float, float, str, str, int, str]:
-    return (c.start, c.end, str(c.clause), c.team, c.player, repr(sorted(c.evidence.items())))
+_OTHER = ("holder", "against", "opponent", "victim", "striker", "marker", "pushed", "teammate")
+
+
+def _sort_key(c: Candidate) -> tuple[float, float, str, str, int, tuple[str, ...]]:
+    others = tuple(str(c.evidence.get(k, "")) for k in _OTHER)
+    return (c.start, c.end, str(c.clause), c.team, c.player, others)
 
 
 def finalize(cands: list[Candidate], params: Params) -> list[Candidate]:
@@ -103,20 +107,15 @@ def finalize(cands: list[Candidate], params: Params) -> list[Candidate]:
                 continue
             open_[key] = len(out)
         out.append(c)
-    zig = [c for c in out if c.clause is Clause.R13B]
-    kept = [
-        c
-        for c in out
-        if not (
-            c.clause is Clause.R12
-            and any(
-                z.team == c.team
-                and z.player == c.player
-                and z.evidence.get("against") == c.evidence.get("holder")
-                and c.start <= z.end + gap
-                and z.start <= c.end + gap
-                for z in zig
-            )
-        )
-    ]
-    return sorted(kept, key=_sort_key)
+    zig: dict[tuple[str, int, Evidence], list[Candidate]] = {}
+    for z in out:
+        if z.clause is Clause.R13B:
+            zig.setdefault((z.team, z.player, z.evidence.get("against")), []).append(z)
+
+    def superseded(c: Candidate) -> bool:
+        if c.clause is not Clause.R12:
+            return False
+        zs = zig.get((c.team, c.player, c.evidence.get("holder")), [])
+        return any(c.start <= z.end + gap and z.start <= c.end + gap for z in zs)
+
+    return sorted([c for c in out if not superseded(c)], key=_sort_key)

@@ -354,65 +354,79 @@ def _row_candidate(
 
 
 def detect_zigzag(tr: Tracking, fr: Frames, p: Params) -> list[Candidate]:
-    """13b: repeated swerves across the path of a galloping opponent, in front of him."""
+    """13b: repeated swerves across the path of a galloping opponent, in front of him.
+
+    Only the (pair, frame) entries where one player gallops with the other in front
+    are kept (compressed), then sideways reversals are found within each run.
+    """
     F = fr.t.shape[0]
     G, PJ = _pairs(fr, ordered=True)
     if F < 2 or G.size == 0:
         return []
     P, U, V, S, t = fr.pos, fr.head, fr.vel, fr.speed, fr.t
-    ugx, ugy = U[:, G, 0], U[:, G, 1]
-    rx = P[:, PJ, 0] - P[:, G, 0]
-    ry = P[:, PJ, 1] - P[:, G, 1]
-    a = ugx * rx + ugy * ry
-    lat = ugx * ry - ugy * rx
-    active = (
-        fr.live[:, None]
-        & (S[:, G] >= p.gallop_speed_yd_s.value)
-        & (a > 0)
-        & (a <= p.zig_front_yd.value)
-        & (np.abs(lat) <= p.zig_half_width_yd.value)
+    # per pair, only the frames where the first player gallops (few): compressed entries
+    gal = fr.live[:, None] & (S[:, G] >= p.gallop_speed_yd_s.value)
+    ci, fi = np.nonzero(gal.T)  # column-major: runs of frames per pair
+    if ci.size == 0:
+        return []
+    gi0, ji0 = G[ci], PJ[ci]
+    ux, uy = U[fi, gi0, 0], U[fi, gi0, 1]
+    rx = P[fi, ji0, 0] - P[fi, gi0, 0]
+    ry = P[fi, ji0, 1] - P[fi, gi0, 1]
+    a_all = ux * rx + uy * ry
+    lat = ux * ry - uy * rx
+    keep = (
+        (a_all > 0) & (a_all <= p.zig_front_yd.value) & (np.abs(lat) <= p.zig_half_width_yd.value)
     )
-    w = ugx * V[:, PJ, 1] - ugy * V[:, PJ, 0]
+    ci, fi, a_k, ux, uy = ci[keep], fi[keep], a_all[keep], ux[keep], uy[keep]
+    if ci.size == 0:
+        return []
+    gi, ji = G[ci], PJ[ci]
+    w = ux * V[fi, ji, 1] - uy * V[fi, ji, 0]
     zl = p.zig_lateral_speed_yd_s.value
     sgn = np.where(w >= zl, 1, np.where(w <= -zl, -1, 0)).astype(np.int8)
-    marker = ~active | (sgn != 0)
-    idx = np.arange(F)[:, None]
-    last = np.maximum.accumulate(np.where(marker, idx, -1), axis=0)
-    prev = np.full_like(last, -1)
-    prev[1:] = last[:-1]
-    pc = np.maximum(prev, 0)
-    psgn = np.take_along_axis(sgn, pc, axis=0)
-    pact = np.take_along_axis(active, pc, axis=0)
-    rev = active & (sgn != 0) & (prev >= 0) & pact & (psgn != 0) & (psgn != sgn)
-    runid = np.cumsum(~active, axis=0)
-    ends = _run_end(active)
+    n = ci.size
+    k = np.arange(n)
+    seg_start = np.ones(n, dtype=bool)
+    seg_start[1:] = (ci[1:] != ci[:-1]) | (fi[1:] != fi[:-1] + 1)
+    seg_first = np.maximum.accumulate(np.where(seg_start, k, 0))
+    seg_id = np.cumsum(seg_start) - 1
+    last_signed = np.maximum.accumulate(np.where(sgn != 0, k, -1))
+    prev = np.full(n, -1)
+    prev[1:] = last_signed[:-1]
+    valid = prev >= seg_first
+    psgn = sgn[np.maximum(prev, 0)]
+    R = np.flatnonzero((sgn != 0) & valid & (psgn != sgn))
     need = int(p.zig_min_reversals.value)
+    if R.size < need:
+        return []
     window = p.zig_window_s.value
+    last = R[need - 1 :]
+    first = R[: R.size - need + 1]
+    ok = (seg_id[last] == seg_id[first]) & (t[fi[last]] - t[fi[first]] <= window)
+    if not ok.any():
+        return []
+    segs, idx = np.unique(seg_id[last[ok]], return_index=True)
+    starts = first[ok][idx]
+    seg_ends = np.flatnonzero(np.append(seg_start[1:], True))  # last entry of each segment
     out: list[Candidate] = []
-    rf, rc = np.nonzero(rev.T)
-    for col in np.unique(rf).tolist():
-        frames_ = rc[rf == col].tolist()
-        done_runs: set[int] = set()
-        for k in range(need - 1, len(frames_)):
-            s, r = frames_[k - need + 1], frames_[k]
-            run = int(runid[r, col])
-            if run in done_runs or int(runid[s, col]) != run or t[r] - t[s] > window:
-                continue
-            done_runs.add(run)
-            e = int(ends[r, col])
-            n_rev = sum(1 for x in frames_ if s <= x <= e)
-            g, j = int(G[col]), int(PJ[col])
-            sl = slice(s, e + 1)
-            ev: dict[str, Evidence] = {
-                "against": _name(tr, g),
-                "reversals": n_rev,
-                "min_distance_yd": float(np.min(a[sl, col])),
-                "galloping_speed_yd_s": float(np.min(S[sl, g])),
-                "speed_yd_s": float(S[s, j]),
-                "max_lateral_speed_yd_s": float(np.max(np.abs(w[sl, col]))),
-            }
-            pl = tr.players[j]
-            out.append(Candidate(Clause.R13B, pl.team, pl.number, float(t[s]), float(t[e]), ev))
+    for sg, s_entry in zip(segs.tolist(), starts.tolist(), strict=True):
+        e_entry = int(seg_ends[sg])
+        sl = slice(s_entry, e_entry + 1)
+        g, j = int(gi[s_entry]), int(ji[s_entry])
+        s_f, e_f = int(fi[s_entry]), int(fi[e_entry])
+        n_rev = int(np.searchsorted(R, e_entry, side="right") - np.searchsorted(R, s_entry))
+        frs = fi[sl]
+        ev: dict[str, Evidence] = {
+            "against": _name(tr, g),
+            "reversals": n_rev,
+            "min_distance_yd": float(np.min(a_k[sl])),
+            "galloping_speed_yd_s": float(np.min(S[frs, g])),
+            "speed_yd_s": float(S[s_f, j]),
+            "max_lateral_speed_yd_s": float(np.max(np.abs(w[sl]))),
+        }
+        pl = tr.players[j]
+        out.append(Candidate(Clause.R13B, pl.team, pl.number, float(t[s_f]), float(t[e_f]), ev))
     return out
 
 
@@ -426,14 +440,29 @@ def detect_rides(tr: Tracking, fr: Frames, p: Params) -> list[Candidate]:
     contact, d2 = _contact(fr, p, PI, PJ)
     out: list[Candidate] = []
     ends = _run_end(contact)
-    # 13a: at the onset of each contact
+    # 13a: at the onset of each contact; a vectorised pre-check, then the scalar evidence
     onset = np.zeros_like(contact)
     onset[1:] = contact[1:] & ~contact[:-1]
     of, oc = np.nonzero(onset)
-    for f, col in zip(of.tolist(), oc.tolist(), strict=True):
-        c = _ride_onset(tr, fr, p, f, int(ends[f, col]), int(PI[col]), int(PJ[col]))
-        if c is not None:
-            out.append(c)
+    if of.size:
+        i_, j_ = PI[oc], PJ[oc]
+        si, sj = S[of, i_], S[of, j_]
+        U = fr.head
+        cos = U[of, i_, 0] * U[of, j_, 0] + U[of, i_, 1] * U[of, j_, 1]
+        smax = np.maximum(si, sj)
+        diff = np.abs(si - sj)
+        lim_cos = np.where(
+            smax >= p.gallop_speed_yd_s.value,
+            math.cos(math.radians(p.ride_angle_fast_deg.value)),
+            math.cos(math.radians(p.ride_angle_slow_deg.value)),
+        )
+        risky = (cos < lim_cos) | (
+            (diff > p.ride_speed_diff_yd_s.value) & (diff > p.ride_speed_ratio.value * smax)
+        )
+        for f, col in zip(of[risky].tolist(), oc[risky].tolist(), strict=True):
+            c = _ride_onset(tr, fr, p, f, int(ends[f, col]), int(PI[col]), int(PJ[col]))
+            if c is not None:
+                out.append(c)
     # pair lookup
     n = len(tr.players)
     col_of = np.full((n, n), -1, dtype=np.int64)
@@ -469,39 +498,50 @@ def detect_rides(tr: Tracking, fr: Frames, p: Params) -> list[Candidate]:
             oi, ok_ = int(starts[s, ci[col]]), int(starts[s, ck[col]])
             cul, mate = (i, k) if oi > ok_ else (k, i)
             out.append(_two_on_one(tr, fr, s, e, b, cul, mate))
-    # 13j: opponent ridden into the wall
+    # 13j: opponent ridden into the wall (only frames in contact are looked at)
     L, W = tr.length, tr.width
-    walls = np.stack([P[..., 0], L - P[..., 0], P[..., 1], W - P[..., 1]], axis=-1)
-    towards = np.stack([-V[..., 0], V[..., 0], -V[..., 1], V[..., 1]], axis=-1)
-    wk = np.argmin(walls, axis=-1)
-    wd = np.take_along_axis(walls, wk[..., None], axis=-1)[..., 0]
-    wa = np.take_along_axis(towards, wk[..., None], axis=-1)[..., 0]
     A = np.concatenate([PI, PJ])
     Bv = np.concatenate([PJ, PI])
-    cc = np.concatenate([contact, contact], axis=1)
-    a_dist = np.take_along_axis(walls[:, A, :], wk[:, Bv][..., None], axis=-1)[..., 0]
-    flag = (
-        cc
-        & (wd[:, Bv] <= p.wall_margin_yd.value)
-        & (a_dist > wd[:, Bv])
-        & (wa[:, Bv] >= p.wall_approach_speed_yd_s.value)
-    )
-    rcol, rs, re = _runs(flag)
-    for col, s, e in zip(rcol.tolist(), rs.tolist(), re.tolist(), strict=True):
-        if t[e] - t[s] < p.wall_min_s.value:
-            continue
-        a_, b = int(A[col]), int(Bv[col])
-        sl = slice(s, e + 1)
-        ev: dict[str, Evidence] = {
-            "opponent": _name(tr, b),
-            "wall": WALLS[int(wk[s, b])],
-            "wall_distance_yd": float(np.min(wd[sl, b])),
-            "approach_speed_yd_s": float(np.max(wa[sl, b])),
-            "speed_yd_s": float(S[s, a_]),
-            "opponent_speed_yd_s": float(S[s, b]),
-        }
-        pl = tr.players[a_]
-        out.append(Candidate(Clause.R13J, pl.team, pl.number, float(t[s]), float(t[e]), ev))
+    cc, cf = np.nonzero(np.concatenate([contact, contact], axis=1).T)
+    if cf.size:
+        a_i, b_i = A[cc], Bv[cc]
+        xb, yb = P[cf, b_i, 0], P[cf, b_i, 1]
+        walls_b = np.stack([xb, L - xb, yb, W - yb], axis=1)
+        wk = np.argmin(walls_b, axis=1)
+        wd = walls_b[np.arange(cf.size), wk]
+        xa, ya = P[cf, a_i, 0], P[cf, a_i, 1]
+        walls_a = np.stack([xa, L - xa, ya, W - ya], axis=1)
+        ad = walls_a[np.arange(cf.size), wk]
+        vx, vy = V[cf, b_i, 0], V[cf, b_i, 1]
+        tow = np.stack([-vx, vx, -vy, vy], axis=1)[np.arange(cf.size), wk]
+        flag = (
+            (wd <= p.wall_margin_yd.value) & (ad > wd) & (tow >= p.wall_approach_speed_yd_s.value)
+        )
+        q = np.flatnonzero(flag)
+        if q.size:
+            fc, ff = cc[q], cf[q]
+            new = np.ones(q.size, dtype=bool)
+            new[1:] = (fc[1:] != fc[:-1]) | (ff[1:] != ff[:-1] + 1)
+            rs = np.flatnonzero(new)
+            re = np.append(rs[1:] - 1, q.size - 1)
+            for r0, r1 in zip(rs.tolist(), re.tolist(), strict=True):
+                s_f, e_f = int(ff[r0]), int(ff[r1])
+                if t[e_f] - t[s_f] < p.wall_min_s.value:
+                    continue
+                a_, b = int(a_i[q[r0]]), int(b_i[q[r0]])
+                sel = q[r0 : r1 + 1]
+                ev: dict[str, Evidence] = {
+                    "opponent": _name(tr, b),
+                    "wall": WALLS[int(wk[q[r0]])],
+                    "wall_distance_yd": float(np.min(wd[sel])),
+                    "approach_speed_yd_s": float(np.max(tow[sel])),
+                    "speed_yd_s": float(S[s_f, a_]),
+                    "opponent_speed_yd_s": float(S[s_f, b]),
+                }
+                pl = tr.players[a_]
+                out.append(
+                    Candidate(Clause.R13J, pl.team, pl.number, float(t[s_f]), float(t[e_f]), ev)
+                )
     del d2
     return out
 

@@ -27,8 +27,12 @@ def generated_play(
 
     Players stay close together, so ride-offs, crossings and zigzags happen.
     ``mode``: ``melee`` (everyone wanders), ``gallop`` (blue 1 follows the ball on
-    its line, the others cut across), ``slow`` (a walking carrier, marked: delays).
+    its line, the others cut across), ``slow`` (a walking carrier, marked: delays),
+    ``match`` (smooth play: the ball runs between hits, players follow it at their
+    own distance; few candidates, as in a real chukker).
     """
+    if mode == "match":
+        return _match(seed, seconds, region, rate)
     rng = np.random.default_rng(seed)
     x0, y0, x1, y1 = region
     n = round(seconds * rate) + 1
@@ -116,3 +120,41 @@ def transformed(tr: Tracking, tf: Transform) -> Tracking:
         flip = {Side.LEFT: Side.RIGHT, Side.RIGHT: Side.LEFT}
         defends = tuple((team, flip[s]) for team, s in defends)
     return Tracking(tr.t, tr.players, pos, ball, tr.events, defends, tr.length, tr.width)
+
+
+def _match(
+    seed: int, seconds: float, region: tuple[float, float, float, float], rate: float
+) -> Tracking:
+    rng = np.random.default_rng(seed)
+    x0, y0, x1, y1 = region
+    n = round(seconds * rate) + 1
+    t = np.arange(n) / rate
+    # the ball: straight runs of 1.5 to 6 s between hits, bouncing off the walls
+    ball = np.empty((n, 2))
+    p = np.array([(x0 + x1) / 2, (y0 + y1) / 2])
+    v = np.zeros(2)
+    next_hit = 0
+    for f in range(n):
+        if f == next_hit:
+            ang = rng.uniform(0, 2 * np.pi)
+            v = rng.uniform(4.0, 14.0) * np.array([np.cos(ang), np.sin(ang)])
+            next_hit = f + int(rng.uniform(1.5, 6.0) * rate)
+        p = p + v / rate
+        for k, (lo, hi) in enumerate(((x0 + 1, x1 - 1), (y0 + 1, y1 - 1))):
+            if not lo <= p[k] <= hi:
+                v[k] = -v[k]
+                p[k] = min(max(p[k], lo), hi)
+        v *= 0.995 ** (1 / rate * 25)  # rolling friction
+        ball[f] = p
+    pos = np.empty((n, len(PLAYERS), 2))
+    for j in range(len(PLAYERS)):
+        lag = int(rng.uniform(0.2, 1.5) * rate)
+        follow = np.concatenate([np.repeat(ball[:1], lag, axis=0), ball[: n - lag]])
+        off = np.zeros((n, 2))
+        for _ in range(3):
+            period = rng.uniform(4.0, 30.0)
+            amp = rng.uniform(1.0, 8.0, 2)
+            ph = rng.uniform(0, 2 * np.pi, 2)
+            off += amp * np.sin(2 * np.pi * t[:, None] / period + ph)
+        pos[:, j, :] = np.clip(follow + off, [x0 + 0.5, y0 + 0.5], [x1 - 0.5, y1 - 0.5])
+    return Tracking(t, PLAYERS, pos, ball, (), (("blue", Side.LEFT), ("white", Side.RIGHT)))
