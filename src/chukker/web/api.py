@@ -200,9 +200,9 @@ async def stream(
         since = int(last_event_id.strip())
     sub, backlog = svc.subscribe(lm, since)
 
-    async def messages() -> AsyncIterator[str]:
+    async def messages() -> AsyncIterator[bytes]:
         try:
-            yield "retry: 1000\n\n" + "".join(backlog)
+            yield ("retry: 1000\n\n" + "".join(backlog)).encode()
             queue = sub.queue
             while True:
                 if queue.empty():
@@ -212,7 +212,7 @@ async def stream(
                         async with asyncio.timeout(KEEPALIVE_S):
                             first = await queue.get()
                     except TimeoutError:
-                        yield ": keepalive\n\n"
+                        yield b": keepalive\n\n"
                         continue
                 else:
                     first = queue.get_nowait()
@@ -220,7 +220,7 @@ async def stream(
                 chunk = [first]
                 while not queue.empty():
                     chunk.append(queue.get_nowait())
-                text = "".join(chunk)
+                text = b"".join(chunk)
                 if text:
                     yield text
         finally:

@@ -120,7 +120,7 @@ class Accepted:
 
 @dataclass(eq=False)
 class Subscriber:
-    queue: asyncio.Queue[str] = field(default_factory=lambda: asyncio.Queue(QUEUE_LIMIT))
+    queue: asyncio.Queue[bytes] = field(default_factory=lambda: asyncio.Queue(QUEUE_LIMIT))
     dropped: bool = False
 
 
@@ -137,7 +137,7 @@ class LiveMatch:
     #: a deadline came while an append was in flight; handled after it
     deadline_pending: bool = False
     #: messages being handed to the subscribers, oldest first, with who gets them
-    outbox: deque[tuple[str, list[Subscriber]]] = field(default_factory=deque)
+    outbox: deque[tuple[bytes, list[Subscriber]]] = field(default_factory=deque)
     #: (seq, computed at, valid until, message) of the last state message
     state_cache: tuple[int, int, int, str] | None = None
 
@@ -218,7 +218,7 @@ class LiveService:
                 sub.dropped = True
                 lm.subscribers.discard(sub)
                 with contextlib.suppress(asyncio.QueueFull):
-                    sub.queue.put_nowait("")
+                    sub.queue.put_nowait(b"")
 
     def _spawn(self, coro: Any) -> None:
         task = asyncio.get_running_loop().create_task(coro)
@@ -426,7 +426,7 @@ class LiveService:
         milliseconds; in slices, a horn falling due meanwhile waits one slice at most.
         Messages of one match keep their order.
         """
-        lm.outbox.append((msg, list(lm.subscribers)))
+        lm.outbox.append((msg.encode(), list(lm.subscribers)))
         if self.on_publish is not None:
             self.on_publish(lm.id, msg)
         if len(lm.outbox) == 1:
