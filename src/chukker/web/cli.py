@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import time
 from types import FrameType
 from typing import Annotated, Any
 
@@ -27,7 +28,7 @@ def serve(
 
     from chukker.store import is_postgres_url, open_store
     from chukker.web.app import create_app
-    from chukker.web.demo import DEMO_HEADER
+    from chukker.web.demo import DEMO_HEADER, seed_finished_match
     from chukker.web.live import LiveService
 
     target = db or os.environ.get("CHUKKER_DATABASE_URL") or DEFAULT_DB
@@ -46,6 +47,8 @@ def serve(
         typer.echo(f"  spectators          {base}/m/{m}")
         typer.echo(f"  overlay             {base}/m/{m}/overlay")
         typer.echo(f"  score sheet         {base}/m/{m}/sheet")
+        done = seed_finished_match(store, int(time.time() * 1000))
+        typer.echo(f"chukker: a finished demo match: {base}/m/{done} (sheet: /m/{done}/sheet)")
     typer.echo(f"chukker: serving on {base}/ (new match: {base}/new, API: {base}/docs)")
     app = create_app(store)
     config = uvicorn.Config(app, host=host, port=port, log_level="warning",
