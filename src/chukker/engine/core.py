@@ -38,6 +38,11 @@ _PENALTIES = frozenset(str(p) for p in Penalty)
 _SHOT_RESULTS = frozenset(str(r) for r in ShotResult)
 _NOT_IN_SHOOTOUT = _FREE_HIT_PENALTIES | {"1", "6"}
 _NOT_BEFORE_SHOOTOUT = _FREE_HIT_PENALTIES | {"6"}
+# shared restart descriptors (read-only; the report builds fresh objects from them)
+_R_CENTER: Mapping[str, Any] = {"kind": RestartKind.BOWL_IN, "where": "center"}
+_R_STOP: Mapping[str, Any] = {"kind": RestartKind.BOWL_IN, "where": "stop"}
+_R_PENDING: Mapping[str, Any] = {"kind": RestartKind.FREE_HIT, "where": "pending"}
+_R_RULE10: Mapping[str, Any] = {"kind": RestartKind.BOWL_IN, "where": "rule10"}
 
 
 class Refused(Exception):
@@ -113,7 +118,7 @@ class Core:
         self.notices: list[dict[str, Any]] = []
         # restarts and penalties
         self.awaiting_bowl_in = True
-        self.restart: dict[str, Any] | None = {"kind": RestartKind.BOWL_IN, "where": "center"}
+        self.restart: Mapping[str, Any] | None = _R_CENTER
         self.pending: dict[str, Any] | None = None
         self.last_free_hit: dict[str, Any] | None = None
         self.stoppage_fouls: set[str] = set()
@@ -274,7 +279,7 @@ class Core:
         self.interval_end = t + length
         self.interval_over = False
         if kind is not IntervalKind.SHOOTOUT:
-            self.restart = {"kind": RestartKind.BOWL_IN, "where": "center"}
+            self.restart = _R_CENTER
             self.awaiting_bowl_in = True
         else:
             self.restart = None
@@ -421,7 +426,7 @@ class Core:
             sp = ev.get("spot")
             self.stoppage_spot = None if sp is None else _spot(sp)
             if not self.awaiting_bowl_in or self.restart is None:
-                self.restart = {"kind": RestartKind.BOWL_IN, "where": "stop"}
+                self.restart = _R_STOP
                 self.awaiting_bowl_in = True
         # a whistle while the ball is already dead (confirming a horn) is only recorded
 
@@ -467,7 +472,7 @@ class Core:
         self.score_goal(t, i, team, player, points, "field")
         if self.final:
             return
-        self.restart = {"kind": RestartKind.BOWL_IN, "where": "center"}
+        self.restart = _R_CENTER
         self.awaiting_bowl_in = True
         if (
             self.split
@@ -577,7 +582,7 @@ class Core:
                 "at": t,
                 "event": i,
             }
-            self.restart = {"kind": RestartKind.FREE_HIT, "where": "pending"}
+            self.restart = _R_PENDING
         elif pen == "6":
             self.penalty_6(t, i, team)
         elif pen == "7":
@@ -592,10 +597,10 @@ class Core:
             # Rule 10: fouls by both teams at one stoppage: no free hit, a bowl-in where
             # play stopped, at least 15 yards from the nearer goal
             self.pending = None
-            self.restart = {"kind": RestartKind.BOWL_IN, "where": "rule10"}
+            self.restart = _R_RULE10
             self.awaiting_bowl_in = True
         elif self.restart is None:
-            self.restart = {"kind": RestartKind.BOWL_IN, "where": "stop"}
+            self.restart = _R_STOP
             self.awaiting_bowl_in = True
 
     def penalty_6(self, t: int, i: int, team: str) -> None:
@@ -605,11 +610,11 @@ class Core:
         if team == ref["fouling"]:
             # the fouling team failed to carry out the penalty: the hit is taken again
             self.pending = dict(ref, at=t, event=i, repeat=True)
-            self.restart = {"kind": RestartKind.FREE_HIT, "where": "pending"}
+            self.restart = _R_PENDING
         else:
             # the team fouled failed: a bowl-in at the centre
             self.pending = None
-            self.restart = {"kind": RestartKind.BOWL_IN, "where": "center"}
+            self.restart = _R_CENTER
             self.awaiting_bowl_in = True
 
     def penalty_7(self, t: int, i: int, ev: Mapping[str, Any], team: str, fouled: str) -> None:
@@ -1018,7 +1023,6 @@ class Fold:
         self.setup = setup
         self.lenient = lenient
         self.events: list[Mapping[str, Any]] = []
-        self.times: list[int] = []
         self.refused: set[int] = set()  # 0-based
         self.cancelled: set[int] = set()  # 0-based, cancelled by an active undo
         self.undo_of: dict[int, int] = {}  # undo event (0-based) -> target (0-based)
@@ -1046,12 +1050,10 @@ class Fold:
                 raise Refused(f"time goes backwards: {fmt_s(t)} is before {fmt_s(core.last_at)}")
             if typ == "undo":
                 self.events.append(ev)
-                self.times.append(t)
                 try:
                     self._undo(ev, t, i)
                 except BaseException:
                     self.events.pop()
-                    self.times.pop()
                     raise
                 return
             handler = core.handlers.get(typ)  # type: ignore[arg-type]
@@ -1071,7 +1073,10 @@ class Fold:
                 at_ms = None
             raise EngineError(i, str(typ_s), at_ms, r.reason) from None
         self.events.append(ev)
-        self.times.append(t)
+
+    def _time(self, j: int) -> int:
+        """The time of accepted event ``j`` (0-based), in ms."""
+        return to_ms(self.events[j]["at"])
 
     def _undo(self, ev: Mapping[str, Any], t: int, i: int) -> None:
         target = ev.get("event")
@@ -1094,7 +1099,7 @@ class Fold:
             if j in cancelled or j in self.refused or j in self.undo_of:
                 continue
             e = self.events[j]
-            tj = self.times[j]
+            tj = self._time(j)
             try:
                 if tj >= core.deadline:
                     core.advance(tj)
@@ -1136,7 +1141,6 @@ class Fold:
                     raise
                 self.problems.append(e)
                 self.events.append(ev)
-                self.times.append(self.core.last_at)
                 self.refused.add(len(self.events) - 1)
                 self._rebuild()
 
@@ -1146,10 +1150,11 @@ class Fold:
         for j, e in enumerate(self.events):
             if j in self.refused or j in self.cancelled or j in self.undo_of:
                 if j in self.undo_of:
-                    core.advance(self.times[j])
-                    core.last_at = max(core.last_at, self.times[j])
+                    tu = self._time(j)
+                    core.advance(tu)
+                    core.last_at = max(core.last_at, tu)
                 continue
-            tj = self.times[j]
+            tj = self._time(j)
             if tj >= core.deadline:
                 core.advance(tj)
             core.handlers[e["type"]](e, tj, j + 1)
