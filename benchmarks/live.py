@@ -17,8 +17,13 @@ with plain asyncio sockets so that the client side costs little.
   its deadline (the server's own audit, ``/api/matches/{id}/horns``), and when
   the clients received it minus the deadline.
 
-Prints p50/p99 of each, and the ratio to the targets (horn p99 20 ms,
-fan-out p99 250 ms). Bounded: gives up after ``--timeout`` seconds.
+Baselines measured in the same run, on the same loaded machine: for horns,
+the lateness of a bare asyncio timer in this (client) process firing at the
+same cadence; for fan-out, the round trip of a trivial request
+(``GET /api/time``) to the same server, sent after each goal.
+
+Prints p50/p99 of each, the ratio to its baseline and to the targets (horn p99
+20 ms, fan-out p99 250 ms). Bounded: gives up after ``--timeout`` seconds.
 Server and clients share this machine's cores, so the figures are an upper
 bound for a laptop serving remote screens.
 """
@@ -81,8 +86,10 @@ class Client:
 
     async def run(self) -> None:
         reader, writer = await asyncio.open_connection("127.0.0.1", self.port)
-        writer.write(f"GET /api/matches/{self.match_id}/stream HTTP/1.1\r\n"
-                     f"Host: 127.0.0.1\r\nAccept: text/event-stream\r\n\r\n".encode())
+        writer.write(
+            f"GET /api/matches/{self.match_id}/stream HTTP/1.1\r\n"
+            f"Host: 127.0.0.1\r\nAccept: text/event-stream\r\n\r\n".encode()
+        )
         await writer.drain()
         buf = b""
         try:
@@ -121,8 +128,9 @@ def prepare_horn_matches(db: Path, n: int, first_in_ms: int, every_ms: int) -> l
         start = due - 420_000
         mid = f"horn{k:03d}"
         store.create_match(mid, header, start, hash_token("x"), hash_token("y"))
-        store.append(mid, StoredEvent(1, "b", {"type": "bowl_in", "at": 0.0}, start,
-                                      "timekeeper"), start)
+        store.append(
+            mid, StoredEvent(1, "b", {"type": "bowl_in", "at": 0.0}, start, "timekeeper"), start
+        )
         ids.append(mid)
     store.close()
     return ids
@@ -135,9 +143,12 @@ async def bench(args: argparse.Namespace) -> dict[str, Any]:
     port = free_port()
     env = {k: v for k, v in os.environ.items() if k != "CHUKKER_DATABASE_URL"}
     env["PYTHONPATH"] = str(ROOT / "src")
-    server = subprocess.Popen([sys.executable, "-m", "chukker.web", "--db", str(db), "--port",
-                               str(port), "--no-demo"], env=env,
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    server = subprocess.Popen(
+        [sys.executable, "-m", "chukker.web", "--db", str(db), "--port", str(port), "--no-demo"],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     base = f"http://127.0.0.1:{port}"
     clients: list[Client] = []
     try:
@@ -151,11 +162,14 @@ async def bench(args: argparse.Namespace) -> dict[str, Any]:
             created = (await http.post("/api/matches", json=DEMO_HEADER)).json()
             mid = created["match_id"]
             auth = {"authorization": "Bearer " + created["timekeeper_token"]}
-            await http.post(f"/api/matches/{mid}/events", headers=auth,
-                            json={"command_id": "start", "event": {"type": "bowl_in"}})
+            await http.post(
+                f"/api/matches/{mid}/events",
+                headers=auth,
+                json={"command_id": "start", "event": {"type": "bowl_in"}},
+            )
             targets = [mid] * args.clients + [h for h in horn_ids for _ in range(5)]
             for i in range(0, len(targets), 100):  # connect in batches
-                batch = [Client(port, t) for t in targets[i:i + 100]]
+                batch = [Client(port, t) for t in targets[i : i + 100]]
                 for c in batch:
                     c.task = asyncio.create_task(c.run())
                 await asyncio.wait_for(asyncio.gather(*(c.ready.wait() for c in batch)), 60)
@@ -164,14 +178,24 @@ async def bench(args: argparse.Namespace) -> dict[str, Any]:
             t_connected = time.time()
 
             sent: dict[str, float] = {}
+            rtt: list[float] = []
             for i in range(args.events):
                 t0 = time.time() * 1000
-                r = await http.post(f"/api/matches/{mid}/events", headers=auth, json={
-                    "command_id": f"g{i}",
-                    "event": {"type": "goal", "team": "AB"[i % 2], "player": 1 + i % 3}})
+                r = await http.post(
+                    f"/api/matches/{mid}/events",
+                    headers=auth,
+                    json={
+                        "command_id": f"g{i}",
+                        "event": {"type": "goal", "team": "AB"[i % 2], "player": 1 + i % 3},
+                    },
+                )
                 r.raise_for_status()
                 sent[str(r.json()["seq"])] = t0
-                await asyncio.sleep(args.gap_ms / 1000)
+                await asyncio.sleep(args.gap_ms / 2000)
+                t1 = time.time() * 1000
+                (await http.get("/api/time")).raise_for_status()
+                rtt.append(time.time() * 1000 - t1)
+                await asyncio.sleep(args.gap_ms / 2000)
             end = time.time() + 10
             while time.time() < end and not all(len(c.arrivals) >= args.events for c in fan):
                 await asyncio.sleep(0.05)
@@ -185,7 +209,13 @@ async def bench(args: argparse.Namespace) -> dict[str, Any]:
 
             horns_due = (args.horn_lead_ms + 250 * args.horns) / 1000 + 1
             wait = max(0.0, horns_due - (time.time() - t_connected))
-            await asyncio.sleep(min(wait, args.timeout))
+            timer_late: list[float] = []
+            t_end = time.time() + min(wait, args.timeout)
+            while time.time() + 0.25 < t_end:  # baseline: a bare asyncio timer, same cadence
+                due = time.time() + 0.25
+                await asyncio.sleep(due - time.time())
+                timer_late.append((time.time() - due) * 1000)
+            await asyncio.sleep(max(0.0, t_end - time.time()))
             server_late, audit_count = [], 0
             for h in horn_ids:
                 rows = (await http.get(f"/api/matches/{h}/horns")).json()
@@ -199,13 +229,24 @@ async def bench(args: argparse.Namespace) -> dict[str, Any]:
         server.kill()
         server.wait(10)
     return {
-        "clients": len(clients), "fanout_clients": args.clients, "events": len(sent),
+        "clients": len(clients),
+        "fanout_clients": args.clients,
+        "events": len(sent),
         "missing_deliveries": missing,
-        "fanout_all_p50_ms": pct(per_event, 50), "fanout_all_p99_ms": pct(per_event, 99),
-        "fanout_each_p50_ms": pct(per_client, 50), "fanout_each_p99_ms": pct(per_client, 99),
-        "horns_sounded": audit_count, "horns_expected": args.horns,
-        "horn_server_p50_ms": pct(server_late, 50), "horn_server_p99_ms": pct(server_late, 99),
-        "horn_client_p50_ms": pct(client_late, 50), "horn_client_p99_ms": pct(client_late, 99),
+        "fanout_all_p50_ms": pct(per_event, 50),
+        "fanout_all_p99_ms": pct(per_event, 99),
+        "fanout_each_p50_ms": pct(per_client, 50),
+        "fanout_each_p99_ms": pct(per_client, 99),
+        "horns_sounded": audit_count,
+        "horns_expected": args.horns,
+        "horn_server_p50_ms": pct(server_late, 50),
+        "horn_server_p99_ms": pct(server_late, 99),
+        "horn_client_p50_ms": pct(client_late, 50),
+        "horn_client_p99_ms": pct(client_late, 99),
+        "baseline_timer_p50_ms": pct(timer_late, 50),
+        "baseline_timer_p99_ms": pct(timer_late, 99),
+        "baseline_rtt_p50_ms": pct(rtt, 50),
+        "baseline_rtt_p99_ms": pct(rtt, 99),
     }
 
 
@@ -215,8 +256,12 @@ def main() -> None:
     ap.add_argument("--events", type=int, default=100)
     ap.add_argument("--horns", type=int, default=40)
     ap.add_argument("--gap-ms", type=int, default=200, help="time between two posted events")
-    ap.add_argument("--horn-lead-ms", type=int, default=25_000,
-                    help="time from preparing the horn matches to the first horn")
+    ap.add_argument(
+        "--horn-lead-ms",
+        type=int,
+        default=25_000,
+        help="time from preparing the horn matches to the first horn",
+    )
     ap.add_argument("--timeout", type=float, default=120.0)
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
@@ -224,20 +269,39 @@ def main() -> None:
     if args.json:
         print(json.dumps(res, indent=2))
         return
-    print(f"chukker live benchmark: {res['clients']} SSE clients on 127.0.0.1 "
-          f"({res['fanout_clients']} on the fan-out match)")
-    print(f"  fan-out, POST sent -> arrived at all clients ({res['events']} events): "
-          f"p50 {res['fanout_all_p50_ms']:.1f} ms, p99 {res['fanout_all_p99_ms']:.1f} ms "
-          f"= {res['fanout_all_p99_ms'] / FANOUT_TARGET_MS:.2f} x target {FANOUT_TARGET_MS:.0f} ms"
-          f" (missing deliveries: {res['missing_deliveries']})")
-    print(f"  fan-out, per client: p50 {res['fanout_each_p50_ms']:.1f} ms, "
-          f"p99 {res['fanout_each_p99_ms']:.1f} ms")
-    print(f"  horns ({res['horns_sounded']}/{res['horns_expected']}), published - deadline: "
-          f"p50 {res['horn_server_p50_ms']:.1f} ms, p99 {res['horn_server_p99_ms']:.1f} ms "
-          f"= {res['horn_server_p99_ms'] / HORN_TARGET_MS:.2f} x target {HORN_TARGET_MS:.0f} ms")
-    print(f"  horns, received by clients - deadline: p50 {res['horn_client_p50_ms']:.1f} ms, "
-          f"p99 {res['horn_client_p99_ms']:.1f} ms")
-
+    print(
+        f"chukker live benchmark: {res['clients']} SSE clients on 127.0.0.1 "
+        f"({res['fanout_clients']} on the fan-out match)"
+    )
+    print(
+        f"  fan-out, POST sent -> arrived at all clients ({res['events']} events): "
+        f"p50 {res['fanout_all_p50_ms']:.1f} ms, p99 {res['fanout_all_p99_ms']:.1f} ms "
+        f"= {res['fanout_all_p99_ms'] / FANOUT_TARGET_MS:.2f} x target {FANOUT_TARGET_MS:.0f} ms"
+        f" (missing deliveries: {res['missing_deliveries']})"
+    )
+    print(
+        f"  fan-out, per client: p50 {res['fanout_each_p50_ms']:.1f} ms, "
+        f"p99 {res['fanout_each_p99_ms']:.1f} ms"
+    )
+    print(
+        f"  horns ({res['horns_sounded']}/{res['horns_expected']}), published - deadline: "
+        f"p50 {res['horn_server_p50_ms']:.1f} ms, p99 {res['horn_server_p99_ms']:.1f} ms "
+        f"= {res['horn_server_p99_ms'] / HORN_TARGET_MS:.2f} x target {HORN_TARGET_MS:.0f} ms"
+    )
+    print(
+        f"  horns, received by clients - deadline: p50 {res['horn_client_p50_ms']:.1f} ms, "
+        f"p99 {res['horn_client_p99_ms']:.1f} ms"
+    )
+    print(
+        f"  baseline, bare asyncio timer lateness: p50 {res['baseline_timer_p50_ms']:.1f} ms, "
+        f"p99 {res['baseline_timer_p99_ms']:.1f} ms; horn p99 / timer p99 = "
+        f"{res['horn_server_p99_ms'] / max(res['baseline_timer_p99_ms'], 0.1):.1f}x"
+    )
+    print(
+        f"  baseline, GET /api/time round trip: p50 {res['baseline_rtt_p50_ms']:.1f} ms, "
+        f"p99 {res['baseline_rtt_p99_ms']:.1f} ms; fan-out p99 / round trip p99 = "
+        f"{res['fanout_all_p99_ms'] / max(res['baseline_rtt_p99_ms'], 0.1):.1f}x"
+    )
 
 
 if __name__ == "__main__":
