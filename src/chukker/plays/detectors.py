@@ -1,4 +1,4 @@
-"""Vectorised detectors: NumPy over arrays shaped ``(frames, players, 2)``.
+"""Vectorised detectors: NumPy over player-major arrays shaped ``(players, frames)``.
 
 The model (documented in ``docs/plays.md``) in short:
 
@@ -17,6 +17,15 @@ The model (documented in ``docs/plays.md``) in short:
 Each detector is one rule check per frame (after the RoboCup auto-referee) and
 each candidate carries its evidence. :mod:`chukker.plays.reference` computes the
 same candidates with plain per-frame Python.
+
+How the work is kept small: the kinematics (velocity, speed, heading) are computed
+once, player-major so that every row is contiguous; the opponent pairs' distances
+and contacts once (:class:`Pairs`) and shared by 12/13d, 13b, 13a, 13f and 13j;
+each detector first cuts the work to the few frames (or pair-frames) that can
+matter (right of way settled, a player galloping with an opponent within reach,
+mounts in contact, the ball at a walk in someone's reach) and only there computes
+angles and offsets; runs are found from boolean edges, and evidence is gathered for
+all candidates of a detector in one array pass.
 
 >>> from chukker.plays.scenario import load_shipped
 >>> [c.clause for c in detect(load_shipped("13b-zigzag").tracking())]
@@ -43,44 +52,114 @@ WALLS = ("end", "end", "side", "side")  # x = 0, x = length, y = 0, y = width
 
 @dataclass(frozen=True, slots=True, eq=False)
 class Frames:
-    """Per-frame quantities shared by the detectors (and drawn by the renderers)."""
+    """Per-frame quantities shared by the detectors (and drawn by the renderers).
+
+    Player quantities are player-major, shaped ``(players, frames)`` (each row
+    contiguous): positions ``x``, ``y``, speed ``s``, unit heading ``ux``, ``uy``
+    (zero when not moving). Velocities are not kept: :meth:`vel_at` recomputes them,
+    bit for bit, where a detector needs them. ``pos``, ``speed``, ``vel`` and
+    ``head`` give frame-major arrays.
+    """
 
     t: F64
+    dt: F64
     pos: F64
-    vel: F64
-    speed: F64
-    head: F64
+    x: F64
+    y: F64
+    s: F64
+    ux: F64
+    uy: F64
     moving: B
     live: B
     teams: tuple[str, ...]
     team_code: I64
     line_id: I64
-    line_origin: F64
-    line_dir: F64
+    line_ox: F64
+    line_oy: F64
+    line_dx: F64
+    line_dy: F64
     holder: I64
     protected: B
     change: B
     settled: B
+    ball_d2: F64 | None  # squared distance of each player to the ball, (players, frames)
+
+    @property
+    def line_origin(self) -> F64:
+        """Point of the line of the ball, ``(frames, 2)``."""
+        return np.stack([self.line_ox, self.line_oy], axis=1)
+
+    @property
+    def line_dir(self) -> F64:
+        """Unit direction of the line of the ball, ``(frames, 2)``."""
+        return np.stack([self.line_dx, self.line_dy], axis=1)
+
+    @property
+    def speed(self) -> F64:
+        """Speeds, ``(frames, players)``."""
+        return self.s.T
+
+    @property
+    def head(self) -> F64:
+        """Unit headings (zero when not moving), ``(frames, players, 2)``."""
+        return np.stack([self.ux.T, self.uy.T], axis=-1)
+
+    @property
+    def vel(self) -> F64:
+        """Velocities, ``(frames, players, 2)``."""
+        n, F = self.x.shape
+        j = np.repeat(np.arange(n), F)
+        f = np.tile(np.arange(F), n)
+        vx, vy = self.vel_at(j, f)
+        return np.stack([vx.reshape(n, F).T, vy.reshape(n, F).T], axis=-1)
+
+    def vel_at(self, j: I64, f: I64) -> tuple[F64, F64]:
+        """Velocity of players ``j`` at frames ``f`` (arrays of one shape).
+
+        The backward difference ``(p[f] - p[f - 1]) / (t[f] - t[f - 1])``; frame 0
+        copies frame 1; zero when there is a single frame.
+        """
+        F = self.x.shape[1]
+        if F < 2:
+            z = np.zeros(np.shape(f))
+            return z, z.copy()
+        g = np.maximum(f, 1)
+        i1 = j * F + g
+        i0 = i1 - 1
+        d = self.dt.take(g - 1)
+        vx: F64 = (self.x.take(i1) - self.x.take(i0)) / d
+        vy: F64 = (self.y.take(i1) - self.y.take(i0)) / d
+        return vx, vy
 
 
-def _velocity(t: F64, p: F64) -> F64:
-    v = np.zeros_like(p)
-    if t.shape[0] > 1:
-        dt = t[1:] - t[:-1]
-        shape = (-1,) + (1,) * (p.ndim - 1)
-        v[1:] = (p[1:] - p[:-1]) / dt.reshape(shape)
-        v[0] = v[1]
-    return v
+def _player_major(P: F64, block: int = 4096) -> F64:
+    """``(frames, players, 2)`` to ``(2, players, frames)``, transposed in cache-sized blocks.
 
-
-def _speed(v: F64) -> F64:
-    out: F64 = np.sqrt(v[..., 0] * v[..., 0] + v[..., 1] * v[..., 1])
+    A whole-array transpose walks memory with a large stride (slow); block by block
+    both sides stay in cache.
+    """
+    F, N = P.shape[0], P.shape[1]
+    out = np.empty((2, N, F))
+    for s in range(0, F, block):
+        out[:, :, s : s + block] = P[s : s + block].transpose(2, 1, 0)
     return out
 
 
-def _heading(v: F64, s: F64, moving: B) -> F64:
-    safe = np.where(moving, s, 1.0)
-    return np.where(moving[..., None], v / safe[..., None], 0.0)
+BLOCK = 8192  # frames per block of the per-player work in :func:`frames`
+
+
+def _velocity_block(dt: F64, x: F64, s: int, e: int, out: F64) -> None:
+    """Backward difference of ``x[..., s:e]`` (frames last) into ``out``; frame 0 copies frame 1."""
+    F = x.shape[-1]
+    if F < 2:
+        out.fill(0.0)
+        return
+    lo = max(s, 1)
+    o = out[..., lo - s :]
+    np.subtract(x[..., lo:e], x[..., lo - 1 : e - 1], out=o)
+    o /= dt[lo - 1 : e - 1]
+    if s == 0:
+        out[..., 0] = out[..., 1]
 
 
 def event_frame(t: F64, at: float) -> int:
@@ -107,14 +186,36 @@ def live_mask(tr: Tracking) -> B:
 
 
 def frames(tr: Tracking, p: Params = DEFAULT_PARAMS) -> Frames:
-    """Kinematics, liveness, line of the ball and right of way for every frame."""
+    """Kinematics, liveness, line of the ball and right of way for every frame.
+
+    The per-player work runs over blocks of ``BLOCK`` frames with a few small
+    scratch arrays, so that it stays in cache and allocates no fresh full-size
+    temporaries (fresh memory costs as much as the arithmetic here).
+    """
     t, P = tr.t, tr.pos
     F, N = P.shape[0], P.shape[1]
     ar = np.arange(F)
-    V = _velocity(t, P)
-    S = _speed(V)
-    mov = p.moving_speed_yd_s.value <= S
-    U = _heading(V, S, mov)
+    dt = np.diff(t)
+    XY = _player_major(P)
+    X, Y = XY[0], XY[1]
+    S = np.empty((N, F))
+    UX = np.zeros((N, F))
+    UY = np.zeros((N, F))
+    mov = np.empty((N, F), dtype=bool)
+    ms = p.moving_speed_yd_s.value
+    nb = min(BLOCK, F)
+    t1_, t2_, t3_ = np.empty((N, nb)), np.empty((N, nb)), np.empty((N, nb))
+    for s in range(0, F, BLOCK):
+        e = min(F, s + BLOCK)
+        vx, vy, t3 = t1_[:, : e - s], t2_[:, : e - s], t3_[:, : e - s]
+        _velocity_block(dt, X, s, e, vx)
+        _velocity_block(dt, Y, s, e, vy)
+        sb = np.multiply(vx, vx, out=S[:, s:e])
+        sb += np.multiply(vy, vy, out=t3)
+        np.sqrt(sb, out=sb)
+        mb = np.less_equal(ms, sb, out=mov[:, s:e])
+        np.divide(vx, sb, out=UX[:, s:e], where=mb)
+        np.divide(vy, sb, out=UY[:, s:e], where=mb)
     live = live_mask(tr)
     teams = tuple(sorted({pl.team for pl in tr.players}))
     team_code = np.array([teams.index(pl.team) for pl in tr.players], dtype=np.int64)
@@ -122,200 +223,308 @@ def frames(tr: Tracking, p: Params = DEFAULT_PARAMS) -> Frames:
 
     # Rule 11: line of the ball
     line_id = np.full(F, -1, dtype=np.int64)
-    origin = np.zeros((F, 2))
-    direction = np.zeros((F, 2))
+    ox = oy = ldx = ldy = np.zeros(F)
+    ball_d2: F64 | None = None
+    holder = np.full(F, -1, dtype=np.int64)
     if tr.ball is not None and F > 0:
-        Bp = tr.ball
-        VB = _velocity(t, Bp)
-        SB = _speed(VB)
-        bm = p.ball_moving_speed_yd_s.value <= SB
-        UB = _heading(VB, SB, bm)
+        bx = np.ascontiguousarray(tr.ball[:, 0])
+        by = np.ascontiguousarray(tr.ball[:, 1])
+        bvx = np.empty(F)
+        bvy = np.empty(F)
+        _velocity_block(dt, bx, 0, F, bvx)
+        _velocity_block(dt, by, 0, F, bvy)
+        bs = np.sqrt(bvx * bvx + bvy * bvy)
+        bm = p.ball_moving_speed_yd_s.value <= bs
+        bux = np.divide(bvx, bs, out=np.zeros(F), where=bm)
+        buy = np.divide(bvy, bs, out=np.zeros(F), where=bm)
         new = bm.copy()
         if F > 1:
             cos_turn = math.cos(math.radians(p.line_turn_deg.value))
-            dot = UB[1:, 0] * UB[:-1, 0] + UB[1:, 1] * UB[:-1, 1]
+            dot = bux[1:] * bux[:-1]
+            dot += buy[1:] * buy[:-1]
             new[1:] &= ~(bm[:-1] & (dot >= cos_turn))
-        dirs = UB.copy()
-        for e in tr.events:
-            if e.kind is EventKind.MISS and e.player in index:
-                f = event_frame(t, e.t)
-                j = index[e.player]
-                if f < F and mov[f, j]:
+        for ev in tr.events:
+            if ev.kind is EventKind.MISS and ev.player in index:
+                f = event_frame(t, ev.t)
+                j = index[ev.player]
+                if f < F and mov[j, f]:
                     new[f] = True
-                    dirs[f] = U[f, j]
+                    bux[f], buy[f] = UX[j, f], UY[j, f]
         line_id = np.maximum.accumulate(np.where(new, ar, -1))
         li = np.maximum(line_id, 0)
-        origin = Bp[li]
-        direction = dirs[li]
-    has_line = line_id >= 0
+        ox, oy, ldx, ldy = bx.take(li), by.take(li), bux.take(li), buy.take(li)
+        line_live = (line_id >= 0) & live
 
-    # Rule 12: who is entitled
-    holder = np.full(F, -1, dtype=np.int64)
-    if tr.ball is not None and N > 0:
-        Bp = tr.ball
-        dxb = P[..., 0] - Bp[:, None, 0]
-        dyb = P[..., 1] - Bp[:, None, 1]
-        prox = p.row_proximity_yd.value
-        cosl = U[..., 0] * direction[:, None, 0] + U[..., 1] * direction[:, None, 1]
-        elig = (
-            has_line[:, None]
-            & live[:, None]
-            & mov
-            & (p.row_min_speed_yd_s.value <= S)
-            & (dxb * dxb + dyb * dyb <= prox * prox)
-            & (np.abs(cosl) >= math.cos(math.radians(p.row_max_angle_deg.value)))
-        )
-        lat = direction[:, None, 0] * (P[..., 1] - origin[:, None, 1]) - direction[:, None, 1] * (
-            P[..., 0] - origin[:, None, 0]
-        )
-        cr = direction[:, None, 0] * U[..., 1] - direction[:, None, 1] * U[..., 0]
-        key = np.where(elig, np.abs(lat + p.row_lookahead_yd.value * cr), np.inf)
-        best = np.argmin(key, axis=1)
-        holder = np.where(np.isfinite(key[ar, best]), best, -1).astype(np.int64)
+        # Rule 12: who is entitled (smallest offset from the line after the lookahead)
+        ball_d2 = np.empty((N, F))
+        prox2 = p.row_proximity_yd.value**2
+        rmin = p.row_min_speed_yd_s.value
+        cos_row = math.cos(math.radians(p.row_max_angle_deg.value))
+        look = p.row_lookahead_yd.value
+        el_ = np.empty((N, nb), dtype=bool)
+        best_ = np.empty(nb)
+        for s in range(0, F, BLOCK):
+            e = min(F, s + BLOCK)
+            n = e - s
+            t1, t2, t3, el, best = t1_[:, :n], t2_[:, :n], t3_[:, :n], el_[:, :n], best_[:n]
+            xb, yb, uxb, uyb = X[:, s:e], Y[:, s:e], UX[:, s:e], UY[:, s:e]
+            d2 = ball_d2[:, s:e]
+            np.subtract(xb, bx[s:e], out=t1)
+            t1 *= t1
+            np.subtract(yb, by[s:e], out=d2)
+            d2 *= d2
+            d2 += t1
+            np.less_equal(rmin, S[:, s:e], out=el)
+            el &= mov[:, s:e]
+            el &= d2 <= prox2
+            el &= line_live[s:e]
+            lx, ly = ldx[s:e], ldy[s:e]
+            np.multiply(uxb, lx, out=t1)  # |cos| to the line
+            t1 += np.multiply(uyb, ly, out=t2)
+            np.abs(t1, out=t1)
+            el &= t1 >= cos_row
+            np.subtract(yb, oy[s:e], out=t1)  # lat = dx (y - oy) - dy (x - ox)
+            t1 *= lx
+            np.subtract(xb, ox[s:e], out=t2)
+            t2 *= ly
+            t1 -= t2
+            np.multiply(uyb, lx, out=t2)  # cr = dx uy - dy ux
+            t2 -= np.multiply(uxb, ly, out=t3)
+            t2 *= look
+            t1 += t2  # key = |lat + lookahead * cr|
+            np.abs(t1, out=t1)
+            best.fill(np.inf)
+            hb = holder[s:e]
+            for j in range(N):  # argmin over the eligible players, ties to the first
+                better = t1[j] < best
+                better &= el[j]
+                hb[better] = j
+                np.copyto(best, t1[j], where=better)
 
-    suspended = np.zeros((F, max(N, 1)), dtype=bool)
+    suspended = None
     for e in tr.events:
         if e.kind is EventKind.HOOK and e.on in index:
+            if suspended is None:
+                suspended = np.zeros((N, F), dtype=bool)
             win = (t >= e.t - 1e-9) & (t < e.t + p.hook_grace_s.value)
-            suspended[win, index[e.on]] = True
-    protected = (holder >= 0) & ~suspended[ar, np.maximum(holder, 0)]
+            suspended[index[e.on], win] = True
+    protected = holder >= 0
+    if suspended is not None:
+        protected &= ~suspended[np.maximum(holder, 0), ar]
     change = np.ones(F, dtype=bool)
     change[1:] = (holder[1:] != holder[:-1]) | (line_id[1:] != line_id[:-1])
     last = np.maximum.accumulate(np.where(change, ar, 0))
     settled = (t - t[last]) >= p.row_clear_s.value
     return Frames(
         t,
+        dt,
         P,
-        V,
+        X,
+        Y,
         S,
-        U,
+        UX,
+        UY,
         mov,
         live,
         teams,
         team_code,
         line_id,
-        origin,
-        direction,
+        ox,
+        oy,
+        ldx,
+        ldy,
         holder,
         protected,
         change,
         settled,
+        ball_d2,
     )
 
 
 # --------------------------------------------------------------------------- helpers
 
 
-def _run_end(mask: B) -> I64:
-    """For each frame, the last index of the run of True starting there (``f - 1`` if False)."""
-    F = mask.shape[0]
-    idx = np.arange(F).reshape((-1,) + (1,) * (mask.ndim - 1))
-    nxt = np.where(mask, F, idx)
-    nxt = np.minimum.accumulate(nxt[::-1], axis=0)[::-1]
-    out: I64 = nxt - 1
-    return out
+@dataclass(frozen=True, slots=True, eq=False)
+class Pairs:
+    """Opponent pairs ``i < j``: offset ``j - i``, squared distance and contact.
+
+    Arrays are ``(pairs, frames)``; ``run_*`` are the contact runs (pair, first
+    frame, last frame), pair-major.
+    """
+
+    i: I64
+    j: I64
+    index: I64  # (players, players) -> pair, -1 for teammates and oneself
+    dx: F64
+    dy: F64
+    d2: F64
+    contact: B
+    run_pair: I64
+    run_start: I64
+    run_end: I64
+
+
+def pairs(fr: Frames, p: Params) -> Pairs:
+    """Offsets, distances and contacts of every opponent pair, once for all detectors."""
+    n, F = fr.x.shape
+    a, b = [], []
+    for i in range(n):
+        for j in range(i + 1, n):
+            if fr.team_code[i] != fr.team_code[j]:
+                a.append(i)
+                b.append(j)
+    PI, PJ = np.array(a, dtype=np.int64), np.array(b, dtype=np.int64)
+    index = np.full((n, n), -1, dtype=np.int64)
+    index[PI, PJ] = np.arange(PI.size)
+    index[PJ, PI] = np.arange(PI.size)
+    dx = np.empty((PI.size, F))
+    dy = np.empty((PI.size, F))
+    for k, (i, j) in enumerate(zip(a, b, strict=True)):
+        np.subtract(fr.x[j], fr.x[i], out=dx[k])
+        np.subtract(fr.y[j], fr.y[i], out=dy[k])
+    d2 = dx * dx
+    d2 += dy * dy
+    c = p.contact_yd.value
+    mv = fr.s >= p.ride_min_speed_yd_s.value
+    contact = d2 <= c * c
+    contact &= mv[PI]
+    contact &= mv[PJ]
+    contact &= fr.live
+    col, s, e = _runs(contact)
+    return Pairs(PI, PJ, index, dx, dy, d2, contact, col, s, e)
+
+
+def _segments(col: I64, f: I64) -> tuple[I64, I64]:
+    """Entries sorted by (column, frame): first and last entry of each run of frames."""
+    n = col.size
+    new = np.ones(n, dtype=bool)
+    np.not_equal(col[1:], col[:-1], out=new[1:])
+    new[1:] |= f[1:] != f[:-1] + 1
+    first = np.flatnonzero(new)
+    last = np.empty_like(first)
+    last[:-1] = first[1:] - 1
+    if n:
+        last[-1] = n - 1
+    return first, last
 
 
 def _runs(mask: B) -> tuple[I64, I64, I64]:
-    """Runs of True in a ``(frames, columns)`` mask: (column, start, end) arrays."""
-    F, K = mask.shape
-    pad = np.zeros((F + 2, K), dtype=np.int8)
-    pad[1:-1] = mask
-    d = np.diff(pad, axis=0)
-    sf, sc = np.nonzero(d.T == 1)
-    _, ec = np.nonzero(d.T == -1)
-    return sf.astype(np.int64), sc.astype(np.int64), (ec - 1).astype(np.int64)
-
-
-def _pairs(fr: Frames, ordered: bool) -> tuple[I64, I64]:
-    n = fr.team_code.shape[0]
-    a, b = [], []
-    for i in range(n):
-        for j in range(n):
-            if fr.team_code[i] != fr.team_code[j] and (ordered or i < j):
-                a.append(i)
-                b.append(j)
-    return np.array(a, dtype=np.int64), np.array(b, dtype=np.int64)
+    """Runs of True in a ``(columns, frames)`` mask: (column, first frame, last frame)."""
+    F = mask.shape[1]
+    flat = np.flatnonzero(mask)
+    col = flat // max(F, 1)
+    f = flat - col * F
+    first, last = _segments(col, f)
+    return col[first], f[first], f[last]
 
 
 def _name(tr: Tracking, j: int) -> str:
     return str(tr.players[j])
 
 
-def _contact(fr: Frames, p: Params, PI: I64, PJ: I64) -> tuple[B, F64]:
-    P, S = fr.pos, fr.speed
-    dx = P[:, PJ, 0] - P[:, PI, 0]
-    dy = P[:, PJ, 1] - P[:, PI, 1]
-    d2 = dx * dx + dy * dy
-    c = p.contact_yd.value
-    m = p.ride_min_speed_yd_s.value
-    contact = fr.live[:, None] & (d2 <= c * c) & (S[:, PI] >= m) & (S[:, PJ] >= m)
-    return contact, d2
+def _at(a: F64, rows: I64, frames_: I64) -> F64:
+    """``a[rows, frames_]`` for a contiguous ``(rows, frames)`` array (flat gather)."""
+    out: F64 = a.take(rows * a.shape[1] + frames_)
+    return out
 
 
 # --------------------------------------------------------------------------- detectors
 
 
-def detect_row(tr: Tracking, fr: Frames, p: Params) -> list[Candidate]:
-    """12 (entering the right of way at an unsafe distance) and 13d (riding someone into it)."""
-    F, N = fr.pos.shape[0], fr.pos.shape[1]
+def detect_row(tr: Tracking, fr: Frames, p: Params, pr: Pairs | None = None) -> list[Candidate]:
+    """12 (entering the right of way at an unsafe distance) and 13d (riding someone into it).
+
+    Only frames where the right of way is settled, unchanged, live and protected can
+    hold an entry, and only opponents of the holder within reach of his corridor
+    (the shared pair distances): the corridor geometry is computed for those.
+    """
+    N, F = fr.x.shape
     if F < 2 or N < 2:
         return []
-    ar = np.arange(F)
-    h = np.maximum(fr.holder, 0)
-    hasH = fr.holder >= 0
-    P, V, S = fr.pos, fr.vel, fr.speed
-    Ph, Uh, Sh = P[ar, h], fr.head[ar, h], S[ar, h]
-    rx = P[..., 0] - Ph[:, None, 0]
-    ry = P[..., 1] - Ph[:, None, 1]
-    a = Uh[:, None, 0] * rx + Uh[:, None, 1] * ry
-    lat = Uh[:, None, 0] * ry - Uh[:, None, 1] * rx
-    w = Uh[:, None, 0] * V[..., 1] - Uh[:, None, 1] * V[..., 0]
-    hw = p.row_half_width_yd.value
-    opp = fr.team_code[None, :] != fr.team_code[h][:, None]
-    inside = (
-        hasH[:, None]
-        & opp
-        & (a > p.row_front_yd.value)
-        & (a <= p.row_length_yd.value)
-        & (np.abs(lat) <= hw)
-    )
+    pr = pr if pr is not None else pairs(fr, p)
     ok = ~fr.change & fr.settled & fr.live & fr.protected
-    unsafe_at = np.maximum(p.row_min_gap_yd.value, Sh * p.row_headway_s.value)
-    entry = np.zeros((F, N), dtype=bool)
-    entry[1:] = (
-        inside[1:]
-        & ok[1:, None]
-        & ~inside[:-1]
-        & (w[1:] * lat[:-1] < 0)
-        & (np.abs(w[1:]) >= p.row_entry_lateral_speed_yd_s.value)
-        & (a[1:] < unsafe_at[1:, None])
-    )
-    fs, js = np.nonzero(entry)
-    if fs.size == 0:
+    Q = np.flatnonzero(ok)  # never frame 0: it is always a change
+    if Q.size == 0:
         return []
-    stay = inside & fr.live[:, None] & ~fr.change[:, None]
-    ends = _run_end(stay)
+    front, length, hw = p.row_front_yd.value, p.row_length_yd.value, p.row_half_width_yd.value
+    reach = (length * length + hw * hw) * (1.0 + 1e-9) + 1e-9
+    kk = pr.index[fr.holder[Q]]  # (frames, players): pair of holder and player, -1 if none
+    e_idx = np.flatnonzero(kk >= 0)  # frame-major, as the reference
+    q = e_idx // N
+    j = e_idx - q * N
+    k = kk.ravel().take(e_idx)
+    f = Q.take(q)
+    near = np.flatnonzero(pr.d2.take(k * F + f) <= reach)
+    if near.size == 0:
+        return []
+    j, f = j[near], f[near]
+    h = fr.holder.take(f)
+    X, Y, UX, UY = fr.x, fr.y, fr.ux, fr.uy
+
+    def corridor(g: I64) -> tuple[F64, F64, F64, F64, B]:
+        ih, ij = h * F + g, j * F + g
+        ux, uy = UX.take(ih), UY.take(ih)
+        rx = X.take(ij) - X.take(ih)
+        ry = Y.take(ij) - Y.take(ih)
+        a = ux * rx + uy * ry
+        lat = ux * ry - uy * rx
+        inside = (a > front) & (a <= length) & (np.abs(lat) <= hw)
+        return ux, uy, a, lat, inside
+
+    ux, uy, a, _, inside = corridor(f)
+    # the holder is the same at the frame before (no change), with his heading then
+    _, _, _, lat_p, inside_p = corridor(f - 1)
+    vx, vy = fr.vel_at(j, f)
+    w = ux * vy - uy * vx
+    unsafe_at = np.maximum(p.row_min_gap_yd.value, fr.s.take(h * F + f) * p.row_headway_s.value)
+    entry = np.flatnonzero(
+        inside
+        & ~inside_p
+        & (w * lat_p < 0)
+        & (np.abs(w) >= p.row_entry_lateral_speed_yd_s.value)
+        & (a < unsafe_at)
+    )
+    if entry.size == 0:
+        return []
+    S = fr.s
     c2 = p.contact_yd.value * p.contact_yd.value
     m = p.ride_min_speed_yd_s.value
     out: list[Candidate] = []
-    for f, j in zip(fs.tolist(), js.tolist(), strict=True):
-        hh = int(h[f])
-        e = int(ends[f, j])
+    for r in entry.tolist():
+        fe, je, hh = int(f[r]), int(j[r]), int(h[r])
+        e = _row_end(fr, p, fe, je, hh)
         k_best, d_best = -1, math.inf
-        if S[f, j] >= m:
-            for k in range(N):
-                if k in (hh, j) or fr.team_code[k] == fr.team_code[j] or S[f, k] < m:
+        if S[je, fe] >= m:
+            for o in range(N):
+                if o in (hh, je) or fr.team_code[o] == fr.team_code[je] or S[o, fe] < m:
                     continue
-                dx = P[f, j, 0] - P[f, k, 0]
-                dy = P[f, j, 1] - P[f, k, 1]
+                dx = X[je, fe] - X[o, fe]
+                dy = Y[je, fe] - Y[o, fe]
                 d2 = float(dx * dx + dy * dy)
-                if fr.live[f] and d2 <= c2 and d2 < d_best:
-                    k_best, d_best = k, d2
-        out.append(
-            _row_candidate(tr, fr, f, e, j, hh, k_best, d_best, float(a[f, j]), float(w[f, j]))
-        )
+                if fr.live[fe] and d2 <= c2 and d2 < d_best:
+                    k_best, d_best = o, d2
+        out.append(_row_candidate(tr, fr, fe, e, je, hh, k_best, d_best, float(a[r]), float(w[r])))
     return out
+
+
+def _row_end(fr: Frames, p: Params, f: int, j: int, h: int) -> int:
+    """Last frame of the stay in the corridor entered at ``f`` (windows of growing size)."""
+    F = fr.t.shape[0]
+    front, length, hw = p.row_front_yd.value, p.row_length_yd.value, p.row_half_width_yd.value
+    e, step = f, 16
+    while e + 1 < F:
+        sl = slice(e + 1, min(F, e + 1 + step))
+        ux, uy = fr.ux[h, sl], fr.uy[h, sl]
+        rx = fr.x[j, sl] - fr.x[h, sl]
+        ry = fr.y[j, sl] - fr.y[h, sl]
+        a = ux * rx + uy * ry
+        lat = ux * ry - uy * rx
+        stay = (a > front) & (a <= length) & (np.abs(lat) <= hw) & fr.live[sl] & ~fr.change[sl]
+        gone = np.flatnonzero(~stay)
+        if gone.size:
+            return e + int(gone[0])
+        e, step = sl.stop - 1, step * 4
+    return e
 
 
 def _row_candidate(
@@ -330,17 +539,15 @@ def _row_candidate(
     dist: float,
     w: float,
 ) -> Candidate:
-    S, U = fr.speed, fr.head
+    S, UX, UY = fr.s, fr.ux, fr.uy
     ev: dict[str, Evidence] = {
         "holder": _name(tr, h),
         "distance_yd": dist,
-        "holder_speed_yd_s": float(S[f, h]),
-        "entering_speed_yd_s": float(S[f, j]),
+        "holder_speed_yd_s": float(S[h, f]),
+        "entering_speed_yd_s": float(S[j, f]),
         "lateral_speed_yd_s": abs(w),
-        "angle_deg": angle_deg(
-            float(U[f, j, 0]), float(U[f, j, 1]), float(U[f, h, 0]), float(U[f, h, 1])
-        )
-        if fr.moving[f, j]
+        "angle_deg": angle_deg(float(UX[j, f]), float(UY[j, f]), float(UX[h, f]), float(UY[h, f]))
+        if fr.moving[j, f]
         else None,
         "entries": 1,
     }
@@ -353,42 +560,60 @@ def _row_candidate(
     return Candidate(clause, pl.team, pl.number, float(fr.t[f]), float(fr.t[e]), ev)
 
 
-def detect_zigzag(tr: Tracking, fr: Frames, p: Params) -> list[Candidate]:
+def detect_zigzag(tr: Tracking, fr: Frames, p: Params, pr: Pairs | None = None) -> list[Candidate]:
     """13b: repeated swerves across the path of a galloping opponent, in front of him.
 
-    Only the (pair, frame) entries where one player gallops with the other in front
-    are kept (compressed), then sideways reversals are found within each run.
+    Only the (pair, frame) entries where one player gallops with the other within
+    reach of the zone in front of him are kept (a distance test on the shared pair
+    distances), then the zone and the sideways reversals are computed on those.
     """
-    F = fr.t.shape[0]
-    G, PJ = _pairs(fr, ordered=True)
-    if F < 2 or G.size == 0:
+    N, F = fr.x.shape
+    if F < 2 or N < 2:
         return []
-    P, U, V, S, t = fr.pos, fr.head, fr.vel, fr.speed, fr.t
-    # per pair, only the frames where the first player gallops (few): compressed entries
-    gal = fr.live[:, None] & (S[:, G] >= p.gallop_speed_yd_s.value)
-    ci, fi = np.nonzero(gal.T)  # column-major: runs of frames per pair
-    if ci.size == 0:
+    pr = pr if pr is not None else pairs(fr, p)
+    G = np.concatenate([pr.i, pr.j])
+    J = np.concatenate([pr.j, pr.i])
+    order = np.lexsort((J, G))  # (galloping, other) in player order, as the reference
+    G, J = G[order], J[order]
+    if G.size == 0:
         return []
-    gi0, ji0 = G[ci], PJ[ci]
-    ux, uy = U[fi, gi0, 0], U[fi, gi0, 1]
-    rx = P[fi, ji0, 0] - P[fi, gi0, 0]
-    ry = P[fi, ji0, 1] - P[fi, gi0, 1]
-    a_all = ux * rx + uy * ry
-    lat = ux * ry - uy * rx
-    keep = (
-        (a_all > 0) & (a_all <= p.zig_front_yd.value) & (np.abs(lat) <= p.zig_half_width_yd.value)
-    )
-    ci, fi, a_k, ux, uy = ci[keep], fi[keep], a_all[keep], ux[keep], uy[keep]
-    if ci.size == 0:
+    front, hw = p.zig_front_yd.value, p.zig_half_width_yd.value
+    reach = (front * front + hw * hw) * (1.0 + 1e-9) + 1e-9  # |a|, |lat| within the zone
+    gal = fr.live & (fr.s >= p.gallop_speed_yd_s.value)
+    near = pr.d2 <= reach
+    parts: list[tuple[int, I64, F64, F64, F64]] = []
+    for c, (g, j) in enumerate(zip(G.tolist(), J.tolist(), strict=True)):
+        kp = int(pr.index[g, j])
+        fk = np.flatnonzero(gal[g] & near[kp])  # frames where g gallops, j within reach
+        if fk.size == 0:
+            continue
+        ux, uy = fr.ux[g].take(fk), fr.uy[g].take(fk)
+        rx, ry = pr.dx[kp].take(fk), pr.dy[kp].take(fk)  # j - i, negated (exactly) if g is j
+        if g != pr.i[kp]:
+            np.negative(rx, out=rx)
+            np.negative(ry, out=ry)
+        a = ux * rx + uy * ry
+        lat = ux * ry - uy * rx
+        keep = np.flatnonzero((a > 0) & (a <= front) & (np.abs(lat) <= hw))
+        if keep.size:
+            parts.append((c, fk.take(keep), a.take(keep), ux.take(keep), uy.take(keep)))
+    if not parts:
         return []
-    gi, ji = G[ci], PJ[ci]
-    w = ux * V[fi, ji, 1] - uy * V[fi, ji, 0]
+    ci = np.concatenate([np.full(x[1].size, x[0], dtype=np.int64) for x in parts])
+    fi = np.concatenate([x[1] for x in parts])
+    a_k = np.concatenate([x[2] for x in parts])
+    ux = np.concatenate([x[3] for x in parts])
+    uy = np.concatenate([x[4] for x in parts])
+    gi, ji = G[ci], J[ci]
+    vx, vy = fr.vel_at(ji, fi)
+    w = ux * vy - uy * vx
     zl = p.zig_lateral_speed_yd_s.value
     sgn = np.where(w >= zl, 1, np.where(w <= -zl, -1, 0)).astype(np.int8)
     n = ci.size
     k = np.arange(n)
-    seg_start = np.ones(n, dtype=bool)
-    seg_start[1:] = (ci[1:] != ci[:-1]) | (fi[1:] != fi[:-1] + 1)
+    seg_first_idx, seg_last_idx = _segments(ci, fi)
+    seg_start = np.zeros(n, dtype=bool)
+    seg_start[seg_first_idx] = True
     seg_first = np.maximum.accumulate(np.where(seg_start, k, 0))
     seg_id = np.cumsum(seg_start) - 1
     last_signed = np.maximum.accumulate(np.where(sgn != 0, k, -1))
@@ -400,6 +625,7 @@ def detect_zigzag(tr: Tracking, fr: Frames, p: Params) -> list[Candidate]:
     need = int(p.zig_min_reversals.value)
     if R.size < need:
         return []
+    t = fr.t
     window = p.zig_window_s.value
     last = R[need - 1 :]
     first = R[: R.size - need + 1]
@@ -408,21 +634,20 @@ def detect_zigzag(tr: Tracking, fr: Frames, p: Params) -> list[Candidate]:
         return []
     segs, idx = np.unique(seg_id[last[ok]], return_index=True)
     starts = first[ok][idx]
-    seg_ends = np.flatnonzero(np.append(seg_start[1:], True))  # last entry of each segment
+    S = fr.s
     out: list[Candidate] = []
     for sg, s_entry in zip(segs.tolist(), starts.tolist(), strict=True):
-        e_entry = int(seg_ends[sg])
+        e_entry = int(seg_last_idx[sg])
         sl = slice(s_entry, e_entry + 1)
         g, j = int(gi[s_entry]), int(ji[s_entry])
         s_f, e_f = int(fi[s_entry]), int(fi[e_entry])
         n_rev = int(np.searchsorted(R, e_entry, side="right") - np.searchsorted(R, s_entry))
-        frs = fi[sl]
         ev: dict[str, Evidence] = {
             "against": _name(tr, g),
             "reversals": n_rev,
             "min_distance_yd": float(np.min(a_k[sl])),
-            "galloping_speed_yd_s": float(np.min(S[frs, g])),
-            "speed_yd_s": float(S[s_f, j]),
+            "galloping_speed_yd_s": float(np.min(S[g, s_f : e_f + 1])),
+            "speed_yd_s": float(S[j, s_f]),
             "max_lateral_speed_yd_s": float(np.max(np.abs(w[sl]))),
         }
         pl = tr.players[j]
@@ -430,254 +655,294 @@ def detect_zigzag(tr: Tracking, fr: Frames, p: Params) -> list[Candidate]:
     return out
 
 
-def detect_rides(tr: Tracking, fr: Frames, p: Params) -> list[Candidate]:
+def detect_rides(tr: Tracking, fr: Frames, p: Params, pr: Pairs | None = None) -> list[Candidate]:
     """13a (ride-off at unequal speed or steep angle), 13f (two on one), 13j (into the wall)."""
-    F = fr.t.shape[0]
-    PI, PJ = _pairs(fr, ordered=False)
-    if F < 2 or PI.size == 0:
+    N, F = fr.x.shape
+    if F < 2 or N < 2:
         return []
-    t, P, V, S = fr.t, fr.pos, fr.vel, fr.speed
-    contact, d2 = _contact(fr, p, PI, PJ)
+    pr = pr if pr is not None else pairs(fr, p)
+    if pr.run_pair.size == 0:
+        return []
+    return _ride_onsets(tr, fr, p, pr) + _two_on_one(tr, fr, p, pr) + _into_wall(tr, fr, p, pr)
+
+
+def _ride_onsets(tr: Tracking, fr: Frames, p: Params, pr: Pairs) -> list[Candidate]:
+    """13a at the first frame of each contact (a contact already there at frame 0 has none)."""
+    sel = pr.run_start >= 1
+    col, f, e = pr.run_pair[sel], pr.run_start[sel], pr.run_end[sel]
+    i_, j_ = pr.i[col], pr.j[col]
+    S, UX, UY = fr.s, fr.ux, fr.uy
+    si, sj = _at(S, i_, f), _at(S, j_, f)
+    uxi, uyi, uxj, uyj = _at(UX, i_, f), _at(UY, i_, f), _at(UX, j_, f), _at(UY, j_, f)
+    cos = uxi * uxj + uyi * uyj
+    smax = np.maximum(si, sj)
+    diff = np.abs(si - sj)
+    fast = smax >= p.gallop_speed_yd_s.value
+    lim_fast, lim_slow = p.ride_angle_fast_deg.value, p.ride_angle_slow_deg.value
+    steep = cos < np.where(fast, math.cos(math.radians(lim_fast)), math.cos(math.radians(lim_slow)))
+    unequal = (diff > p.ride_speed_diff_yd_s.value) & (diff > p.ride_speed_ratio.value * smax)
+    r = np.flatnonzero(steep | unequal)
+    if r.size == 0:
+        return []
+    i_, j_, f, e = i_[r], j_[r], f[r], e[r]
+    dx = _at(fr.x, j_, f) - _at(fr.x, i_, f)
+    dy = _at(fr.y, j_, f) - _at(fr.y, i_, f)
+    d = np.sqrt(dx * dx + dy * dy)
+    pos = d > 0
+    safe = np.where(pos, d, 1.0)
+    vxi, vyi = fr.vel_at(i_, f)
+    vxj, vyj = fr.vel_at(j_, f)
+    ci = np.where(pos, (vxi * dx + vyi * dy) / safe, 0.0)
+    cj = np.where(pos, -(vxj * dx + vyj * dy) / safe, 0.0)
+    first = ci >= cj
+    cul = np.where(first, i_, j_)
+    opp = np.where(first, j_, i_)
+    t = fr.t
     out: list[Candidate] = []
-    ends = _run_end(contact)
-    # 13a: at the onset of each contact; a vectorised pre-check, then the scalar evidence
-    onset = np.zeros_like(contact)
-    onset[1:] = contact[1:] & ~contact[:-1]
-    of, oc = np.nonzero(onset)
-    if of.size:
-        i_, j_ = PI[oc], PJ[oc]
-        si, sj = S[of, i_], S[of, j_]
-        U = fr.head
-        cos = U[of, i_, 0] * U[of, j_, 0] + U[of, i_, 1] * U[of, j_, 1]
-        smax = np.maximum(si, sj)
-        diff = np.abs(si - sj)
-        lim_cos = np.where(
-            smax >= p.gallop_speed_yd_s.value,
-            math.cos(math.radians(p.ride_angle_fast_deg.value)),
-            math.cos(math.radians(p.ride_angle_slow_deg.value)),
+    for cu, op, st_, un, fa, ax, ay, bx, by, s_cu, s_op, df, cl, dd, ts, te in zip(
+        cul.tolist(),
+        opp.tolist(),
+        steep[r].tolist(),
+        unequal[r].tolist(),
+        fast[r].tolist(),
+        uxi[r].tolist(),
+        uyi[r].tolist(),
+        uxj[r].tolist(),
+        uyj[r].tolist(),
+        _at(S, cul, f).tolist(),
+        _at(S, opp, f).tolist(),
+        diff[r].tolist(),
+        np.maximum(ci, cj).tolist(),
+        d.tolist(),
+        t[f].tolist(),
+        t[e].tolist(),
+        strict=True,
+    ):
+        reason = (
+            "steep angle and unequal speed"
+            if st_ and un
+            else ("steep angle" if st_ else "unequal speed")
         )
-        risky = (cos < lim_cos) | (
-            (diff > p.ride_speed_diff_yd_s.value) & (diff > p.ride_speed_ratio.value * smax)
-        )
-        for f, col in zip(of[risky].tolist(), oc[risky].tolist(), strict=True):
-            c = _ride_onset(tr, fr, p, f, int(ends[f, col]), int(PI[col]), int(PJ[col]))
-            if c is not None:
-                out.append(c)
-    # pair lookup
-    n = len(tr.players)
-    col_of = np.full((n, n), -1, dtype=np.int64)
-    col_of[PI, PJ] = np.arange(PI.size)
-    col_of[PJ, PI] = np.arange(PI.size)
-    starts = np.maximum.accumulate(
-        np.where(
-            contact & ~np.vstack([np.zeros((1, PI.size), bool), contact[:-1]]),
-            np.arange(F)[:, None],
-            0,
-        ),
-        axis=0,
-    )
-    # 13f: two of one team in contact with one opponent
+        ev: dict[str, Evidence] = {
+            "opponent": _name(tr, op),
+            "reason": reason,
+            "angle_deg": angle_deg(ax, ay, bx, by),
+            "max_safe_angle_deg": lim_fast if fa else lim_slow,
+            "speed_yd_s": s_cu,
+            "opponent_speed_yd_s": s_op,
+            "speed_diff_yd_s": df,
+            "closing_speed_yd_s": cl,
+            "distance_yd": dd,
+        }
+        pl = tr.players[cu]
+        out.append(Candidate(Clause.R13A, pl.team, pl.number, ts, te, ev))
+    return out
+
+
+def _two_on_one(tr: Tracking, fr: Frames, p: Params, pr: Pairs) -> list[Candidate]:
+    """13f: two of one team in contact with one opponent (only frames with two contacts)."""
+    n, F = fr.x.shape
     vic, x1, x2 = [], [], []
     for b in range(n):
         for i in range(n):
             for k in range(i + 1, n):
-                tb = fr.team_code[b]
-                if fr.team_code[i] == fr.team_code[k] != tb:
+                if fr.team_code[i] == fr.team_code[k] != fr.team_code[b]:
                     vic.append(b)
                     x1.append(i)
                     x2.append(k)
-    if vic:
-        vb, vi, vk = np.array(vic), np.array(x1), np.array(x2)
-        ci, ck = col_of[vb, vi], col_of[vb, vk]
-        both = contact[:, ci] & contact[:, ck]
-        rcol, rs, re = _runs(both)
-        for col, s, e in zip(rcol.tolist(), rs.tolist(), re.tolist(), strict=True):
-            if t[e] - t[s] < p.two_on_one_min_s.value:
-                continue
-            b, i, k = int(vb[col]), int(vi[col]), int(vk[col])
-            oi, ok_ = int(starts[s, ci[col]]), int(starts[s, ck[col]])
-            cul, mate = (i, k) if oi > ok_ else (k, i)
-            out.append(_two_on_one(tr, fr, s, e, b, cul, mate))
-    # 13j: opponent ridden into the wall (only frames in contact are looked at)
-    L, W = tr.length, tr.width
-    A = np.concatenate([PI, PJ])
-    Bv = np.concatenate([PJ, PI])
-    cc, cf = np.nonzero(np.concatenate([contact, contact], axis=1).T)
-    if cf.size:
-        a_i, b_i = A[cc], Bv[cc]
-        xb, yb = P[cf, b_i, 0], P[cf, b_i, 1]
-        walls_b = np.stack([xb, L - xb, yb, W - yb], axis=1)
-        wk = np.argmin(walls_b, axis=1)
-        wd = walls_b[np.arange(cf.size), wk]
-        xa, ya = P[cf, a_i, 0], P[cf, a_i, 1]
-        walls_a = np.stack([xa, L - xa, ya, W - ya], axis=1)
-        ad = walls_a[np.arange(cf.size), wk]
-        vx, vy = V[cf, b_i, 0], V[cf, b_i, 1]
-        tow = np.stack([-vx, vx, -vy, vy], axis=1)[np.arange(cf.size), wk]
-        flag = (
-            (wd <= p.wall_margin_yd.value) & (ad > wd) & (tow >= p.wall_approach_speed_yd_s.value)
-        )
-        q = np.flatnonzero(flag)
-        if q.size:
-            fc, ff = cc[q], cf[q]
-            new = np.ones(q.size, dtype=bool)
-            new[1:] = (fc[1:] != fc[:-1]) | (ff[1:] != ff[:-1] + 1)
-            rs = np.flatnonzero(new)
-            re = np.append(rs[1:] - 1, q.size - 1)
-            for r0, r1 in zip(rs.tolist(), re.tolist(), strict=True):
-                s_f, e_f = int(ff[r0]), int(ff[r1])
-                if t[e_f] - t[s_f] < p.wall_min_s.value:
-                    continue
-                a_, b = int(a_i[q[r0]]), int(b_i[q[r0]])
-                sel = q[r0 : r1 + 1]
-                ev: dict[str, Evidence] = {
-                    "opponent": _name(tr, b),
-                    "wall": WALLS[int(wk[q[r0]])],
-                    "wall_distance_yd": float(np.min(wd[sel])),
-                    "approach_speed_yd_s": float(np.max(tow[sel])),
-                    "speed_yd_s": float(S[s_f, a_]),
-                    "opponent_speed_yd_s": float(S[s_f, b]),
-                }
-                pl = tr.players[a_]
-                out.append(
-                    Candidate(Clause.R13J, pl.team, pl.number, float(t[s_f]), float(t[e_f]), ev)
-                )
-    del d2
+    if not vic:
+        return []
+    # frames with at least two contacts: the only ones where one player can have two
+    count = np.zeros(F, dtype=np.int8)
+    for c in range(pr.i.size):
+        count += pr.contact[c]
+    fq = np.flatnonzero(count >= 2)
+    if fq.size == 0:
+        return []
+    vb, vi, vk = np.array(vic), np.array(x1), np.array(x2)
+    ci, ck = pr.index[vb, vi], pr.index[vb, vk]
+    sub = pr.contact[:, fq]
+    both = sub[ci] & sub[ck]
+    flat = np.flatnonzero(both)
+    if flat.size == 0:
+        return []
+    col = flat // fq.size
+    f = fq[flat - col * fq.size]
+    first, last = _segments(col, f)
+    t = fr.t
+    long_ = t[f[last]] - t[f[first]] >= p.two_on_one_min_s.value
+    first, last = first[long_], last[long_]
+    if first.size == 0:
+        return []
+    col, s, e = col[first], f[first], f[last]
+    # when each of the two contacts began: the contact run containing frame s
+    key = pr.run_pair * F + pr.run_start
+    oi = pr.run_start[np.searchsorted(key, ci[col] * F + s, side="right") - 1]
+    ok_ = pr.run_start[np.searchsorted(key, ck[col] * F + s, side="right") - 1]
+    second = oi > ok_
+    cul = np.where(second, vi[col], vk[col])
+    mate = np.where(second, vk[col], vi[col])
+    b = vb[col]
+    X, Y = fr.x, fr.y
+
+    def dist(u: I64, v: I64) -> list[float]:
+        dx = _at(X, u, s) - _at(X, v, s)
+        dy = _at(Y, u, s) - _at(Y, v, s)
+        out_: list[float] = np.sqrt(dx * dx + dy * dy).tolist()
+        return out_
+
+    out: list[Candidate] = []
+    for cu, mt, bb, ts, te, d1, d2, s_cu, s_b in zip(
+        cul.tolist(),
+        mate.tolist(),
+        b.tolist(),
+        t[s].tolist(),
+        t[e].tolist(),
+        dist(cul, b),
+        dist(mate, b),
+        _at(fr.s, cul, s).tolist(),
+        _at(fr.s, b, s).tolist(),
+        strict=True,
+    ):
+        ev: dict[str, Evidence] = {
+            "victim": _name(tr, bb),
+            "teammate": _name(tr, mt),
+            "duration_s": te - ts,
+            "distance_yd": d1,
+            "teammate_distance_yd": d2,
+            "speed_yd_s": s_cu,
+            "victim_speed_yd_s": s_b,
+        }
+        pl = tr.players[cu]
+        out.append(Candidate(Clause.R13F, pl.team, pl.number, ts, te, ev))
     return out
 
 
-def _ride_onset(
-    tr: Tracking, fr: Frames, p: Params, f: int, e: int, i: int, j: int
-) -> Candidate | None:
-    """13a check at the first frame of a contact between ``i`` and ``j`` (plain scalars)."""
-    P, V, S, U = fr.pos, fr.vel, fr.speed, fr.head
-    si, sj = float(S[f, i]), float(S[f, j])
-    cos = float(U[f, i, 0] * U[f, j, 0] + U[f, i, 1] * U[f, j, 1])
-    smax = max(si, sj)
-    diff = abs(si - sj)
-    lim = (
-        p.ride_angle_fast_deg.value
-        if smax >= p.gallop_speed_yd_s.value
-        else p.ride_angle_slow_deg.value
+def _into_wall(tr: Tracking, fr: Frames, p: Params, pr: Pairs) -> list[Candidate]:
+    """13j: opponent ridden into the wall (only pair-frames in contact are looked at)."""
+    F = fr.t.shape[0]
+    flat = np.flatnonzero(pr.contact)
+    K = pr.i.size
+    c1 = flat // F
+    f1 = flat - c1 * F
+    # both directions: (a rides b) for a, b = i, j and j, i
+    cc = np.concatenate([c1, c1 + K])
+    cf = np.concatenate([f1, f1])
+    A = np.concatenate([pr.i, pr.j])[cc]
+    Bv = np.concatenate([pr.j, pr.i])[cc]
+    L, W = tr.length, tr.width
+    ib, ia = Bv * F + cf, A * F + cf
+    xb, yb = fr.x.take(ib), fr.y.take(ib)
+    walls_b = np.stack([xb, L - xb, yb, W - yb], axis=1)
+    wk = np.argmin(walls_b, axis=1)
+    rows = np.arange(cf.size)
+    wd = walls_b[rows, wk]
+    xa, ya = fr.x.take(ia), fr.y.take(ia)
+    ad = np.stack([xa, L - xa, ya, W - ya], axis=1)[rows, wk]
+    vx, vy = fr.vel_at(Bv, cf)
+    tow = np.stack([-vx, vx, -vy, vy], axis=1)[rows, wk]
+    q = np.flatnonzero(
+        (wd <= p.wall_margin_yd.value) & (ad > wd) & (tow >= p.wall_approach_speed_yd_s.value)
     )
-    steep = cos < math.cos(math.radians(lim))
-    unequal = diff > p.ride_speed_diff_yd_s.value and diff > p.ride_speed_ratio.value * smax
-    if not (steep or unequal):
-        return None
-    dx = float(P[f, j, 0] - P[f, i, 0])
-    dy = float(P[f, j, 1] - P[f, i, 1])
-    d = math.sqrt(dx * dx + dy * dy)
-    ci = (float(V[f, i, 0]) * dx + float(V[f, i, 1]) * dy) / d if d > 0 else 0.0
-    cj = -(float(V[f, j, 0]) * dx + float(V[f, j, 1]) * dy) / d if d > 0 else 0.0
-    cul, opp = (i, j) if ci >= cj else (j, i)
-    reason = " and ".join(x for x, y in (("steep angle", steep), ("unequal speed", unequal)) if y)
-    ev: dict[str, Evidence] = {
-        "opponent": _name(tr, opp),
-        "reason": reason,
-        "angle_deg": angle_deg(
-            float(U[f, i, 0]), float(U[f, i, 1]), float(U[f, j, 0]), float(U[f, j, 1])
-        ),
-        "max_safe_angle_deg": lim,
-        "speed_yd_s": float(S[f, cul]),
-        "opponent_speed_yd_s": float(S[f, opp]),
-        "speed_diff_yd_s": diff,
-        "closing_speed_yd_s": max(ci, cj),
-        "distance_yd": d,
-    }
-    pl = tr.players[cul]
-    return Candidate(Clause.R13A, pl.team, pl.number, float(fr.t[f]), float(fr.t[e]), ev)
-
-
-def _two_on_one(tr: Tracking, fr: Frames, s: int, e: int, b: int, cul: int, mate: int) -> Candidate:
-    P, S = fr.pos, fr.speed
-
-    def dist(x: int, y: int) -> float:
-        dx = float(P[s, x, 0] - P[s, y, 0])
-        dy = float(P[s, x, 1] - P[s, y, 1])
-        return math.sqrt(dx * dx + dy * dy)
-
-    ev: dict[str, Evidence] = {
-        "victim": _name(tr, b),
-        "teammate": _name(tr, mate),
-        "duration_s": float(fr.t[e] - fr.t[s]),
-        "distance_yd": dist(cul, b),
-        "teammate_distance_yd": dist(mate, b),
-        "speed_yd_s": float(S[s, cul]),
-        "victim_speed_yd_s": float(S[s, b]),
-    }
-    pl = tr.players[cul]
-    return Candidate(Clause.R13F, pl.team, pl.number, float(fr.t[s]), float(fr.t[e]), ev)
+    if q.size == 0:
+        return []
+    first, last = _segments(cc[q], cf[q])
+    t = fr.t
+    out: list[Candidate] = []
+    for r0, r1 in zip(first.tolist(), last.tolist(), strict=True):
+        s_f, e_f = int(cf[q[r0]]), int(cf[q[r1]])
+        if t[e_f] - t[s_f] < p.wall_min_s.value:
+            continue
+        a_, b = int(A[q[r0]]), int(Bv[q[r0]])
+        sel = q[r0 : r1 + 1]
+        ev: dict[str, Evidence] = {
+            "opponent": _name(tr, b),
+            "wall": WALLS[int(wk[q[r0]])],
+            "wall_distance_yd": float(np.min(wd[sel])),
+            "approach_speed_yd_s": float(np.max(tow[sel])),
+            "speed_yd_s": float(fr.s[a_, s_f]),
+            "opponent_speed_yd_s": float(fr.s[b, s_f]),
+        }
+        pl = tr.players[a_]
+        out.append(Candidate(Clause.R13J, pl.team, pl.number, float(t[s_f]), float(t[e_f]), ev))
+    return out
 
 
 def detect_delay(tr: Tracking, fr: Frames, p: Params) -> list[Candidate]:
-    """13k: the team in possession, marked within 2 horse lengths, at a walk for over 5 s."""
-    F, N = fr.pos.shape[0], fr.pos.shape[1]
-    if tr.ball is None or F < 2 or N < 2:
+    """13k: the team in possession, marked within 2 horse lengths, at a walk for over 5 s.
+
+    The carrier (nearest player within reach of the ball) is found for every frame;
+    the marker only on the frames where the carrier walks.
+    """
+    N, F = fr.x.shape
+    if tr.ball is None or fr.ball_d2 is None or F < 2 or N < 2:
         return []
-    t, P, S = fr.t, fr.pos, fr.speed
-    ar = np.arange(F)
-    dx = P[..., 0] - tr.ball[:, None, 0]
-    dy = P[..., 1] - tr.ball[:, None, 1]
-    d2 = dx * dx + dy * dy
+    t, X, Y, S = fr.t, fr.x, fr.y, fr.s
+    d2b = fr.ball_d2
     r = p.possession_yd.value
-    key = np.where(d2 <= r * r, d2, np.inf)
-    c = np.argmin(key, axis=1)
-    has = np.isfinite(key[ar, c])
-    Pc = P[ar, c]
-    mx = P[..., 0] - Pc[:, None, 0]
-    my = P[..., 1] - Pc[:, None, 1]
-    md = np.where(fr.team_code[None, :] != fr.team_code[c][:, None], mx * mx + my * my, np.inf)
-    marker = np.argmin(md, axis=1)
+    c = np.full(F, -1, dtype=np.int64)
+    best = np.full(F, np.inf)
+    for j in range(N):  # nearest within reach, ties to the first
+        better = (d2b[j] <= r * r) & (d2b[j] < best)
+        c[better] = j
+        np.copyto(best, d2b[j], where=better)
+    fc = np.flatnonzero((c >= 0) & fr.live)
+    cc = c[fc]
+    fc = fc[_at(S, cc, fc) <= p.walk_speed_yd_s.value]
+    if fc.size == 0:
+        return []
+    cc = c[fc]
+    cx, cy = _at(X, cc, fc), _at(Y, cc, fc)
+    tcc = fr.team_code[cc]
+    marker = np.full(fc.size, -1, dtype=np.int64)
+    md = np.full(fc.size, np.inf)
+    for o in range(N):  # nearest opponent of the carrier, ties to the first
+        dx = X[o, fc] - cx
+        dy = Y[o, fc] - cy
+        d2 = dx * dx + dy * dy
+        better = (fr.team_code[o] != tcc) & (d2 < md)
+        marker[better] = o
+        np.copyto(md, d2, where=better)
     mk = p.mark_distance_yd.value
-    cond = fr.live & has & (S[ar, c] <= p.walk_speed_yd_s.value) & (md[ar, marker] <= mk * mk)
-    tc = fr.team_code[c]
-    start = cond.copy()
-    start[1:] &= ~(cond[:-1] & (tc[1:] == tc[:-1]))
-    same = np.zeros(F, dtype=bool)
-    same[1:] = tc[1:] == tc[:-1]
-    cont = cond & np.concatenate([[False], same[1:] & cond[:-1]])
-    out: list[Candidate] = []
+    fq = fc[md <= mk * mk]
+    if fq.size == 0:
+        return []
+    cond = np.zeros(F, dtype=bool)
+    cond[fq] = True
+    tc = fr.team_code[np.maximum(c, 0)]
+    link = np.zeros(F, dtype=bool)  # frame f continues the run of frame f - 1
+    link[1:] = cond[1:] & cond[:-1] & (tc[1:] == tc[:-1])
+    starts = np.flatnonzero(cond & ~link)
+    nxt = np.zeros(F, dtype=bool)
+    nxt[:-1] = link[1:]
+    ends = np.flatnonzero(cond & ~nxt)
     limit = p.delay_limit_s.value
-    ends = _run_end(cont)
-    for s in np.flatnonzero(start).tolist():
-        e = max(s, int(ends[s + 1]) if s + 1 < F else s)
+    out: list[Candidate] = []
+    for s, e in zip(starts.tolist(), ends.tolist(), strict=True):
         if not t[e] - t[s] > limit:
             continue
         fx = s + int(np.flatnonzero(t[s : e + 1] - t[s] > limit)[0])
-        out.append(_delay_candidate(tr, fr, p, s, e, fx, c, marker, md))
+        k = int(np.searchsorted(fc, fx))
+        cx_ = int(c[fx])
+        pl = tr.players[cx_]
+        side = tr.side_of(pl.team)
+        x = float(X[cx_, fx])
+        own: bool | None = None
+        if side is Side.LEFT:
+            own = x < tr.length / 2
+        elif side is Side.RIGHT:
+            own = x > tr.length / 2
+        span = np.arange(s, e + 1)
+        ev: dict[str, Evidence] = {
+            "duration_s": float(t[e] - t[s]),
+            "carrier_max_speed_yd_s": float(np.max(_at(S, c[span], span))),
+            "marker": _name(tr, int(marker[k])),
+            "marking_distance_yd": math.sqrt(float(md[k])),
+            "own_half": own,
+            "penalty": "5b" if own else None,
+        }
+        out.append(Candidate(Clause.R13K, pl.team, pl.number, float(t[s]), float(t[e]), ev))
     return out
-
-
-def _delay_candidate(
-    tr: Tracking,
-    fr: Frames,
-    p: Params,
-    s: int,
-    e: int,
-    fx: int,
-    carrier: I64,
-    marker: I64,
-    md: F64,
-) -> Candidate:
-    cx = int(carrier[fx])
-    pl = tr.players[cx]
-    side = tr.side_of(pl.team)
-    x = float(fr.pos[fx, cx, 0])
-    own: bool | None = None
-    if side is Side.LEFT:
-        own = x < tr.length / 2
-    elif side is Side.RIGHT:
-        own = x > tr.length / 2
-    sp = fr.speed[np.arange(s, e + 1), carrier[s : e + 1]]
-    ev: dict[str, Evidence] = {
-        "duration_s": float(fr.t[e] - fr.t[s]),
-        "carrier_max_speed_yd_s": float(np.max(sp)),
-        "marker": _name(tr, int(marker[fx])),
-        "marking_distance_yd": math.sqrt(float(md[fx, int(marker[fx])])),
-        "own_half": own,
-        "penalty": "5b" if own else None,
-    }
-    return Candidate(Clause.R13K, pl.team, pl.number, float(fr.t[s]), float(fr.t[e]), ev)
 
 
 def stroke_windows(tr: Tracking, p: Params) -> list[tuple[int, float, float]]:
@@ -701,7 +966,7 @@ def detect_into_stroke(tr: Tracking, fr: Frames, p: Params) -> list[Candidate]:
     A ``backswing`` is not part of the stroke (13b(9) interpretation), so a bump then
     is no candidate.
     """
-    t, P, S = fr.t, fr.pos, fr.speed
+    t, X, Y, S = fr.t, fr.x, fr.y, fr.s
     c2 = p.contact_yd.value * p.contact_yd.value
     m = p.ride_min_speed_yd_s.value
     out: list[Candidate] = []
@@ -710,28 +975,25 @@ def detect_into_stroke(tr: Tracking, fr: Frames, p: Params) -> list[Candidate]:
         f1 = int(np.searchsorted(t, te + 1e-9, side="right")) - 1
         if f0 > f1:
             continue
+        w = slice(f0, f1 + 1)
         for o in range(len(tr.players)):
             if fr.team_code[o] == fr.team_code[si]:
                 continue
-            dx = P[f0 : f1 + 1, o, 0] - P[f0 : f1 + 1, si, 0]
-            dy = P[f0 : f1 + 1, o, 1] - P[f0 : f1 + 1, si, 1]
+            dx = X[o, w] - X[si, w]
+            dy = Y[o, w] - Y[si, w]
             d2 = dx * dx + dy * dy
-            con = (
-                fr.live[f0 : f1 + 1]
-                & (d2 <= c2)
-                & (S[f0 : f1 + 1, o] >= m)
-                & (S[f0 : f1 + 1, si] >= m)
-            )
+            con = fr.live[w] & (d2 <= c2) & (S[o, w] >= m) & (S[si, w] >= m)
             hits = np.flatnonzero(con)
             if hits.size == 0:
                 continue
             s = int(hits[0])
-            e = int(_run_end(con)[s])
+            gone = np.flatnonzero(~con[s:])
+            e = s + int(gone[0]) - 1 if gone.size else con.size - 1
             ev: dict[str, Evidence] = {
                 "striker": _name(tr, si),
                 "phase": "stroke",
                 "distance_yd": math.sqrt(float(d2[s])),
-                "speed_yd_s": float(S[f0 + s, o]),
+                "speed_yd_s": float(S[o, f0 + s]),
             }
             pl = tr.players[o]
             out.append(
@@ -743,10 +1005,11 @@ def detect_into_stroke(tr: Tracking, fr: Frames, p: Params) -> list[Candidate]:
 def detect(tr: Tracking, params: Params = DEFAULT_PARAMS) -> list[Candidate]:
     """All candidate fouls of a play, sorted by start time (vectorised path)."""
     fr = frames(tr, params)
+    pr = pairs(fr, params)
     cands = (
-        detect_row(tr, fr, params)
-        + detect_zigzag(tr, fr, params)
-        + detect_rides(tr, fr, params)
+        detect_row(tr, fr, params, pr)
+        + detect_zigzag(tr, fr, params, pr)
+        + detect_rides(tr, fr, params, pr)
         + detect_delay(tr, fr, params)
         + detect_into_stroke(tr, fr, params)
     )

@@ -146,14 +146,17 @@ def _match(
                 p[k] = min(max(p[k], lo), hi)
         v *= 0.995 ** (1 / rate * 25)  # rolling friction
         ball[f] = p
+    # the players: each follows the ball at his own lag, holding a place in the play
+    # that drifts slowly (3 to 10 yards per component, periods of 20 to 80 s: a rider
+    # changes position over many seconds, he does not sway several yards a second)
     pos = np.empty((n, len(PLAYERS), 2))
     for j in range(len(PLAYERS)):
         lag = int(rng.uniform(0.2, 1.5) * rate)
         follow = np.concatenate([np.repeat(ball[:1], lag, axis=0), ball[: n - lag]])
         off = np.zeros((n, 2))
         for _ in range(3):
-            period = rng.uniform(4.0, 30.0)
-            amp = rng.uniform(1.0, 8.0, 2)
+            period = rng.uniform(20.0, 80.0)
+            amp = rng.uniform(3.0, 10.0, 2)
             ph = rng.uniform(0, 2 * np.pi, 2)
             off += amp * np.sin(2 * np.pi * t[:, None] / period + ph)
         pos[:, j, :] = np.clip(follow + off, [x0 + 0.5, y0 + 0.5], [x1 - 0.5, y1 - 0.5])
