@@ -52,6 +52,18 @@ def test_rule_11_new_line_when_the_ball_changes_direction() -> None:
     assert fr.line_dir[-1].tolist() == pytest.approx([0.0, 1.0])
 
 
+def test_kinematics_backward_difference_first_frame_copies_second() -> None:
+    tr = load_shipped("13b-zigzag").tracking()
+    fr = frames(tr)
+    v = (tr.pos[1:] - tr.pos[:-1]) / np.diff(tr.t)[:, None, None]
+    assert np.array_equal(fr.vel[1:], v) and np.array_equal(fr.vel[0], v[0])
+    s = np.sqrt(v[..., 0] * v[..., 0] + v[..., 1] * v[..., 1])
+    assert np.array_equal(fr.speed[1:], s)
+    moving = s >= 1.0
+    assert np.array_equal(fr.head[1:][moving], v[moving] / s[moving][:, None])
+    assert not fr.head[1:][~moving].any()
+
+
 def test_rule_11_stationary_ball_keeps_its_last_line() -> None:
     fr = frames(_straight([(40, 25), (50, 25), (50, 25), (50, 25)], n=61))
     assert fr.line_id[-1] == fr.line_id[5] >= 0

@@ -84,6 +84,14 @@ def test_vectorised_equals_reference(seed: int, mode: str, region: tuple[float, 
     same(detect(tr), detect_reference(tr), tol=1e-9)
 
 
+@settings(max_examples=4, deadline=None, derandomize=True)
+@given(seed=st.integers(0, 10_000))
+def test_vectorised_equals_reference_on_a_generated_match(seed: int) -> None:
+    # the benchmark's play: the whole arena, the ball hit about, players following it
+    tr = generated_play(seed, seconds=60.0, region=(0.0, 0.0, 100.0, 50.0), mode="match")
+    same(detect(tr), detect_reference(tr), tol=1e-9)
+
+
 def test_generated_plays_exercise_every_detector() -> None:
     seen = set()
     for seed in range(12):

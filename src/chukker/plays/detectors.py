@@ -199,8 +199,8 @@ def frames(tr: Tracking, p: Params = DEFAULT_PARAMS) -> Frames:
     XY = _player_major(P)
     X, Y = XY[0], XY[1]
     S = np.empty((N, F))
-    UX = np.zeros((N, F))
-    UY = np.zeros((N, F))
+    UX = np.empty((N, F))
+    UY = np.empty((N, F))
     mov = np.empty((N, F), dtype=bool)
     ms = p.moving_speed_yd_s.value
     nb = min(BLOCK, F)
@@ -214,8 +214,12 @@ def frames(tr: Tracking, p: Params = DEFAULT_PARAMS) -> Frames:
         sb += np.multiply(vy, vy, out=t3)
         np.sqrt(sb, out=sb)
         mb = np.less_equal(ms, sb, out=mov[:, s:e])
-        np.divide(vx, sb, out=UX[:, s:e], where=mb)
-        np.divide(vy, sb, out=UY[:, s:e], where=mb)
+        den = t3  # heading: v / s when moving, else v / inf = 0
+        den.fill(np.inf)
+        np.copyto(den, sb, where=mb)
+        for v, u in ((vx, UX[:, s:e]), (vy, UY[:, s:e])):
+            np.divide(v, den, out=u)
+            u += 0.0  # -0.0 to 0.0
     live = live_mask(tr)
     teams = tuple(sorted({pl.team for pl in tr.players}))
     team_code = np.array([teams.index(pl.team) for pl in tr.players], dtype=np.int64)
@@ -346,17 +350,14 @@ def frames(tr: Tracking, p: Params = DEFAULT_PARAMS) -> Frames:
 
 @dataclass(frozen=True, slots=True, eq=False)
 class Pairs:
-    """Opponent pairs ``i < j``: offset ``j - i``, squared distance and contact.
+    """Opponent pairs ``i < j``: squared distance and contact, ``(pairs, frames)``.
 
-    Arrays are ``(pairs, frames)``; ``run_*`` are the contact runs (pair, first
-    frame, last frame), pair-major.
+    ``run_*`` are the contact runs (pair, first frame, last frame), pair-major.
     """
 
     i: I64
     j: I64
     index: I64  # (players, players) -> pair, -1 for teammates and oneself
-    dx: F64
-    dy: F64
     d2: F64
     contact: B
     run_pair: I64
@@ -365,7 +366,7 @@ class Pairs:
 
 
 def pairs(fr: Frames, p: Params) -> Pairs:
-    """Offsets, distances and contacts of every opponent pair, once for all detectors."""
+    """Distances and contacts of every opponent pair, once for all detectors."""
     n, F = fr.x.shape
     a, b = [], []
     for i in range(n):
@@ -374,24 +375,26 @@ def pairs(fr: Frames, p: Params) -> Pairs:
                 a.append(i)
                 b.append(j)
     PI, PJ = np.array(a, dtype=np.int64), np.array(b, dtype=np.int64)
+    K = PI.size
     index = np.full((n, n), -1, dtype=np.int64)
-    index[PI, PJ] = np.arange(PI.size)
-    index[PJ, PI] = np.arange(PI.size)
-    dx = np.empty((PI.size, F))
-    dy = np.empty((PI.size, F))
-    for k, (i, j) in enumerate(zip(a, b, strict=True)):
-        np.subtract(fr.x[j], fr.x[i], out=dx[k])
-        np.subtract(fr.y[j], fr.y[i], out=dy[k])
-    d2 = dx * dx
-    d2 += dy * dy
+    index[PI, PJ] = np.arange(K)
+    index[PJ, PI] = np.arange(K)
+    d2 = np.empty((K, F))
+    t1, t2 = np.empty(F), np.empty(F)
+    for k, (i, j) in enumerate(zip(a, b, strict=True)):  # row by row: no gathered copies
+        np.subtract(fr.x[j], fr.x[i], out=t1)
+        t1 *= t1
+        np.subtract(fr.y[j], fr.y[i], out=t2)
+        t2 *= t2
+        np.add(t1, t2, out=d2[k])
     c = p.contact_yd.value
     mv = fr.s >= p.ride_min_speed_yd_s.value
     contact = d2 <= c * c
     contact &= mv[PI]
     contact &= mv[PJ]
     contact &= fr.live
-    col, s, e = _runs(contact)
-    return Pairs(PI, PJ, index, dx, dy, d2, contact, col, s, e)
+    col, s_, e_ = _runs(contact)
+    return Pairs(PI, PJ, index, d2, contact, col, s_, e_)
 
 
 def _segments(col: I64, f: I64) -> tuple[I64, I64]:
@@ -581,24 +584,34 @@ def detect_zigzag(tr: Tracking, fr: Frames, p: Params, pr: Pairs | None = None) 
     reach = (front * front + hw * hw) * (1.0 + 1e-9) + 1e-9  # |a|, |lat| within the zone
     gal = fr.live & (fr.s >= p.gallop_speed_yd_s.value)
     near = pr.d2 <= reach
+    column = {(g, j): c for c, (g, j) in enumerate(zip(G.tolist(), J.tolist(), strict=True))}
     parts: list[tuple[int, I64, F64, F64, F64]] = []
-    for c, (g, j) in enumerate(zip(G.tolist(), J.tolist(), strict=True)):
-        kp = int(pr.index[g, j])
-        fk = np.flatnonzero(gal[g] & near[kp])  # frames where g gallops, j within reach
+    for kp, (i, j) in enumerate(zip(pr.i.tolist(), pr.j.tolist(), strict=True)):
+        fk = np.flatnonzero(near[kp] & (gal[i] | gal[j]))  # one of them gallops, within reach
         if fk.size == 0:
             continue
-        ux, uy = fr.ux[g].take(fk), fr.uy[g].take(fk)
-        rx, ry = pr.dx[kp].take(fk), pr.dy[kp].take(fk)  # j - i, negated (exactly) if g is j
-        if g != pr.i[kp]:
-            np.negative(rx, out=rx)
-            np.negative(ry, out=ry)
-        a = ux * rx + uy * ry
-        lat = ux * ry - uy * rx
-        keep = np.flatnonzero((a > 0) & (a <= front) & (np.abs(lat) <= hw))
-        if keep.size:
-            parts.append((c, fk.take(keep), a.take(keep), ux.take(keep), uy.take(keep)))
+        dx = fr.x[j].take(fk) - fr.x[i].take(fk)
+        dy = fr.y[j].take(fk) - fr.y[i].take(fk)
+        for g, o, sign in ((i, j, 1.0), (j, i, -1.0)):
+            sel = np.flatnonzero(gal[g].take(fk))
+            if sel.size == 0:
+                continue
+            fg = fk.take(sel)
+            rx, ry = dx.take(sel), dy.take(sel)  # o - g: j - i, negated (exactly) for g = j
+            if sign < 0:
+                np.negative(rx, out=rx)
+                np.negative(ry, out=ry)
+            ux, uy = fr.ux[g].take(fg), fr.uy[g].take(fg)
+            a = ux * rx + uy * ry
+            lat = ux * ry - uy * rx
+            keep = np.flatnonzero((a > 0) & (a <= front) & (np.abs(lat) <= hw))
+            if keep.size:
+                parts.append(
+                    (column[g, o], fg.take(keep), a.take(keep), ux.take(keep), uy.take(keep))
+                )
     if not parts:
         return []
+    parts.sort(key=lambda x: x[0])  # pair-major, as the reference
     ci = np.concatenate([np.full(x[1].size, x[0], dtype=np.int64) for x in parts])
     fi = np.concatenate([x[1] for x in parts])
     a_k = np.concatenate([x[2] for x in parts])
