@@ -142,3 +142,23 @@ class EventStore(Protocol):
 
 def header_json(header: dict[str, Any]) -> str:
     return json.dumps(header, sort_keys=True, separators=(",", ":"))
+
+
+# Both backends store the same columns; these read a row back.
+MATCH_COLS = "id, header, created_ms, start_ms, timekeeper_hash, committee_hash"
+EVENT_COLS = "seq, command_id, body, recorded_ms, actor"
+
+
+def match_row(r: tuple[Any, ...]) -> MatchRow:
+    """A :class:`MatchRow` from a row of ``MATCH_COLS``."""
+    return MatchRow(
+        id=r[0], header=json.loads(r[1]), created_ms=r[2], start_ms=r[3],
+        timekeeper_hash=r[4], committee_hash=r[5],
+    )
+
+
+def event_row(r: tuple[Any, ...]) -> StoredEvent:
+    """A :class:`StoredEvent` from a row of ``EVENT_COLS``."""
+    return StoredEvent(
+        seq=r[0], command_id=r[1], event=json.loads(r[2]), recorded_ms=r[3], actor=r[4]
+    )

@@ -11,7 +11,6 @@ use a throw-away schema each.
 
 from __future__ import annotations
 
-import json
 import re
 import threading
 from collections.abc import AsyncIterator
@@ -20,6 +19,8 @@ from typing import Any
 import psycopg
 
 from chukker.store.base import (
+    EVENT_COLS,
+    MATCH_COLS,
     Backend,
     CommandExists,
     HornRow,
@@ -28,7 +29,9 @@ from chukker.store.base import (
     StoredEvent,
     StoreError,
     UnknownMatch,
+    event_row,
     header_json,
+    match_row,
 )
 
 _IDENT = re.compile(r"^[a-z_][a-z0-9_]{0,40}$")
@@ -66,21 +69,8 @@ CREATE TABLE IF NOT EXISTS {schema}.horns (
 """
 
 
-_MATCH_COLS = "id, header, created_ms, start_ms, timekeeper_hash, committee_hash"
-_EVENT_COLS = "seq, command_id, body, recorded_ms, actor"
 
 
-def _match_row(r: tuple[Any, ...]) -> MatchRow:
-    return MatchRow(
-        id=r[0], header=json.loads(r[1]), created_ms=r[2], start_ms=r[3],
-        timekeeper_hash=r[4], committee_hash=r[5],
-    )
-
-
-def _event_row(r: tuple[Any, ...]) -> StoredEvent:
-    return StoredEvent(
-        seq=r[0], command_id=r[1], event=json.loads(r[2]), recorded_ms=r[3], actor=r[4]
-    )
 
 
 class PostgresStore:
@@ -116,7 +106,7 @@ class PostgresStore:
     ) -> MatchRow:
         with self._lock:
             self._db.execute(
-                f"INSERT INTO {self.schema}.matches ({_MATCH_COLS}) "
+                f"INSERT INTO {self.schema}.matches ({MATCH_COLS}) "
                 "VALUES (%s, %s, %s, NULL, %s, %s)".encode(),
                 (match_id, header_json(header), created_ms, timekeeper_hash, committee_hash),
             )
@@ -125,21 +115,21 @@ class PostgresStore:
     def get_match(self, match_id: str) -> MatchRow:
         with self._lock:
             r = self._db.execute(
-                f"SELECT {_MATCH_COLS} FROM {self.schema}.matches WHERE id = %s".encode(),
+                f"SELECT {MATCH_COLS} FROM {self.schema}.matches WHERE id = %s".encode(),
                 (match_id,),
             ).fetchone()
         if r is None:
             raise UnknownMatch(match_id)
-        return _match_row(r)
+        return match_row(r)
 
     def list_matches(self, limit: int = 100) -> list[MatchRow]:
         with self._lock:
             rows = self._db.execute(
-                f"SELECT {_MATCH_COLS} FROM {self.schema}.matches "
+                f"SELECT {MATCH_COLS} FROM {self.schema}.matches "
                 "ORDER BY created_ms DESC, id LIMIT %s".encode(),
                 (limit,),
             ).fetchall()
-        return [_match_row(r) for r in rows]
+        return [match_row(r) for r in rows]
 
     def append(self, match_id: str, event: StoredEvent, start_ms: int) -> None:
         s = self.schema
@@ -150,12 +140,12 @@ class PostgresStore:
             ).fetchone() is None:
                 raise UnknownMatch(match_id)
             dup = db.execute(
-                f"SELECT {_EVENT_COLS} FROM {s}.events "
+                f"SELECT {EVENT_COLS} FROM {s}.events "
                 "WHERE match_id = %s AND command_id = %s".encode(),
                 (match_id, event.command_id),
             ).fetchone()
             if dup is not None:
-                raise CommandExists(_event_row(dup))
+                raise CommandExists(event_row(dup))
             row = db.execute(
                 f"SELECT COALESCE(MAX(seq), 0) FROM {s}.events WHERE match_id = %s".encode(),
                 (match_id,),
@@ -163,7 +153,7 @@ class PostgresStore:
             if row is None or row[0] != event.seq - 1:
                 raise SeqTaken(match_id, event.seq)
             db.execute(
-                f"INSERT INTO {s}.events (match_id, {_EVENT_COLS}) "
+                f"INSERT INTO {s}.events (match_id, {EVENT_COLS}) "
                 "VALUES (%s, %s, %s, %s, %s, %s)".encode(),
                 (match_id, event.seq, event.command_id, event.body(), event.recorded_ms,
                  event.actor),
@@ -179,11 +169,11 @@ class PostgresStore:
     def events(self, match_id: str, after_seq: int = 0) -> list[StoredEvent]:
         with self._lock:
             rows = self._db.execute(
-                f"SELECT {_EVENT_COLS} FROM {self.schema}.events "
+                f"SELECT {EVENT_COLS} FROM {self.schema}.events "
                 "WHERE match_id = %s AND seq > %s ORDER BY seq".encode(),
                 (match_id, after_seq),
             ).fetchall()
-        return [_event_row(r) for r in rows]
+        return [event_row(r) for r in rows]
 
     def record_horn(self, match_id: str, horn: HornRow) -> bool:
         with self._lock:

@@ -12,13 +12,14 @@
 
 from __future__ import annotations
 
-import json
 import sqlite3
 import threading
 from pathlib import Path
 from typing import Any
 
 from chukker.store.base import (
+    EVENT_COLS,
+    MATCH_COLS,
     Backend,
     CommandExists,
     HornRow,
@@ -26,7 +27,9 @@ from chukker.store.base import (
     SeqTaken,
     StoredEvent,
     UnknownMatch,
+    event_row,
     header_json,
+    match_row,
 )
 
 SCHEMA = """
@@ -63,21 +66,8 @@ BEGIN SELECT RAISE(ABORT, 'events are append-only'); END;
 """
 
 
-def _match_row(r: tuple[Any, ...]) -> MatchRow:
-    return MatchRow(
-        id=r[0], header=json.loads(r[1]), created_ms=r[2], start_ms=r[3],
-        timekeeper_hash=r[4], committee_hash=r[5],
-    )
 
 
-def _event_row(r: tuple[Any, ...]) -> StoredEvent:
-    return StoredEvent(
-        seq=r[0], command_id=r[1], event=json.loads(r[2]), recorded_ms=r[3], actor=r[4]
-    )
-
-
-_MATCH_COLS = "id, header, created_ms, start_ms, timekeeper_hash, committee_hash"
-_EVENT_COLS = "seq, command_id, body, recorded_ms, actor"
 
 
 class SQLiteStore:
@@ -106,7 +96,7 @@ class SQLiteStore:
     ) -> MatchRow:
         with self._lock:
             self._db.execute(
-                f"INSERT INTO matches ({_MATCH_COLS}) VALUES (?, ?, ?, NULL, ?, ?)",
+                f"INSERT INTO matches ({MATCH_COLS}) VALUES (?, ?, ?, NULL, ?, ?)",
                 (match_id, header_json(header), created_ms, timekeeper_hash, committee_hash),
             )
         return MatchRow(match_id, header, created_ms, None, timekeeper_hash, committee_hash)
@@ -114,19 +104,19 @@ class SQLiteStore:
     def get_match(self, match_id: str) -> MatchRow:
         with self._lock:
             r = self._db.execute(
-                f"SELECT {_MATCH_COLS} FROM matches WHERE id = ?", (match_id,)
+                f"SELECT {MATCH_COLS} FROM matches WHERE id = ?", (match_id,)
             ).fetchone()
         if r is None:
             raise UnknownMatch(match_id)
-        return _match_row(r)
+        return match_row(r)
 
     def list_matches(self, limit: int = 100) -> list[MatchRow]:
         with self._lock:
             rows = self._db.execute(
-                f"SELECT {_MATCH_COLS} FROM matches ORDER BY created_ms DESC, id LIMIT ?",
+                f"SELECT {MATCH_COLS} FROM matches ORDER BY created_ms DESC, id LIMIT ?",
                 (limit,),
             ).fetchall()
-        return [_match_row(r) for r in rows]
+        return [match_row(r) for r in rows]
 
     def append(self, match_id: str, event: StoredEvent, start_ms: int) -> None:
         with self._lock:
@@ -136,18 +126,18 @@ class SQLiteStore:
                 if db.execute("SELECT 1 FROM matches WHERE id = ?", (match_id,)).fetchone() is None:
                     raise UnknownMatch(match_id)
                 dup = db.execute(
-                    f"SELECT {_EVENT_COLS} FROM events WHERE match_id = ? AND command_id = ?",
+                    f"SELECT {EVENT_COLS} FROM events WHERE match_id = ? AND command_id = ?",
                     (match_id, event.command_id),
                 ).fetchone()
                 if dup is not None:
-                    raise CommandExists(_event_row(dup))
+                    raise CommandExists(event_row(dup))
                 last = db.execute(
                     "SELECT COALESCE(MAX(seq), 0) FROM events WHERE match_id = ?", (match_id,)
                 ).fetchone()[0]
                 if last != event.seq - 1:
                     raise SeqTaken(match_id, event.seq)
                 db.execute(
-                    f"INSERT INTO events (match_id, {_EVENT_COLS}) VALUES (?, ?, ?, ?, ?, ?)",
+                    f"INSERT INTO events (match_id, {EVENT_COLS}) VALUES (?, ?, ?, ?, ?, ?)",
                     (match_id, event.seq, event.command_id, event.body(), event.recorded_ms,
                      event.actor),
                 )
@@ -164,10 +154,10 @@ class SQLiteStore:
     def events(self, match_id: str, after_seq: int = 0) -> list[StoredEvent]:
         with self._lock:
             rows = self._db.execute(
-                f"SELECT {_EVENT_COLS} FROM events WHERE match_id = ? AND seq > ? ORDER BY seq",
+                f"SELECT {EVENT_COLS} FROM events WHERE match_id = ? AND seq > ? ORDER BY seq",
                 (match_id, after_seq),
             ).fetchall()
-        return [_event_row(r) for r in rows]
+        return [event_row(r) for r in rows]
 
     def record_horn(self, match_id: str, horn: HornRow) -> bool:
         with self._lock:
