@@ -1,9 +1,7 @@
-"""Store fixtures: a SQLite file, and a throw-away schema on a real PostgreSQL."""
+"""Store fixtures: each store test runs on a SQLite file and on PostgreSQL (tests/conftest.py)."""
 
 from __future__ import annotations
 
-import os
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -11,34 +9,6 @@ from typing import Any
 import pytest
 
 from chukker.store import EventStore, open_store
-
-PG_URL = os.environ.get("CHUKKER_TEST_POSTGRES_URL", "postgresql://postgres@127.0.0.1:5432/test")
-
-
-def postgres_or_skip() -> str:
-    import psycopg
-
-    try:
-        with psycopg.connect(PG_URL, connect_timeout=3) as conn:
-            conn.execute("SELECT 1")
-    except Exception as e:
-        if os.environ.get("CHUKKER_REQUIRE_POSTGRES") == "1":
-            pytest.fail(f"CHUKKER_REQUIRE_POSTGRES=1 but {PG_URL} is unreachable: {e}")
-        pytest.skip(f"PostgreSQL tests need a server at {PG_URL} ({e.__class__.__name__})")
-    return PG_URL
-
-
-@pytest.fixture
-def pg_schema() -> Iterator[str]:
-    """A fresh schema name; dropped afterwards."""
-    url = postgres_or_skip()
-    name = "chukker_t_" + uuid.uuid4().hex[:12]
-    yield name
-    from chukker.store.postgres import PostgresStore
-
-    s = PostgresStore(url, schema=name)
-    s.drop_schema()
-    s.close()
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
@@ -49,11 +19,6 @@ def store(request: Any, tmp_path: Path) -> Iterator[EventStore]:
         s.close()
         return
     name = request.getfixturevalue("pg_schema")
-    s = open_store(PG_URL, pg_schema=name)
+    s = open_store(request.getfixturevalue("pg_url"), pg_schema=name)
     yield s
     s.close()
-
-
-@pytest.fixture
-def pg_url() -> str:
-    return postgres_or_skip()

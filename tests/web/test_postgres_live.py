@@ -7,8 +7,6 @@ import subprocess
 import sys
 import threading
 import time
-import uuid
-from collections.abc import Iterator
 from typing import Any
 
 import httpx
@@ -19,28 +17,14 @@ PG_URL = os.environ.get("CHUKKER_TEST_POSTGRES_URL", "postgresql://postgres@127.
 pytestmark = [pytest.mark.postgres, pytest.mark.xdist_group("postgres-live")]
 
 
-@pytest.fixture
-def pg_schema() -> Iterator[str]:
-    import psycopg
-
-    try:
-        with psycopg.connect(PG_URL, connect_timeout=3) as conn:
-            conn.execute("SELECT 1")
-    except Exception as e:
-        if os.environ.get("CHUKKER_REQUIRE_POSTGRES") == "1":
-            pytest.fail(f"CHUKKER_REQUIRE_POSTGRES=1 but {PG_URL} is unreachable: {e}")
-        pytest.skip(f"PostgreSQL tests need a server at {PG_URL} ({e.__class__.__name__})")
-    name = "chukker_t_" + uuid.uuid4().hex[:12]
-    yield name
-    with psycopg.connect(PG_URL, autocommit=True) as conn:
-        conn.execute(f"DROP SCHEMA IF EXISTS {name} CASCADE".encode())
-
-
 def serve(port: int, schema: str) -> subprocess.Popen[bytes]:
     env = {**os.environ, "CHUKKER_DATABASE_URL": PG_URL, "CHUKKER_DATABASE_SCHEMA": schema}
-    return subprocess.Popen([sys.executable, "-m", "chukker.web", "--port", str(port),
-                             "--no-demo"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                            env=env)
+    return subprocess.Popen(
+        [sys.executable, "-m", "chukker.web", "--port", str(port), "--no-demo"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        env=env,
+    )
 
 
 def wait_up(proc: subprocess.Popen[bytes], base: str) -> None:
@@ -57,7 +41,8 @@ def wait_up(proc: subprocess.Popen[bytes], base: str) -> None:
 
 
 def test_two_serve_processes_push_the_same_updates_and_share_command_ids(
-        pg_schema: str, header: Any, sse: Any) -> None:
+    pg_schema: str, header: Any, sse: Any
+) -> None:
     import socket
 
     ports = []
@@ -74,21 +59,29 @@ def test_two_serve_processes_push_the_same_updates_and_share_command_ids(
         b = serve(ports[1], pg_schema)
         procs.append(b)
         wait_up(b, b_url)
-        with httpx.Client(base_url=a_url, timeout=10) as ca, \
-                httpx.Client(base_url=b_url, timeout=10) as cb:
+        with (
+            httpx.Client(base_url=a_url, timeout=10) as ca,
+            httpx.Client(base_url=b_url, timeout=10) as cb,
+        ):
             m = ca.post("/api/matches", json=header).json()
             mid, auth = m["match_id"], {"authorization": "Bearer " + m["timekeeper_token"]}
             on_a, on_b = sse(a_url, mid), sse(b_url, mid)
             on_a.next("state"), on_b.next("state")
-            r = ca.post(f"/api/matches/{mid}/events", headers=auth,
-                        json={"command_id": "start", "event": {"type": "bowl_in"}})
+            r = ca.post(
+                f"/api/matches/{mid}/events",
+                headers=auth,
+                json={"command_id": "start", "event": {"type": "bowl_in"}},
+            )
             assert r.status_code == 201
             got_a, got_b = on_a.next("event"), on_b.next("event")
             assert got_a["id"] == got_b["id"] == "1"
             assert got_a["data"]["event"] == got_b["data"]["event"]
             # a write through B is seen by A's clients too
-            r = cb.post(f"/api/matches/{mid}/events", headers=auth,
-                        json={"command_id": "g1", "event": {"type": "goal", "team": "A"}})
+            r = cb.post(
+                f"/api/matches/{mid}/events",
+                headers=auth,
+                json={"command_id": "g1", "event": {"type": "goal", "team": "A"}},
+            )
             assert r.status_code == 201 and r.json()["seq"] == 2
             assert on_a.next("event")["data"]["event"]["type"] == "goal"
             # race: the same command_id through both processes at once -> one event
@@ -97,8 +90,13 @@ def test_two_serve_processes_push_the_same_updates_and_share_command_ids(
 
             def send(c: httpx.Client) -> None:
                 barrier.wait()
-                codes.append(c.post(f"/api/matches/{mid}/events", headers=auth, json={
-                    "command_id": "same", "event": {"type": "whistle"}}).status_code)
+                codes.append(
+                    c.post(
+                        f"/api/matches/{mid}/events",
+                        headers=auth,
+                        json={"command_id": "same", "event": {"type": "whistle"}},
+                    ).status_code
+                )
 
             ts = [threading.Thread(target=send, args=(c,)) for c in (ca, cb)]
             for t in ts:

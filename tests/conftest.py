@@ -1,0 +1,43 @@
+"""Fixtures shared by the test folders: a throw-away schema on a real PostgreSQL."""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import Iterator
+
+import pytest
+
+PG_URL = os.environ.get("CHUKKER_TEST_POSTGRES_URL", "postgresql://postgres@127.0.0.1:5432/test")
+
+
+def postgres_or_skip() -> str:
+    import psycopg
+
+    try:
+        with psycopg.connect(PG_URL, connect_timeout=3) as conn:
+            conn.execute("SELECT 1")
+    except Exception as e:
+        if os.environ.get("CHUKKER_REQUIRE_POSTGRES") == "1":
+            pytest.fail(f"CHUKKER_REQUIRE_POSTGRES=1 but {PG_URL} is unreachable: {e}")
+        pytest.skip(f"PostgreSQL tests need a server at {PG_URL} ({e.__class__.__name__})")
+    return PG_URL
+
+
+@pytest.fixture
+def pg_schema() -> Iterator[str]:
+    """A fresh schema name; dropped afterwards."""
+    url = postgres_or_skip()
+    name = "chukker_t_" + uuid.uuid4().hex[:12]
+    yield name
+    from chukker.store.postgres import PostgresStore
+
+    s = PostgresStore(url, schema=name)
+    s.drop_schema()
+    s.close()
+
+
+@pytest.fixture
+def pg_url() -> str:
+    """The test PostgreSQL's URL (skips, or fails under CHUKKER_REQUIRE_POSTGRES=1)."""
+    return postgres_or_skip()
