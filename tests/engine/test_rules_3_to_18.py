@@ -349,3 +349,28 @@ def test_next_deadline_is_the_next_horn_or_interval_end() -> None:
     assert m.next_deadline_ms(0) == 420_000
     assert m.next_deadline_ms(420_000) == 450_000
     assert m.next_deadline_ms(450_000) == 690_000
+
+
+def test_every_action_has_a_check_and_a_do_returning_an_immutable_event() -> None:
+    m = Match(setup(tiebreak="shootout"))
+    for start in (0, 690_000, 1_740_000, 2_430_000):
+        assert m.can_bowl_in(start)
+        m.verify_bowl_in(start)
+        m.bowl_in(start)
+    t = 2_430_000 + 450_000 + 240_000
+    order = {"A": [1, 2, 3], "B": [3, 2, 1]}
+    m.verify_shootout_order(t, "A", order)
+    ev = m.shootout_order(t, "A", order)
+    assert ev.index == 5 and ev.to_dict()["order"] == {"A": [1, 2, 3], "B": [3, 2, 1]}
+    with pytest.raises(TypeError):
+        ev.fields["first"] = "B"  # type: ignore[index]
+    with pytest.raises(AttributeError):
+        ev.at_ms = 0  # type: ignore[misc]
+    assert not m.can_shot(t + 1, "B", 3, "goal")
+    m.verify_shot(t + 1, "A", 1, "goal")
+    shots = [("A", 1, "goal"), ("B", 3, "miss"), ("A", 2, "miss"), ("B", 2, "miss"),
+             ("A", 3, "miss"), ("B", 1, "miss")]
+    for k, (team_, p, res) in enumerate(shots):
+        m.shot(t + 1 + k, team_, p, res, reached_end_wall=False)
+    assert m.is_final() and m.report()["winner"] == "A"
+    assert not m.can_move_to_15(t + 100)

@@ -78,6 +78,29 @@ def _ev(type_: EventType, at_ms: int, **fields: Any) -> dict[str, Any]:
     return d
 
 
+def _goal_ev(at_ms: int, team: str, player: int | None, two_point: bool) -> dict[str, Any]:
+    return _ev(EventType.GOAL, at_ms, team=team, player=player, two_point=two_point or None)
+
+
+def _order_ev(at_ms: int, first: str, order: Mapping[str, Sequence[int]]) -> dict[str, Any]:
+    return _ev(
+        EventType.SHOOTOUT_ORDER, at_ms, first=first, order={k: list(v) for k, v in order.items()}
+    )
+
+
+def _shot_ev(
+    at_ms: int, team: str, player: int, result: str, reached_end_wall: bool | None
+) -> dict[str, Any]:
+    return _ev(
+        EventType.SHOT,
+        at_ms,
+        team=team,
+        player=player,
+        result=result,
+        reached_end_wall=reached_end_wall,
+    )
+
+
 class Match:
     """A match: its set-up and the append-only list of operator events."""
 
@@ -201,24 +224,18 @@ class Match:
     def verify_goal(
         self, at_ms: int, team: str, player: int | None = None, *, two_point: bool = False
     ) -> None:
-        self.verify(
-            _ev(EventType.GOAL, at_ms, team=team, player=player, two_point=two_point or None)
-        )
+        self.verify(_goal_ev(at_ms, team, player, two_point))
 
     def can_goal(
         self, at_ms: int, team: str, player: int | None = None, *, two_point: bool = False
     ) -> bool:
-        return self.can(
-            _ev(EventType.GOAL, at_ms, team=team, player=player, two_point=two_point or None)
-        )
+        return self.can(_goal_ev(at_ms, team, player, two_point))
 
     def goal(
         self, at_ms: int, team: str, player: int | None = None, *, two_point: bool = False
     ) -> Event:
         """Rule 6: a goal; the clock does not stop (Rule 5)."""
-        return self._do(
-            _ev(EventType.GOAL, at_ms, team=team, player=player, two_point=two_point or None)
-        )
+        return self._do(_goal_ev(at_ms, team, player, two_point))
 
     def verify_foul(self, at_ms: int, team: str, penalty: str | int, **fields: Any) -> None:
         self.verify(_ev(EventType.FOUL, at_ms, team=team, penalty=str(penalty), **fields))
@@ -264,37 +281,16 @@ class Match:
     def verify_shootout_order(
         self, at_ms: int, first: str, order: Mapping[str, Sequence[int]]
     ) -> None:
-        self.verify(
-            _ev(
-                EventType.SHOOTOUT_ORDER,
-                at_ms,
-                first=first,
-                order={k: list(v) for k, v in order.items()},
-            )
-        )
+        self.verify(_order_ev(at_ms, first, order))
 
     def can_shootout_order(
         self, at_ms: int, first: str, order: Mapping[str, Sequence[int]]
     ) -> bool:
-        return self.can(
-            _ev(
-                EventType.SHOOTOUT_ORDER,
-                at_ms,
-                first=first,
-                order={k: list(v) for k, v in order.items()},
-            )
-        )
+        return self.can(_order_ev(at_ms, first, order))
 
     def shootout_order(self, at_ms: int, first: str, order: Mapping[str, Sequence[int]]) -> Event:
         """Rule 5 shootout: the team hitting first (by lot) and each team's order."""
-        return self._do(
-            _ev(
-                EventType.SHOOTOUT_ORDER,
-                at_ms,
-                first=first,
-                order={k: list(v) for k, v in order.items()},
-            )
-        )
+        return self._do(_order_ev(at_ms, first, order))
 
     def verify_shot(
         self,
@@ -304,16 +300,7 @@ class Match:
         result: str,
         reached_end_wall: bool | None = None,
     ) -> None:
-        self.verify(
-            _ev(
-                EventType.SHOT,
-                at_ms,
-                team=team,
-                player=player,
-                result=result,
-                reached_end_wall=reached_end_wall,
-            )
-        )
+        self.verify(_shot_ev(at_ms, team, player, result, reached_end_wall))
 
     def can_shot(
         self,
@@ -323,16 +310,7 @@ class Match:
         result: str,
         reached_end_wall: bool | None = None,
     ) -> bool:
-        return self.can(
-            _ev(
-                EventType.SHOT,
-                at_ms,
-                team=team,
-                player=player,
-                result=result,
-                reached_end_wall=reached_end_wall,
-            )
-        )
+        return self.can(_shot_ev(at_ms, team, player, result, reached_end_wall))
 
     def shot(
         self,
@@ -343,16 +321,7 @@ class Match:
         reached_end_wall: bool | None = None,
     ) -> Event:
         """One shootout attempt: ``goal``, ``miss`` or ``forfeit``."""
-        return self._do(
-            _ev(
-                EventType.SHOT,
-                at_ms,
-                team=team,
-                player=player,
-                result=result,
-                reached_end_wall=reached_end_wall,
-            )
-        )
+        return self._do(_shot_ev(at_ms, team, player, result, reached_end_wall))
 
     def verify_move_to_15(self, at_ms: int) -> None:
         self.verify(_ev(EventType.MOVE_TO_15, at_ms))
