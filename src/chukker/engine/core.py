@@ -58,10 +58,10 @@ def to_ms(at: Any) -> int:
     if isinstance(at, bool) or not isinstance(at, int | float):
         raise Refused(f"'at' must be a number of seconds, got {at!r}")
     if isinstance(at, int):
-        if at < 0:
-            raise Refused(f"'at' must not be negative, got {at}")
+        if at < 0 or at >= 10**9:
+            raise Refused(f"'at' must be a number of seconds from 0, got {at}")
         return at * 1000
-    if not math.isfinite(at) or at < 0:
+    if not math.isfinite(at) or at < 0 or at >= 1e9:
         raise Refused(f"'at' must be a finite, non-negative number of seconds, got {at!r}")
     x = at * 1000.0
     ms = int(x + 0.5)
@@ -341,7 +341,7 @@ class Core:
     # -------------------------------------------------------------- checks
     def team_of(self, ev: Mapping[str, Any], key: str = "team") -> str:
         t = ev.get(key)
-        if t not in self.goals:
+        if not isinstance(t, str) or t not in self.goals:
             a, b = self.team_ids
             if t is None:
                 raise Refused(f"'{key}' is missing (teams are {a} and {b})")
@@ -780,7 +780,7 @@ class Core:
                 f"the interval between shootout rounds runs until {fmt_s(self.so_next_at)} (Rule 5)"
             )
         result = ev.get("result")
-        if result not in _SHOT_RESULTS:
+        if not isinstance(result, str) or result not in _SHOT_RESULTS:
             raise Refused(f"result {result!r}: a shot is 'goal', 'miss' or 'forfeit'")
         reached = ev.get("reached_end_wall")
         if reached is not None and not isinstance(reached, bool):
@@ -1056,7 +1056,7 @@ class Fold:
                     self.events.pop()
                     raise
                 return
-            handler = core.handlers.get(typ)  # type: ignore[arg-type]
+            handler = core.handlers.get(typ) if isinstance(typ, str) else None
             if handler is None:
                 raise Refused(f"unknown event type {typ!r}")
             if t >= core.deadline:

@@ -143,7 +143,7 @@ class Match:
     def apply(self, ev: Mapping[str, Any]) -> dict[str, Any]:
         """Append ``ev`` (with ``at`` in seconds); raise :class:`EngineError` and change
         nothing if it is refused. Returns the stored event dict."""
-        stored = dict(ev)
+        stored = dict(ev) if isinstance(ev, Mapping) else ev
         try:
             self._fold.apply(stored)
         except EngineError:
