@@ -838,13 +838,18 @@ class Core:
         self.so_moved = True
 
     # --------------------------------------------------------------- report
+    def restart_period(self) -> int:
+        """The period in which the next restart is taken: this one, or the next between
+        periods (and 1 before the match)."""
+        between = self.status is Status.INTERVAL or self.status is Status.PRE_MATCH
+        return max(self.period + (1 if between else 0), 1)
+
     def restart_report(self) -> dict[str, Any] | None:
         r = self.restart
         if r is None or self.final:
             return None
         # the restart is taken in the current period, or in the next one between periods
-        p = self.period + (1 if self.status in (Status.INTERVAL, Status.PRE_MATCH) else 0)
-        ends = self.setup.defends(max(p, 1))
+        ends = self.setup.defends(self.restart_period())
         ed = self.ed
         out: dict[str, Any] = {"kind": str(r["kind"]), "spot": None}
         where = r["where"]
@@ -928,7 +933,7 @@ class Core:
             }
         pending = None
         if self.pending is not None:
-            p = self.period + (1 if st in (Status.INTERVAL, Status.PRE_MATCH) else 0)
+            p = self.restart_period()
             pending = {
                 "penalty": self.pending["penalty"],
                 "against": self.pending["fouling"],
@@ -937,7 +942,7 @@ class Core:
                 "event": self.pending["event"],
                 "period": p,
             }
-            pending.update(self.free_hit_spot(self.pending, self.setup.defends(max(p, 1))))
+            pending.update(self.free_hit_spot(self.pending, self.setup.defends(p)))
         shootout = None
         if self.so_order is not None or st is Status.SHOOTOUT or self.so_shots:
             nxt = None
@@ -978,12 +983,7 @@ class Core:
             "pending_penalty": pending,
             "interval": interval,
             "mount_change": mount,
-            "defends": {
-                k: str(v)
-                for k, v in self.setup.defends(
-                    max(self.period + (1 if st in (Status.INTERVAL, Status.PRE_MATCH) else 0), 1)
-                ).items()
-            },
+            "defends": {k: str(v) for k, v in self.setup.defends(self.restart_period()).items()},
             "roster": {
                 t: {
                     "removed": {str(k): v for k, v in sorted(self.removed[t].items())},
@@ -1093,24 +1093,8 @@ class Fold:
         if k in self.undo_of:
             cancelled.discard(self.undo_of[k])  # undoing an undo reinstates its event
         cancelled.add(k)
-        core = Core(self.setup)
         last = len(self.events) - 1  # the undo itself is the last appended
-        for j in range(last):
-            if j in cancelled or j in self.refused or j in self.undo_of:
-                continue
-            e = self.events[j]
-            tj = self._time(j)
-            try:
-                if tj >= core.deadline:
-                    core.advance(tj)
-                core.handlers[e["type"]](e, tj, j + 1)
-            except Refused as r:
-                raise Refused(
-                    f"undoing event {target} would leave event {j + 1} "
-                    f"({e['type']} at {fmt_s(tj)}) refused: {r.reason}"
-                ) from None
-            core.last_at = tj
-            core.reschedule()
+        core = self._refold(cancelled, last, undoing=target)
         core.advance(t)
         core.last_at = t
         if core.now < t:
@@ -1146,18 +1130,32 @@ class Fold:
 
     def _rebuild(self) -> None:
         """After a refused event in lenient mode, refold the accepted ones."""
+        self.core = self._refold(self.cancelled, len(self.events))
+
+    def _refold(self, cancelled: set[int], upto: int, undoing: int | None = None) -> Core:
+        """A fresh :class:`Core` from the first ``upto`` events, less the refused, the
+        ``cancelled`` and the undo events (whose effect ``cancelled`` already holds)."""
         core = Core(self.setup)
-        for j, e in enumerate(self.events):
-            if j in self.refused or j in self.cancelled or j in self.undo_of:
-                if j in self.undo_of:
-                    tu = self._time(j)
-                    core.advance(tu)
-                    core.last_at = max(core.last_at, tu)
+        for j in range(upto):
+            if j in cancelled or j in self.refused:
                 continue
             tj = self._time(j)
-            if tj >= core.deadline:
+            if j in self.undo_of:
                 core.advance(tj)
-            core.handlers[e["type"]](e, tj, j + 1)
+                core.last_at = max(core.last_at, tj)
+                continue
+            e = self.events[j]
+            try:
+                if tj >= core.deadline:
+                    core.advance(tj)
+                core.handlers[e["type"]](e, tj, j + 1)
+            except Refused as r:
+                if undoing is None:
+                    raise
+                raise Refused(
+                    f"undoing event {undoing} would leave event {j + 1} "
+                    f"({e['type']} at {fmt_s(tj)}) refused: {r.reason}"
+                ) from None
             core.last_at = tj
             core.reschedule()
-        self.core = core
+        return core
