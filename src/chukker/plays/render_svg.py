@@ -83,6 +83,21 @@ def _key_series(
     return ks
 
 
+Series = tuple[list[float], list[str], list[str]]
+
+
+def _series(keys: tuple[tuple[float, float, float], ...], dur: float, L: Layout) -> Series:
+    """Key times and screen x and y of a keyframed entity over the whole play."""
+    ks = _key_series(keys, dur)
+    return [k[0] for k in ks], [str(L.x(k[1])) for k in ks], [str(L.y(k[2])) for k in ks]
+
+
+def _move(series: Series, dur: float, ax: str, ay: str) -> str:
+    """The two linear ``<animate>``s that move attributes ``ax`` and ``ay`` along ``series``."""
+    times, xs, ys = series
+    return _anim(ax, xs, times, dur, "linear") + _anim(ay, ys, times, dur, "linear")
+
+
 def _interp(keys: tuple[tuple[float, float, float], ...], t: float) -> tuple[float, float]:
     if t <= keys[0][0]:
         return keys[0][1], keys[0][2]
@@ -200,37 +215,28 @@ def render_svg(sc: Scenario, lang: str = "en") -> str:
     r = max(7.0, L.d(0.9))
     for pid, track in sc.players:
         team = sc.team(pid.team)
-        ks = _key_series(track.keys, dur)
-        times = [k[0] for k in ks]
-        xs = [str(L.x(k[1])) for k in ks]
-        ys = [str(L.y(k[2])) for k in ks]
+        series = _series(track.keys, dur, L)
+        x0, y0 = series[1][0], series[2][0]
         out.append(
-            f'<g class="player" data-player="{pid}"><circle cx="{xs[0]}" cy="{ys[0]}" r="{r:g}" '
+            f'<g class="player" data-player="{pid}"><circle cx="{x0}" cy="{y0}" r="{r:g}" '
             f'fill="{escape(team.colour)}" stroke="#222" stroke-width="1.5">'
-            + _anim("cx", xs, times, dur, "linear")
-            + _anim("cy", ys, times, dur, "linear")
+            + _move(series, dur, "cx", "cy")
             + "</circle>"
         )
         out.append(
-            f'<text x="{xs[0]}" y="{ys[0]}" dy="0.35em" text-anchor="middle" '
+            f'<text x="{x0}" y="{y0}" dy="0.35em" text-anchor="middle" '
             f'font-size="{r * 1.2:.1f}" '
             f'font-weight="bold" fill="{_text_colour(team.colour)}">{pid.number}'
-            + _anim("x", xs, times, dur, "linear")
-            + _anim("y", ys, times, dur, "linear")
+            + _move(series, dur, "x", "y")
             + "</text></g>"
         )
     if sc.ball is not None:
-        ks = _key_series(sc.ball.keys, dur)
-        times = [k[0] for k in ks]
-        xs = [str(L.x(k[1])) for k in ks]
-        ys = [str(L.y(k[2])) for k in ks]
+        series = _series(sc.ball.keys, dur, L)
+        x0, y0 = series[1][0], series[2][0]
         out.append(
-            f'<circle class="ball" cx="{xs[0]}" cy="{ys[0]}" r="{max(3.5, L.d(0.35)):g}" '
+            f'<circle class="ball" cx="{x0}" cy="{y0}" r="{max(3.5, L.d(0.35)):g}" '
             f'fill="#fff" '
-            f'stroke="#000" stroke-width="1.2">'
-            + _anim("cx", xs, times, dur, "linear")
-            + _anim("cy", ys, times, dur, "linear")
-            + "</circle>"
+            f'stroke="#000" stroke-width="1.2">' + _move(series, dur, "cx", "cy") + "</circle>"
         )
     if scene.foul_at is not None:
         t0, fx, fy = scene.foul_at
