@@ -5,8 +5,8 @@ Imports the seed pages (``../shared/seeds`` beside the repository, or
 of queries (English, Spanish, Italian; with and without accents; one and two
 words; with and without a language filter) ``--repeat`` times each through
 
-* ``chukker.rules.search.search`` (FTS5, ranked, snippets), and
-* ``chukker.rules.search.like_search`` (``LIKE '%word%'`` over originals and
+* ``chukker.rulebook.search.search`` (FTS5, ranked, snippets), and
+* ``chukker.rulebook.search.like_search`` (``LIKE '%word%'`` over originals and
   translations: the baseline; it neither ranks nor folds accents).
 
 Prints p50/p99 of each in milliseconds and the ratio FTS/LIKE. Target
@@ -24,9 +24,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from chukker.rules.corpus import Corpus
-from chukker.rules.importers import parse_file
-from chukker.rules.search import like_search, search
+from chukker.rulebook.corpus import Corpus
+from chukker.rulebook.importers import parse_file
+from chukker.rulebook.search import like_search, search
 
 REPO = Path(__file__).resolve().parents[1]
 QUERIES: list[tuple[str, str | None]] = [

@@ -10,7 +10,12 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-STRICT = ["src/chukker/engine", "src/chukker/record", "src/chukker/rules"]
+STRICT = [
+    "src/chukker/engine",
+    "src/chukker/record",
+    "src/chukker/rules",
+    "src/chukker/rulebook",
+]
 
 
 def _tool(name: str) -> str:

@@ -38,7 +38,7 @@ def build_app(argv: list[str] | None = None) -> typer.Typer:
             wanted = None  # no command or an unknown one: mount all, so help lists them
     if wanted in (None, "rules"):
         try:
-            from chukker.rules.cli import app as rules_app
+            from chukker.rulebook.cli import app as rules_app
         except ImportError:  # pragma: no cover - concern not built yet
             pass
         else:

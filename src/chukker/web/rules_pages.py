@@ -32,13 +32,13 @@ from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Mount, Route, Router
 from starlette.staticfiles import StaticFiles
 
-from chukker.rules.corpus import Corpus, default_db_path
-from chukker.rules.crossrefs import CrossRef, candidate_ids, link_segments
-from chukker.rules.diff import ClauseChange
-from chukker.rules.glossary import glossary
-from chukker.rules.languages import LANGUAGES, ORIGINAL_LANG, SITE_LANGS, Label, language
-from chukker.rules.model import Clause, anchor, rule_of_clause_id
-from chukker.rules.pages import (
+from chukker.rulebook.corpus import Corpus, default_db_path
+from chukker.rulebook.crossrefs import CrossRef, candidate_ids, link_segments
+from chukker.rulebook.diff import ClauseChange
+from chukker.rulebook.glossary import glossary
+from chukker.rulebook.languages import LANGUAGES, ORIGINAL_LANG, SITE_LANGS, Label, language
+from chukker.rulebook.model import Clause, anchor, rule_of_clause_id
+from chukker.rulebook.pages import (
     DEFAULT_EDITION,
     RulePage,
     clause_depth,
@@ -46,8 +46,8 @@ from chukker.rules.pages import (
     known_editions,
     rule_page,
 )
-from chukker.rules.search import search
-from chukker.rules.summaries import RULE_NUMBERS, summaries
+from chukker.rulebook.search import search
+from chukker.rulebook.summaries import RULE_NUMBERS, summaries
 
 HERE = Path(__file__).parent
 _env = Environment(

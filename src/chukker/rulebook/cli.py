@@ -13,13 +13,13 @@ from typing import Annotated, Any
 
 import typer
 
-from chukker.rules.corpus import Corpus, default_db_path
-from chukker.rules.diff import EditionDiff, diff_editions
-from chukker.rules.importers import RulebookFormatError, parse_file
-from chukker.rules.languages import language
-from chukker.rules.model import rule_of_clause_id
-from chukker.rules.pages import DEFAULT_EDITION, render_clause, render_text, rule_page
-from chukker.rules.search import search as run_search
+from chukker.rulebook.corpus import Corpus, default_db_path
+from chukker.rulebook.diff import EditionDiff, diff_editions
+from chukker.rulebook.importers import RulebookFormatError, parse_file
+from chukker.rulebook.languages import language
+from chukker.rulebook.model import rule_of_clause_id
+from chukker.rulebook.pages import DEFAULT_EDITION, render_clause, render_text, rule_page
+from chukker.rulebook.search import search as run_search
 
 app = typer.Typer(
     name="rules",

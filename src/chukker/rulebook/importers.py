@@ -1,4 +1,4 @@
-"""Importers: rule pages and summaries as text, into :class:`~chukker.rules.model.Rule` values.
+"""Importers: rule pages and summaries as text, into :class:`~chukker.rulebook.model.Rule` values.
 
 Two layouts are understood, both recognised from their text rather than
 from fixed line numbers:
@@ -8,7 +8,7 @@ from fixed line numbers:
   its printed id (``13a(1)``, optionally as a numbered list item) or, on a
   page that prints no ids, with a short heading; each paragraph is the
   translation, the language's original marker (``Texto original``, a
-  :mod:`~chukker.rules.languages` table entry) and the English original. An
+  :mod:`~chukker.rulebook.languages` table entry) and the English original. An
   illustrated play (legend, a timeline of ``<n>. <t> s <what>`` lines,
   verdict, caption) belongs to the clause it follows; the last line is the
   footer.
@@ -38,13 +38,13 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
 
-from chukker.rules.languages import (
+from chukker.rulebook.languages import (
     ORIGINAL_LANG,
     Language,
     language_of_marker,
     language_of_rule_word,
 )
-from chukker.rules.model import (
+from chukker.rulebook.model import (
     Clause,
     ClauseKind,
     Passage,

@@ -10,15 +10,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from chukker.rules.corpus import Corpus, StoreStatus
-from chukker.rules.importers import (
+from chukker.rulebook.corpus import Corpus, StoreStatus
+from chukker.rulebook.importers import (
     ParsedSource,
     RulebookFormatError,
     SourceKind,
     parse_file,
     parse_text,
 )
-from chukker.rules.model import ClauseKind
+from chukker.rulebook.model import ClauseKind
 
 RULE_13_IDS = [
     "13", "13a", "13a(1)", "13a(2)", "13a(3)", "13a(4)", "13a(5)", "13a(6)", "13b", "13c",

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from chukker.rules.cli import app
+from chukker.rulebook.cli import app
 
 runner = CliRunner()
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from chukker.rules.corpus import Corpus
-from chukker.rules.diff import ChangeKind, diff_editions, number_changes, numbers_in, sentences
+from chukker.rulebook.corpus import Corpus
+from chukker.rulebook.diff import ChangeKind, diff_editions, number_changes, numbers_in, sentences
 
 
 def test_rule_5_shootout_interval_2_minutes_in_2006_4_in_2026(corpus: Corpus) -> None:

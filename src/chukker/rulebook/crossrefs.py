@@ -14,7 +14,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from chukker.rules.languages import LANGUAGES
+from chukker.rulebook.languages import LANGUAGES
 
 PENALTY_WORDS: tuple[str, ...] = ("Penalty", "Penal", "Punizione", "Pénalité")
 

@@ -14,12 +14,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from chukker.rules.corpus import Corpus
-from chukker.rules.diff import RuleDiff, diff_rules
+from chukker.rulebook.corpus import Corpus
+from chukker.rulebook.diff import RuleDiff, diff_rules
+from chukker.rulebook.languages import ORIGINAL_LANG, Label, language
+from chukker.rulebook.model import Clause, Rule, RuleText
+from chukker.rulebook.summaries import EngineParam, RuleSummary, engine_params, summary
 from chukker.rules.editions import EDITIONS
-from chukker.rules.languages import ORIGINAL_LANG, Label, language
-from chukker.rules.model import Clause, Rule, RuleText
-from chukker.rules.summaries import EngineParam, RuleSummary, engine_params, summary
 
 DEFAULT_EDITION = "uspa-arena-2026"
 

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from chukker.rules.corpus import Corpus
-from chukker.rules.importers import ParsedSource, SourceKind, parse_file
+from chukker.rulebook.corpus import Corpus
+from chukker.rulebook.importers import ParsedSource, SourceKind, parse_file
 
 REPO = Path(__file__).resolve().parents[2]
 SEEDS = REPO.parent / "shared" / "seeds"

@@ -4,7 +4,7 @@ The imported text lives only in the user's database (``CHUKKER_RULES_DB``,
 else ``./chukker-rules.sqlite3``); the project ships none of it. Imports
 are idempotent: a page whose content is already stored changes nothing.
 
->>> from chukker.rules.importers import parse_text
+>>> from chukker.rulebook.importers import parse_text
 >>> corpus = Corpus.open(":memory:")
 >>> src = parse_text("RULE 1\\nFIELD:\\nA flat floor.\\n", "demo.txt", edition="demo-arena-2000")
 >>> [r.status.value for r in corpus.store(src)]
@@ -26,8 +26,8 @@ from dataclasses import dataclass, replace
 from enum import StrEnum
 from pathlib import Path
 
-from chukker.rules.importers import ParsedSource
-from chukker.rules.model import (
+from chukker.rulebook.importers import ParsedSource
+from chukker.rulebook.model import (
     Clause,
     ClauseKind,
     EditionInfo,

@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from chukker.rules.corpus import Corpus
+from chukker.rulebook.corpus import Corpus
+from chukker.rulebook.glossary import glossary, terms_for_rule
+from chukker.rulebook.languages import SITE_LANGS, Label, language
+from chukker.rulebook.summaries import engine_params, summaries, summary
 from chukker.rules.editions import EDITIONS
-from chukker.rules.glossary import glossary, terms_for_rule
-from chukker.rules.languages import SITE_LANGS, Label, language
-from chukker.rules.summaries import engine_params, summaries, summary
 
 REPO = Path(__file__).resolve().parents[2]
 

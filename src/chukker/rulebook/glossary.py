@@ -14,7 +14,7 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
-from chukker.rules.languages import ORIGINAL_LANG, SITE_LANGS
+from chukker.rulebook.languages import ORIGINAL_LANG, SITE_LANGS
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,7 +31,7 @@ class GlossaryEntry:
 @cache
 def _terms() -> list[dict[str, Any]]:
     text = (
-        resources.files("chukker.rules")
+        resources.files("chukker.rulebook")
         .joinpath("data", "glossary.json")
         .read_text(encoding="utf-8")
     )

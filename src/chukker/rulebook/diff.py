@@ -20,9 +20,9 @@ from dataclasses import dataclass
 from difflib import SequenceMatcher
 from enum import StrEnum
 
-from chukker.rules.corpus import Corpus
+from chukker.rulebook.corpus import Corpus
+from chukker.rulebook.model import Clause, Rule, fold
 from chukker.rules.editions import EDITIONS
-from chukker.rules.model import Clause, Rule, fold
 
 #: how similar (Dice coefficient of word sets, numbers masked) two sentences must be to pair
 MATCH_THRESHOLD = 0.6

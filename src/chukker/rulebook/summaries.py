@@ -20,9 +20,9 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
+from chukker.rulebook.languages import ORIGINAL_LANG, SITE_LANGS
+from chukker.rulebook.model import rule_of_clause_id
 from chukker.rules.editions import EDITIONS, PeriodPlan
-from chukker.rules.languages import ORIGINAL_LANG, SITE_LANGS
-from chukker.rules.model import rule_of_clause_id
 
 RULE_NUMBERS: tuple[int, ...] = tuple(range(1, 19))
 
@@ -51,7 +51,7 @@ class EngineParam:
 
 @cache
 def _data(name: str) -> dict[str, Any]:
-    text = resources.files("chukker.rules").joinpath("data", name).read_text(encoding="utf-8")
+    text = resources.files("chukker.rulebook").joinpath("data", name).read_text(encoding="utf-8")
     data: dict[str, Any] = json.loads(text)
     return data
 

@@ -18,8 +18,8 @@ import re
 import time
 from dataclasses import dataclass
 
-from chukker.rules.corpus import Corpus
-from chukker.rules.model import fold
+from chukker.rulebook.corpus import Corpus
+from chukker.rulebook.model import fold
 
 _WORD = re.compile(r"\w+", re.UNICODE)
 HIT_START, HIT_END = "\x02", "\x03"

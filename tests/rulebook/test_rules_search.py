@@ -5,8 +5,8 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from chukker.rules.corpus import Corpus
-from chukker.rules.search import fts_query, like_search, matches, search
+from chukker.rulebook.corpus import Corpus
+from chukker.rulebook.search import fts_query, like_search, matches, search
 
 
 def test_rule_13b_zigzag_is_found_first(corpus: Corpus) -> None:
