@@ -8,6 +8,7 @@ app`` gives the whole command.
 
 from __future__ import annotations
 
+import importlib
 import sys
 from typing import Any
 
@@ -16,7 +17,19 @@ import typer
 from chukker.record.cli import register as _register_record
 
 _CORE = {"replay", "check", "schema"}
-_MOUNTED = {"rules", "plays", "serve"}
+
+#: Typer sub-apps, mounted as ``chukker NAME ...``: name -> (module with ``app``, help).
+#: One line per concern; add yours here.
+_SUBAPPS: dict[str, tuple[str, str]] = {
+    "rules": ("chukker.rulebook.cli", "The rulebook: import, show, search, diff."),
+    "plays": ("chukker.plays.cli", "Play diagrams and candidate fouls."),
+}
+
+#: Top-level commands registered by a module's ``register(app)``: command -> module.
+#: A module may register several commands; list each of them here.
+_REGISTERED: dict[str, str] = {
+    "serve": "chukker.web.cli",
+}
 
 
 def build_app(argv: list[str] | None = None) -> typer.Typer:
@@ -34,29 +47,16 @@ def build_app(argv: list[str] | None = None) -> typer.Typer:
         wanted = next((a for a in argv if not a.startswith("-")), None)
         if wanted in _CORE:
             return app
-        if wanted not in _MOUNTED:
+        if wanted not in _SUBAPPS and wanted not in _REGISTERED:
             wanted = None  # no command or an unknown one: mount all, so help lists them
-    if wanted in (None, "rules"):
-        try:
-            from chukker.rulebook.cli import app as rules_app
-        except ImportError:  # pragma: no cover - concern not built yet
-            pass
-        else:
-            app.add_typer(rules_app, name="rules", help="The rulebook: import, show, search, diff.")
-    if wanted in (None, "plays"):
-        try:
-            from chukker.plays.cli import app as plays_app
-        except ImportError:  # pragma: no cover
-            pass
-        else:
-            app.add_typer(plays_app, name="plays", help="Play diagrams and candidate fouls.")
-    if wanted in (None, "serve"):
-        try:
-            from chukker.web.cli import register as register_web
-        except ImportError:  # pragma: no cover
-            pass
-        else:
-            register_web(app)
+    for name, (module, help_text) in _SUBAPPS.items():
+        if wanted in (None, name):
+            app.add_typer(importlib.import_module(module).app, name=name, help=help_text)
+    registered: set[str] = set()
+    for command, module in _REGISTERED.items():
+        if wanted in (None, command) and module not in registered:
+            importlib.import_module(module).register(app)
+            registered.add(module)
     return app
 
 

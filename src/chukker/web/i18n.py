@@ -1,7 +1,9 @@
 """Page languages (en, es, it) through Babel message catalogs.
 
-The catalogs are the ``.po`` files in ``web/locales``; they are compiled in
-memory when first needed, so the package ships no binary files.
+The catalogs are the ``.po`` files in ``web/locales/<lang>/LC_MESSAGES``: every
+file there is read (``messages.po`` for the pages, one file per concern beside
+it, e.g. ``refusals.po``, ``tournament.po``), merged into one catalog, and
+compiled in memory when first needed, so the package ships no binary files.
 
 >>> translations("es").gettext("Score sheet")
 'Acta del partido'
@@ -24,17 +26,24 @@ LANGUAGES = ("en", "es", "it")
 LOCALES = Path(__file__).with_name("locales")
 
 
-@functools.cache
-def translations(lang: str) -> NullTranslations:
-    po = LOCALES / lang / "LC_MESSAGES" / "messages.po"
-    if lang == "en" or not po.exists():
-        return NullTranslations()
+def _compiled(po: Path, lang: str) -> Translations:
     with po.open("rb") as f:
         catalog = read_po(f, locale=lang)
     buf = io.BytesIO()
     write_mo(buf, catalog)
     buf.seek(0)
     return Translations(buf)
+
+
+@functools.cache
+def translations(lang: str) -> NullTranslations:
+    files = sorted((LOCALES / lang / "LC_MESSAGES").glob("*.po"))
+    if lang == "en" or not files:
+        return NullTranslations()
+    merged = _compiled(files[0], lang)
+    for po in files[1:]:
+        merged.merge(_compiled(po, lang))
+    return merged
 
 
 def language_name(lang: str) -> str:
