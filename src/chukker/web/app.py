@@ -24,10 +24,19 @@ log = logging.getLogger("chukker.web")
 HERE = Path(__file__).parent
 
 
+#: Page modules of the other concerns (each with a ``router``), mounted when present.
+#: One line per concern; add yours here.
+OPTIONAL_PAGES: tuple[tuple[str, str], ...] = (
+    ("chukker.web.rules_pages", "/rules"),
+    ("chukker.web.plays_pages", "/plays"),
+    ("chukker.web.tournament_pages", "/tournaments"),
+    ("chukker.web.education_pages", "/learn"),
+)
+
+
 def _mount_optional(app: FastAPI) -> None:
-    """The rulebook and plays pages belong to other modules; mount them when present."""
-    for module, prefix in (("chukker.web.rules_pages", "/rules"),
-                           ("chukker.web.plays_pages", "/plays")):
+    """The rulebook, plays, tournament and education pages; mounted when present."""
+    for module, prefix in OPTIONAL_PAGES:
         try:
             router = importlib.import_module(module).router
         except ImportError:
