@@ -12,6 +12,7 @@ import functools
 import hmac
 import json
 import re
+import weakref
 from collections.abc import AsyncIterator, Callable
 from typing import Annotated, Any, Literal
 
@@ -22,6 +23,7 @@ from pydantic import BaseModel, Field
 import chukker.record as record_pkg
 from chukker.store import UnknownMatch
 from chukker.store._engine import EventType, SetupError, dumps
+from chukker.web.limits import StreamCaps
 from chukker.web.live import (
     LiveMatch,
     LiveService,
@@ -352,9 +354,28 @@ async def stream(
     last_event_id: Annotated[str | None, Header()] = None,
     last: Annotated[int | None, Query(ge=0, le=MAX_SEQ, description="as Last-Event-ID")]
     = None,
+    token: Annotated[str | None, Query(max_length=100, description=(
+        "the match's timekeeper or committee token: its screens keep a reserved share "
+        "of the streams"))] = None,
+    authorization: Annotated[str | None, Header()] = None,
 ) -> StreamingResponse:
     lm = await load(request, match_id)
     svc = service(request)
+    presented = bearer(authorization) or token
+    privileged = presented is not None and svc.role_of(lm, presented) is not None
+    caps: StreamCaps = request.app.state.streams
+    address = client_address(request)
+    if not caps.acquire(address, privileged):
+        raise ServiceError(503, "too_many_streams", params={"retry_after": 5},
+                           headers={"retry-after": "5"})
+    released = False
+
+    def release() -> None:
+        nonlocal released
+        if not released:
+            released = True
+            caps.release(address)
+
     since = last
     given = (last_event_id or "").strip()
     if given.isascii() and given.isdigit() and len(given) <= 10:
@@ -386,8 +407,11 @@ async def stream(
                     yield text
         finally:
             svc.unsubscribe(lm, sub)
+            release()
 
-    return StreamingResponse(messages(), media_type="text/event-stream", headers={
+    gen = messages()
+    weakref.finalize(gen, release)  # also when the stream never started
+    return StreamingResponse(gen, media_type="text/event-stream", headers={
         "cache-control": "no-cache", "x-accel-buffering": "no"})
 
 

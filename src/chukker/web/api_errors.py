@@ -52,15 +52,18 @@ MESSAGES: dict[str, str] = {
 }
 
 
+def fill(template: str, params: dict[str, Any]) -> str:
+    """``template`` with ``params`` filled in (as it is where a value is missing)."""
+    try:
+        return template.format(**params)
+    except (KeyError, IndexError, ValueError, AttributeError):
+        return template
+
+
 def message(code: str, params: dict[str, Any]) -> str:
     """The English text of ``code`` with ``params`` (the code itself if it has no template)."""
     template = MESSAGES.get(code)
-    if template is None:
-        return code
-    try:
-        return template.format(**params)
-    except (KeyError, IndexError, ValueError):
-        return template
+    return code if template is None else fill(template, params)
 
 
 def body(code: str, params: dict[str, Any] | None = None, text: str | None = None,

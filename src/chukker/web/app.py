@@ -19,6 +19,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from chukker.store import EventStore, open_store
 from chukker.web import api, api_errors, pages
+from chukker.web.limits import StreamCaps
 from chukker.web.live import LiveService, ServiceError
 from chukker.web.security import (
     BodyLimit,
@@ -114,6 +115,7 @@ def create_app(store: EventStore | str | Path, *, organiser: str | None = None,
     )
     app.state.service = svc
     app.state.throttle = Throttle()
+    app.state.streams = StreamCaps.from_env()
     app.state.organiser = Organiser(organiser, open_mode, RateLimit(*open_rate))
 
     @app.exception_handler(ServiceError)

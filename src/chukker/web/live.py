@@ -329,6 +329,8 @@ class LiveService:
         events = await asyncio.to_thread(self.store.events, match_id)
         try:
             m = Match(Setup.from_dict(row.header), [e.event for e in events])
+            m.report()  # a state that cannot be reported is as bad as one that cannot be folded
+            json.dumps(row.header)
         except Exception as e:  # any failure: quarantine, keep serving the others
             reason = f"{type(e).__name__}: {e}"[:300]
             self.quarantined[match_id] = reason

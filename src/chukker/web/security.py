@@ -234,9 +234,9 @@ ORGANISER_ENV = "CHUKKER_ORGANISER_TOKEN"
 
 def organiser_token_path(db: str) -> Path | None:
     """Where the generated organiser token is kept: beside the SQLite file
-    (``None`` for PostgreSQL, which uses the environment or the default file)."""
+    (``None`` for PostgreSQL: set ``$CHUKKER_ORGANISER_TOKEN`` for its servers)."""
     if db.startswith(("postgresql://", "postgres://")):
-        return Path.home() / ".chukker-organiser-token"
+        return None
     if db.startswith("sqlite:///"):
         db = db[len("sqlite:///"):]
     return Path(db + ".organiser-token")
@@ -252,8 +252,8 @@ def organiser_token(db: str, *, create: bool = True) -> tuple[str | None, bool]:
     if env:
         return env, False
     path = organiser_token_path(db)
-    if path is None:
-        return None, False
+    if path is None:  # PostgreSQL without the environment: one for this process
+        return (secrets.token_urlsafe(24), True) if create else (None, False)
     try:
         text = path.read_text(encoding="ascii").strip()
         if text:
@@ -263,7 +263,10 @@ def organiser_token(db: str, *, create: bool = True) -> tuple[str | None, bool]:
     if not create:
         return None, False
     token = secrets.token_urlsafe(24)
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:  # another process made it first
+        return path.read_text(encoding="ascii").strip() or None, False
     with os.fdopen(fd, "w", encoding="ascii") as f:
         f.write(token + "\n")
     return token, True
