@@ -95,6 +95,8 @@ def test_rule_13_learn_refuses_a_bad_spec_and_an_unknown_play(client: TestClient
     r = client.get("/learn/test?level=umpire&edition=uspa-arena-1999&seed=1")
     assert r.status_code == 400 and "uspa-arena-1999" in r.text
     assert client.get("/learn/play/nope.png?t=1").status_code == 404
+    again = client.get("/learn/result?lang=it", follow_redirects=False)
+    assert again.status_code == 303 and again.headers["location"] == "/learn/?lang=it"
     png = client.get("/learn/play/13b-zigzag.png?t=2.6&lang=es")
     assert png.status_code == 200 and png.content[:4] == b"\x89PNG"
 

@@ -145,6 +145,12 @@ async def result_page(request: Request) -> Response:
     )
 
 
+@router.get("/result")
+async def result_again(request: Request) -> Response:
+    """The language links on the result page: a result is not kept, so start again."""
+    return RedirectResponse(f"{_base(request)}/?lang={lang_of(request)}", status_code=303)
+
+
 @router.post("/result.csv")
 async def result_csv(request: Request) -> Response:
     try:
