@@ -134,7 +134,7 @@ class Situation:
         shown = [values[i] for i in order]
         texts: dict[str, Text] = {}
         for lang in ("en", "es", "it"):
-            prompt, expl = spec.words(self, lang)
+            prompt, expl = spec.words(self, lang, value)
             texts[lang] = Text(
                 prompt, tuple(spec.show(v, self, lang) for v in shown), expl
             )
@@ -160,7 +160,7 @@ def reading(s: Situation) -> Any:
 @dataclass(frozen=True, slots=True)
 class KindSpec:
     make: Callable[[str, random.Random], Situation]
-    words: Callable[[Situation, str], tuple[str, str]]
+    words: Callable[[Situation, str, Any], tuple[str, str]]
     show: Callable[[Any, Situation, str], str]
     clauses: Mapping[str, tuple[str, ...]]
     levels: frozenset[Level]
@@ -209,10 +209,10 @@ def _late_penalty(ed: str, rng: random.Random) -> Situation:
     )
 
 
-def _late_penalty_words(s: Situation, lang: str) -> tuple[str, str]:
+def _late_penalty_words(s: Situation, lang: str, value: Any) -> tuple[str, str]:
     rem = fmt_seconds(s.params["rem"], lang)
     pen, p = s.params["pen"], s.params["period"]
-    ans = fmt_seconds(s.answer_value(), lang)
+    ans = fmt_seconds(value, lang)
     return {
         "en": (
             f"{rem} are left in period {p} when the umpire whistles a foul and awards a "
@@ -256,9 +256,9 @@ def _stop_then_play(kind: str) -> Callable[[str, random.Random], Situation]:
     return make
 
 
-def _stop_words(s: Situation, lang: str) -> tuple[str, str]:
+def _stop_words(s: Situation, lang: str, value: Any) -> tuple[str, str]:
     a, d, b = (fmt_minutes(s.params[k], lang) for k in ("a", "d", "b"))
-    ans = fmt_clock(s.answer_value())
+    ans = fmt_clock(value)
     goal = s.kind == "goal_clock"
     if lang == "es":
         what = "se marca un gol" if goal else "el umpire toca el silbato"
@@ -312,9 +312,9 @@ def _period_end(ed: str, rng: random.Random) -> Situation:
     )
 
 
-def _period_end_words(s: Situation, lang: str) -> tuple[str, str]:
+def _period_end_words(s: Situation, lang: str, value: Any) -> tuple[str, str]:
     s1, s2 = (fmt_minutes(s.params[k], lang) for k in ("s1", "s2"))
-    ans = fmt_minutes(s.answer_value(), lang)
+    ans = fmt_minutes(value, lang)
     return {
         "en": (
             f"A 7½-minute period starts with a bowl-in. The umpire stops play twice, for {s1} "
@@ -365,10 +365,10 @@ def _ordinal(p: int, lang: str) -> str:
     return {1: "primo", 2: "secondo", 3: "terzo", 4: "quarto", 5: "quinto"}[p]
 
 
-def _interval_words(s: Situation, lang: str) -> tuple[str, str]:
+def _interval_words(s: Situation, lang: str, value: Any) -> tuple[str, str]:
     p = s.params["p"]
     six = s.params["periods"] == "six"
-    ans = fmt_minutes(s.answer_value(), lang)
+    ans = fmt_minutes(value, lang)
     o = _ordinal(p, lang)
     if lang == "es":
         game = "de seis períodos de 5 minutos" if six else "reglamentario de cuatro períodos"
@@ -420,9 +420,9 @@ def _tie(ed: str, rng: random.Random) -> Situation:
     )
 
 
-def _tie_words(s: Situation, lang: str) -> tuple[str, str]:
+def _tie_words(s: Situation, lang: str, value: Any) -> tuple[str, str]:
     tb, g = s.params["tiebreak"], s.params["goals"]
-    ans = fmt_minutes(s.answer_value(), lang)
+    ans = fmt_minutes(value, lang)
     score = f"{g}-{g}"
     if lang == "es":
         q = {
@@ -489,9 +489,9 @@ def _running_at(ed: str, events: list[dict[str, Any]], at_ms: int) -> int:
     return int(r["running_ms"][-1])
 
 
-def _split_words(s: Situation, lang: str) -> tuple[str, str]:
+def _split_words(s: Situation, lang: str, value: Any) -> tuple[str, str]:
     stops = ", ".join(fmt_clock(x) for x in s.params["stops"])
-    v = s.answer_value()
+    v = value
     ans = fmt_clock(v) if v >= 0 else "-"
     return {
         "en": (
@@ -529,9 +529,9 @@ def _warning(ed: str, rng: random.Random) -> Situation:
     return Situation("warning", ed, rec, None, {"a": a, "d": d}, read, wrong)
 
 
-def _warning_words(s: Situation, lang: str) -> tuple[str, str]:
+def _warning_words(s: Situation, lang: str, value: Any) -> tuple[str, str]:
     a, d = fmt_minutes(s.params["a"], lang), fmt_minutes(s.params["d"], lang)
-    ans = fmt_minutes(s.answer_value(), lang)
+    ans = fmt_minutes(value, lang)
     return {
         "en": (
             f"The arena has no visible clock, so a 30-second warning horn is used. Play starts "
@@ -584,7 +584,7 @@ def _handicap(ed: str, rng: random.Random) -> Situation:
     )
 
 
-def _handicap_words(s: Situation, lang: str) -> tuple[str, str]:
+def _handicap_words(s: Situation, lang: str, value: Any) -> tuple[str, str]:
     ha = ", ".join(map(str, s.params["ha"]))
     hb = ", ".join(map(str, s.params["hb"]))
     blue, white = TEAMS[lang]
@@ -667,7 +667,7 @@ def _shootout(ed: str, rng: random.Random) -> Situation:
     )
 
 
-def _shootout_words(s: Situation, lang: str) -> tuple[str, str]:
+def _shootout_words(s: Situation, lang: str, value: Any) -> tuple[str, str]:
     g = s.params["g"]
     sa, sb = s.params["so"]
     blue, white = TEAMS[lang]
@@ -721,7 +721,7 @@ def _between(ed: str, rng: random.Random) -> Situation:
     )
 
 
-def _between_words(s: Situation, lang: str) -> tuple[str, str]:
+def _between_words(s: Situation, lang: str, value: Any) -> tuple[str, str]:
     p, pen = s.params["p"], s.params["pen"]
     o = _ordinal(p, lang)
     return {
