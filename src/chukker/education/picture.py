@@ -38,6 +38,38 @@ def _font(size: int) -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
     return ImageFont.load_default()
 
 
+def _frame(scenario_id: str) -> tuple[float, float, float, int, int]:
+    """The view's origin, the scale (pixels per yard), the arena height and legend height."""
+    sc = load_shipped(scenario_id)
+    x0, y0, x1, y1 = sc.render.view
+    scale = WIDTH / (x1 - x0)
+    return x0, y0, scale, round((y1 - y0) * scale), 34
+
+
+def player_spots(scenario_id: str, t: float) -> dict[str, tuple[float, float, float]]:
+    """Where each player is on the picture at ``t``: ``(left %, top %, diameter %)`` of
+    the picture's width and height, by player id (``team:number``), so that a page can
+    lay a clickable spot over each player.
+
+    >>> spots = player_spots("13b-zigzag", 2.6)
+    >>> sorted(spots)
+    ['blue:1', 'blue:2', 'white:1', 'white:2']
+    """
+    sc = load_shipped(scenario_id)
+    t = max(0.0, min(t, sc.duration))
+    x0, y0, scale, h, legend = _frame(scenario_id)
+    r = max(8.0, 0.9 * scale)
+    out = {}
+    for pid, track in sc.players:
+        x, y = track.at(t)
+        out[str(pid)] = (
+            round(100 * (x - x0) * scale / WIDTH, 2),
+            round(100 * (y - y0) * scale / (h + legend), 2),
+            round(100 * 2.6 * r / WIDTH, 2),
+        )
+    return out
+
+
 def play_picture(scenario_id: str, t: float, lang: str = "en") -> bytes:
     """PNG bytes of scenario ``scenario_id`` at ``t`` seconds (no verdict shown)."""
     sc = load_shipped(scenario_id)

@@ -81,15 +81,26 @@ async def test_page(request: Request) -> Response:
     except ValueError as e:
         return _bad(request, str(e))
     quiz = draw(spec)
-    items = [
-        {
+    items = []
+    for k, it in enumerate(quiz.items, 1):
+        play = it.question.play
+        spots = []
+        if play is not None and play.players:
+            from chukker.education.picture import player_spots
+
+            where = player_spots(play.scenario, play.at)
+            choices = it.choices(spec.lang)
+            for i, src in enumerate(it.order):
+                x, y, d = where[play.players[src]]
+                spots.append({"letter": "abcdefgh"[i], "x": x, "y": y, "d": d,
+                              "label": choices[i]})
+        items.append({
             "number": k,
             "prompt": it.prompt(spec.lang),
             "choices": list(enumerate(it.choices(spec.lang))),
-            "play": it.question.play,
-        }
-        for k, it in enumerate(quiz.items, 1)
-    ]
+            "play": play,
+            "spots": spots,
+        })
     return render(
         request, "education/test.html", base=_base(request), spec=spec, items=items,
         hidden=_hidden(spec), started=f"{time.time():.0f}",
