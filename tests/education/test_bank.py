@@ -137,3 +137,23 @@ def test_rule_13_quiz_check_command(tmp_path: Path) -> None:
 def test_rule_13_extension_files_load_from_a_folder(tmp_path: Path) -> None:
     (tmp_path / "extra.toml").write_text(GOOD, encoding="utf-8")
     assert [q.id for q in load_files([tmp_path])] == ["x1"]
+
+
+def test_rule_13_quiz_check_against_an_imported_rulebook(
+    seed_files: list[Path], tmp_path: Path
+) -> None:
+    from chukker.rulebook import Corpus
+
+    db = tmp_path / "rules.sqlite3"
+    with Corpus.open(db) as corpus:
+        for f in seed_files:
+            corpus.store(parse_file(f))
+    runner = CliRunner()
+    ok = runner.invoke(build_app(["quiz"]), ["quiz", "check", "--db", str(db)])
+    assert ok.exit_code == 0, ok.output
+    bad = tmp_path / "bank.toml"
+    bad.write_text(GOOD.replace('"13b"', '"13zz"'), encoding="utf-8")
+    res = runner.invoke(build_app(["quiz"]), ["quiz", "check", "--db", str(db), str(bad)])
+    assert res.exit_code == 1 and "clause '13zz' does not exist" in res.output
+    missing = runner.invoke(build_app(["quiz"]), ["quiz", "check", "--db", str(tmp_path / "x")])
+    assert missing.exit_code == 1 and "no rulebook database" in missing.output

@@ -24,6 +24,8 @@ from chukker.education.model import (
     BankError,
     Level,
     check_bank,
+    clause_exists,
+    corpus_lookup,
     load_bank,
     load_files,
 )
@@ -44,14 +46,19 @@ def check_cmd(
     lang: Annotated[
         list[str] | None, typer.Option("--lang", help="Languages required (default en, es, it)")
     ] = None,
+    db: Annotated[
+        Path | None,
+        typer.Option(help="Check the clauses against this imported rulebook database instead"),
+    ] = None,
 ) -> None:
     """Check a bank: every clause exists in its edition, every language, answers consistent."""
     try:
         qs = load_files(paths) if paths else list(load_bank().values())
+        exists = corpus_lookup(db) if db is not None else clause_exists
     except (BankError, OSError) as e:
         typer.echo(f"error: {e}", err=True)
         raise typer.Exit(1) from None
-    problems = check_bank(qs, tuple(lang) if lang else LANGS)
+    problems = check_bank(qs, tuple(lang) if lang else LANGS, exists)
     for p in problems:
         typer.echo(p)
     if problems:

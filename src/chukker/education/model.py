@@ -19,7 +19,7 @@ right choice; a true/false question has the two choices "True", "False".
 from __future__ import annotations
 
 import tomllib
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 from functools import cache
@@ -272,8 +272,38 @@ def load_bank() -> dict[str, Question]:
 # --------------------------------------------------------------------------- check
 
 
-def check_question(q: Question, langs: Iterable[str] = LANGS) -> list[str]:
-    """Every problem of one question (empty if none)."""
+ClauseLookup = Callable[[str, str], bool]
+
+
+def corpus_lookup(path: str | Path) -> ClauseLookup:
+    """A clause test against an imported rulebook database (``chukker rules import``):
+    a clause exists when the edition's rule holds it, or, for a rule the edition's own
+    pages do not cover, the earlier edition's rule does."""
+    from chukker.rulebook.corpus import Corpus
+
+    corpus = Corpus.open_readonly(path)
+    if corpus is None:
+        raise BankError(f"{path}: no rulebook database (run 'chukker rules import' first)")
+    cache: dict[tuple[str, int], frozenset[str]] = {}
+
+    def exists(edition: str, clause_id: str) -> bool:
+        try:
+            n = rule_of_clause_id(clause_id)
+        except ValueError:
+            return False
+        if (edition, n) not in cache:
+            rule, _ = corpus.rule_or_earlier(edition, n)
+            cache[(edition, n)] = frozenset(c.id for c in rule.clauses) if rule else frozenset()
+        return clause_id in cache[(edition, n)]
+
+    return exists
+
+
+def check_question(
+    q: Question, langs: Iterable[str] = LANGS, exists: ClauseLookup = clause_exists
+) -> list[str]:
+    """Every problem of one question (empty if none); ``exists`` says whether a clause
+    exists in an edition (default: the shipped catalogue)."""
     where = f"{q.origin or q.source}: question {q.id}"
     problems: list[str] = []
     for ed, ids in q.clauses.items():
@@ -281,7 +311,7 @@ def check_question(q: Question, langs: Iterable[str] = LANGS) -> list[str]:
             problems.append(f"{where}: unknown edition {ed!r} (known: {', '.join(EDITIONS)})")
             continue
         for c in ids:
-            if not clause_exists(ed, c):
+            if not exists(ed, c):
                 problems.append(f"{where}: clause {c!r} does not exist in {ed}")
     for lang in langs:
         if lang not in q.texts:
@@ -308,7 +338,11 @@ def check_question(q: Question, langs: Iterable[str] = LANGS) -> list[str]:
     return problems
 
 
-def check_bank(questions: Iterable[Question], langs: Iterable[str] = LANGS) -> list[str]:
+def check_bank(
+    questions: Iterable[Question],
+    langs: Iterable[str] = LANGS,
+    exists: ClauseLookup = clause_exists,
+) -> list[str]:
     """Every problem of a bank: clauses, languages, answers, duplicate ids."""
     problems: list[str] = []
     seen: dict[str, str] = {}
@@ -317,5 +351,5 @@ def check_bank(questions: Iterable[Question], langs: Iterable[str] = LANGS) -> l
         if q.id in seen:
             problems.append(f"{q.origin}: question id {q.id!r} also used in {seen[q.id]}")
         seen[q.id] = q.origin
-        problems.extend(check_question(q, langs))
+        problems.extend(check_question(q, langs, exists))
     return problems
