@@ -1,0 +1,143 @@
+"""``chukker tournament``: check, standings, match, schedule, register.
+
+Exit codes: 0 success; 1 problems found (``check``) or a refusal; 2 usage;
+3 the file cannot be read (one line with its line and column). Never a traceback.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from chukker.tournament.model import Tournament, TournamentError, load_path
+
+app = typer.Typer(no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False)
+
+EXIT_PROBLEMS = 1
+EXIT_UNREADABLE = 3
+
+
+def _fail(message: str, code: int) -> typer.Exit:
+    sys.stderr.write(message.replace("\n", " ") + "\n")
+    return typer.Exit(code)
+
+
+def _load(path: Path) -> Tournament:
+    try:
+        return load_path(path)
+    except TournamentError as e:
+        raise _fail(f"{path}: {e}", EXIT_UNREADABLE) from None
+
+
+FileArg = Annotated[Path, typer.Argument(help="The tournament file (.toml or .json).")]
+
+
+@app.command("check")
+def check_cmd(file: FileArg) -> None:
+    """Every problem of the tournament, each naming its match, player, team or stage."""
+    from chukker.tournament.check import check
+
+    t = _load(file)
+    problems = check(t)
+    for p in problems:
+        sys.stdout.write(f"{file}: {p}\n")
+    if problems:
+        raise typer.Exit(EXIT_PROBLEMS)
+    sys.stdout.write(
+        f"{file}: ok ({len(t.teams)} teams, {len(t.matches)} matches, "
+        f"{sum(1 for m in t.matches.values() if m.record)} records)\n"
+    )
+
+
+@app.command("standings")
+def standings_cmd(
+    file: FileArg,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the standings as JSON.")] = False,
+) -> None:
+    """Tables and order of finish, derived from the match records."""
+    from chukker.tournament.standings import standings
+
+    t = _load(file)
+    s = standings(t)
+    if as_json:
+        sys.stdout.write(json.dumps(s.to_json(), ensure_ascii=False) + "\n")
+        return
+    con = Console()
+    con.print(f"[bold]{t.name}[/bold]")
+    for st in s.stages:
+        if st.kind == "round-robin":
+            tab = Table(title=f"{st.id} ({'complete' if st.complete else 'in progress'})")
+            for col in ("place", "team", "P", "W", "L", "GF", "GA", "net", "decided by"):
+                tab.add_column(col, justify="left" if col in ("team", "decided by") else "right")
+            for r in st.table:
+                tab.add_row(
+                    str(r.place),
+                    t.team_name(r.team),
+                    str(r.played),
+                    str(r.won),
+                    str(r.lost),
+                    str(r.goals_for),
+                    str(r.goals_against),
+                    f"{r.net_goals:+d}",
+                    (r.decided_by or "").replace("_", " "),
+                )
+            con.print(tab)
+            for reason in st.reasons:
+                con.print(f"  {reason.text(t.team_name)}")
+            for w in st.waiting:
+                con.print(
+                    f"  [yellow]waiting for a {w.by}:[/yellow] "
+                    + ", ".join(t.team_name(x) for x in w.teams)
+                )
+        else:
+            ms = [s.match(mid) for mid in st.matches]
+            tab = Table(title=f"{st.id} ({'complete' if st.complete else 'in progress'})")
+            for col in ("match", "teams", "score", "winner"):
+                tab.add_column(col)
+            for mr in ms:
+                tab.add_row(
+                    mr.id,
+                    " v ".join(t.team_name(x) for x in mr.teams),
+                    "-".join(map(str, mr.score)) if mr.score else mr.status,
+                    t.team_name(mr.winner) if mr.winner else "",
+                )
+            con.print(tab)
+
+
+@app.command("match")
+def match_cmd(
+    file: FileArg,
+    match_id: Annotated[str, typer.Argument(help="The match id.")],
+    output: Annotated[Path | None, typer.Option("-o", "--output", help="Write here.")] = None,
+    fmt: Annotated[str, typer.Option("--format", help="json or toml")] = "json",
+) -> None:
+    """Write the match record header (rosters and handicaps from the register on the date)."""
+    from chukker.record import dumps
+    from chukker.tournament.records import NotReady, header
+    from chukker.tournament.standings import standings
+
+    t = _load(file)
+    if match_id not in t.matches:
+        raise _fail(f"{file}: no match {match_id!r}", EXIT_PROBLEMS)
+    m = t.matches[match_id]
+    s = standings(t)
+    try:
+        rec = header(t, m, s.match(match_id).teams)
+    except NotReady as e:
+        raise _fail(f"{file}: {e}", EXIT_PROBLEMS) from None
+    for x in s.match(match_id).teams:
+        if x is not None and len(t.teams[x].players) != 3:
+            raise _fail(
+                f"{file}: match {match_id}: team {x} does not have 3 players", EXIT_PROBLEMS
+            )
+    text = dumps(rec, "toml" if fmt == "toml" else "json")
+    if output is None:
+        sys.stdout.write(text)
+    else:
+        output.write_text(text, encoding="utf-8")

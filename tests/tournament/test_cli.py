@@ -1,0 +1,61 @@
+"""``chukker tournament check | standings | match``."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from chukker.cli import build_app
+
+EXAMPLE = Path(__file__).parents[2] / "examples" / "tournament" / "fall-classic.toml"
+runner = CliRunner()
+
+
+def run(*args: str) -> tuple[int, str, str]:
+    r = runner.invoke(build_app(list(args)), list(args))
+    return r.exit_code, r.stdout, r.stderr
+
+
+def test_check_ok_and_problems(tmp_path: Path) -> None:
+    code, out, _ = run("tournament", "check", str(EXAMPLE))
+    assert code == 0 and "ok" in out
+    bad = tmp_path / "t.toml"
+    text = EXAMPLE.read_text().replace('record = "matches/', f'record = "{EXAMPLE.parent}/matches/')
+    bad.write_text(text.replace('"ann",\n    "bea"', '"ann",\n    "zed"', 1))
+    code, out, _ = run("tournament", "check", str(bad))
+    assert code == 1
+    assert "team potros: player zed is not in the register" in out
+
+
+def test_an_unreadable_file_is_one_line_with_line_and_column(tmp_path: Path) -> None:
+    bad = tmp_path / "t.toml"
+    bad.write_text('format = "chukker-tournament/1"\nname = \n')
+    code, out, err = run("tournament", "check", str(bad))
+    assert code == 3 and out == ""
+    assert err.count("\n") == 1 and "line 2, column" in err and "Traceback" not in err
+
+
+def test_standings_json_and_table() -> None:
+    code, out, _ = run("tournament", "standings", str(EXAMPLE), "--json")
+    assert code == 0
+    doc = json.loads(out)
+    assert doc["name"] == "Fall Arena Classic"
+    assert set(doc["stages"][0]) >= {"id", "kind", "complete", "table", "waiting"}
+    code, out, _ = run("tournament", "standings", str(EXAMPLE))
+    assert code == 0 and "Giles Farm above Los Potros: wins 3 to 1" in out
+
+
+def test_match_writes_a_header_that_passes_check(tmp_path: Path) -> None:
+    out_file = tmp_path / "f1.json"
+    code, _, err = run("tournament", "match", str(EXAMPLE), "f1", "-o", str(out_file))
+    assert code == 0, err
+    rec = json.loads(out_file.read_text())
+    assert rec["teams"]["A"]["name"] == "Giles Farm"
+    # gus's handicap rose to 4 on the second day
+    assert rec["teams"]["A"]["players"][0] == {"no": 1, "name": "Gus Giles", "handicap": 4}
+    code, out, _ = run("check", str(out_file))
+    assert code == 0, out
+    code, _, err = run("tournament", "match", str(EXAMPLE), "nope")
+    assert code == 1 and "no match 'nope'" in err
