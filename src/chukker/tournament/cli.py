@@ -6,6 +6,7 @@ Exit codes: 0 success; 1 problems found (``check``) or a refusal; 2 usage;
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import sys
 from pathlib import Path
@@ -137,6 +138,133 @@ def match_cmd(
                 f"{file}: match {match_id}: team {x} does not have 3 players", EXIT_PROBLEMS
             )
     text = dumps(rec, "toml" if fmt == "toml" else "json")
+    if output is None:
+        sys.stdout.write(text)
+    else:
+        output.write_text(text, encoding="utf-8")
+
+
+def _parse_dt(value: str, what: str) -> dt.datetime:
+    try:
+        return dt.datetime.fromisoformat(value).replace(tzinfo=None)
+    except ValueError:
+        raise _fail(
+            f"{what}: expected a local date-time like 2026-12-05T10:00, got {value!r}", 2
+        ) from None
+
+
+@app.command("schedule")
+def schedule_cmd(
+    file: FileArg,
+    ics: Annotated[Path | None, typer.Option("--ics", help="Write an iCalendar file.")] = None,
+    generate: Annotated[
+        bool, typer.Option("--generate", help="Schedule round robins that have no matches.")
+    ] = False,
+    start: Annotated[str | None, typer.Option("--start", help="First slot (--generate).")] = None,
+    arena: Annotated[
+        list[str] | None, typer.Option("--arena", help="An arena (repeat for each).")
+    ] = None,
+    slot: Annotated[int | None, typer.Option("--slot", help="Slot length in minutes.")] = None,
+    day_end: Annotated[
+        str | None, typer.Option("--day-end", help="No match ends after HH:MM.")
+    ] = None,
+    move: Annotated[
+        list[str] | None,
+        typer.Option("--move", help="Committee edit ID=DATETIME[@ARENA] (repeatable)."),
+    ] = None,
+    output: Annotated[
+        Path | None, typer.Option("-o", "--output", help="Write the edited tournament here.")
+    ] = None,
+) -> None:
+    """The day's schedule by time and arena; generate round robins, edit slots, --ics."""
+    from chukker.tournament import schedule as sch
+    from chukker.tournament.model import dumps, format_of
+
+    t = _load(file)
+    if t.problems:
+        for p in t.problems:
+            sys.stderr.write(f"{file}: {p}\n")
+        raise typer.Exit(EXIT_PROBLEMS)
+    edited = False
+    if generate:
+        if start is None or not arena:
+            raise _fail("--generate needs --start and at least one --arena", 2)
+        end = None
+        if day_end is not None:
+            try:
+                end = dt.time.fromisoformat(day_end)
+            except ValueError:
+                raise _fail(f"--day-end: expected HH:MM, got {day_end!r}", 2) from None
+        for m in sch.plan_round_robins(t, _parse_dt(start, "--start"), arena, slot, end):
+            t.matches[m.id] = m
+        edited = True
+    for spec in move or []:
+        mid, _, rest = spec.partition("=")
+        when, _, where = rest.partition("@")
+        if mid not in t.matches:
+            raise _fail(f"{file}: no match {mid!r}", EXIT_PROBLEMS)
+        sch.move(t, mid, _parse_dt(when, "--move") if when else None, where or None)
+        edited = True
+    for c in sch.clashes(t, slot):
+        sys.stderr.write(f"{file}: warning: {c}\n")
+    if ics is not None:
+        ics.write_bytes(sch.to_ics(t, slot))
+    if edited:
+        text = dumps(t, format_of(output or file))
+        if output is None:
+            sys.stdout.write(text)
+        else:
+            output.write_text(text, encoding="utf-8")
+        return
+    if ics is not None:
+        return
+    from chukker.tournament.standings import standings
+
+    s = standings(t)
+    con = Console()
+    tab = Table(title=f"{t.name}: schedule")
+    for col in ("time", "arena", "match", "stage", "teams", "result"):
+        tab.add_column(col)
+    ms = sorted(t.matches.values(), key=lambda m: (m.start or dt.datetime.max, m.arena or ""))
+    for m in ms:
+        r = s.match(m.id)
+        names = " v ".join(
+            t.team_name(x) if x is not None else ref.describe()
+            for x, ref in zip(r.teams, m.teams, strict=True)
+        )
+        res = "-".join(map(str, r.score)) if r.score is not None else r.status
+        tab.add_row(
+            m.start.strftime("%a %d %b %H:%M") if m.start else "",
+            m.arena or "",
+            m.id,
+            m.stage,
+            names,
+            res,
+        )
+    con.print(tab)
+
+
+@app.command("register")
+def register_cmd(
+    file: FileArg,
+    csv_file: Annotated[
+        Path, typer.Option("--csv", help="Players: id, name, registered, handicap, from.")
+    ],
+    output: Annotated[Path | None, typer.Option("-o", "--output", help="Write here.")] = None,
+) -> None:
+    """Import the register of players (handicap history) from a CSV file."""
+    from chukker.tournament.model import dumps, format_of
+    from chukker.tournament.register import read_csv
+
+    t = _load(file)
+    try:
+        players = read_csv(csv_file.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError) as e:
+        raise _fail(f"{csv_file}: cannot read: {e}", EXIT_UNREADABLE) from None
+    except TournamentError as e:
+        raise _fail(f"{csv_file}: {e}", EXIT_UNREADABLE) from None
+    t.players.update(players)
+    text = dumps(t, format_of(output or file))
     if output is None:
         sys.stdout.write(text)
     else:
