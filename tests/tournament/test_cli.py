@@ -59,3 +59,27 @@ def test_match_writes_a_header_that_passes_check(tmp_path: Path) -> None:
     assert code == 0, out
     code, _, err = run("tournament", "match", str(EXAMPLE), "nope")
     assert code == 1 and "no match 'nope'" in err
+
+
+def test_export_csv_and_json() -> None:
+    code, out, _ = run("tournament", "export", str(EXAMPLE), "--format", "csv", "--what", "matches")
+    assert code == 0
+    lines = out.splitlines()
+    assert lines[0].startswith("match,stage,start,arena,team_a,team_b,status,score_a")
+    assert "a1,pool-a,2026-12-05T10:00:00,Arena 1,potros,giles,final,7,14,giles" in out
+    code, out, _ = run(
+        "tournament", "export", str(EXAMPLE), "--format", "csv", "--what", "standings"
+    )
+    assert "pool-b,3,zorros,3,1,2,21,23,-2,head_to_head" in out
+    code, out, _ = run("tournament", "export", str(EXAMPLE))
+    doc = json.loads(out)
+    assert doc["matches"][0]["arena"] == "Arena 1" and doc["stages"][0]["id"] == "pool-a"
+
+
+def test_bracket_svg_of_the_example() -> None:
+    from chukker.tournament import load_path, standings
+    from chukker.tournament.export import bracket_svg
+
+    t = load_path(EXAMPLE)
+    svg = bracket_svg(t, standings(t))
+    assert svg.count('class="bm"') == 3 and 'font-weight="bold" data-team="giles"' in svg

@@ -269,3 +269,28 @@ def register_cmd(
         sys.stdout.write(text)
     else:
         output.write_text(text, encoding="utf-8")
+
+
+@app.command("export")
+def export_cmd(
+    file: FileArg,
+    what: Annotated[str, typer.Option("--what", help="matches, standings or all (JSON)")] = "all",
+    fmt: Annotated[str, typer.Option("--format", help="csv or json")] = "json",
+) -> None:
+    """Results for the association's database: CSV or JSON of matches and standings."""
+    from chukker.tournament.export import matches_csv, results_json, standings_csv
+    from chukker.tournament.standings import standings
+
+    t = _load(file)
+    s = standings(t)
+    if fmt == "csv":
+        if what not in ("matches", "standings"):
+            raise _fail("--format csv needs --what matches or --what standings", 2)
+        sys.stdout.write(matches_csv(t, s) if what == "matches" else standings_csv(s))
+        return
+    doc = results_json(t, s)
+    if what == "matches":
+        doc = {"name": doc["name"], "matches": doc["matches"]}
+    elif what == "standings":
+        doc = {"name": doc["name"], "stages": doc["stages"]}
+    sys.stdout.write(json.dumps(doc, ensure_ascii=False, indent=2) + "\n")
