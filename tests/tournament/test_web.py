@@ -52,9 +52,12 @@ def test_create_play_the_pool_and_the_final_becomes_live(client: Any) -> None:
     pool = s["stages"][0]
     assert next(r["team"] for r in pool["table"]) == "reds"
     assert pool["table"][0]["decided_by"] == "wins"
-    assert pool["waiting"] == [{"teams": ["blues", "golds", "greens"], "for": "lot"}]
+    assert pool["complete"] and pool["waiting"] == []
+    assert [r["team"] for r in pool["table"]] == ["reds", "blues", "greens", "golds"]
     final = next(m for m in s["matches"] if m["id"] == "f1")
-    assert final["teams"] == [None, None]
+    assert final["teams"] == ["reds", "blues"] and final["status"] == "scheduled"
+    res = client.get(f"/tournaments/{tid}/results.json").json()
+    assert next(m for m in res["matches"] if m["id"] == "f1")["live"]  # now a live match
     m1 = next(m for m in s["matches"] if m["id"] == "m1")
     assert m1["status"] == "final" and m1["winner"] == "reds"
     # pages, exports, QR, team page

@@ -74,18 +74,16 @@ def four_team_toml() -> str:
     return "\n".join(lines) + "\n"
 
 
-#: pool results: match -> events after the bowl-in (goals, then the forfeit deciding it)
+#: pool results: match -> events after the bowl-in (a goal, then the forfeit deciding it)
 RESULTS: dict[str, list[dict[str, Any]]] = {
     "m1": [{"type": "goal", "team": "A"}, {"type": "forfeit", "team": "B"}],  # reds
     "m2": [{"type": "forfeit", "team": "B"}],  # greens
     "m3": [{"type": "forfeit", "team": "B"}],  # reds
-    "m4": [{"type": "forfeit", "team": "A"}],  # golds
+    "m4": [{"type": "forfeit", "team": "B"}],  # blues
     "m5": [{"type": "forfeit", "team": "B"}],  # reds
     "m6": [{"type": "forfeit", "team": "B"}],  # blues
 }
-# reds 3 wins; blues, greens, golds 1 win each; among them blues beat greens,
-# greens beat golds, golds beat blues: head-to-head 1-1-1, then net goals 0 each,
-# goals for 0 each, then a lot: waiting -> the final waits for place 2.
+# wins: reds 3, blues 2, greens 1, golds 0: the final is reds v blues.
 
 
 def post(client: Any, base: str, live_id: str, token: str, event: dict[str, Any]) -> Any:
