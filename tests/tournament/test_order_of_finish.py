@@ -168,7 +168,8 @@ def test_waiting_for_a_lot_then_the_lot_decides() -> None:
     s = standings(t, played)
     st = s.stage("p")
     assert [w.to_json() for w in st.waiting] == [{"teams": ["x", "y"], "for": "lot"}]
-    assert not st.complete
+    assert st.complete  # every match is final; the order waits (as in the contract's example)
+    assert st.team_at(1) is None and st.team_at(3) is None  # places wait for the lot
     assert order(s) == [(1, "x", None), (1, "y", "wins"), (3, "z", None)]
     t2 = tournament(
         ["x", "y", "z"],

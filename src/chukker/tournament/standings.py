@@ -159,6 +159,7 @@ class Waiting:
 class StageStandings:
     id: str
     kind: str
+    #: every match of the stage is final (its order may still wait for a lot)
     complete: bool
     table: list[Row] = field(default_factory=list)
     waiting: list[Waiting] = field(default_factory=list)
@@ -166,8 +167,9 @@ class StageStandings:
     matches: list[str] = field(default_factory=list)
 
     def team_at(self, place: int) -> str | None:
-        """The team alone in ``place`` once the order is complete, else ``None``."""
-        if not self.complete:
+        """The team alone in ``place`` once the stage's order is complete (every match
+        final, nothing waiting for a lot or a shootout), else ``None``."""
+        if not self.complete or self.waiting:
             return None
         found = [r.team for r in self.table if r.place == place]
         return found[0] if len(found) == 1 else None
@@ -379,7 +381,9 @@ def round_robin(t: Tournament, st: Stage, results: Sequence[MatchResult]) -> Sta
             row.decided_by = reasons[i].criterion if last and i < len(reasons) else None
             table.append(row)
         above += len(tier)
-    complete = bool(results) and all(r.final for r in results) and not waiting
+    # ``complete``: every match of the stage is final (as in the contract's example, a
+    # complete stage may still wait for a lot); its order is complete once nothing waits
+    complete = bool(results) and all(r.final for r in results)
     return StageStandings(
         st.id, st.kind, complete, table, waiting, reasons, [r.id for r in results]
     )
