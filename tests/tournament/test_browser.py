@@ -45,7 +45,6 @@ def test_pool_played_through_the_api_spectator_page_follows(
     from tests.web.conftest import LiveServer
 
     monkeypatch.setenv("CHUKKER_TOURNAMENTS_DIR", str(tmp_path / "tournaments"))
-    monkeypatch.delenv("CHUKKER_ORGANISER_TOKEN", raising=False)
     with LiveServer(tmp_path / "live.sqlite3") as server, server.client() as c:
         r = c.post(f"{server.url}/tournaments/api", json={"text": four_team_toml()})
         assert r.status_code == 201, r.text

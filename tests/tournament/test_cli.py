@@ -83,3 +83,12 @@ def test_bracket_svg_of_the_example() -> None:
     t = load_path(EXAMPLE)
     svg = bracket_svg(t, standings(t))
     assert svg.count('class="bm"') == 3 and 'font-weight="bold" data-team="giles"' in svg
+
+
+def test_a_header_with_alternates_passes_check(tmp_path: Path) -> None:
+    out_file = tmp_path / "s2.json"
+    code, _, err = run("tournament", "match", str(EXAMPLE), "s2", "-o", str(out_file))
+    assert code == 0, err
+    rec = json.loads(out_file.read_text())
+    assert rec["teams"]["B"]["alternates"] == [{"no": 4, "name": "Dan Potros", "handicap": 0}]
+    assert run("check", str(out_file))[0] == 0

@@ -14,6 +14,7 @@ with warnings.catch_warnings():
     from starlette.testclient import TestClient
 
 from tests.tournament.web_helpers import RESULTS, four_team_toml, post
+from tests.web.conftest import OPEN
 
 from chukker.web import create_app
 
@@ -21,8 +22,7 @@ from chukker.web import create_app
 @pytest.fixture
 def client(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[TestClient]:
     monkeypatch.setenv("CHUKKER_TOURNAMENTS_DIR", str(tmp_path / "tournaments"))
-    monkeypatch.delenv("CHUKKER_ORGANISER_TOKEN", raising=False)
-    with TestClient(create_app(tmp_path / "live.sqlite3")) as c:
+    with TestClient(create_app(tmp_path / "live.sqlite3", **OPEN)) as c:
         yield c
 
 
@@ -88,20 +88,18 @@ def test_an_unsound_or_unreadable_file_is_refused(client: Any) -> None:
     assert "team reds: player zed is not in the register" in r.json()["problems"]
 
 
-def test_organiser_token_when_configured(client: Any, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("CHUKKER_ORGANISER_TOKEN", "s3cret")
-    import chukker.web.tournament_pages as tp
-
-    if tp.require_organiser is not tp._local_require_organiser:
-        pytest.skip("the shared organiser credential is in use")
-    r = client.post("/tournaments/api", json={"text": four_team_toml()})
-    assert r.status_code == 401
-    r = client.post(
-        "/tournaments/api",
-        json={"text": four_team_toml()},
-        headers={"authorization": "Bearer s3cret"},
-    )
-    assert r.status_code == 201
+def test_organiser_token_needed_on_a_closed_server(tmp_path: Path,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CHUKKER_TOURNAMENTS_DIR", str(tmp_path / "tournaments"))
+    with TestClient(create_app(tmp_path / "live.sqlite3", organiser="s3cret")) as c:
+        r = c.post("/tournaments/api", json={"text": four_team_toml()})
+        assert r.status_code == 401 and r.json()["error"] == "organiser_required"
+        r = c.post("/tournaments/api", json={"text": four_team_toml()},
+                   headers={"authorization": "Bearer nope"})
+        assert r.status_code == 403
+        r = c.post("/tournaments/api", json={"text": four_team_toml()},
+                   headers={"authorization": "Bearer s3cret"})
+        assert r.status_code == 201
 
 
 def test_every_string_of_the_pages_in_es_and_it() -> None:

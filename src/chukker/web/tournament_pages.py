@@ -24,16 +24,15 @@ import asyncio
 import contextlib
 import datetime as dt
 import hashlib
-import hmac
 import json
 import os
 import secrets
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Body, Depends, Header, Request
+from fastapi import APIRouter, Body, Depends, Request
 from fastapi.responses import (
     HTMLResponse,
     JSONResponse,
@@ -43,12 +42,14 @@ from fastapi.responses import (
 )
 from markupsafe import Markup
 
+from chukker.engine.setup import Setup
 from chukker.tournament.check import check
 from chukker.tournament.export import bracket_svg, matches_csv, results_json, standings_csv
 from chukker.tournament.model import Tournament, TournamentError, from_dict, loads
 from chukker.tournament.records import NotReady, header, match_day
 from chukker.tournament.register import team_handicap
 from chukker.tournament.standings import Played, Standings, standings
+from chukker.web import security
 from chukker.web.i18n import LANGUAGES, translations
 from chukker.web.live import LiveService, hash_token, new_match_id
 from chukker.web.pages import ENV, error_page, lang_of, render
@@ -58,33 +59,8 @@ POLL_S = 0.5
 KEEPALIVE_S = 15.0
 
 
-# ------------------------------------------------------------------ organiser credential
-def _local_require_organiser(
-    authorization: Annotated[str | None, Header()] = None,
-) -> None:
-    """Stand-in until ``chukker.web.security.require_organiser`` exists: with
-    ``$CHUKKER_ORGANISER_TOKEN`` set, that bearer token is required; without, open."""
-    want = os.environ.get("CHUKKER_ORGANISER_TOKEN")
-    if not want:
-        return
-    scheme, _, token = (authorization or "").partition(" ")
-    if scheme.lower() != "bearer" or not hmac.compare_digest(token.strip(), want):
-        from fastapi import HTTPException
-
-        raise HTTPException(401, "organiser_required", headers={"www-authenticate": "Bearer"})
-
-
-def _organiser_dependency() -> Callable[..., Any]:
-    try:
-        from chukker.web import security
-
-        dep: Callable[..., Any] = security.require_organiser  # type: ignore[attr-defined]
-        return dep
-    except AttributeError:
-        return _local_require_organiser
-
-
-require_organiser = _organiser_dependency()
+# the organiser credential (shared with match creation): Bearer <organiser token>
+require_organiser = security.require_organiser
 
 
 # ------------------------------------------------------------------------ the registry
@@ -225,6 +201,7 @@ async def _create_live(svc: LiveService, lt: LiveTournament, s: Standings) -> bo
         except NotReady:
             continue
         rec.pop("events", None)
+        Setup.from_dict(rec)  # a header made from a checked tournament; the engine agrees
         live_id = new_match_id()
         tk_hash = lt.arena_hash.get(_arena_key(m.arena)) or lt.arena_hash[""]
         await asyncio.to_thread(
