@@ -201,3 +201,22 @@ def test_unknown_criterion(criterion: str) -> None:
     doc = copy.deepcopy(base(order_of_finish={"criteria": [criterion]}))
     out = problems(doc)
     assert (out == []) == (criterion == "wins")
+
+
+def test_match_options_and_edition_as_the_engine_knows_them() -> None:
+    out = problems(base(match_options={"periods": "seven"}, rules="uspa-arena-1999"))
+    assert (
+        "match_options: options.periods: unknown value 'seven' (one of 'regulation', 'six')" in out
+    )
+    assert any(p.startswith("tournament: rules: unknown edition") for p in out)
+
+
+def test_malformed_parts_are_problems_not_crashes() -> None:
+    doc = base()
+    doc["players"][0]["handicaps"] = [{"from": "soon", "value": "two"}]
+    doc["matches"][0]["teams"] = ["blue"]
+    doc["teams"][1]["players"] = "dee"
+    out = problems(doc)
+    assert "player ann: handicap value must be a whole number, got 'two'" in out
+    assert "match m1: teams must list exactly two teams (A and B of the match record)" in out
+    assert "team white: players must be a list of ids" in out

@@ -73,25 +73,27 @@ def test_head_to_head_counts_only_matches_within_the_group() -> None:
     ]
 
 
-def test_three_tied_head_to_head_splits_one_off_the_other_two_go_on() -> None:
-    # x, y, z: one win each. Among them: y beat x, x beat z, y-z both forfeited:
-    # head-to-head x 1, y 1, z 0 -> z below; x and y go on to net goals (not a
-    # second head-to-head between the two, which y would win).
+def test_head_to_head_in_a_circle_splits_no_one_and_net_goals_go_on() -> None:
     t = tournament(["w", "x", "y", "z"], RR4)
     played = {
-        "m1": result(12, 2),  # w v x: w (w 1 win so far)
+        "m1": result(12, 2),  # w v x: w
         "m2": result(0, 0, forfeited=("A", "B")),  # y v z: both forfeit, both lose
-        "m3": result(2, 3),  # w v y: y wins
-        "m4": result(10, 1),  # x v z: x wins, x +9
-        "m5": result(1, 2),  # w v z: z wins
-        "m6": result(5, 6),  # x v y: y wins -> y has 2 wins!
+        "m3": result(2, 3),  # w v y: y
+        "m4": result(10, 1),  # x v z: x
+        "m5": result(1, 2),  # w v z: z
+        "m6": result(5, 6),  # x v y: y
     }
     s = standings(t, played)
+    # y 2 wins; w, x, z 1 each and beat each other in a circle (1-1-1): net goals
+    # w +8 (12-2, 2-3, 1-2), x -2 (2-12, 10-1, 5-6), z -8 (no goals from the forfeit)
+    assert order(s) == [
+        (1, "y", "wins"),
+        (2, "w", "net_goals"),
+        (3, "x", "net_goals"),
+        (4, "z", None),
+    ]
     rows = {r.team: r for r in s.stage("p").table}
-    assert rows["y"].won == 2 and rows["x"].won == 1
-    # rework: y 2 wins alone above; w, x, z 1 win each
-    # among w, x, z: w beat x, x beat z, z beat w -> 1-1-1, go to net goals
-    assert order(s)[0] == (1, "y", "wins")
+    assert (rows["z"].goals_for, rows["z"].goals_against, rows["z"].lost) == (3, 11, 2)
 
 
 def test_head_to_head_group_of_three_split_one_then_net_goals() -> None:

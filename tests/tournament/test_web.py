@@ -88,17 +88,24 @@ def test_an_unsound_or_unreadable_file_is_refused(client: Any) -> None:
     assert "team reds: player zed is not in the register" in r.json()["problems"]
 
 
-def test_organiser_token_needed_on_a_closed_server(tmp_path: Path,
-                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+def test_organiser_token_needed_on_a_closed_server(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("CHUKKER_TOURNAMENTS_DIR", str(tmp_path / "tournaments"))
     with TestClient(create_app(tmp_path / "live.sqlite3", organiser="s3cret")) as c:
         r = c.post("/tournaments/api", json={"text": four_team_toml()})
         assert r.status_code == 401 and r.json()["error"] == "organiser_required"
-        r = c.post("/tournaments/api", json={"text": four_team_toml()},
-                   headers={"authorization": "Bearer nope"})
+        r = c.post(
+            "/tournaments/api",
+            json={"text": four_team_toml()},
+            headers={"authorization": "Bearer nope"},
+        )
         assert r.status_code == 403
-        r = c.post("/tournaments/api", json={"text": four_team_toml()},
-                   headers={"authorization": "Bearer s3cret"})
+        r = c.post(
+            "/tournaments/api",
+            json={"text": four_team_toml()},
+            headers={"authorization": "Bearer s3cret"},
+        )
         assert r.status_code == 201
 
 

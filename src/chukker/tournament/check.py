@@ -32,6 +32,7 @@ def check(t: Tournament, played: Mapping[str, Played | str] | None = None) -> li
         edition(t.rules)
     except ValueError as e:
         bad("tournament", str(e))
+    _check_options(t, bad)
     if t.team_min is not None and t.team_max is not None and t.team_min > t.team_max:
         bad("team_handicap", f"min {t.team_min} is above max {t.team_max}")
 
@@ -275,3 +276,15 @@ def _check_roster(
                 f"{e.get('handicap', 0)} in the record, {h} in the register on {day}",
                 "handicap_differs",
             )
+
+
+def _check_options(t: Tournament, bad: Any) -> None:
+    """``match_options`` must be options the engine accepts in a match record."""
+    from chukker.engine import SetupError
+    from chukker.engine.setup import Setup
+
+    team = {"captain": 1, "players": [{"no": n} for n in (1, 2, 3)]}
+    try:
+        Setup.from_dict({"options": t.match_options, "teams": {"A": team, "B": team}})
+    except SetupError as e:
+        bad("match_options", str(e), "match_options")

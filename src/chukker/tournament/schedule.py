@@ -114,7 +114,10 @@ def slot_minutes(t: Tournament, allowance: int = DEFAULT_ALLOWANCE_MIN) -> int:
     ``allowance`` minutes, rounded up to 5 minutes."""
     from chukker.rules.editions import edition
 
-    plan = edition(t.rules).plan(str(t.match_options.get("periods", "regulation")))
+    try:
+        plan = edition(t.rules).plan(str(t.match_options.get("periods", "regulation")))
+    except ValueError:  # ``check`` reports the unknown edition or periods
+        plan = edition("uspa-arena-2026").regulation
     ms = plan.count * plan.length_ms + sum(plan.intervals_ms)
     return 5 * math.ceil((ms / 60_000 + allowance) / 5)
 
