@@ -75,6 +75,12 @@ def test_create_play_the_pool_and_the_final_becomes_live(client: Any) -> None:
     assert client.get("/tournaments").status_code == 200
     arena = client.get(f"/tournaments/{tid}/arena/-/console")
     assert arena.status_code == 200
+    import hashlib
+
+    slug = hashlib.sha1(b"Arena 1").hexdigest()[:8]
+    shown = client.get(f"/tournaments/{tid}/arena/{slug}/display")
+    assert shown.status_code == 200 and '"f1"' in shown.text  # the final is next on Arena 1
+    assert client.get(f"/tournaments/{tid}/arena/{slug}/nope").status_code == 404
 
 
 def test_an_unsound_or_unreadable_file_is_refused(client: Any) -> None:

@@ -251,6 +251,7 @@ def _now_playing(lt: LiveTournament, s: Standings) -> dict[str, dict[str, Any]]:
             "playing": started,
             "next": pending[1] if len(pending) > 1 else None,
             "live": lt.live.get(cur) if cur else None,
+            "slug": _slug(arena),
         }
     return out
 
@@ -264,7 +265,7 @@ def _context(
 ) -> dict[str, Any]:
     t = lt.t
     names = {tid: tm.name for tid, tm in t.teams.items()}
-    rows = []
+    rows: list[dict[str, Any]] = []
     for m in sorted(
         t.matches.values(), key=lambda m: (m.start or dt.datetime.max, m.arena or "", m.id)
     ):
@@ -341,6 +342,29 @@ def _context(
                 ],
             }
         )
+    by_id = {r["id"]: r for r in rows}
+    boards: dict[str, dict[str, Any]] = {}
+    for arena, a in arenas.items():
+        cur, nxt = by_id.get(a["current"] or ""), by_id.get(a["next"] or "")
+        rep = reports.get(a["current"] or "", {})
+        boards[arena] = {
+            "arena": arena,
+            "match": a["current"],
+            "live": a["live"],
+            "teams": [n for _x, n in cur["teams"]] if cur else None,
+            "start": cur["start"] if cur else None,
+            "score": cur["score"] if cur else None,
+            "status": cur["status"] if cur else None,
+            "status_text": tr.gettext(STATUS_LABELS.get(cur["status"], cur["status"]))
+            if cur
+            else tr.gettext("no more matches"),
+            "period": rep.get("period"),
+            "clock": rep.get("clock"),
+            "server_time": rep.get("server_time"),
+            "next": {"teams": [n for _x, n in nxt["teams"]], "start": nxt["start"]}
+            if nxt
+            else None,
+        }
     svg = bracket_svg(t, s, names, link=None)
     return {
         "tid": lt.id,
@@ -351,6 +375,7 @@ def _context(
         "arenas": arenas,
         "bracket": Markup(svg) if "bm" in svg else None,
         "criteria": CRITERIA_LABELS,
+        "boards": boards,
         "status_labels": STATUS_LABELS,
         "version": lt.version,
     }
@@ -405,6 +430,22 @@ async def _watch(app_request: Request, lt: LiveTournament) -> None:
         lt.watcher = None
 
 
+def _payload(lt: LiveTournament, s: Standings, ctx: dict[str, Any], lang: str) -> bytes:
+    """One ``standings`` message: the page's live part in ``lang``, the standings, and per
+    arena the live match and the tournament match now playing (or next)."""
+    return _sse(
+        "standings",
+        {
+            "version": lt.version,
+            "html": _live_html(ctx, lang),
+            "standings": s.to_json(),
+            "arenas": {k: v["live"] for k, v in ctx["arenas"].items()},
+            "current": {k: v["current"] for k, v in ctx["arenas"].items()},
+            "boards": ctx["boards"],
+        },
+    )
+
+
 async def _push(
     request: Request, lt: LiveTournament, s: Standings, reports: dict[str, dict[str, Any]]
 ) -> None:
@@ -412,15 +453,7 @@ async def _push(
     for q, lang in list(lt.subscribers):
         if lang not in per_lang:
             ctx = _context(request, lt, s, reports, lang)
-            per_lang[lang] = _sse(
-                "standings",
-                {
-                    "version": lt.version,
-                    "html": _live_html(ctx, lang),
-                    "standings": s.to_json(),
-                    "arenas": {k: v["live"] for k, v in ctx["arenas"].items()},
-                },
-            )
+            per_lang[lang] = _payload(lt, s, ctx, lang)
         with contextlib.suppress(asyncio.QueueFull):
             q.put_nowait(per_lang[lang])
 
@@ -643,16 +676,17 @@ async def team_page(request: Request, tid: str, team: str) -> Response:
     )
 
 
-@router.get("/{tid}/arena/{slug}/console", response_class=HTMLResponse)
-async def arena_console(request: Request, tid: str, slug: str) -> Response:
-    """The timekeeper's console for an arena: follows the arena's matches in turn."""
+@router.get("/{tid}/arena/{slug}/{view}", response_class=HTMLResponse)
+async def arena_view(request: Request, tid: str, slug: str, view: str) -> Response:
+    """An arena's timekeeper console (``console``) or big screen (``display``, with the
+    QR code of the match's phone page): follows the arena's matches in turn."""
     lt = _get(request, tid)
-    if lt is None:
+    if lt is None or view not in ("console", "display"):
         return error_page(request, 404, f"no tournament {tid}")
     arena = next((a for a in lt.arena_hash if _slug(a) == slug), None)
     if arena is None:
         return error_page(request, 404, f"no arena {slug}")
-    s, _ = await refresh(request, lt)
+    s, reports = await refresh(request, lt)
     now = _now_playing(lt, s).get(arena, {})
     resp = render(
         request,
@@ -662,6 +696,9 @@ async def arena_console(request: Request, tid: str, slug: str) -> Response:
         arena=arena or "-",
         arena_key=arena,
         live=now.get("live"),
+        current=now.get("current"),
+        view=view,
+        board=_context(request, lt, s, reports, lang_of(request))["boards"].get(arena),
     )
     resp.headers["cache-control"] = "no-store"
     return resp
@@ -676,15 +713,7 @@ async def stream(request: Request, tid: str) -> Response:
     q: asyncio.Queue[bytes] = asyncio.Queue(64)
     s, reports = await refresh(request, lt)
     ctx = _context(request, lt, s, reports, lang)
-    first = _sse(
-        "standings",
-        {
-            "version": lt.version,
-            "html": _live_html(ctx, lang),
-            "standings": s.to_json(),
-            "arenas": {k: v["live"] for k, v in ctx["arenas"].items()},
-        },
-    )
+    first = _payload(lt, s, ctx, lang)
     entry = (q, lang if lang in LANGUAGES else "en")
     lt.subscribers.add(entry)
     if lt.watcher is None:
