@@ -136,3 +136,28 @@ def test_every_string_of_the_pages_in_es_and_it() -> None:
             i for i in ids if tr.gettext(i) == i and i not in ("Arena", "Final", "Handicap")
         )
         assert missing == [], (lang, missing)
+
+
+def test_the_committee_moves_a_match(client: Any) -> None:
+    body = create(client)
+    tid, cm = body["tournament_id"], {"authorization": "Bearer " + body["committee_token"]}
+    url = f"/tournaments/{tid}/api/matches/m2"
+    assert client.post(url, json={"start": "2026-12-05T16:00"}).status_code == 403
+    arena1 = {"authorization": "Bearer " + body["arenas"]["Arena 1"]["token"]}
+    assert client.post(url, json={"start": "2026-12-05T16:00"}, headers=arena1).status_code == 403
+    r = client.post(url, json={"start": "2026-12-05T16:00", "arena": "Arena 1"}, headers=cm)
+    assert r.status_code == 200, r.text
+    assert r.json()["match"]["start"] == "2026-12-05T16:00:00"
+    assert r.json()["match"]["arena"] == "Arena 1"
+    live = r.json()["live"]
+    assert live and live != body["matches"]["m2"]  # made again with Arena 1's token
+    assert (
+        post(client, "", live, body["arenas"]["Arena 1"]["token"], {"type": "bowl_in"}).status_code
+        == 201
+    )
+    r = client.post(url, json={"arena": "Arena 2"}, headers=cm)
+    assert r.status_code == 409 and r.json()["error"] == "match_started"
+    assert client.post(url, json={"start": "soon"}, headers=cm).status_code == 422
+    s = client.get(f"/tournaments/{tid}/results.json").json()
+    m2 = next(m for m in s["matches"] if m["id"] == "m2")
+    assert (m2["start"], m2["arena"]) == ("2026-12-05T16:00:00", "Arena 1")

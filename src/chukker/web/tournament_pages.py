@@ -24,6 +24,7 @@ import asyncio
 import contextlib
 import datetime as dt
 import hashlib
+import hmac
 import json
 import os
 import secrets
@@ -32,7 +33,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Body, Depends, Request
+from fastapi import APIRouter, Body, Depends, Header, Request
 from fastapi.responses import (
     HTMLResponse,
     JSONResponse,
@@ -45,9 +46,16 @@ from markupsafe import Markup
 from chukker.engine.setup import Setup
 from chukker.tournament.check import check
 from chukker.tournament.export import bracket_svg, matches_csv, results_json, standings_csv
-from chukker.tournament.model import Tournament, TournamentError, from_dict, loads
+from chukker.tournament.model import (
+    Tournament,
+    TournamentError,
+    from_dict,
+    loads,
+    to_datetime,
+)
 from chukker.tournament.records import NotReady, header, match_day
 from chukker.tournament.register import team_handicap
+from chukker.tournament.schedule import clashes, move
 from chukker.tournament.standings import Played, Standings, standings
 from chukker.web import security
 from chukker.web.i18n import LANGUAGES, translations
@@ -569,6 +577,62 @@ async def show(request: Request, tid: str) -> Response:
     lang = lang_of(request)
     ctx = _context(request, lt, s, reports, lang)
     return render(request, "tournament/show.html", live_html=Markup(_live_html(ctx, lang)), **ctx)
+
+
+@router.post("/{tid}/api/matches/{mid}")
+async def edit_slot(
+    request: Request,
+    tid: str,
+    mid: str,
+    body: Annotated[
+        dict[str, Any],
+        Body(description='{"start": "2026-12-05T15:00", "arena": "Arena 2"} (either or both)'),
+    ],
+    authorization: Annotated[str | None, Header()] = None,
+) -> Response:
+    """The committee moves a match to another slot or arena (committee token)."""
+    lt = _get(request, tid)
+    if lt is None or mid not in lt.t.matches:
+        return _bad("unknown_match", f"no match {mid}", 404)
+    token = security.bearer(authorization)
+    if token is None or not hmac.compare_digest(hash_token(token), lt.committee_hash):
+        return _bad("bad_token", "send the tournament's committee token", 403)
+    start = None
+    if "start" in body:
+        start = to_datetime(body["start"])
+        if start is None:
+            return _bad("bad_start", f"start must be a local date-time, got {body['start']!r}")
+    arena = body.get("arena")
+    if arena is not None and (not isinstance(arena, str) or not 0 < len(arena) <= 60):
+        return _bad("bad_arena", "arena must be a name of 1 to 60 characters")
+    async with lt.lock:
+        svc = service(request)
+        m = lt.t.matches[mid]
+        live_id = lt.live.get(mid)
+        if arena is not None and arena != m.arena and live_id is not None:
+            lm = await svc.load(live_id)
+            if lm.seq > 0:
+                return _bad("match_started", "a match that has started cannot change arena", 409)
+            del lt.live[mid]  # made again with the new arena's timekeeper token
+        if arena is not None and _arena_key(arena) not in lt.arena_hash:
+            return _bad("unknown_arena", f"no arena {arena!r} in this tournament")
+        move(lt.t, mid, start, arena)
+        for md in lt.doc.get("matches", []):
+            if md.get("id") == mid:
+                if start is not None:
+                    md["start"] = start.isoformat()
+                if arena is not None:
+                    md["arena"] = arena
+        registry(request).save(lt)
+    await refresh(request, lt)
+    lt.digest = None  # every page shows the new slot at the next tick
+    return JSONResponse(
+        {
+            "match": json.loads(json.dumps(lt.t.matches[mid].to_dict(), default=_json_default)),
+            "live": lt.live.get(mid),
+            "clashes": clashes(lt.t),
+        }
+    )
 
 
 @router.get("/{tid}/standings.json")
