@@ -220,3 +220,17 @@ def test_malformed_parts_are_problems_not_crashes() -> None:
     assert "player ann: handicap value must be a whole number, got 'two'" in out
     assert "match m1: teams must list exactly two teams (A and B of the match record)" in out
     assert "team white: players must be a list of ids" in out
+
+
+def test_a_record_keyed_by_team_ids_in_another_order(tmp_path: Path) -> None:
+    t = from_dict(base(), tmp_path)
+    rec = header(t, t.matches["m1"], ("blue", "white"))
+    rec["teams"] = {"white": rec["teams"]["B"], "blue": rec["teams"]["A"]}
+    rec["events"] = scripted_events((4, 1), keys=("white", "blue"))  # white scores 4
+    (tmp_path / "m1.json").write_text(record_dumps(rec))
+    doc = base()
+    doc["matches"][0]["record"] = "m1.json"
+    t = from_dict(doc, tmp_path)
+    assert check(t) == []
+    m = standings(t).match("m1")
+    assert m.winner == "white" and m.score == (1, 4)  # score in the match's order

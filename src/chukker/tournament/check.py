@@ -16,7 +16,13 @@ from typing import Any
 
 from chukker.tournament.model import DECIDERS, MatchSpec, Problem, Tournament
 from chukker.tournament.register import team_handicap
-from chukker.tournament.standings import Played, Standings, replay_all, standings
+from chukker.tournament.standings import (
+    Played,
+    Standings,
+    record_teams,
+    replay_all,
+    standings,
+)
 
 
 def check(t: Tournament, played: Mapping[str, Played | str] | None = None) -> list[Problem]:
@@ -233,7 +239,7 @@ def _check_match(
     if day is None:
         bad(subj, "no start date: the record's rosters cannot be checked", "no_date")
         return
-    for key, x in zip(played.keys, teams, strict=True):
+    for key, x in record_teams(played.keys, teams).items():
         if x is None or x not in t.teams:
             continue
         _check_roster(t, subj, key, x, rec["teams"][key], day, bad)

@@ -67,6 +67,7 @@ def scripted_events(
     periods: int = 4,
     length_s: float = 450.0,
     intervals_s: tuple[float, ...] = (240.0, 600.0, 240.0),
+    keys: tuple[str, str] = TEAM_KEYS,
 ) -> list[dict[str, Any]]:
     """Operator events of a match played without stoppages in which teams A and B score
     ``goals`` field goals (spread over the periods). For examples, tests and benchmarks."""
@@ -87,7 +88,8 @@ def scripted_events(
         n = len(per[p])
         for k, team in enumerate(per[p]):
             at = t + length_s * (k + 1) / (n + 1)
-            events.append({"at": round(at, 3), "type": "goal", "team": team, "player": 1 + k % 3})
+            key = keys[0] if team == "A" else keys[1]
+            events.append({"at": round(at, 3), "type": "goal", "team": key, "player": 1 + k % 3})
         t += length_s
         if p < periods - 1:
             t += intervals_s[p] if p < len(intervals_s) else 240.0

@@ -300,6 +300,16 @@ class _Resolver:
         return self.stage_cache[sid]
 
 
+def record_teams(
+    keys: tuple[str, str], teams: tuple[str | None, str | None]
+) -> dict[str, str | None]:
+    """The tournament team of each of a record's two team keys: by position (the
+    record's first team is the match's first), unless the keys are the teams' ids."""
+    if set(keys) == set(teams) and None not in teams:
+        return {k: k for k in keys}
+    return {keys[0]: teams[0], keys[1]: teams[1]}
+
+
 def _result(
     m: MatchSpec, teams: tuple[str | None, str | None], p: Played | str | None
 ) -> MatchResult:
@@ -313,8 +323,10 @@ def _result(
     if p.practice:
         status = "practice"
     score_d = rep.get("score", {})
+    by_key = record_teams(p.keys, teams)
+    if by_key[a] == teams[1] and by_key[b] == teams[0] and teams[0] != teams[1]:
+        a, b = b, a  # the score in the match's order of teams
     score = (int(score_d.get(a, 0)), int(score_d.get(b, 0)))
-    by_key = {a: teams[0], b: teams[1]}
     win = rep.get("winner")
     winner = by_key.get(win) if isinstance(win, str) else None
     forf = tuple(x for k in rep.get("forfeited", []) if (x := by_key.get(k)) is not None)
