@@ -92,3 +92,49 @@ def test_a_header_with_alternates_passes_check(tmp_path: Path) -> None:
     rec = json.loads(out_file.read_text())
     assert rec["teams"]["B"]["alternates"] == [{"no": 4, "name": "Dan Potros", "handicap": 0}]
     assert run("check", str(out_file))[0] == 0
+
+
+def test_register_import_and_schedule_generate(tmp_path: Path) -> None:
+    t = tmp_path / "t.toml"
+    t.write_text(
+        'format = "chukker-tournament/1"\nname = "Cup"\n'
+        '[[stages]]\nid = "pool"\nkind = "round-robin"\nteams = ["a", "b", "c", "d", "e"]\n'
+        + "".join(f'[[teams]]\nid = "{x}"\nplayers = []\n' for x in "abcde")
+    )
+    csv = tmp_path / "players.csv"
+    csv.write_text(
+        "id,name,registered,handicap,from\nann,Ann Lee,2026,2,2025-05-01\n"
+        "ann,Ann Lee,2026,3,2026-12-01\n"
+    )
+    out = tmp_path / "t2.toml"
+    code, _, err = run("tournament", "register", str(t), "--csv", str(csv), "-o", str(out))
+    assert code == 0, err
+    from chukker.tournament import load_path
+
+    ann = load_path(out).players["ann"]
+    assert [(h.start.isoformat(), h.value) for h in ann.handicaps] == [
+        ("2025-05-01", 2),
+        ("2026-12-01", 3),
+    ]
+    code, _, err = run(
+        "tournament",
+        "schedule",
+        str(out),
+        "--generate",
+        "--start",
+        "2026-12-05T09:00",
+        "--arena",
+        "Arena 1",
+        "-o",
+        str(out),
+    )
+    assert code == 0, err
+    t3 = load_path(out)
+    assert len(t3.matches) == 10 and {m.arena for m in t3.matches.values()} == {"Arena 1"}
+    ics = tmp_path / "day.ics"
+    code, _, err = run("tournament", "schedule", str(out), "--ics", str(ics))
+    assert code == 0 and ics.read_text().count("BEGIN:VEVENT") == 10
+    bad = tmp_path / "bad.csv"
+    bad.write_text("id,name\nx,y\n")
+    code, _, err = run("tournament", "register", str(t), "--csv", str(bad))
+    assert code == 3 and "lacks registered, handicap, from" in err
