@@ -91,6 +91,17 @@ def standings_cmd(
             con.print(tab)
             for reason in st.reasons:
                 con.print(f"  {reason.text(t.team_name)}")
+            waiting = {x for w in st.waiting for x in w.teams}
+            by_place: dict[int, list[str]] = {}
+            for r in st.table:
+                by_place.setdefault(r.place, []).append(r.team)
+            for place, tied in by_place.items():
+                if len(tied) > 1 and not set(tied) & waiting:
+                    con.print(
+                        "  "
+                        + ", ".join(t.team_name(x) for x in tied)
+                        + f" share place {place}: equal on every criterion"
+                    )
             for w in st.waiting:
                 con.print(
                     f"  [yellow]waiting for a {w.by}:[/yellow] "

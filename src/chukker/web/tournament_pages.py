@@ -335,12 +335,22 @@ def _context(
     for st in s.stages:
         if st.kind != "round-robin":
             continue
+        waiting_teams = {x for w in st.waiting for x in w.teams}
+        by_place: dict[int, list[str]] = {}
+        for row in st.table:
+            by_place.setdefault(row.place, []).append(row.team)
+        shared = [
+            tr.gettext("%(teams)s share place %(place)s: equal on every criterion")
+            % {"teams": ", ".join(names.get(x, x) for x in tied), "place": place}
+            for place, tied in by_place.items()
+            if len(tied) > 1 and not set(tied) & waiting_teams
+        ]
         pools.append(
             {
                 "id": st.id,
                 "complete": st.complete,
                 "table": st.table,
-                "reasons": [reason_text(x) for x in st.reasons],
+                "reasons": [reason_text(x) for x in st.reasons] + shared,
                 "waiting": [
                     (
                         ", ".join(names.get(x, x) for x in w.teams),
