@@ -68,6 +68,10 @@ def test_create_play_the_pool_and_the_final_becomes_live(client: Any) -> None:
     assert client.get(f"/tournaments/{tid}/matches.csv").text.count("\n") == 8
     qr = client.get(f"/tournaments/{tid}/qr/m1.svg")
     assert qr.status_code == 200 and "<svg" in qr.text and "<path" in qr.text
+    card = client.get(f"/tournaments/{tid}/matches/m1?lang=it")
+    assert card.status_code == 200 and "Reds 1" in card.text and "<svg" in card.text
+    assert "Squadra" in card.text or "capitano" in card.text
+    assert client.get(f"/tournaments/{tid}/matches/nope").status_code == 404
     team = client.get(f"/tournaments/{tid}/teams/reds")
     assert team.status_code == 200 and "Reds 1" in team.text
     res = client.get(f"/tournaments/{tid}/results.json").json()

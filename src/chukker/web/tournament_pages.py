@@ -706,6 +706,47 @@ async def qr(request: Request, tid: str, mid: str) -> Response:
     return Response(buf.getvalue(), media_type="image/svg+xml")
 
 
+@router.get("/{tid}/matches/{mid}", response_class=HTMLResponse)
+async def match_card(request: Request, tid: str, mid: str) -> Response:
+    """A match's card for printing beside the score sheet: stage, arena, time, rosters
+    and handicaps on the day, result, and the QR code of the match's phone page."""
+    import io
+
+    import segno
+
+    lt = _get(request, tid)
+    if lt is None or mid not in lt.t.matches:
+        return error_page(request, 404, f"no match {mid}")
+    s, _ = await refresh(request, lt)
+    m, r = lt.t.matches[mid], s.match(mid)
+    teams = []
+    try:
+        rec = header(lt.t, m, r.teams)
+        teams = [rec["teams"]["A"], rec["teams"]["B"]]
+    except NotReady:
+        pass
+    qr_svg = None
+    live = lt.live.get(mid)
+    if live is not None:
+        buf = io.BytesIO()
+        url = str(request.base_url).rstrip("/") + f"/m/{live}"
+        segno.make(url, error="m").save(buf, kind="svg", scale=4, border=2, xmldecl=False)
+        qr_svg = Markup(buf.getvalue().decode())
+    return render(
+        request,
+        "tournament/match.html",
+        tid=tid,
+        t=lt.t,
+        m=m,
+        r=r,
+        teams=teams,
+        live=live,
+        qr_svg=qr_svg,
+        status_labels=STATUS_LABELS,
+        refs=[ref.describe() for ref in m.teams],
+    )
+
+
 @router.get("/{tid}/teams/{team}", response_class=HTMLResponse)
 async def team_page(request: Request, tid: str, team: str) -> Response:
     lt = _get(request, tid)
