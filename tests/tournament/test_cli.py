@@ -138,3 +138,42 @@ def test_register_import_and_schedule_generate(tmp_path: Path) -> None:
     bad.write_text("id,name\nx,y\n")
     code, _, err = run("tournament", "register", str(t), "--csv", str(bad))
     assert code == 3 and "lacks registered, handicap, from" in err
+
+
+def test_schedule_a_bracket_from_the_pools(tmp_path: Path) -> None:
+    t = tmp_path / "t.toml"
+    t.write_text(
+        'format = "chukker-tournament/1"\nname = "Cup"\n'
+        '[[stages]]\nid = "pa"\nkind = "round-robin"\nteams = ["a", "b", "c"]\n'
+        '[[stages]]\nid = "pb"\nkind = "round-robin"\nteams = ["d", "e", "f"]\n'
+        + "".join(f'[[teams]]\nid = "{x}"\nplayers = []\n' for x in "abcdef")
+    )
+    code, _, err = run(
+        "tournament",
+        "schedule",
+        str(t),
+        "--generate",
+        "--start",
+        "2026-12-05T09:00",
+        "--arena",
+        "A1",
+        "--arena",
+        "A2",
+        "--bracket",
+        "cup=pa,pb:2",
+        "-o",
+        str(t),
+    )
+    assert code == 0, err
+    from chukker.tournament import load_path
+
+    tt = load_path(t)
+    assert tt.stages["cup"].kind == "single-elimination"
+    cup = [m for m in tt.matches.values() if m.stage == "cup"]
+    assert [(m.id, m.teams[0].describe(), m.teams[1].describe()) for m in cup] == [
+        ("cup-r1-1", "pa #1", "pb #2"),
+        ("cup-r1-2", "pb #1", "pa #2"),
+        ("cup-final", "winner cup-r1-1", "winner cup-r1-2"),
+    ]
+    last_pool = max(m.start for m in tt.matches.values() if m.stage != "cup" and m.start)
+    assert all(m.start and m.start > last_pool for m in cup)

@@ -183,11 +183,23 @@ def schedule_cmd(
         list[str] | None,
         typer.Option("--move", help="Committee edit ID=DATETIME[@ARENA] (repeatable)."),
     ] = None,
+    bracket: Annotated[
+        str | None,
+        typer.Option(
+            "--bracket",
+            help="A single elimination STAGE=POOL,POOL[:N] seeded from the first N (2) of each "
+            "pool, from --bracket-start or after the last match.",
+        ),
+    ] = None,
+    bracket_start: Annotated[
+        str | None, typer.Option("--bracket-start", help="First slot of the bracket.")
+    ] = None,
     output: Annotated[
         Path | None, typer.Option("-o", "--output", help="Write the edited tournament here.")
     ] = None,
 ) -> None:
-    """The day's schedule by time and arena; generate round robins, edit slots, --ics."""
+    """The day's schedule by time and arena; generate round robins and brackets, edit
+    slots, --ics."""
     from chukker.tournament import schedule as sch
     from chukker.tournament.model import dumps, format_of
 
@@ -207,6 +219,29 @@ def schedule_cmd(
             except ValueError:
                 raise _fail(f"--day-end: expected HH:MM, got {day_end!r}", 2) from None
         for m in sch.plan_round_robins(t, _parse_dt(start, "--start"), arena, slot, end):
+            t.matches[m.id] = m
+        edited = True
+    if bracket is not None:
+        sid, _, rest = bracket.partition("=")
+        pools_s, _, n_s = rest.partition(":")
+        pools = [p for p in pools_s.split(",") if p]
+        if not sid or not pools or any(p not in t.stages for p in pools) or sid in t.stages:
+            raise _fail("--bracket: STAGE=POOL,POOL[:N] with known pools and a new stage id", 2)
+        minutes = slot or sch.slot_minutes(t)
+        if bracket_start is not None:
+            first = _parse_dt(bracket_start, "--bracket-start")
+        else:
+            starts = [m.start for m in t.matches.values() if m.start is not None]
+            if not starts:
+                raise _fail("--bracket needs --bracket-start (no match has a start)", 2)
+            first = max(starts) + dt.timedelta(minutes=minutes)
+        arenas = arena or sorted({m.arena for m in t.matches.values() if m.arena}) or []
+        try:
+            stage, ms = sch.bracket(sid, pools, int(n_s or 2), first, arenas, minutes)
+        except ValueError as e:
+            raise _fail(f"--bracket: {e}", 2) from None
+        t.stages[stage.id] = stage
+        for m in ms:
             t.matches[m.id] = m
         edited = True
     for spec in move or []:
