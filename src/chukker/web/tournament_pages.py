@@ -829,6 +829,13 @@ async def stream(request: Request, tid: str) -> Response:
     s, reports = await refresh(request, lt)
     ctx = _context(request, lt, s, reports, lang)
     first = _payload(lt, s, ctx, lang)
+    # the live streams' caps (per address and in total) count these streams too
+    caps = getattr(request.app.state, "streams", None)
+    address = security.client_address(request)
+    if caps is not None and not caps.acquire(address, False):
+        return _bad(
+            "too_many_streams", "too many live streams; try again shortly", 503, retry_after=5
+        )
     entry = (q, lang if lang in LANGUAGES else "en")
     lt.subscribers.add(entry)
     if lt.watcher is None:
@@ -848,6 +855,8 @@ async def stream(request: Request, tid: str) -> Response:
                 yield msg
         finally:
             lt.subscribers.discard(entry)
+            if caps is not None:
+                caps.release(address)
 
     return StreamingResponse(
         messages(),
