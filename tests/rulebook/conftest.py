@@ -15,7 +15,14 @@ from chukker.rulebook.corpus import Corpus
 from chukker.rulebook.importers import ParsedSource, SourceKind, parse_file
 
 REPO = Path(__file__).resolve().parents[2]
-SEEDS = REPO.parent / "shared" / "seeds"
+SEEDS = next(
+    (
+        p
+        for p in (REPO.parent / "shared" / "seeds", REPO.parents[1] / "shared" / "seeds")
+        if p.is_dir()
+    ),
+    REPO.parent / "shared" / "seeds",
+)
 
 
 def seed_files() -> list[Path]:
