@@ -84,3 +84,9 @@ def corpus(seeded_db: Path) -> Iterator[Corpus]:
     assert c is not None
     yield c
     c.close()
+
+
+@pytest.fixture(autouse=True)
+def _own_default_db(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """No test reads or writes the user's real rulebook database."""
+    monkeypatch.setenv("CHUKKER_RULES_DB", str(tmp_path / "default-rules.sqlite3"))

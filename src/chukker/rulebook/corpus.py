@@ -660,7 +660,8 @@ def compose(
     """
     acc: Rule | None = None
     unaligned: list[tuple[str, str, str]] = []
-    for _name, kind, lang, rule in docs:
+    for _name, kind, lang, one in docs:
+        rule = replace(one, source="")  # a composed rule has many sources: its clauses' origins
         translation = kind in (SourceKind.HTML, SourceKind.PDF) and lang != ORIGINAL_LANG
         if acc is None:
             acc = rule

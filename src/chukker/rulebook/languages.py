@@ -275,10 +275,14 @@ def stemmer(code: str) -> Callable[[str], str] | None:
     name = english.split(" (")[0].lower()
     if not name or name not in snowballstemmer.algorithms():
         return None
-    st = snowballstemmer.stemmer(name)
+    st = snowballstemmer.stemmer(name)  # PyStemmer's C code underneath when installed
+    seen: dict[str, str] = {}
 
     def stem(word: str) -> str:
-        return str(st.stemWord(word))
+        found = seen.get(word)
+        if found is None:
+            found = seen[word] = str(st.stemWord(word))
+        return found
 
     return stem
 
