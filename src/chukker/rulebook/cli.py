@@ -232,12 +232,17 @@ def diff(
     typer.echo(f"{edition_a} → {edition_b}")
     for rd in d.rules:
         typer.echo(f"\nRule {rd.rule}: {len(rd.changes)} changes, {len(rd.unchanged)} unchanged")
+        for cid, paired in rd.pairings:
+            typer.echo(f"  = {cid}  [paired by {paired.value}]")
         for ch in rd.changes:
-            mark = {"added": "+", "removed": "-", "changed": "~"}[ch.kind.value]
+            mark = {"added": "+", "removed": "-", "changed": "~", "moved": ">"}[ch.kind.value]
             was = f" (was {', '.join(ch.was)})" if ch.was and ch.clause else ""
             name = ch.clause or ", ".join(ch.was)
             heading = f"  {ch.heading}" if ch.heading else ""
-            typer.echo(f"  {mark} {name}{heading}{was}")
+            how = f"  [paired by {ch.pairing.value}]" if ch.pairing else ""
+            if ch.moved_from:
+                how += f" moved from Rule {', '.join(map(str, ch.moved_from))}"
+            typer.echo(f"  {mark} {name}{heading}{was}{how}")
             for n in ch.numbers:
                 typer.echo(f"      number: {n.before} → {n.after}   “{n.context}”")
     if d.only_in_a or d.only_in_b:

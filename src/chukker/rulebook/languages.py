@@ -62,6 +62,7 @@ class Label(StrEnum):
     LABELS_FALLBACK = "labels_fallback"
     NO_ORIGINAL = "no_original"
     SOURCE = "source"
+    MOVED_FROM = "moved_from"
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,6 +128,7 @@ _EN = (
     ),
     (Label.NO_ORIGINAL, "The English original of this clause is not imported."),
     (Label.SOURCE, "Source"),
+    (Label.MOVED_FROM, "Moved from Rule"),
 )
 
 _ES = (
@@ -166,6 +168,7 @@ _ES = (
     ),
     (Label.NO_ORIGINAL, "El original en inglés de esta cláusula no está importado."),
     (Label.SOURCE, "Fuente"),
+    (Label.MOVED_FROM, "Trasladado desde la Regla"),
 )
 
 _IT = (
@@ -205,6 +208,7 @@ _IT = (
     ),
     (Label.NO_ORIGINAL, "L'originale inglese di questa clausola non è importato."),
     (Label.SOURCE, "Fonte"),
+    (Label.MOVED_FROM, "Spostato dalla Regola"),
 )
 
 _FR = (

@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from chukker.rulebook.corpus import Corpus
-from chukker.rulebook.diff import RuleDiff, diff_rules
+from chukker.rulebook.diff import RuleDiff, all_clauses, diff_rules
 from chukker.rulebook.languages import ORIGINAL_LANG, Label, language
 from chukker.rulebook.model import Clause, Rule, RuleText
 from chukker.rulebook.summaries import EngineParam, RuleSummary, engine_params, summary
@@ -107,7 +107,7 @@ def rule_page(corpus: Corpus | None, edition: str, number: int, lang: str) -> Ru
     if corpus is not None and rule is not None and source == edition and prev is not None:
         old = corpus.rule(prev, number)
         if old is not None and old.clauses:
-            changes = diff_rules(old, rule)
+            changes = diff_rules(old, rule, all_clauses(corpus, prev))
     clauses = rule.clauses if rule is not None else ()
     unaligned = tuple(corpus.unaligned(source, number)) if corpus is not None else ()
     return RulePage(
@@ -185,7 +185,11 @@ def render_clause(c: Clause, lang: str, changes: RuleDiff | None = None) -> list
         label = lg.label(Label.NEW_IN if change.kind == "added" else Label.CHANGED_IN)
         nums = "; ".join(f"{n.before} → {n.after}" for n in change.numbers)
         year = changes.edition_b.rsplit("-", 1)[-1] if changes else ""
-        head += f"   ({label} {year}{': ' + nums if nums else ''})"
+        if change.moved_from:
+            rules = ", ".join(map(str, change.moved_from))
+            head += f"   ({lg.label(Label.MOVED_FROM)} {rules}{': ' + nums if nums else ''})"
+        else:
+            head += f"   ({label} {year}{': ' + nums if nums else ''})"
     lines = [head]
     for passage in c.passages:
         tr = passage.translation(lang) if lang != ORIGINAL_LANG else ""
