@@ -146,7 +146,7 @@ def test_html_with_nested_lists_round_trip(tmp_path: Path) -> None:
     )
     assert "[4a] Casques" in out and "Un casque avec jugulaire" in out
     assert "A helmet with a chin strap" in out
-    assert "not in the fr document: 4a(2)" in out
+    assert "Clauses this translation does not have (fr): 4a(2)" in out
 
     code, out, _ = _run("search", "jugulaire", "--json", "--db", str(db))
     assert {h["clause"] for h in json.loads(out)} == {"4a", "4a(1)"}

@@ -86,7 +86,12 @@ def import_(
     path = db if db is not None else default_db_path()
     failed = False
     results: list[dict[str, Any]] = []
-    with Corpus.open(path) as corpus:
+    try:
+        corpus = Corpus.open(path)
+    except ValueError as exc:
+        _fail(str(exc))
+        return
+    with corpus:
         for f in files:
             try:
                 if not f.is_file():

@@ -168,7 +168,11 @@ class Corpus:
         conn = sqlite3.connect(f"{p.resolve().as_uri()}?mode=ro", uri=True, check_same_thread=False)
         try:
             conn.execute("SELECT 1 FROM clauses LIMIT 1")
+            row = conn.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
         except sqlite3.DatabaseError:
+            conn.close()
+            return None
+        if row is None or row[0] != SCHEMA_VERSION:  # an older chukker's: as good as none
             conn.close()
             return None
         return cls(conn, str(p), readonly=True)

@@ -63,6 +63,8 @@ class Label(StrEnum):
     NO_ORIGINAL = "no_original"
     SOURCE = "source"
     MOVED_FROM = "moved_from"
+    NOT_IN_TRANSLATION = "not_in_translation"
+    ONLY_IN_TRANSLATION = "only_in_translation"
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,6 +131,8 @@ _EN = (
     (Label.NO_ORIGINAL, "The English original of this clause is not imported."),
     (Label.SOURCE, "Source"),
     (Label.MOVED_FROM, "Moved from Rule"),
+    (Label.NOT_IN_TRANSLATION, "Clauses this translation does not have"),
+    (Label.ONLY_IN_TRANSLATION, "Clauses of this translation that the original does not have (not aligned)"),
 )
 
 _ES = (
@@ -169,6 +173,8 @@ _ES = (
     (Label.NO_ORIGINAL, "El original en inglés de esta cláusula no está importado."),
     (Label.SOURCE, "Fuente"),
     (Label.MOVED_FROM, "Trasladado desde la Regla"),
+    (Label.NOT_IN_TRANSLATION, "Cláusulas que esta traducción no tiene"),
+    (Label.ONLY_IN_TRANSLATION, "Cláusulas de esta traducción que el original no tiene (sin alinear)"),
 )
 
 _IT = (
@@ -209,6 +215,8 @@ _IT = (
     (Label.NO_ORIGINAL, "L'originale inglese di questa clausola non è importato."),
     (Label.SOURCE, "Fonte"),
     (Label.MOVED_FROM, "Spostato dalla Regola"),
+    (Label.NOT_IN_TRANSLATION, "Clausole che questa traduzione non ha"),
+    (Label.ONLY_IN_TRANSLATION, "Clausole di questa traduzione che l'originale non ha (non allineate)"),
 )
 
 _FR = (

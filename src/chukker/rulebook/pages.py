@@ -162,9 +162,9 @@ def render_text(page: RulePage) -> str:
     missing = [c for _, c, side in page.unaligned if side == "missing"]
     extra = [c for _, c, side in page.unaligned if side == "extra"]
     if missing:
-        out += [f"not in the {page.lang} document: {', '.join(missing)}"]
+        out += [f"{lg.label(Label.NOT_IN_TRANSLATION)} ({page.lang}): {', '.join(missing)}"]
     if extra:
-        out += [f"in the {page.lang} document but not in the original: {', '.join(extra)}"]
+        out += [f"{lg.label(Label.ONLY_IN_TRANSLATION)} ({page.lang}): {', '.join(extra)}"]
     if missing or extra:
         out.append("")
     out.append(f"{lg.label(Label.SUMMARY)}: {page.summary.text}")
