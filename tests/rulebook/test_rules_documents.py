@@ -80,7 +80,9 @@ def test_french_page_shows_searches_and_has_pages(tmp_path: Path) -> None:
         r = client.get("/rules/search", params={"q": "arbitres", "in": "fr"})
         assert r.status_code == 200 and "16c interpretation" in r.text
         r = client.get("/rules/", params={"lang": "fr"})
-        assert r.status_code == 200 and "Français" in r.text
+        assert r.status_code == 200 and "Français" in r.text and "shown in English" in r.text
+        r = client.get("/rules/glossary/fr")  # chukker's glossary, in English
+        assert r.status_code == 200 and "bowl-in" in r.text
 
 
 def test_a_language_without_a_table_entry_comes_from_lang(tmp_path: Path) -> None:

@@ -270,15 +270,16 @@ def make_router(db: str | Path | None = None) -> Router:
 
     async def glossary_page(request: Request) -> Response:
         lang = request.path_params["lang"]
-        if lang not in SITE_LANGS:
+        if not valid_code(lang):
             return _not_found(request, ORIGINAL_LANG, f"No glossary in language {lang!r}.")
         ctx = _Ctx(request, lang)
+        # chukker's glossary is its own words: in English where it has none in ``lang``
         return _render(
             "glossary.html",
             ctx=ctx,
             langs=SITE_LANGS,
-            LANGUAGES=LANGUAGES,
-            entries=glossary(lang),
+            LANGUAGES=_Langs([*SITE_LANGS, lang]),
+            entries=glossary(lang if lang in SITE_LANGS else ORIGINAL_LANG),
             default_edition=DEFAULT_EDITION,
         )
 
