@@ -132,7 +132,10 @@ _EN = (
     (Label.SOURCE, "Source"),
     (Label.MOVED_FROM, "Moved from Rule"),
     (Label.NOT_IN_TRANSLATION, "Clauses this translation does not have"),
-    (Label.ONLY_IN_TRANSLATION, "Clauses of this translation that the original does not have (not aligned)"),
+    (
+        Label.ONLY_IN_TRANSLATION,
+        "Clauses of this translation that the original does not have (not aligned)",
+    ),
 )
 
 _ES = (
@@ -174,7 +177,10 @@ _ES = (
     (Label.SOURCE, "Fuente"),
     (Label.MOVED_FROM, "Trasladado desde la Regla"),
     (Label.NOT_IN_TRANSLATION, "Cláusulas que esta traducción no tiene"),
-    (Label.ONLY_IN_TRANSLATION, "Cláusulas de esta traducción que el original no tiene (sin alinear)"),
+    (
+        Label.ONLY_IN_TRANSLATION,
+        "Cláusulas de esta traducción que el original no tiene (sin alinear)",
+    ),
 )
 
 _IT = (
@@ -216,7 +222,10 @@ _IT = (
     (Label.SOURCE, "Fonte"),
     (Label.MOVED_FROM, "Spostato dalla Regola"),
     (Label.NOT_IN_TRANSLATION, "Clausole che questa traduzione non ha"),
-    (Label.ONLY_IN_TRANSLATION, "Clausole di questa traduzione che l'originale non ha (non allineate)"),
+    (
+        Label.ONLY_IN_TRANSLATION,
+        "Clausole di questa traduzione che l'originale non ha (non allineate)",
+    ),
 )
 
 _FR = (
