@@ -133,6 +133,7 @@ class Corpus:
         self.conn = conn
         self.path = path
         self.readonly = readonly
+        self._langs: list[str] | None = None
 
     # ----------------------------------------------------------- lifecycle
 
@@ -207,6 +208,7 @@ class Corpus:
         ).hexdigest()
         name = Path(parsed.source).name
         numbers = sorted({r.number for r in parsed.rules})
+        self._langs = None
         with self._tx() as c:
             old = c.execute(
                 "SELECT digest, rules FROM documents WHERE name=? AND edition=?",
@@ -487,15 +489,17 @@ class Corpus:
 
     def languages(self) -> list[str]:
         """Languages with text in the database (English first when there are originals)."""
+        if self._langs is not None:
+            return list(self._langs)
         rows = self.conn.execute(
-            "SELECT lang FROM translations UNION SELECT lang FROM rule_texts "
-            "UNION SELECT lang FROM documents ORDER BY lang"
+            "SELECT lang FROM rule_texts UNION SELECT lang FROM documents ORDER BY lang"
         ).fetchall()
         langs = [str(r[0]) for r in rows]
         if ORIGINAL_LANG in langs:
             langs.remove(ORIGINAL_LANG)
             langs.insert(0, ORIGINAL_LANG)
-        return langs
+        self._langs = langs
+        return list(langs)
 
     def unaligned(self, edition: str, number: int) -> list[tuple[str, str, str]]:
         """``(lang, clause, side)`` of rule ``number``: ``missing`` from a translation, or
