@@ -212,3 +212,21 @@ def two_column_pdf(
                     line(part, 0.0 if i == 0 else 12.0)
     c.save()
     return pages
+
+
+RUSSIAN_PAGE = """\
+Правило 18 · USPA 2026 Arena Rules
+Свисток судьи
+What the whistle means, written for this test.
+18a
+Остановка игры
+Судья свистит, и игра останавливается.
+Исходный текст
+The umpire whistles and play stops.
+18b
+Возобновление
+Игра возобновляется после второго свистка судьи.
+Исходный текст
+Play starts again at the umpire's second whistle.
+Перевод для обучения; английский оригинал имеет силу.
+"""

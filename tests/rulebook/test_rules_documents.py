@@ -26,6 +26,7 @@ from .docs_for_tests import (
     ENGLISH_HTML,
     FRENCH_HTML,
     FRENCH_PAGE,
+    RUSSIAN_PAGE,
     two_column_pdf,
 )
 
@@ -102,6 +103,33 @@ def test_a_language_without_a_table_entry_comes_from_lang(tmp_path: Path) -> Non
     with TestClient(make_app(db)) as client:
         assert client.get("/rules/uspa-arena-2026/nl/17").status_code == 200
         assert client.get("/rules/uspa-arena-2026/de/17").status_code == 404
+
+
+def test_cyrillic_page_with_lang_finds_other_forms_of_a_word(tmp_path: Path) -> None:
+    db = tmp_path / "r.sqlite3"
+    page = _write(tmp_path, "pravilo-18.txt", RUSSIAN_PAGE)
+    code, out, err = _run("import", str(page), "--lang", "ru", "--db", str(db))
+    assert code == 0 and "Rule 18 (ru), 2 clauses" in out, err
+    code, out, _ = _run("show", "18", "--lang", "ru", "--db", str(db))
+    assert out.startswith("Правило 18 · USPA 2026 Arena Rules\nСвисток судьи")
+    # another case of the word, in capitals: case folding and the Russian stemmer
+    code, out, _ = _run("search", "ИГРУ", "--lang", "ru", "--json", "--db", str(db))
+    assert {h["clause"] for h in json.loads(out)} == {"18a", "18b"}
+    code, out, _ = _run("search", "остановкой", "--lang", "ru", "--json", "--db", str(db))
+    assert [h["clause"] for h in json.loads(out)] == ["18a"]
+
+
+def test_a_translation_without_its_original_is_shown_and_says_so(tmp_path: Path) -> None:
+    db = tmp_path / "r.sqlite3"
+    code, _, err = _run("import", str(_write(tmp_path, "fr.html", FRENCH_HTML)), "--db", str(db))
+    assert code == 0, err
+    code, out, _ = _run(
+        "show", "4", "--lang", "fr", "--edition", "uspa-arena-2031", "--db", str(db)
+    )
+    assert "Un casque avec jugulaire" in out
+    assert "The English original of this clause is not imported." in out
+    code, out, _ = _run("search", "casque", "--lang", "en", "--json", "--db", str(db))
+    assert json.loads(out) == []
 
 
 def test_show_in_a_language_with_nothing_imported_falls_back(tmp_path: Path) -> None:

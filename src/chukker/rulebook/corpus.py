@@ -739,7 +739,8 @@ def stem_text(text: str, lang: str) -> str:
     stem = stemmer(lang)
     if stem is None:
         return ""
-    return " ".join(stem(w) for w in re.findall(r"\w+", fold(text)))
+    # stem the word as written (``й`` is a letter, not an accented ``и``), then fold the stem
+    return " ".join(fold(stem(w)) for w in re.findall(r"\w+", text.casefold()))
 
 
 def _play_json(p: Play) -> str:

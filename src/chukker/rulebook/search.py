@@ -59,7 +59,7 @@ def _stems(word: str, langs: list[str]) -> list[str]:
     for lg in langs:
         stem = stemmer(lg)
         if stem is not None:
-            s = stem(fold(word))
+            s = fold(stem(word.casefold()))
             if s and s not in out:
                 out.append(s)
     return out
@@ -178,12 +178,15 @@ def matches(text: str, query: str, lang: str = "") -> bool:
     >>> matches("riding off", "ride"), matches("riding off", "ride", "en")
     (False, True)
     """
-    words = [fold(w) for w in _WORD.findall(text)]
+    raw = [w.casefold() for w in _WORD.findall(text)]
+    words = [fold(w) for w in raw]
     stem = stemmer(lang) if lang else None
-    stems = {stem(w) for w in words} if stem is not None else set()
+    stems = {fold(stem(w)) for w in raw} if stem is not None else set()
 
     def found(q: str) -> bool:
         fq = fold(q)
-        return any(w.startswith(fq) for w in words) or (stem is not None and stem(fq) in stems)
+        if any(w.startswith(fq) for w in words):
+            return True
+        return stem is not None and fold(stem(q.casefold())) in stems
 
     return all(found(q) for q in _WORD.findall(query))
