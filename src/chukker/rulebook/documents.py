@@ -32,6 +32,13 @@ number when stored (:func:`chukker.rulebook.corpus.compose`).
 >>> src = build("x.html", blocks, lang="en", kind=SourceKind.HTML)
 >>> src.edition, [(c.id, c.parent) for c in src.rules[0].clauses]
 ('uspa-arena-2030', [('3', ''), ('3a', '3'), ('3a(1)', '3a'), ('3a(1) interpretation', '3a(1)')])
+
+Ids printed in full are read as such:
+
+>>> blocks = [Block("USPA 2030 Arena Rules"), Block("RULE 9"), Block("9a. One."),
+...           Block("9a(2) Two."), Block("9 players is not an id.")]
+>>> [c.id for c in build("x.pdf", blocks, lang="en").rules[0].clauses]
+['9a', '9a(2)']
 """
 
 from __future__ import annotations
@@ -68,6 +75,10 @@ _RULE_HEAD = re.compile(
 )
 _LETTER = re.compile(r"^\(?(?P<m>[a-z]{1,2})[.)]\s+(?P<rest>.*)$", re.S)
 _NUMBER = re.compile(r"^\(?(?P<m>\d{1,2})[.)]\s+(?P<rest>.*)$", re.S)
+#: a clause printed with its full id: ``13a``, ``13a(1)``, ``13(2)`` (the rule's number first)
+_FULL = re.compile(
+    r"^(?P<r>\d{1,2})(?P<l>[a-z]{0,2})(?P<n>(?:\(\d{1,2}\))*)(?P<dot>\.?)\s+(?P<rest>.*)$", re.S
+)
 _SPECIAL = re.compile(r"^(?P<word>[^\W\d_]+)\s*[:.—–-]\s*(?P<rest>.*)$", re.S)
 
 
@@ -168,7 +179,11 @@ def build(
         cid = ""
         lm = _LETTER.match(text) if not b.marker else None
         nm = _NUMBER.match(text) if not b.marker else None
-        if b.marker:
+        fm = _FULL.match(text) if not b.marker else None
+        if fm and int(fm.group("r")) == num and _full_id(text):
+            letter = fm.group("l") or letter
+            cid, rest = f"{num}{fm.group('l')}{fm.group('n')}", fm.group("rest")
+        elif b.marker:
             rest = text
             if b.marker.isdigit():
                 cid = f"{num}{letter}({b.marker})"
@@ -191,11 +206,10 @@ def build(
                     c.paras.append(rest)
                 current = c
                 continue
+        if cid and any(c.id == cid for c in clauses):
+            cid = ""  # a number already seen: a line of text that starts like an id
+            rest = text
         if cid:
-            if any(c.id == cid for c in clauses):
-                raise RulebookFormatError(
-                    source, b.origin.line, f"clause {cid} printed twice in Rule {num}"
-                )
             current = _Building(cid, origin=b.origin)
             clauses.append(current)
             if rest and _is_heading_text(rest) and not special:
@@ -502,7 +516,7 @@ def pdf_blocks(path: Path) -> tuple[list[Block], str | None, str]:
                 or (not moved and top - prev_top > 1.6 * max(size, 6.0))
                 or abs(size - prev_size) > 1.0  # a title or running head in another size
                 or _pdf_rule_head(text)
-                or bool(_LETTER.match(text) or _NUMBER.match(text))
+                or bool(_LETTER.match(text) or _NUMBER.match(text) or _full_id(text))
                 or _special(text, "") is not None
                 or (len(buf) == 1 and _pdf_rule_head(buf[0]))
             )
@@ -513,6 +527,12 @@ def pdf_blocks(path: Path) -> tuple[list[Block], str | None, str]:
             prev_top, prev_size = top, size
     flush()
     return blocks, lang, title
+
+
+def _full_id(text: str) -> bool:
+    """Whether ``text`` opens with a full clause id: ``13a.``, ``13a(1)``, ``13(2)``."""
+    m = _FULL.match(text)
+    return m is not None and bool(m.group("n") or (m.group("l") and m.group("dot")))
 
 
 def _pdf_rule_head(text: str) -> bool:
