@@ -160,6 +160,7 @@ def test_html_with_nested_lists_round_trip(tmp_path: Path) -> None:
         ("4c interpretation", "4c", ""),
     ]
     assert r4.clause("4a(2)").original == "A broken helmet is changed at the next stoppage."
+    assert r4.clause("4a").original == "A helmet with a chin strap is worn at all times."
     assert r4.clause("4c interpretation").kind == "interpretation"
     assert r4.clause("4c").origins[0].element == "li#r4c"
     assert r4.clause("4a(1)").origins[0].line == 13

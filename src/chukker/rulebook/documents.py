@@ -399,7 +399,7 @@ def html_blocks(html: str, file: str) -> tuple[list[Block], str | None, str]:
                     and text.startswith(strong.get_text(" ", strip=True))
                 ):
                     heading = strong.get_text(" ", strip=True).rstrip(".: ")
-                    text = text[len(strong.get_text(" ", strip=True)) :].strip(" .:")
+                    text = text[len(strong.get_text(" ", strip=True)) :].lstrip(" .:")
                 origin = Origin("", file, line=int(child.sourceline or 0), element=_element(child))
                 if heading:
                     out.append(Block(heading, origin, marker, role))
