@@ -2,11 +2,13 @@
 
 The documents: the seed pages (when present) and the documents written for
 the tests (a French page, an English web page and its French translation, a
-Dutch page), so originals, bilingual pages and aligned translations meet.
+Dutch page, a two-column PDF and its French translation), so originals,
+bilingual pages and aligned translations of every kind meet.
 """
 
 from __future__ import annotations
 
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -19,7 +21,7 @@ from chukker.rulebook.corpus import Corpus, StoreStatus, default_db_path
 from chukker.rulebook.importers import ParsedSource, parse_file, parse_text
 
 from .conftest import SEEDS
-from .docs_for_tests import DUTCH_PAGE, ENGLISH_HTML, FRENCH_HTML, FRENCH_PAGE
+from .docs_for_tests import DUTCH_PAGE, ENGLISH_HTML, FRENCH_HTML, FRENCH_PAGE, two_column_pdf
 
 
 def _documents() -> list[ParsedSource]:
@@ -30,6 +32,16 @@ def _documents() -> list[ParsedSource]:
         parse_text(ENGLISH_HTML, "rules-2031.html"),
         parse_text(FRENCH_HTML, "regles-2031.fr.html"),
     ]
+    with tempfile.TemporaryDirectory() as tmp:  # a two-column PDF and its French translation
+        en, fr = Path(tmp) / "rules-2032.pdf", Path(tmp) / "regles-2032.pdf"
+        two_column_pdf(en)
+        two_column_pdf(
+            fr,
+            [(7, "Sécurité des chevaux", [("a.", "Un cheval boiteux quitte l'arène.")])],
+            title="Règles USPA 2032",
+            rule_word="Règle",
+        )
+        docs += [parse_file(en), parse_file(fr)]
     return docs
 
 
