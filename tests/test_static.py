@@ -16,6 +16,7 @@ STRICT = [
     "src/chukker/rules",
     "src/chukker/rulebook",
     "src/chukker/education",
+    "src/chukker/tournament",
 ]
 
 

@@ -24,6 +24,7 @@ _SUBAPPS: dict[str, tuple[str, str]] = {
     "rules": ("chukker.rulebook.cli", "The rulebook: import, show, search, diff."),
     "plays": ("chukker.plays.cli", "Play diagrams and candidate fouls."),
     "quiz": ("chukker.education.cli", "Rules tests and the question bank: take, check."),
+    "tournament": ("chukker.tournament.cli", "Tournaments: register, schedule, standings."),
 }
 
 #: Top-level commands registered by a module's ``register(app)``: command -> module.
