@@ -144,7 +144,8 @@ async def bench(args: argparse.Namespace) -> dict[str, Any]:
     env = {k: v for k, v in os.environ.items() if k != "CHUKKER_DATABASE_URL"}
     env["PYTHONPATH"] = str(ROOT / "src")
     server = subprocess.Popen(
-        [sys.executable, "-m", "chukker.web", "--db", str(db), "--port", str(port), "--no-demo"],
+        [sys.executable, "-m", "chukker.web", "--db", str(db), "--port", str(port), "--no-demo",
+         "--open"],
         env=env,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
