@@ -172,7 +172,8 @@ async def bench(args: argparse.Namespace) -> dict[str, Any]:
     env["PYTHONPATH"] = str(ROOT / "src")
     server = subprocess.Popen(
         [sys.executable, "-m", "chukker.web", "--db", str(db), "--port", str(port), "--no-demo",
-         "--open"], env=env, stdout=subprocess.DEVNULL, stderr=None if args.verbose else subprocess.DEVNULL)
+         "--open"], env=env, stdout=subprocess.DEVNULL,
+        stderr=None if args.verbose else subprocess.DEVNULL)
     base = f"http://127.0.0.1:{port}"
     out: dict[str, Any] = {}
     try:
