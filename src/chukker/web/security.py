@@ -344,7 +344,7 @@ def clean(value: Any, path: str = "", depth: int = 0, max_depth: int = MAX_DEPTH
 
     >>> clean({"name": "Cafe\u0301"})["name"] == "Caf\u00e9"
     True
-    >>> clean({"name": "Bl\ud800ue"})
+    >>> clean({"name": "Bl" + chr(0xD800) + "ue"})
     Traceback (most recent call last):
     ...
     chukker.web.security.BadInput: name: not valid Unicode (a lone surrogate)
