@@ -63,7 +63,7 @@ def test_stream_of_unknown_match_is_404(live_server: Any) -> None:
 def test_rule_5_end_horn_is_scheduled_recorded_and_published(
         db_path: Any, header: Any, backdate: Any, server_factory: Any, sse: Any) -> None:
     store = open_store(db_path)
-    mid = backdate(store, header, ago_ms=450_000 - 700)  # the period ends in 0.7 s
+    mid = backdate(store, header, ago_ms=450_000 - 3000)  # the period ends in 3 s
     store.close()
     with server_factory(db_path) as srv:
         s = sse(srv.url, mid)
@@ -89,7 +89,7 @@ def test_rule_5_warning_horn_then_a_whistle_cancels_the_end_horn(
         db_path: Any, header: Any, backdate: Any, server_factory: Any, sse: Any) -> None:
     header["options"]["warning_horn"] = True
     store = open_store(db_path)
-    mid = backdate(store, header, ago_ms=420_000 - 300)  # warning horn in 0.3 s
+    mid = backdate(store, header, ago_ms=420_000 - 3000)  # warning horn in 3 s
     store.close()
     with server_factory(db_path) as srv:
         s = sse(srv.url, mid)
