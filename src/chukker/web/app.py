@@ -19,7 +19,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from chukker.store import EventStore, open_store
 from chukker.web import api, api_errors, pages
-from chukker.web.limits import StreamCaps
+from chukker.web.limits import StreamCaps, StreamGate
 from chukker.web.live import LiveService, ServiceError
 from chukker.web.security import (
     BodyLimit,
@@ -154,6 +154,7 @@ def create_app(store: EventStore | str | Path, *, organiser: str | None = None,
     _mount_optional(app)
     app.add_middleware(BodyLimit)
     app.add_middleware(SecurityHeaders)
+    app.add_middleware(StreamGate)
     return app
 
 
