@@ -75,6 +75,6 @@ def test_flood_of_streams_and_creations_never_stops_the_timekeeper(
             maker.join(30)
         # every POST is answered: accepted, or refused by the rules once the horn has gone
         # (on a slow machine the period may end before the timekeeper is done)
-        assert len(answered) == 6 and set(answered) <= {201, 409} and answered[0] == 201
+        assert len(answered) == 6 and set(answered) <= {201, 409}
         assert [h["kind"] for h in horns] == ["end"]
         assert 201 in codes and set(codes) <= {201, 429}
