@@ -102,3 +102,23 @@ def test_rule_5_warning_horn_then_a_whistle_cancels_the_end_horn(
         assert s.next("event")["data"]["report"]["status"] == "stopped"
         lm = srv.app.state.service._matches[mid]
         assert lm.timer is None  # nothing scheduled while the clock is stopped
+
+
+def test_patches_rebuild_exactly_the_report_the_server_sent(
+        live_server: Any, make_match: Any, post: Any, sse: Any) -> None:
+    with live_server.client() as c:
+        m = make_match(c)
+        s = sse(live_server.url, m.id)
+        s.next("state")
+        events = [{"type": "bowl_in"}, {"type": "goal", "team": "A", "player": 1},
+                  {"type": "whistle"}, {"type": "bowl_in"},
+                  {"type": "foul", "team": "B", "penalty": "3"}, {"type": "free_hit"},
+                  {"type": "undo", "event": 2}, {"type": "goal", "team": "B", "player": 2}]
+        for ev in events:
+            assert post(c, m, ev, auth=m.cm).status_code == 201
+        kinds = []
+        for _ in events:
+            kinds.append(s.next("event")["data"]["event"]["type"])
+        assert kinds == [e["type"] for e in events]
+        sent = live_server.app.state.service._matches[m.id].last_report
+        assert s.report == sent

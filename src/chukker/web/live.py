@@ -533,8 +533,8 @@ class LiveService:
     def _publish_change(self, lm: LiveMatch, head: str, rep: dict[str, Any]) -> None:
         """Send ``head`` (an event or horn message, or nothing) and what changed in the report.
 
-        The change is an RFC 7386 merge patch from the last report sent; where a
-        merge patch cannot say it (a value becomes null) the whole report goes.
+        The change is an RFC 7386 merge patch from the last report sent (the whole
+        report when none was sent yet).
         """
         prev = lm.last_report
         lm.last_report = rep
@@ -633,14 +633,18 @@ def _with_start(row: MatchRow, start_ms: int) -> MatchRow:
     )
 
 
-def merge_diff(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any] | None:
-    """The RFC 7386 merge patch that turns ``old`` into ``new``; ``None`` where a merge
-    patch cannot say it (a member becomes null: a null in a patch deletes).
+def merge_diff(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
+    """The RFC 7386 merge patch that turns ``old`` into ``new``.
+
+    A member that becomes null (or goes) is sent as null: applied by RFC 7386
+    it is left out, which readers take as null; ``live.js`` keeps it as null,
+    which gives back ``new`` exactly (a report's members never go away).
+    Arrays that change are sent whole (RFC 7386 has no way to append).
 
     >>> merge_diff({"a": 1, "c": {"x": 1, "y": 2}, "d": 4}, {"a": 1, "c": {"x": 3, "y": 2}})
     {'d': None, 'c': {'x': 3}}
-    >>> merge_diff({"w": "A"}, {"w": None}) is None
-    True
+    >>> merge_diff({"w": "A", "r": None}, {"w": None, "r": {"spot": None}})
+    {'w': None, 'r': {'spot': None}}
     """
     patch: dict[str, Any] = {}
     for k in old:
@@ -652,16 +656,7 @@ def merge_diff(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any] | Non
             if o == v:
                 continue
             if isinstance(v, dict) and isinstance(o, dict):
-                sub = merge_diff(o, v)
-                if sub is None:
-                    return None
-                patch[k] = sub
+                patch[k] = merge_diff(o, v)
                 continue
-        if v is None or (isinstance(v, dict) and _has_null_member(v)):
-            return None
         patch[k] = v
     return patch
-
-
-def _has_null_member(d: dict[str, Any]) -> bool:
-    return any(v is None or (isinstance(v, dict) and _has_null_member(v)) for v in d.values())
