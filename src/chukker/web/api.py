@@ -101,7 +101,8 @@ def check_event(event: Any) -> dict[str, Any]:
             raise ServiceError(422, getattr(e, "code", "invalid_event"), str(e)[:300],
                                params=getattr(e, "params", None)
                                or {"field": "event", "reason": str(e)[:200]}) from None
-    return ev
+    out: dict[str, Any] = ev
+    return out
 
 
 def check_header(header: Any) -> dict[str, Any]:
@@ -140,7 +141,8 @@ def check_header(header: Any) -> dict[str, Any]:
                                params=getattr(e, "params", None)
                                or {"path": getattr(e, "path", "body"),
                                    "reason": getattr(e, "reason", str(e)[:200])}) from None
-    return h
+    out: dict[str, Any] = h
+    return out
 
 
 class EventCommand(BaseModel):
