@@ -94,6 +94,9 @@ class Quarantined(UnknownMatch):
         return str(self.args[0])
 
 
+#: deeper reports or headers cannot be sent (JSON encoders stop) and are quarantined
+MAX_REPORT_DEPTH = 20
+
 #: how far in the past a posted ``at`` may be (seconds); see ``LiveService.stamp``
 AT_WINDOW_S = 60.0
 
@@ -329,8 +332,9 @@ class LiveService:
         events = await asyncio.to_thread(self.store.events, match_id)
         try:
             m = Match(Setup.from_dict(row.header), [e.event for e in events])
-            m.report()  # a state that cannot be reported is as bad as one that cannot be folded
-            json.dumps(row.header)
+            # a state that cannot be reported (or sent) is as bad as one that cannot be folded
+            if _depth(m.report()) > MAX_REPORT_DEPTH or _depth(row.header) > MAX_REPORT_DEPTH:
+                raise ValueError(f"nested deeper than {MAX_REPORT_DEPTH} levels")
         except Exception as e:  # any failure: quarantine, keep serving the others
             reason = f"{type(e).__name__}: {e}"[:300]
             self.quarantined[match_id] = reason
@@ -660,3 +664,15 @@ def merge_diff(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
                 continue
         patch[k] = v
     return patch
+
+
+def _depth(v: Any, limit: int = MAX_REPORT_DEPTH + 1) -> int:
+    """How deep ``v`` nests (counting stops past ``limit``).
+
+    >>> _depth({"a": [1, {"b": 2}]}), _depth(1)
+    (3, 0)
+    """
+    if limit <= 0 or not isinstance(v, dict | list):
+        return 0
+    items = v.values() if isinstance(v, dict) else v
+    return 1 + max((_depth(x, limit - 1) for x in items), default=0)
