@@ -112,10 +112,15 @@ def organiser_token_command(
         f"else ./{DEFAULT_DB}).")] = None,
 ) -> None:
     """Print the organiser token (needed to create matches) of a database."""
+    from chukker.store import is_postgres_url
     from chukker.web.security import organiser_token
 
     target = db or os.environ.get("CHUKKER_DATABASE_URL") or DEFAULT_DB
-    token, _ = organiser_token(target)
+    token, _ = organiser_token(target, create=not is_postgres_url(target))
+    if token is None:
+        typer.echo("chukker: with PostgreSQL the organiser token is $CHUKKER_ORGANISER_TOKEN "
+                   "(the same for every server); it is not set.", err=True)
+        raise typer.Exit(1)
     typer.echo(token)
 
 
