@@ -122,3 +122,15 @@ def test_patches_rebuild_exactly_the_report_the_server_sent(
         assert kinds == [e["type"] for e in events]
         sent = live_server.app.state.service._matches[m.id].last_report
         assert s.report == sent
+
+
+def test_idle_streams_get_keep_alive_comments_from_one_timer(
+        db_path: Any, server_factory: Any, make_match: Any, monkeypatch: Any) -> None:
+    from chukker.web import live
+
+    monkeypatch.setattr(live, "KEEPALIVE_S", 0.2)
+    with server_factory(db_path) as srv, srv.client() as c:
+        m = make_match(c)
+        with c.stream("GET", f"/api/matches/{m.id}/stream") as r:
+            lines = r.iter_lines()
+            assert any(line == ": keepalive" for line, _ in zip(lines, range(20), strict=False))

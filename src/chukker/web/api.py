@@ -36,7 +36,6 @@ from chukker.web.security import BadInput, bearer, clean, client_address, requir
 
 router = APIRouter(prefix="/api", tags=["live"])
 
-KEEPALIVE_S = 15.0
 EVENT_TYPES = frozenset(t.value for t in EventType)
 MATCH_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 HEADER_KEYS = frozenset({"format", "rules", "options", "teams", "events"})
@@ -392,12 +391,7 @@ async def stream(
                 if queue.empty():
                     if sub.dropped:
                         return
-                    try:
-                        async with asyncio.timeout(KEEPALIVE_S):
-                            first = await queue.get()
-                    except TimeoutError:
-                        yield b": keepalive\n\n"
-                        continue
+                    first = await queue.get()  # keep-alive comments come from the service
                 else:
                     first = queue.get_nowait()
                 # whatever else is queued goes out in the same write

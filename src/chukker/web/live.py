@@ -53,6 +53,8 @@ log = logging.getLogger("chukker.live")
 #: messages a slow client may have queued before it is dropped (it reconnects
 #: with Last-Event-ID and gets what it missed)
 QUEUE_LIMIT = 512
+#: seconds between two keep-alive comments on every stream
+KEEPALIVE_S = 15.0
 #: subscribers served per event-loop iteration when a message fans out
 FANOUT_SLICE = 64
 
@@ -216,6 +218,7 @@ class LiveService:
         self.at_window_ms = round(AT_WINDOW_S * 1000)
         self._tasks: set[asyncio.Task[Any]] = set()
         self._listener: asyncio.Task[None] | None = None
+        self._keepalive_task: asyncio.Task[None] | None = None
         #: (deadline wall ms, published wall ms) of recent horns, for the benchmark
         self.horn_lateness: deque[tuple[int, int]] = deque(maxlen=10_000)
         self.on_publish: Callable[[str, str], None] | None = None
@@ -235,8 +238,11 @@ class LiveService:
                 self._reschedule(lm)
         if self.store.backend is Backend.POSTGRES:
             self._listener = asyncio.create_task(self._listen())
+        self._keepalive_task = asyncio.create_task(self._keepalive())
 
     async def stop(self) -> None:
+        if self._keepalive_task is not None:
+            self._keepalive_task.cancel()
         if self._listener is not None:
             self._listener.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
@@ -556,11 +562,23 @@ class LiveService:
         milliseconds; in slices, a horn falling due meanwhile waits one slice at most.
         Messages of one match keep their order.
         """
-        lm.outbox.append((msg.encode(), list(lm.subscribers)))
         if self.on_publish is not None:
             self.on_publish(lm.id, msg)
+        self._enqueue(lm, msg.encode())
+
+    def _enqueue(self, lm: LiveMatch, data: bytes) -> None:
+        lm.outbox.append((data, list(lm.subscribers)))
         if len(lm.outbox) == 1:
             self._pump(lm, 0)
+
+    async def _keepalive(self) -> None:
+        """A comment to every stream every ``KEEPALIVE_S``: one timer for all of them
+        (a timer per stream and per message costs more than the message)."""
+        while True:
+            await asyncio.sleep(KEEPALIVE_S)
+            for lm in list(self._matches.values()):
+                if lm.subscribers:
+                    self._enqueue(lm, b": keepalive\n\n")
 
     def _pump(self, lm: LiveMatch, start: int) -> None:
         msg, subs = lm.outbox[0]
