@@ -182,6 +182,40 @@ async def horn_lateness(http: httpx.AsyncClient, ids: list[str]) -> list[float]:
     return out
 
 
+async def service_cost(n_events: int, samples: int = 200) -> float:
+    """Median ms of ``LiveService.submit`` (check, store, apply, publish) at event
+    ``n_events``, in this process, the store on a RAM disk so the disk does not hide it."""
+    from chukker.web.live import LiveService, Role
+
+    shm = Path("/dev/shm") if Path("/dev/shm").is_dir() else Path(tempfile.gettempdir())
+    folder = Path(tempfile.mkdtemp(prefix="chukker-cost-", dir=shm))
+    db = folder / "c.sqlite3"
+    _, long_id = prepare(db, []) if n_events > 1000 else ([], "")
+    store = open_store(db)
+    svc = LiveService(store)
+    await svc.start()
+    try:
+        if long_id:
+            lm = await svc.load(long_id)
+        else:
+            created = await svc.create_match(copy.deepcopy(DEMO_HEADER))
+            lm = await svc.load(created.match_id)
+            for i in range(n_events):
+                await svc.submit(lm, Role.TIMEKEEPER, f"p{i}",
+                                 {"type": "bowl_in" if i % 2 == 0 else "whistle"})
+        times = []
+        start = len(lm.stored)
+        for i in range(samples):
+            kind = "bowl_in" if (start + i) % 2 == 0 else "whistle"
+            t0 = time.perf_counter()
+            await svc.submit(lm, Role.TIMEKEEPER, f"s{i}", {"type": kind})
+            times.append((time.perf_counter() - t0) * 1000)
+        return pct(times, 50)
+    finally:
+        await svc.stop()
+        store.close()
+
+
 async def bench(args: argparse.Namespace) -> dict[str, Any]:
     tmp = Path(tempfile.mkdtemp(prefix="chukker-hostile-"))
     db = tmp / "h.sqlite3"
@@ -202,6 +236,10 @@ async def bench(args: argparse.Namespace) -> dict[str, Any]:
         stderr=None if args.verbose else subprocess.DEVNULL)
     base = f"http://127.0.0.1:{port}"
     out: dict[str, Any] = {}
+    out["service_ms_event_100"] = await service_cost(100)
+    out["service_ms_event_10000"] = await service_cost(9_900)
+    out["service_event_10000_over_100"] = (
+        out["service_ms_event_10000"] / out["service_ms_event_100"])
     try:
         async with httpx.AsyncClient(base_url=base, timeout=30) as http:
             for _ in range(300):
