@@ -376,6 +376,7 @@ async def stream(
         if not released:
             released = True
             caps.release(address)
+            svc.unsubscribe(lm, sub)
 
     since = last
     given = (last_event_id or "").strip()
@@ -402,7 +403,6 @@ async def stream(
                 if text:
                     yield text
         finally:
-            svc.unsubscribe(lm, sub)
             release()
 
     gen = messages()
