@@ -53,6 +53,9 @@ log = logging.getLogger("chukker.live")
 #: messages a slow client may have queued before it is dropped (it reconnects
 #: with Last-Event-ID and gets what it missed)
 QUEUE_LIMIT = 512
+#: matches kept folded in memory beyond which idle ones (no stream, no clock running,
+#: nothing in flight) are let go, least recently used first; they load again on demand
+MAX_LOADED = 2000
 #: seconds between two keep-alive comments on every stream
 KEEPALIVE_S = 15.0
 #: subscribers served per event-loop iteration when a message fans out
@@ -177,6 +180,8 @@ class LiveMatch:
     commands: dict[str, StoredEvent] = field(default_factory=dict)
     #: set while an accepted event is being made durable; readers wait for it
     inflight: asyncio.Future[None] | None = None
+    #: monotonic time of the last request for this match
+    used: float = 0.0
 
     @property
     def id(self) -> str:
@@ -329,9 +334,22 @@ class LiveService:
                 finally:
                     del self._loading[match_id]
                 fut.set_result(lm)
+        lm.used = time.monotonic()
         while lm.inflight is not None:  # reads show only durable events
             await asyncio.shield(lm.inflight)
         return lm
+
+    def _evict(self) -> None:
+        """Let idle matches go once more than ``MAX_LOADED`` are in memory."""
+        over = len(self._matches) - MAX_LOADED
+        if over <= 0:
+            return
+        idle = [lm for lm in self._matches.values()
+                if not lm.subscribers and lm.timer is None and not lm.lock.locked()
+                and lm.inflight is None and not lm.outbox]
+        idle.sort(key=lambda lm: lm.used)
+        for lm in idle[:over]:
+            del self._matches[lm.id]
 
     async def _load(self, match_id: str) -> LiveMatch:
         row = await asyncio.to_thread(self.store.get_match, match_id)
@@ -349,8 +367,10 @@ class LiveService:
         lm = LiveMatch(row=row, match=m, stored=events)
         lm.commands = {e.command_id: e for e in events}
         lm.horn_cursor_ms = max(lm.last_at_ms(), self._now_at(lm))
+        lm.used = time.monotonic()
         self._matches[match_id] = lm
         self._reschedule(lm)
+        self._evict()
         return lm
 
     def _rebuild(self, lm: LiveMatch) -> None:
