@@ -71,8 +71,8 @@ def test_gps_resamples_unsynchronised_units_to_one_clock_and_fills_dropouts() ->
     first = next(iter(units))
     deg = Degrade(rate_hz=10.0, noise_m=0.0, drop=0.1, offsets_s=((first, 0.23),))
     t, u, lat, lon = fixes_from_tracking(tr, proj, units, deg, seed=3)
-    ses = session_from_fixes(t, u, lat, lon, units, proj, smooth_window_s=0.0)
-    assert ses.interval_s == pytest.approx(0.1, abs=0.01)
+    ses = session_from_fixes(t, u, lat, lon, units, proj, cutoff_hz=0.0)
+    assert ses.interval_s == pytest.approx(0.04)  # the common clock, 25 Hz
     assert ses.tracking.t[0] == 0.0
     rep = {r.unit: r for r in ses.units}
     for name, r in rep.items():
@@ -92,7 +92,7 @@ def test_gps_smoothing_reduces_the_noise() -> None:
     proj = example_projection()
     units = unit_names(tr)
     t, u, lat, lon = fixes_from_tracking(tr, proj, units, Degrade(noise_m=0.5, drop=0.0), 5)
-    raw = session_from_fixes(t, u, lat, lon, units, proj, smooth_window_s=0.0).tracking
+    raw = session_from_fixes(t, u, lat, lon, units, proj, cutoff_hz=0.0).tracking
     smooth = session_from_fixes(t, u, lat, lon, units, proj).tracking
 
     def err(x: object) -> float:

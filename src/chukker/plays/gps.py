@@ -13,13 +13,14 @@ fixes ``time,unit,lat,lon``. The path from fixes to :class:`Tracking`:
    from its first to its last fix; positions there are interpolated linearly
    between fixes, and a clock instant with no fix within half an interval is
    counted as *filled*.
-4. **Smoothing.** A Savitzky–Golay filter (``scipy.signal.savgol_filter``,
-   polynomial order 2, window ``smooth_window_s`` rounded to an odd number of the
-   unit's samples, at least 5) on each coordinate of the unit's regular track.
+4. **Smoothing.** A zero-phase low-pass filter on each coordinate of the unit's
+   regular track: Butterworth of order 2, cut-off ``CUTOFF_HZ`` (1.3 Hz), run
+   forwards and backwards (``scipy.signal.butter`` + ``filtfilt``). Frame-to-frame
+   GPS noise would otherwise become metres a second of false speed; a horse's
+   swerves (a second or more each way) pass.
 5. **Common clock.** Units are not synchronised: every track is interpolated
-   linearly onto one clock, starting at the first fix of the session, at the
-   shortest median interval of the units but never finer than 25 Hz. Before a
-   unit's first fix and after its last its position is held.
+   linearly onto one 25 Hz clock (as scenarios), starting at the first fix of the
+   session. Before a unit's first fix and after its last its position is held.
 
 >>> proj = ArenaProjection.from_corners(
 ...     sw=(26.615, -80.2), nw=(26.61541, -80.2), ne=(26.61541, -80.19909), se=(26.615, -80.19909))
@@ -53,9 +54,9 @@ from chukker.plays.tracking import (
 FORMAT = "chukker-gps/1"
 CORNERS = ("sw", "nw", "ne", "se")
 OUTSIDE_YD = 20.0
-SMOOTH_WINDOW_S = 0.5
+CUTOFF_HZ = 1.3
 SMOOTH_ORDER = 2
-MIN_INTERVAL_S = 0.04  # the common clock is never finer than 25 Hz
+CLOCK_S = 0.04  # the common clock: 25 Hz, as scenarios
 YD_PER_M = 1.0 / 0.9144
 
 
@@ -245,7 +246,7 @@ def _pair(v: Any, where: str) -> tuple[float, float]:
     return lat, lon
 
 
-def read_session(path: str | Path, smooth_window_s: float = SMOOTH_WINDOW_S) -> GPSSession:
+def read_session(path: str | Path, cutoff_hz: float = CUTOFF_HZ) -> GPSSession:
     """Read a ``chukker-gps/1`` session TOML and its fixes into tracking."""
     p = Path(path)
     try:
@@ -306,7 +307,7 @@ def read_session(path: str | Path, smooth_window_s: float = SMOOTH_WINDOW_S) -> 
         entity,
         proj,
         where=str(p.parent / fixes),
-        smooth_window_s=smooth_window_s,
+        cutoff_hz=cutoff_hz,
         ball=ball,
         defends=tuple(defends),
         events=events,
@@ -424,12 +425,15 @@ def _num(v: Any) -> float:
         return math.nan
 
 
-def _smooth(v: F64, window: int) -> F64:
-    from scipy.signal import savgol_filter  # type: ignore[import-untyped]
+def _smooth(v: F64, step: float, cutoff_hz: float) -> F64:
+    """Zero-phase low-pass: Butterworth of order 2 run forwards and backwards (``filtfilt``)."""
+    from scipy.signal import butter, filtfilt  # type: ignore[import-untyped]
 
-    if v.size < window:
+    nyq = 0.5 / step
+    if v.size <= 9 or cutoff_hz >= nyq:
         return v
-    out: F64 = savgol_filter(v, window, SMOOTH_ORDER, mode="interp")
+    b, a = butter(SMOOTH_ORDER, cutoff_hz / nyq)
+    out: F64 = filtfilt(b, a, v)
     return out
 
 
@@ -441,7 +445,7 @@ def session_from_fixes(
     entity: Mapping[str, PlayerId],
     proj: ArenaProjection,
     where: str = "fixes",
-    smooth_window_s: float = SMOOTH_WINDOW_S,
+    cutoff_hz: float = CUTOFF_HZ,
     ball: tuple[F64, F64] | None = None,
     defends: tuple[tuple[str, Side], ...] = (),
     events: tuple[Event, ...] = (),
@@ -475,7 +479,6 @@ def session_from_fixes(
     order = np.lexsort((rel, code))
     reports: list[UnitReport] = []
     tracks: dict[PlayerId, tuple[F64, F64, F64]] = {}
-    medians: list[float] = []
     names = list(codes)
     bounds = np.searchsorted(code[order], np.arange(len(names) + 1))
     for c, u in enumerate(names):
@@ -492,7 +495,6 @@ def session_from_fixes(
         med = float(np.median(np.diff(tu))) if tu.size > 1 else None
         filled = 0
         if med is not None and med > 0:
-            medians.append(med)
             k = max(1, round((tu[-1] - tu[0]) / med))
             step = (tu[-1] - tu[0]) / k
             grid = tu[0] + np.arange(k + 1) * step
@@ -501,17 +503,16 @@ def session_from_fixes(
             hi = np.abs(tu[np.clip(near, 0, tu.size - 1)] - grid)
             filled = int(np.count_nonzero(np.minimum(lo, hi) > 0.5 * step))
             gx, gy = np.interp(grid, tu, xu), np.interp(grid, tu, yu)
-            if smooth_window_s > 0:
-                win = max(5, 2 * round(smooth_window_s / step / 2) + 1)
-                gx, gy = _smooth(gx, win), _smooth(gy, win)
+            if cutoff_hz > 0:
+                gx, gy = _smooth(gx, step, cutoff_hz), _smooth(gy, step, cutoff_hz)
             tracks[entity[u]] = (grid, gx, gy)
         elif tu.size:
             tracks[entity[u]] = (tu, xu, yu)
         reports.append(UnitReport(u, str(entity[u]), int(rows.size), dropped, filled, med))
     if not tracks:
         raise GPSError(f"{where}: every fix is more than {OUTSIDE_YD:g} yd outside the arena")
-    dt = max(MIN_INTERVAL_S, min(medians)) if medians else MIN_INTERVAL_S
-    end = max(float(g[-1]) for g, _, _ in tracks.values())
+    dt = CLOCK_S
+    end = max(float(tk[0][-1]) for tk in tracks.values())
     if ball is not None:
         end = max(end, float(ball[0][-1]))
     frames_ = math.floor(end / dt + 1e-9) + 1
@@ -559,7 +560,7 @@ class Degrade:
     """How a synthetic GPS unit differs from the clean track (seeded)."""
 
     rate_hz: float = 10.0
-    noise_m: float = 0.5  # standard deviation of the horizontal error, per axis
+    noise_m: float = 0.5  # root mean square of the horizontal error (per axis: / sqrt 2)
     drop: float = 0.05  # fraction of fixes lost
     offsets_s: tuple[tuple[str, float], ...] = ()  # unit -> first fix later by this much
     jitter_s: float = 0.0
@@ -579,7 +580,8 @@ def fixes_from_tracking(
     """Fixes of each unit sampled from ``tr`` (clean, in yards) as a GPS unit would log them.
 
     Each unit logs at ``rate_hz`` from its own start (``offsets_s``), with Gaussian
-    error of ``noise_m`` metres per axis, and loses a fraction ``drop`` of its fixes.
+    horizontal error of ``noise_m`` metres root mean square, and loses a fraction
+    ``drop`` of its fixes.
     """
     rng = np.random.default_rng(seed)
     index = {pl: j for j, pl in enumerate(tr.players)}
@@ -601,8 +603,9 @@ def fixes_from_tracking(
         lat, lon = proj.to_latlon(x, y)
         m_lat = 111_320.0  # metres per degree, near enough for noise
         m_lon = m_lat * math.cos(math.radians(proj.lat0))
-        lat = lat + rng.normal(0.0, degrade.noise_m, tu.size) / m_lat
-        lon = lon + rng.normal(0.0, degrade.noise_m, tu.size) / m_lon
+        sd = degrade.noise_m / math.sqrt(2.0)
+        lat = lat + rng.normal(0.0, sd, tu.size) / m_lat
+        lon = lon + rng.normal(0.0, sd, tu.size) / m_lon
         ts.append(tu + start_epoch_s)
         us += [u] * tu.size
         las.append(lat)
