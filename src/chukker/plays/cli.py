@@ -64,6 +64,7 @@ def analyze(
     from rich.table import Table
 
     from chukker.plays import gps
+    from chukker.plays.words import describe
 
     sides = _parse_defends(defends or [])
     results: list[tuple[Path, Candidate]] = []
@@ -125,8 +126,8 @@ def analyze(
         table.add_column(col)
     for p, c in results:
         j = c.to_json()
-        ev = ", ".join(f"{k}={v}" for k, v in j["evidence"].items() if v is not None)
-        table.add_row(p.name, j["clause"], c.who, f"{j['start']:.2f}", f"{j['end']:.2f}", ev)
+        span = (f"{j['start']:.2f}", f"{j['end']:.2f}")
+        table.add_row(p.name, j["clause"], c.who, *span, describe(c))
     console.print(table)
 
 

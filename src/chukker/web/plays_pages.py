@@ -28,6 +28,7 @@ from chukker.plays.render_png import render_png
 from chukker.plays.render_svg import render_svg
 from chukker.plays.scenario import LANGS, Scenario, ScenarioError, Verdict, load_shipped, shipped
 from chukker.plays.scenario import text_in as _text
+from chukker.plays.words import describe
 
 HERE = Path(__file__).parent
 _env = Environment(
@@ -121,7 +122,8 @@ async def scenario_page(request: Request) -> Response:
     if s is None:
         return _missing(request)
     lang = _lang(request)
-    cands = [c.to_json() for c in detect(s.tracking())]
+    names = {str(pid): s.label(pid, lang) for pid, _ in s.players}
+    cands = [c.to_json() | {"text": describe(c, lang, names)} for c in detect(s.tracking())]
     return _page(
         "plays/scenario.html",
         id=s.id,
