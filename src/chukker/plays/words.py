@@ -10,7 +10,7 @@ decimal sign.
 ...     "span_s": 1.2, "min_ahead_yd": 4.2, "max_ahead_yd": 6.1, "galloping_speed_yd_s": 14.0})
 >>> describe(c)
 "White 2 crossed Blue 1's line 3 times within 1.2 s, 4 to 6 yards ahead, Blue 1 at 14 yd/s."
->>> describe(c, "it")[:58]
+>>> describe(c, "it")[:59]
 'Bianco 2 ha tagliato la linea di Blu 1 3 volte in 1,2 s, da'
 """
 
