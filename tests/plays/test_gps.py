@@ -189,3 +189,20 @@ def test_gps_analyze_json_is_the_tracking_object_plus_gps(tmp_path: Path) -> Non
     for rep in g["units"].values():
         assert set(rep) >= {"read", "dropped", "filled", "median_interval_s"}
     assert {x["clause"] for x in g["not_run"]} >= {"12", "13d", "13k"}
+
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "gps"
+
+
+def test_gps_example_session_finds_the_plays_it_was_made_from() -> None:
+    res = runner.invoke(app, ["analyze", str(EXAMPLE / "session.toml"), "--json"])
+    assert res.exit_code == 0, res.output
+    out = json.loads(res.output)
+    expected = json.loads((EXAMPLE / "expected.json").read_text(encoding="utf-8"))
+    got = [(c["clause"], c["team"], c["player"]) for c in out["candidates"]]
+    assert got == [("13b", "white", 2), ("13f", "white", 2), ("13g", "white", 1),
+                   ("13i", "white", 2), ("13b", "white", 2)]  # fmt: skip
+    assert got == [(c["clause"], c["team"], c["player"]) for c in expected["candidates"]]
+    units = out["gps"]["units"]
+    assert set(units) == {"GX-104", "GX-117", "GX-221", "GX-230"}
+    assert all(u["filled"] > 0 and u["median_interval_s"] == 0.1 for u in units.values())
