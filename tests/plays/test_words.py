@@ -8,6 +8,7 @@ import pytest
 
 from chukker.plays import detect, shipped
 from chukker.plays.candidates import Candidate, Clause
+from chukker.plays.gps import NOT_RUN_ON_GPS, NOT_RUN_WITHOUT_BALL
 from chukker.plays.synthetic import generated_play
 from chukker.plays.words import SENTENCES, TEAM_WORDS, describe, variant
 from chukker.web.i18n import translations
@@ -24,6 +25,8 @@ def test_plays_every_evidence_sentence_is_translated(lang: str) -> None:
         assert sorted(FIELDS.findall(out)) == sorted(FIELDS.findall(en)), (lang, key)
     for word in TEAM_WORDS.values():
         assert tr.gettext(word) != word
+    for why in (*NOT_RUN_ON_GPS.values(), *NOT_RUN_WITHOUT_BALL.values()):
+        assert tr.gettext(why) != why, (lang, why)
 
 
 def _all_candidates() -> list[Candidate]:
@@ -62,7 +65,6 @@ def test_plays_evidence_sentence_of_the_issue() -> None:
         },
     )
     assert describe(c) == (
-        "White 2 crossed Blue 1's line 3 times within 1.2 s, 4 to 6 yards ahead, "
-        "Blue 1 at 14 yd/s."
+        "White 2 crossed Blue 1's line 3 times within 1.2 s, 4 to 6 yards ahead, Blue 1 at 14 yd/s."
     )
     assert describe(c, "es").startswith("Blanco 2 cruzó la línea de Azul 1 3 veces en 1,2 s")

@@ -167,6 +167,38 @@ def render(
     typer.echo(str(output))
 
 
+@app.command()
+def review(
+    file: Annotated[
+        Path, typer.Argument(help="Tracking CSV/Parquet, scenario TOML or GPS session TOML.")
+    ],
+    port: Annotated[int, typer.Option("--port", help="Port of the local page.")] = 8765,
+    lang: Annotated[str, typer.Option("--lang", help="en, es or it")] = "en",
+    open_browser: Annotated[
+        bool, typer.Option("--open/--no-open", help="Open the page in a browser.")
+    ] = True,
+) -> None:
+    """Analyse FILE and open its review page (timeline, evidence, diagrams, CSV export)."""
+    import threading
+    import webbrowser
+
+    import uvicorn
+
+    from chukker.plays.review import analyse_file
+    from chukker.web.plays_pages import app as pages
+
+    try:
+        rv = analyse_file(file)
+    except (TrackingError, OSError) as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2) from None
+    url = f"http://127.0.0.1:{port}/plays/review/{rv.id}?lang={lang}"
+    typer.echo(f"{len(rv.candidates)} candidates; review at {url} (Ctrl-C to stop)")
+    if open_browser:
+        threading.Timer(1.0, webbrowser.open, args=(url,)).start()
+    uvicorn.run(pages, host="127.0.0.1", port=port, log_level="warning")
+
+
 @app.command("list")
 def list_scenarios() -> None:
     """The shipped scenarios: id, clause and verdict."""

@@ -54,8 +54,7 @@ SENTENCES: dict[str, str] = {
     "%(distance)s yards without contact; %(opponent)s pulled out, turning %(turn)s degrees.",
     "13g slowed": "%(player)s rode at %(opponent)s at %(closing)s yd/s and came within "
     "%(distance)s yards without contact; %(opponent)s pulled out, losing %(drop)s%% of his speed.",
-    "13h": "%(player)s made contact with %(striker)s during his stroke, "
-    "%(distance)s yards apart.",
+    "13h": "%(player)s made contact with %(striker)s during his stroke, %(distance)s yards apart.",
     "13i": "%(player)s put his horse's head into %(opponent)s: %(aim)s degrees off the line "
     "between them, closing at %(closing)s yd/s.",
     "13j side": "%(player)s rode %(opponent)s into the side wall: %(wall_distance)s yards "
@@ -87,14 +86,18 @@ def number(v: Evidence, lang: str, digits: int = 1) -> str:
     return str(format_decimal(round(float(v), digits), format=pattern, locale=lang))
 
 
+def team_name(team: str, lang: str) -> str:
+    """``blue`` as "Blue" (``Azul``, ``Blu``); other names capitalised."""
+    word = TEAM_WORDS.get(team)
+    return _gettext(lang)(word) if word else team.replace("_", " ").title()
+
+
 def player_name(entity: str, lang: str, names: Mapping[str, str] | None = None) -> str:
     """``blue:1`` as "Blue 1" (``Azul 1``...), or as ``names`` says."""
     if names and entity in names:
         return names[entity]
     team, _, num = entity.partition(":")
-    word = TEAM_WORDS.get(team)
-    label = _gettext(lang)(word) if word else team.replace("_", " ").title()
-    return f"{label} {num}".strip()
+    return f"{team_name(team, lang)} {num}".strip()
 
 
 def variant(c: Candidate) -> str:

@@ -28,7 +28,7 @@ from chukker.plays.render_png import render_png
 from chukker.plays.render_svg import render_svg
 from chukker.plays.scenario import LANGS, Scenario, ScenarioError, Verdict, load_shipped, shipped
 from chukker.plays.scenario import text_in as _text
-from chukker.plays.words import describe
+from chukker.plays.words import describe, player_name
 
 HERE = Path(__file__).parent
 _env = Environment(
@@ -44,6 +44,16 @@ T: dict[str, dict[str, str]] = {
         "candidates": "What the detectors find", "player": "Player", "from_to": "When",
         "evidence": "Evidence", "no_candidates": "No candidate foul.",
         "foul": "Foul", "no_foul": "No foul",
+        "review": "Review", "review_title": "Review of", "upload": "Analyse a file",
+        "upload_help": "A tracking CSV or Parquet, a scenario TOML, or a GPS session TOML "
+                       "with its fixes file.", "file": "File", "fixes": "Fixes (GPS session)",
+        "analyse": "Analyse", "timeline": "Candidates by clause and player",
+        "rule_text": "rule text", "export": "Export the candidates (CSV)",
+        "duration": "Duration", "units": "GPS units", "unit": "Unit", "read": "read",
+        "dropped": "dropped", "filled": "filled", "interval": "median interval",
+        "not_run": "Not run", "moment": "The moment", "show": "show",
+        "unknown_review": "No such review: analyse the file again.",
+        "bad_file": "This file cannot be analysed",
     },
     "es": {
         "plays": "Jugadas", "language": "Idioma", "for_clause": "Jugadas de la cláusula",
@@ -52,6 +62,17 @@ T: dict[str, dict[str, str]] = {
         "candidates": "Lo que encuentran los detectores", "player": "Jugador",
         "from_to": "Cuándo", "evidence": "Pruebas", "no_candidates": "Ninguna posible falta.",
         "foul": "Falta", "no_foul": "Sin falta",
+        "review": "Revisión", "review_title": "Revisión de", "upload": "Analizar un archivo",
+        "upload_help": "Un CSV o Parquet de seguimiento, un TOML de jugada o un TOML de "
+                       "sesión GPS con su archivo de posiciones.", "file": "Archivo",
+        "fixes": "Posiciones (sesión GPS)", "analyse": "Analizar",
+        "timeline": "Posibles faltas por cláusula y jugador", "rule_text": "texto de la regla",
+        "export": "Exportar las posibles faltas (CSV)", "duration": "Duración",
+        "units": "Unidades GPS", "unit": "Unidad", "read": "leídas", "dropped": "descartadas",
+        "filled": "rellenadas", "interval": "intervalo mediano", "not_run": "No ejecutado",
+        "moment": "El momento", "show": "ver",
+        "unknown_review": "No existe esa revisión: vuelva a analizar el archivo.",
+        "bad_file": "Este archivo no se puede analizar",
     },
     "it": {
         "plays": "Azioni", "language": "Lingua", "for_clause": "Azioni per il comma",
@@ -60,8 +81,25 @@ T: dict[str, dict[str, str]] = {
         "candidates": "Cosa trovano i rilevatori", "player": "Giocatore", "from_to": "Quando",
         "evidence": "Elementi", "no_candidates": "Nessun possibile fallo.",
         "foul": "Fallo", "no_foul": "Nessun fallo",
+        "review": "Revisione", "review_title": "Revisione di", "upload": "Analizza un file",
+        "upload_help": "Un CSV o Parquet di tracciamento, un TOML di azione o un TOML di "
+                       "sessione GPS con il suo file di posizioni.", "file": "File",
+        "fixes": "Posizioni (sessione GPS)", "analyse": "Analizza",
+        "timeline": "Possibili falli per comma e giocatore", "rule_text": "testo della regola",
+        "export": "Esporta i possibili falli (CSV)", "duration": "Durata",
+        "units": "Unità GPS", "unit": "Unità", "read": "lette", "dropped": "scartate",
+        "filled": "riempite", "interval": "intervallo mediano", "not_run": "Non eseguito",
+        "moment": "Il momento", "show": "vedi",
+        "unknown_review": "Revisione inesistente: analizzare di nuovo il file.",
+        "bad_file": "Questo file non si può analizzare",
     },
 }  # fmt: skip
+
+
+def _gettext(lang: str, text: str) -> str:
+    from chukker.web.i18n import translations
+
+    return text if lang == "en" else str(translations(lang).gettext(text))
 
 
 def _lang(request: Request) -> str:
@@ -159,6 +197,117 @@ async def scenario_png(request: Request) -> Response:
     return Response(buf.getvalue(), media_type="image/png")
 
 
+async def review_form(request: Request) -> Response:
+    lang = _lang(request)
+    if request.method == "POST":
+        return await _upload(request, lang)
+    return _page("plays/review_upload.html", **_ctx(request, lang))
+
+
+async def _upload(request: Request, lang: str) -> Response:
+    import tempfile
+
+    from chukker.plays.review import analyse_file
+    from chukker.plays.tracking import TrackingError
+
+    form = await request.form()
+    main = form.get("file")
+    if main is None or isinstance(main, str) or not main.filename:
+        return _page("plays/review_upload.html", 400, error=T[lang]["bad_file"],
+                     **_ctx(request, lang))  # fmt: skip
+    with tempfile.TemporaryDirectory(prefix="chukker-review-") as tmp:
+        name = Path(main.filename).name
+        (Path(tmp) / name).write_bytes(await main.read())
+        fixes = form.get("fixes")
+        if fixes is not None and not isinstance(fixes, str) and fixes.filename:
+            (Path(tmp) / Path(fixes.filename).name).write_bytes(await fixes.read())
+        try:
+            rv = analyse_file(Path(tmp) / name, name)
+        except (TrackingError, OSError, ValueError) as exc:
+            return _page("plays/review_upload.html", 400,
+                         error=f"{T[lang]['bad_file']}: {exc}".replace(tmp + "/", ""),
+                         **_ctx(request, lang))  # fmt: skip
+    return RedirectResponse(f"{_base(request)}/review/{rv.id}?lang={lang}", status_code=303)
+
+
+def _review(request: Request) -> Any:
+    from chukker.plays.review import REVIEWS
+
+    return REVIEWS.get(str(request.path_params["rid"]))
+
+
+async def review_page(request: Request) -> Response:
+    from chukker.plays.review import moment, rows, rule_number, utc
+
+    lang = _lang(request)
+    rv = _review(request)
+    if rv is None:
+        return _page("plays/review_upload.html", 404, error=T[lang]["unknown_review"],
+                     **_ctx(request, lang))  # fmt: skip
+    try:
+        pick = int(request.query_params.get("c", "0"))
+    except ValueError:
+        pick = 0
+    dur = max(rv.duration, 1e-9)
+    cands = []
+    for i, c in enumerate(rv.candidates):
+        cands.append(
+            {
+                "i": i,
+                "clause": str(c.clause),
+                "who": player_name(c.who, lang),
+                "start": f"{c.start:.2f}",
+                "end": f"{c.end:.2f}",
+                "utc": utc(rv, c.start),
+                "text": describe(c, lang),
+                "left": f"{100 * c.start / dur:.3f}",
+                "width": f"{max(0.4, 100 * (c.end - c.start) / dur):.3f}",
+                "rule": f"/rules/uspa-arena-2026/{lang}/{rule_number(str(c.clause))}/{c.clause}",
+            }
+        )
+    svg = None
+    if 0 <= pick < len(rv.candidates):
+        sc = moment(rv, pick, lang)
+        svg = {"svg": Markup(render_svg(sc, lang)), "duration": f"{sc.duration:g}",
+               **cands[pick]}  # fmt: skip
+    timeline = [
+        {
+            "clause": r.clause,
+            "who": player_name(r.player, lang),
+            "items": [cands[i] for i in r.items],
+        }
+        for r in rows(rv)
+    ]
+    units = [u.to_json() | {"unit": u.unit} for u in rv.session.units] if rv.session else []
+    return _page(
+        "plays/review.html",
+        rv=rv,
+        rid=rv.id,
+        file_name=rv.name,
+        duration=f"{rv.duration:.1f}",
+        candidates=cands,
+        timeline=timeline,
+        moment=svg,
+        pick=pick,
+        units=units,
+        not_run=[(c, _gettext(lang, why)) for c, why in sorted(rv.not_run.items())],
+        **_ctx(request, lang),
+    )
+
+
+async def review_csv(request: Request) -> Response:
+    from chukker.plays.review import candidates_csv
+
+    rv = _review(request)
+    if rv is None:
+        return Response("no such review", status_code=404)
+    return Response(
+        candidates_csv(rv, _lang(request)),
+        media_type="text/csv; charset=utf-8",
+        headers={"content-disposition": f'attachment; filename="{rv.id}-candidates.csv"'},
+    )
+
+
 async def asset(request: Request) -> Response:
     name = str(request.path_params["name"])
     types = {"plays.js": "text/javascript", "plays.css": "text/css"}
@@ -171,6 +320,9 @@ router = Router(
     routes=[
         Route("/", index),
         Route("/assets/{name}", asset),
+        Route("/review", review_form, methods=["GET", "POST"]),
+        Route("/review/{rid:str}.csv", review_csv),
+        Route("/review/{rid:str}", review_page),
         Route("/{sid:str}.svg", scenario_svg),
         Route("/{sid:str}.png", scenario_png),
         Route("/{sid:str}", scenario_page),
