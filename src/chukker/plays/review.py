@@ -193,9 +193,7 @@ def moment(rv: Review, index: int, lang: str = "en") -> Scenario:
     ball = track(tr.ball) if tr.ball is not None else None
     culprit = PlayerId(c.team, c.player)
     text = tuple((lang_, describe(c, lang_)) for lang_ in LANGS)
-    events = [
-        Event(e.t - t0, e.kind, e.player, e.on, e.text) for e in tr.events if t0 <= e.t <= t1
-    ]
+    events = [Event(e.t - t0, e.kind, e.player, e.on, e.text) for e in tr.events if t0 <= e.t <= t1]
     events.append(Event(c.start - t0, EventKind.FOUL, culprit, None, text))
     xs = tr.pos[sel, :, 0]
     ys = tr.pos[sel, :, 1]
@@ -207,8 +205,7 @@ def moment(rv: Review, index: int, lang: str = "en") -> Scenario:
         min(tr.width, float(ys.max()) + pad),
     )
     title = tuple(
-        (lang_, f"{c.clause!s} · {player_name(c.who, lang_)} · {c.start:.1f} s")
-        for lang_ in LANGS
+        (lang_, f"{c.clause!s} · {player_name(c.who, lang_)} · {c.start:.1f} s") for lang_ in LANGS
     )
     return Scenario(
         id=f"review-{rv.id}-{index}",
