@@ -197,6 +197,33 @@ async def scenario_png(request: Request) -> Response:
     return Response(buf.getvalue(), media_type="image/png")
 
 
+_PLAYS_LABEL = {"en": "Plays", "es": "Jugadas", "it": "Azioni"}
+
+
+def illustrating(clause: str, lang: str, base: str = "/plays") -> list[dict[str, Any]]:
+    """The shipped plays that illustrate ``clause`` (for rule pages): title, page, drawing.
+
+    ``primary`` marks a play whose own clause it is; they come first, the plainest (shortest
+    id) first, and the first one's drawing goes in the rule's figure.
+    """
+    lang = lang if lang in LANGS else "en"
+    plays = sorted(
+        (s for s in shipped() if clause in s.clauses),
+        key=lambda s: (s.clause != clause, len(s.id), s.id),  # the clause's own, plainest first
+    )
+    return [
+        {
+            "id": s.id,
+            "title": _text(s.title, lang),
+            "href": f"{base}/{s.id}?lang={lang}",
+            "svg": f"{base}/{s.id}.svg?lang={lang}",
+            "primary": s.clause == clause,
+            "label": _PLAYS_LABEL[lang],
+        }
+        for s in plays
+    ]
+
+
 async def review_form(request: Request) -> Response:
     lang = _lang(request)
     if request.method == "POST":
