@@ -457,17 +457,12 @@ def session_from_fixes(
     n = t.size
     if n == 0:
         raise GPSError(f"{where}: no fixes")
-    codes: dict[str, int] = {}
-    code = np.empty(n, dtype=np.int64)
-    for i, u in enumerate(unit):
-        c = codes.get(u)
-        if c is None:
-            if u not in entity:
-                raise GPSError(
-                    f"{where}: row {i + 1} (unit {u}): unit not in the session's [units]"
-                )
-            c = codes[u] = len(codes)
-        code[i] = c
+    codes = {u: i for i, u in enumerate(dict.fromkeys(unit))}
+    unknown = [u for u in codes if u not in entity]
+    if unknown:
+        row = list(unit).index(unknown[0]) + 1
+        raise GPSError(f"{where}: row {row} (unit {unknown[0]}): unit not in the session's [units]")
+    code = np.fromiter(map(codes.__getitem__, unit), dtype=np.int64, count=n)
     x, y = proj.to_arena(lat, lon)
     L, W = proj.length, proj.width
     out_d = np.maximum.reduce(
