@@ -41,6 +41,8 @@ def test_plays_review_upload_shows_timeline_words_and_rule_links() -> None:
     assert 'href="/rules/uspa-arena-2026/es/13/13b"' in html
     assert "<svg" in html and "Posible falta: Blanco 2 (13b)" in html
     assert "GX-104" in html  # the units' report
+    assert html.count('<svg xmlns="http://www.w3.org/2000/svg" class="heat"') == 4  # heat maps
+    assert "Para el entrenador" in html
 
 
 def test_plays_review_csv_has_start_and_end_of_every_candidate() -> None:

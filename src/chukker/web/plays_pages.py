@@ -54,6 +54,9 @@ T: dict[str, dict[str, str]] = {
         "not_run": "Not run", "moment": "The moment", "show": "show",
         "unknown_review": "No such review: analyse the file again.",
         "bad_file": "This file cannot be analysed",
+        "coach": "For the coach: distance, gallop and where each player rode",
+        "period": "Period", "distance": "Distance", "gallop": "At a gallop",
+        "top_speed": "Top speed", "heat": "Heat map",
     },
     "es": {
         "plays": "Jugadas", "language": "Idioma", "for_clause": "Jugadas de la cláusula",
@@ -73,6 +76,9 @@ T: dict[str, dict[str, str]] = {
         "moment": "El momento", "show": "ver",
         "unknown_review": "No existe esa revisión: vuelva a analizar el archivo.",
         "bad_file": "Este archivo no se puede analizar",
+        "coach": "Para el entrenador: distancia, galope y por dónde anduvo cada jugador",
+        "period": "Chukker", "distance": "Distancia", "gallop": "Al galope",
+        "top_speed": "Velocidad máxima", "heat": "Mapa de calor",
     },
     "it": {
         "plays": "Azioni", "language": "Lingua", "for_clause": "Azioni per il comma",
@@ -92,6 +98,9 @@ T: dict[str, dict[str, str]] = {
         "moment": "Il momento", "show": "vedi",
         "unknown_review": "Revisione inesistente: analizzare di nuovo il file.",
         "bad_file": "Questo file non si può analizzare",
+        "coach": "Per l'allenatore: distanza, galoppo e dove è andato ogni giocatore",
+        "period": "Tempo", "distance": "Distanza", "gallop": "Al galoppo",
+        "top_speed": "Velocità massima", "heat": "Mappa di calore",
     },
 }  # fmt: skip
 
@@ -306,6 +315,40 @@ async def review_page(request: Request) -> Response:
         for r in rows(rv)
     ]
     units = [u.to_json() | {"unit": u.unit} for u in rv.session.units] if rv.session else []
+    from chukker.plays.coach import heat_svg, periods
+    from chukker.plays.words import number
+
+    pers = periods(rv.tracking)
+    try:
+        pk = min(max(1, int(request.query_params.get("p", "1"))), max(1, len(pers)))
+    except ValueError:
+        pk = 1
+    coach = None
+    if pers:
+        per = pers[pk - 1]
+        coach = {
+            "numbers": [p.number for p in pers],
+            "picked": pk,
+            "span": f"{per.start:.0f}–{per.end:.0f} s",
+            "players": [
+                {
+                    "who": player_name(str(st.player), lang),
+                    "distance": number(st.distance_yd, lang, 0),
+                    "gallop": number(st.gallop_s, lang, 1),
+                    "top": number(st.max_speed_yd_s, lang, 1),
+                    "heat": Markup(
+                        heat_svg(
+                            st,
+                            f"{T[lang]['heat']}: {player_name(str(st.player), lang)}",
+                            rv.tracking.length,
+                            rv.tracking.width,
+                            2.0,
+                        )
+                    ),
+                }
+                for st in per.stats
+            ],
+        }
     return _page(
         "plays/review.html",
         rv=rv,
@@ -317,6 +360,7 @@ async def review_page(request: Request) -> Response:
         moment=svg,
         pick=pick,
         units=units,
+        coach=coach,
         not_run=[(c, _gettext(lang, why)) for c, why in sorted(rv.not_run.items())],
         **_ctx(request, lang),
     )
