@@ -206,3 +206,32 @@ def test_gps_example_session_finds_the_plays_it_was_made_from() -> None:
     units = out["gps"]["units"]
     assert set(units) == {"GX-104", "GX-117", "GX-221", "GX-230"}
     assert all(u["filled"] > 0 and u["median_interval_s"] == 0.1 for u in units.values())
+
+
+def test_gps_parquet_fixes_with_a_ball_track_run_the_line_of_the_ball(tmp_path: Path) -> None:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from chukker.plays import write_csv
+    from chukker.plays.tracking import Tracking
+
+    tr = load_shipped("12-row-cross").tracking()
+    proj = example_projection()
+    units = unit_names(tr)
+    t, u, lat, lon = fixes_from_tracking(tr, proj, units, Degrade(rate_hz=10.0), seed=4)
+    ns = (t * 1e9).astype("int64")
+    table = pa.table(
+        {"time": pa.array(ns, pa.timestamp("ns", tz="UTC")), "unit": u, "lat": lat, "lon": lon}
+    )
+    pq.write_table(table, tmp_path / "fixes.parquet")
+    assert tr.ball is not None
+    write_csv(Tracking(tr.t, (), tr.pos[:, :0], tr.ball), tmp_path / "ball.csv")
+    lines = ['format = "chukker-gps/1"', 'fixes = "fixes.parquet"', 'ball = "ball.csv"', "[arena]"]
+    lines += [f"{c} = [{a}, {o}]" for c, (a, o) in EXAMPLE_CORNERS.items()]
+    lines += ["[units]"] + [f'"{k}" = "{v}"' for k, v in units.items()]
+    (tmp_path / "s.toml").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    ses = read_session(tmp_path / "s.toml")
+    assert ses.runs("12") and ses.runs("13k") and not ses.runs("13a")
+    from chukker.plays.gps import analyse
+
+    assert [(str(c.clause), c.who) for c in analyse(ses)] == [("12", "white:1")]
