@@ -66,8 +66,9 @@ class Review:
         return float(t[-1] - t[0]) if t.size else 0.0
 
 
-#: reviews of this process, by id
+#: reviews of this process, by id (the latest ``KEEP``)
 REVIEWS: dict[str, Review] = {}
+KEEP = 32
 
 
 def review_of(
@@ -80,7 +81,10 @@ def review_of(
         not_run = dict(session.not_run)
     rid = rid or hashlib.sha1(name.encode()).hexdigest()[:12]
     rv = Review(rid, name, tr, tuple(cands), session, not_run)
+    REVIEWS.pop(rid, None)
     REVIEWS[rid] = rv
+    while len(REVIEWS) > KEEP:
+        del REVIEWS[next(iter(REVIEWS))]
     return rv
 
 

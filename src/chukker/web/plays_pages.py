@@ -206,6 +206,8 @@ async def scenario_png(request: Request) -> Response:
     return Response(buf.getvalue(), media_type="image/png")
 
 
+MAX_UPLOAD = 64 * 2**20  # bytes of one upload (a session and its fixes)
+
 _PLAYS_LABEL = {"en": "Plays", "es": "Jugadas", "it": "Azioni"}
 
 
@@ -246,7 +248,15 @@ async def _upload(request: Request, lang: str) -> Response:
     from chukker.plays.review import analyse_file
     from chukker.plays.tracking import TrackingError
 
-    form = await request.form()
+    try:
+        size = int(request.headers.get("content-length", "0"))
+    except ValueError:
+        size = 0
+    if size > MAX_UPLOAD:
+        return _page("plays/review_upload.html", 413,
+                     error=f"{T[lang]['bad_file']}: > {MAX_UPLOAD // 2**20} MB",
+                     **_ctx(request, lang))  # fmt: skip
+    form = await request.form(max_files=2, max_fields=4)
     main = form.get("file")
     if main is None or isinstance(main, str) or not main.filename:
         return _page("plays/review_upload.html", 400, error=T[lang]["bad_file"],
