@@ -129,3 +129,23 @@ def test_plays_review_page_of_the_example_in_browser(served: str) -> None:
             assert page.get_attribute("a.export", "href") == f"/plays/review/{rv.id}.csv?lang=it"
         finally:
             browser.close()
+
+
+def test_plays_review_command_analyses_and_serves(monkeypatch: pytest.MonkeyPatch) -> None:
+    import uvicorn
+    from typer.testing import CliRunner
+
+    from chukker.plays.cli import app as cli
+
+    served: list[object] = []
+    monkeypatch.setattr(uvicorn, "run", lambda app, **kw: served.append((app, kw)))
+    res = CliRunner().invoke(cli, ["review", str(EXAMPLE / "session.toml"), "--no-open",
+                                   "--port", "8777", "--lang", "es"])  # fmt: skip
+    assert res.exit_code == 0, res.output
+    assert "5 candidates" in res.output
+    url = res.output.split("review at ")[1].split()[0]
+    assert url.startswith("http://127.0.0.1:8777/plays/review/") and url.endswith("?lang=es")
+    assert served and served[0][1]["port"] == 8777  # type: ignore[index]
+    rid = url.split("/review/")[1].split("?")[0]
+    assert client.get(f"/plays/review/{rid}").status_code == 200
+    assert client.get("/plays/").text.count('href="/plays/review?lang=en"') == 1
