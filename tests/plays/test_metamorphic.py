@@ -79,3 +79,13 @@ def test_rule_13_gps_variants_give_the_same_candidates(sid: str, variant: str) -
         assert [k[:3] for k in got] == [k[:3] for k in want], (seed, got, want)
         for g, w in zip(got, want, strict=True):
             assert abs(g[3] - w[3]) <= 0.5, (seed, g, w)
+
+
+@pytest.mark.parametrize("rate", [10.0, 18.0, 50.0])
+def test_rule_13_every_detector_gives_the_same_candidates_at_any_rate(rate: float) -> None:
+    """Tracking at 10, 18 or 50 Hz instead of 25 Hz: every detector (13a and 13h too)."""
+    for s in SCENARIOS.values():
+        want = [(str(c.clause), c.who, c.start) for c in detect(s.tracking())]
+        got = [(str(c.clause), c.who, c.start) for c in detect(s.tracking(rate=rate))]
+        assert [g[:2] for g in got] == [w[:2] for w in want], (s.id, got, want)
+        assert all(abs(g[2] - w[2]) <= 0.5 for g, w in zip(got, want, strict=True)), s.id
