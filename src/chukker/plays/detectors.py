@@ -1022,19 +1022,23 @@ def detect_intimidation(
             g = fk[fr.s[a_, fk] >= p.intim_min_speed_yd_s.value]
             if g.size == 0:
                 continue
-            dx = fr.x[b_, g] - fr.x[a_, g]
-            dy = fr.y[b_, g] - fr.y[a_, g]
+            # across his way first (cheap), then the aim and speeds on what is left
+            uxa, uya = fr.ux[a_].take(g), fr.uy[a_].take(g)
+            uxb, uyb = fr.ux[b_].take(g), fr.uy[b_].take(g)
+            keep = np.flatnonzero(uxa * uxb + uya * uyb <= cos_cross)
+            if keep.size == 0:
+                continue
+            g, uxa, uya, uxb, uyb = g[keep], uxa[keep], uya[keep], uxb[keep], uyb[keep]
+            dx = fr.x[b_].take(g) - fr.x[a_].take(g)
+            dy = fr.y[b_].take(g) - fr.y[a_].take(g)
             d = np.sqrt(dx * dx + dy * dy)
             safe = np.where(d > 0, d, 1.0)
-            aim = (fr.ux[a_, g] * dx + fr.uy[a_, g] * dy) / safe
-            vxa, vya = fr.vel_at(np.full(g.size, a_, dtype=np.int64), g)
-            vxb, vyb = fr.vel_at(np.full(g.size, b_, dtype=np.int64), g)
-            closing = (vxa * dx + vya * dy) / safe  # his own speed towards the opponent
-            gaining = closing - (vxb * dx + vyb * dy) / safe  # the distance shrinks this fast
-            cross = fr.ux[a_, g] * fr.ux[b_, g] + fr.uy[a_, g] * fr.uy[b_, g]
+            aim = (uxa * dx + uya * dy) / safe
+            closing = fr.s[a_].take(g) * aim  # his own speed towards the opponent
+            away = fr.s[b_].take(g) * (uxb * dx + uyb * dy) / safe
+            gaining = closing - away  # the distance shrinks this fast
             q = np.flatnonzero(
                 (aim >= cos_aim)
-                & (cross <= cos_cross)
                 & (closing >= p.intim_closing_speed_yd_s.value)
                 & (gaining >= p.intim_gain_speed_yd_s.value)
             )

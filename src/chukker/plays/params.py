@@ -130,7 +130,7 @@ class Params:
         10.0, "yd", SCHEMATIC, "'in front': ahead of the galloping player up to this far"
     )
     zig_reach_yd: Threshold = Threshold(
-        10.0,
+        15.0,
         "yd",
         SCHEMATIC,
         "'in front': up to this far either side of his line (a swerve may swing this wide)",
