@@ -33,6 +33,7 @@ _REGISTERED: dict[str, str] = {
     "backup": "chukker.ops_cli",
     "export": "chukker.ops_cli",
     "import": "chukker.ops_cli",
+    "examples": "chukker.ops_cli",
 }
 
 

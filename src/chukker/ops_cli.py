@@ -115,6 +115,21 @@ def import_cmd(
                f"and {written} tournament files into {s.database_target()}")
 
 
+def examples_dir() -> Path | None:
+    """The example match records: installed beside the package, or in the source tree."""
+    candidates = [Path(sys.prefix) / "share" / "chukker" / "examples",
+                  Path(__file__).resolve().parents[2] / "examples"]
+    return next((p for p in candidates if p.is_dir()), None)
+
+
+def examples_cmd() -> None:
+    """Print the folder of the example match records (try: chukker replay FOLDER/overtime.json)."""
+    found = examples_dir()
+    if found is None:
+        _fail("the examples are not installed")
+    typer.echo(str(found))
+
+
 def _tournament_files(s: Settings) -> dict[str, str]:
     """The tournament files kept in ``<data_dir>/tournaments`` (path -> text)."""
     root = Path(s.data_dir) / TOURNAMENTS
@@ -142,8 +157,9 @@ def _restore_tournament_files(s: Settings, files: dict[str, str]) -> int:
 
 
 def register(app: typer.Typer) -> None:
-    """Add ``config``, ``backup``, ``export`` and ``import`` to the ``chukker`` command."""
+    """Add ``config``, ``backup``, ``export``, ``import`` and ``examples`` to ``chukker``."""
     app.command("config")(config_cmd)
     app.command("backup")(backup_cmd)
     app.command("export")(export_cmd)
     app.command("import")(import_cmd)
+    app.command("examples")(examples_cmd)
