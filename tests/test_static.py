@@ -15,6 +15,14 @@ STRICT = [
     "src/chukker/record",
     "src/chukker/rules",
     "src/chukker/rulebook",
+    "src/chukker/config.py",
+    "src/chukker/ops_cli.py",
+    "src/chukker/store/backup.py",
+    "src/chukker/web/health.py",
+    "src/chukker/web/logging.py",
+    "src/chukker/web/metrics.py",
+    "src/chukker/web/observe.py",
+    "src/chukker/web/proxy.py",
 ]
 
 
