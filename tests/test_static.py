@@ -18,11 +18,6 @@ STRICT = [
     "src/chukker/config.py",
     "src/chukker/ops_cli.py",
     "src/chukker/store/backup.py",
-    "src/chukker/web/health.py",
-    "src/chukker/web/logging.py",
-    "src/chukker/web/metrics.py",
-    "src/chukker/web/observe.py",
-    "src/chukker/web/proxy.py",
 ]
 
 

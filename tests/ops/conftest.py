@@ -11,7 +11,6 @@ from typing import Any
 import pytest
 
 from chukker.config import Settings
-from chukker.web.observe import install
 
 _spec = importlib.util.spec_from_file_location(
     "_chukker_web_fixtures", Path(__file__).parents[1] / "web" / "conftest.py")
@@ -29,14 +28,14 @@ backdate = web.backdate
 Match = web.Match
 SSE = web.SSE
 post_event = web.post_event
+ORGANISER_AUTH = web.ORGANISER_AUTH
 
 
 class OpsServer(web.LiveServer):  # type: ignore[misc,name-defined]
-    """A live server with the operations wiring (health, metrics, proxies, access log)."""
+    """A live server (open mode) with ``settings``."""
 
-    def __init__(self, store: Any, settings: Settings | None = None) -> None:
-        super().__init__(store)
-        install(self.app, settings)
+    def __init__(self, store: Any, settings: Settings | None = None, **options: Any) -> None:
+        super().__init__(store, **{**web.OPEN, "settings": settings, **options})
 
 
 @pytest.fixture

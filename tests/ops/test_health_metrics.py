@@ -77,7 +77,7 @@ def test_readyz_sees_a_stuck_horn_scheduler(ops_server: Any, make_match: Any) ->
 def test_metrics_during_a_match_have_the_horn_lateness_histogram_filled(
         db_path: Path, header: Any, backdate: Any, ops_factory: Any, sse: Any) -> None:
     store = open_store(db_path)
-    mid = backdate(store, header, ago_ms=450_000 - 500)  # the period ends in 0.5 s
+    mid = backdate(store, header, ago_ms=450_000 - 2500)  # the period ends in 2.5 s
     store.close()
     with ops_factory(db_path) as srv, srv.client() as c:
         before = c.get("/metrics").text
@@ -86,7 +86,14 @@ def test_metrics_during_a_match_have_the_horn_lateness_histogram_filled(
         during = c.get("/metrics").text
         assert value(during, "chukker_streams", kind="api") == \
             value(before, "chukker_streams", kind="api") + 1
-        assert s.next("horn")["data"]["horn"]["kind"] == "end"
+        deadline = time.monotonic() + 20
+        while True:  # the end-of-period horn sounds during the match
+            after = c.get("/metrics").text
+            if value(after, "chukker_horn_lateness_seconds_count") > \
+                    value(before, "chukker_horn_lateness_seconds_count"):
+                break
+            assert time.monotonic() < deadline, "no horn within 20 s"
+            time.sleep(0.1)
         auth = {"authorization": f"Bearer tk-{mid}"}
         r = c.post(f"/api/matches/{mid}/events", headers=auth,
                    json={"command_id": "g1", "event": {"type": "goal", "team": "A",
@@ -95,15 +102,13 @@ def test_metrics_during_a_match_have_the_horn_lateness_histogram_filled(
         c.post(f"/api/matches/{mid}/events", headers={"authorization": "Bearer wrong"},
                json={"command_id": "x", "event": {"type": "whistle"}})
         after = c.get("/metrics").text
-    assert value(after, "chukker_horn_lateness_seconds_count") >= \
-        value(before, "chukker_horn_lateness_seconds_count") + 1
     assert value(after, "chukker_horn_lateness_seconds_bucket", le="+Inf") >= 1
     assert value(after, "chukker_horns_total") >= 1
     posted = sum(v for (n, _), v in samples(after).items()
                  if n == "chukker_event_post_seconds_count")
     assert posted >= 2
     assert value(after, "chukker_refusals_total", code="bad_token") >= 1
-    assert "# TYPE chukker_fanout_seconds histogram" in after
+    assert value(after, "chukker_fanout_seconds_count") >= 1
 
 
 def test_store_appends_and_event_posts_are_timed(ops_server: Any, make_match: Any,

@@ -14,7 +14,6 @@ import pytest
 
 from chukker.web import create_app
 from chukker.web.logging import JsonFormatter, TextFormatter, configure, redact
-from chukker.web.observe import install
 
 with warnings.catch_warnings():
     warnings.simplefilter("ignore")
@@ -37,10 +36,11 @@ def lines(out: io.StringIO) -> list[dict[str, Any]]:
 
 def test_access_lines_carry_match_id_status_and_code_and_no_secret(
         tmp_path: Path, log_out: io.StringIO, header: dict[str, Any]) -> None:
-    app = create_app(tmp_path / "l.sqlite3")
-    install(app)
+    organiser = "organiser-" + "o" * 20
+    app = create_app(tmp_path / "l.sqlite3", organiser=organiser)
     with TestClient(app) as c:
-        created = c.post("/api/matches", json=header).json()
+        created = c.post("/api/matches", json=header,
+                         headers={"authorization": f"Bearer {organiser}"}).json()
         mid, tk = created["match_id"], created["timekeeper_token"]
         ok = c.post(f"/api/matches/{mid}/events", headers={"authorization": f"Bearer {tk}"},
                     json={"command_id": "cmd-1", "event": {"type": "bowl_in"}})
@@ -51,12 +51,14 @@ def test_access_lines_carry_match_id_status_and_code_and_no_secret(
         assert bad.status_code == 403
         c.get(f"/m/{mid}/console?token={tk}")
     text = log_out.getvalue()
-    assert tk not in text and created["committee_token"] not in text
+    assert tk not in text and created["committee_token"] not in text and organiser not in text
     assert "not-the-token" not in text
     got = [x for x in lines(log_out) if x["logger"] == "chukker.access"]
     posts = [x for x in got if x["method"] == "POST" and x["path"].endswith("/events")]
     assert [(x["status"], x["match_id"]) for x in posts] == [(201, mid), (403, mid)]
     assert posts[1]["code"] == "bad_token"
+    assert (posts[0]["role"], posts[0]["command_id"]) == ("timekeeper", "cmd-1")
+    assert "role" not in posts[1]  # the token was refused: no role
     assert all(x["level"] == "info" and x["ts"].endswith("Z") and x["ms"] >= 0 for x in got)
 
 

@@ -16,7 +16,7 @@ from fastapi import Request
 from chukker.config import load
 from chukker.web import create_app
 from chukker.web.logging import configure
-from chukker.web.observe import client_address, install
+from chukker.web.observe import client_address
 from chukker.web.proxy import TrustedProxies, forwarded_for, parse_address
 
 with warnings.catch_warnings():
@@ -79,9 +79,8 @@ def clients_logged(out: io.StringIO) -> list[str]:
 
 
 def app_with(tmp_path: Path, trusted: str) -> Any:
-    app = create_app(tmp_path / "p.sqlite3")
-    install(app, load(file=None, env={"CHUKKER_TRUSTED_PROXIES": trusted}))
-    return app
+    return create_app(tmp_path / "p.sqlite3",
+                      settings=load(file=None, env={"CHUKKER_TRUSTED_PROXIES": trusted}))
 
 
 def test_trusted_forwarder_gives_the_client_address(tmp_path: Path,

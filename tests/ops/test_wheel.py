@@ -108,15 +108,15 @@ def test_wheel_serves_pages_static_files_and_translations(installed: Path,
             if proc.poll() is not None:
                 raise AssertionError(proc.stderr.read().decode() if proc.stderr else "exited")
             try:
-                if httpx.get(base + "/api/time", timeout=1).status_code == 200:
+                if httpx.get(base + "/healthz", timeout=1).status_code == 200:
                     break
             except httpx.TransportError:
                 pass
             assert time.monotonic() < deadline, "chukker serve did not start"
             time.sleep(0.1)
         with httpx.Client(base_url=base, timeout=10) as c:
-            health = c.get("/healthz")
-            assert health.status_code in (200, 404)  # 404 until the app mounts health
+            assert c.get("/healthz").json() == {"status": "ok"}
+            assert c.get("/readyz").status_code == 200
             assert c.get("/static/live.css").status_code == 200
             es = c.get("/", headers={"accept-language": "es"})
             assert es.status_code == 200 and 'lang="es"' in es.text

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from chukker.store.base import Backend, EventStore, HornRow, StoredEvent, StoreError
+from chukker.store.base import Backend, EventStore, HornRow, MatchRow, StoredEvent, StoreError
 
 FORMAT = "chukker-export/1"
 ALL = 10**9
@@ -133,6 +133,18 @@ class ExportInfo:
     files: int
 
 
+def all_matches(store: EventStore, page: int = 500) -> list[MatchRow]:
+    """Every match of ``store``, read page by page (newest first)."""
+    out: list[MatchRow] = []
+    before: tuple[int, str] | None = None
+    while True:
+        rows = store.list_matches(page, before=before)
+        out.extend(rows)
+        if len(rows) < page:
+            return out
+        before = (rows[-1].created_ms, rows[-1].id)
+
+
 def match_record(header: dict[str, Any], events: list[StoredEvent]) -> dict[str, Any]:
     """The replayable match record of a stored match."""
     rec = {k: v for k, v in header.items() if k != "events"}
@@ -154,7 +166,7 @@ def export_store(store: EventStore, folder: str | Path,
     (root / "matches").mkdir(parents=True, exist_ok=True)
     files: dict[str, str] = {}
     n_events = 0
-    rows = sorted(store.list_matches(ALL), key=lambda r: (r.created_ms, r.id))
+    rows = sorted(all_matches(store), key=lambda r: (r.created_ms, r.id))
     for row in rows:
         events = store.events(row.id)
         n_events += len(events)

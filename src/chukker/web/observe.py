@@ -9,7 +9,8 @@
 * counts connected live streams by kind,
 * writes one access line (JSON) with match id, command id and role, never a token.
 
-It also times the store's appends and the horns' lateness on the live service.
+It also times the store's appends; the live service reports horn lateness and fan-out
+time itself (:mod:`chukker.web.metrics`).
 """
 
 from __future__ import annotations
@@ -18,7 +19,6 @@ import json
 import logging
 import re
 import time
-from collections import deque
 from typing import Any
 
 from fastapi import FastAPI, Request
@@ -28,7 +28,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from chukker.config import Settings
 from chukker.web import health, metrics
 from chukker.web.logging import log_fields
-from chukker.web.proxy import TrustedProxies, client_of_scope
+from chukker.web.proxy import TrustedProxies, client_of_request, client_of_scope
 
 access_log = logging.getLogger("chukker.access")
 
@@ -154,15 +154,6 @@ def _code_of(body: bytes, status: int) -> str:
     return f"http_{status}"
 
 
-class _HornLateness(deque[tuple[int, int]]):
-    """The live service's record of horns, observing each horn's lateness as it comes."""
-
-    def append(self, item: tuple[int, int]) -> None:
-        super().append(item)
-        deadline_ms, sent_ms = item
-        metrics.horn_sounded((sent_ms - deadline_ms) / 1000)
-
-
 def _instrument_store(store: Any) -> None:
     """Time every append of ``store`` (wraps the instance's method once)."""
     if getattr(store, "_chukker_timed", False):
@@ -197,11 +188,24 @@ def install(app: FastAPI, settings: Settings | None = None) -> None:
             return Response(metrics.scrape(), media_type=metrics.CONTENT_TYPE)
     svc = getattr(app.state, "service", None)
     if svc is not None:
-        old = getattr(svc, "horn_lateness", None)
-        if old is not None and not isinstance(old, _HornLateness):
-            svc.horn_lateness = _HornLateness(old, maxlen=old.maxlen)
         _instrument_store(svc.store)
     app.add_middleware(ObserveMiddleware, proxies=proxies, access=s.log.access)
+
+
+def apply_process_settings(s: Settings) -> None:
+    """Settings that are the process's, not one app's (``chukker serve`` calls it once):
+    stream keep-alive and queue, the pages' languages, the rulebook's database."""
+    import os
+
+    from chukker.web import api, i18n, live, pages
+
+    api.KEEPALIVE_S = s.server.stream_keepalive_s
+    live.QUEUE_LIMIT = s.limits.stream_queue
+    setattr(i18n, "LANGUAGES", s.languages)  # noqa: B010 - a module setting, replaced
+    if hasattr(pages, "LANGUAGES"):
+        setattr(pages, "LANGUAGES", s.languages)  # noqa: B010
+    if "CHUKKER_RULES_DB" not in os.environ or s.source("rules_database") != "default":
+        os.environ["CHUKKER_RULES_DB"] = s.rules_database_target()
 
 
 def client_address(request: Request) -> str:
@@ -209,9 +213,4 @@ def client_address(request: Request) -> str:
 
     Falls back to the connection's peer when the middleware is not installed.
     """
-    found = request.scope.get("chukker_client")
-    if isinstance(found, str):
-        return found
-    from chukker.web.proxy import client_of_request
-
     return client_of_request(request)

@@ -152,7 +152,13 @@ def client_of_scope(scope: Any, proxies: TrustedProxies) -> str:
 def client_of_request(request: Any) -> str:
     """The client's address of a Starlette request, with the app's trusted proxies.
 
-    The proxies come from ``request.app.state.trusted_proxies`` (none if unset).
+    What the operations middleware worked out (``scope["chukker_client"]``) if it ran;
+    else from ``request.app.state.trusted_proxies`` (none if unset).
     """
-    proxies = getattr(request.app.state, "trusted_proxies", None) or TrustedProxies()
+    found = request.scope.get("chukker_client")
+    if isinstance(found, str):
+        return found
+    app = request.scope.get("app")
+    state = getattr(app, "state", None)
+    proxies = getattr(state, "trusted_proxies", None) or TrustedProxies()
     return client_of_scope(request.scope, proxies)
