@@ -115,13 +115,21 @@ def engine_params(
         raise ValueError(f"rules: unknown edition {edition!r} (known: {known})")
     ed = EDITIONS[edition]
     out: list[EngineParam] = []
+
+    def wanted(clause: str) -> bool:
+        # A parameter set by the match-record contract ("contract:..."), not by a rule, is
+        # not a rule's parameter: the rule pages leave it out.
+        if clause.startswith("contract:"):
+            return False
+        return rule is None or rule_of_clause_id(clause) == rule
+
     for name, plan in (("regulation", ed.regulation), ("six", ed.six)):
-        if rule is None or rule_of_clause_id(plan.clause) == rule:
+        if wanted(plan.clause):
             out.append(
                 EngineParam(name, param_label(name, lang), None, _plan(plan), plan.clause, "")
             )
     for name, p in ed.params().items():
-        if rule is None or rule_of_clause_id(p.clause) == rule:
+        if wanted(p.clause):
             out.append(
                 EngineParam(
                     name,
