@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import json
 import logging
+import uuid
 import warnings
 from collections.abc import Iterator
 from pathlib import Path
@@ -138,3 +139,29 @@ def test_live_stream_survives_proxies_no_buffering_and_keepalive_comments(
                 break
         else:  # pragma: no cover
             raise AssertionError("no keep-alive comment")
+
+
+def test_bad_token_limits_count_the_forwarded_client_only_behind_a_trusted_proxy(
+        tmp_path: Path, header: dict[str, Any]) -> None:
+    settings = load(file=None, env={"CHUKKER_TRUSTED_PROXIES": "10.0.0.0/8",
+                                    "CHUKKER_LIMITS_BAD_TOKENS_FREE": "0",
+                                    "CHUKKER_LIMITS_BAD_TOKENS_BLOCK": "2"})
+    organiser = "organiser-" + "p" * 20
+    app = create_app(tmp_path / "t.sqlite3", organiser=organiser, settings=settings)
+    bad = {"authorization": "Bearer wrong"}
+
+    def attempt(c: Any, mid: str, forwarded_for: str) -> int:
+        r = c.post(f"/api/matches/{mid}/events",
+                   headers={**bad, "x-forwarded-for": forwarded_for},
+                   json={"command_id": uuid.uuid4().hex, "event": {"type": "whistle"}})
+        return int(r.status_code)
+
+    with TestClient(app, client=("10.0.0.5", 1)) as proxy:
+        mid = proxy.post("/api/matches", json=header,
+                         headers={"authorization": f"Bearer {organiser}"}).json()["match_id"]
+        # behind the trusted proxy: each client has its own count
+        assert [attempt(proxy, mid, "203.0.113.1") for _ in range(3)] == [403, 403, 429]
+        assert attempt(proxy, mid, "203.0.113.2") == 403
+    with TestClient(app, client=("192.0.2.66", 1)) as direct:
+        # an untrusted peer cannot spread its attempts over made-up addresses
+        assert [attempt(direct, mid, f"198.51.100.{i}") for i in range(3)] == [403, 403, 429]
