@@ -68,6 +68,12 @@ class LimitSettings:
     bad_tokens_window_s: float = 600.0
     #: messages a slow live-stream client may have queued before it is dropped
     stream_queue: int = 512
+    #: live streams in total (a twentieth kept for the matches' own screens) and per address
+    max_streams: int = 16_000
+    max_streams_per_address: int = 2000
+    #: seconds a client has to send a request's headers, then its body (slowloris)
+    header_timeout_s: float = 10.0
+    body_timeout_s: float = 10.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -318,11 +324,20 @@ KEYS: tuple[Key, ...] = (
     Key("server.port", _int(1, 65535), "port to listen on"),
     Key("server.stream_keepalive_s", _float(1, 300), "seconds between keep-alive comments"),
     Key("limits.max_body_bytes", _int(1024, 64 * 1024 * 1024), "largest request body"),
-    Key("limits.at_window_s", _float(0, 3600), "oldest accepted client 'at' (seconds)"),
+    Key("limits.at_window_s", _float(0, 3600), "oldest accepted client 'at' (seconds)",
+        aliases=("CHUKKER_AT_WINDOW_S",)),
     Key("limits.bad_tokens_free", _int(0, 1000), "bad tokens before answers slow down"),
     Key("limits.bad_tokens_block", _int(1, 100_000), "bad tokens before an address is refused"),
     Key("limits.bad_tokens_window_s", _float(1, 86_400), "seconds that bad tokens are remembered"),
     Key("limits.stream_queue", _int(8, 1_000_000), "queued messages before a slow stream drops"),
+    Key("limits.max_streams", _int(1, 10_000_000), "live streams in total",
+        aliases=("CHUKKER_MAX_STREAMS",)),
+    Key("limits.max_streams_per_address", _int(1, 10_000_000), "live streams per address",
+        aliases=("CHUKKER_MAX_STREAMS_PER_ADDRESS",)),
+    Key("limits.header_timeout_s", _float(0.1, 3600), "seconds to send the headers",
+        aliases=("CHUKKER_HEADER_TIMEOUT_S",)),
+    Key("limits.body_timeout_s", _float(0.1, 3600), "seconds to send the body",
+        aliases=("CHUKKER_BODY_TIMEOUT_S",)),
     Key("log.format", _choice("json", "text"), "json lines or text"),
     Key("log.level", _choice("debug", "info", "warning", "error"), "least severe level logged"),
     Key("log.access", _bool, "one line per HTTP request"),

@@ -123,7 +123,8 @@ def create_app(store: EventStore | str | Path, *, organiser: str | None = None,
     lim = (settings or Settings()).limits
     app.state.throttle = Throttle(lim.bad_tokens_free, lim.bad_tokens_block,
                                   lim.bad_tokens_window_s)
-    app.state.streams = StreamCaps.from_env()
+    app.state.streams = StreamCaps.from_env() if settings is None else StreamCaps(
+        lim.max_streams, lim.max_streams_per_address, max(1, lim.max_streams // 20))
     app.state.organiser = Organiser(organiser, open_mode, RateLimit(*open_rate))
 
     @app.exception_handler(ServiceError)

@@ -194,12 +194,15 @@ def install(app: FastAPI, settings: Settings | None = None) -> None:
 
 def apply_process_settings(s: Settings) -> None:
     """Settings that are the process's, not one app's (``chukker serve`` calls it once):
-    stream keep-alive and queue, the pages' languages, the rulebook's database."""
+    stream keep-alive and queue, header and body timeouts, the pages' languages, the
+    rulebook's database."""
     import os
 
-    from chukker.web import api, i18n, live, pages
+    from chukker.web import api, i18n, limits, live, pages
 
     api.KEEPALIVE_S = s.server.stream_keepalive_s
+    limits.HEADER_TIMEOUT_S = s.limits.header_timeout_s
+    limits.BODY_TIMEOUT_S = s.limits.body_timeout_s
     live.QUEUE_LIMIT = s.limits.stream_queue
     setattr(i18n, "LANGUAGES", s.languages)  # noqa: B010 - a module setting, replaced
     if hasattr(pages, "LANGUAGES"):
