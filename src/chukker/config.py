@@ -470,9 +470,21 @@ def describe(s: Settings) -> str:
             lines.append(f"[{sec}]")
             section = sec
         value = s.get(key.name)
-        shown = ('"(set, hidden)"' if value else '""') if key.secret else _toml_value(value)
+        if key.secret:
+            shown = '"(set, hidden)"' if value else '""'
+        else:
+            shown = _toml_value(hide_password(value) if isinstance(value, str) else value)
         lines.append(f"{name} = {shown}  # {s.source(key.name)}")
     return "\n".join(lines) + "\n"
+
+
+def hide_password(text: str) -> str:
+    """A database URL without its password.
+
+    >>> hide_password("postgresql://chukker:s3cret@db/chukker")
+    'postgresql://chukker:***@db/chukker'
+    """
+    return re.sub(r"^([a-z]+://[^:/@]+:)[^@]*(@)", r"\1***\2", text)
 
 
 def _toml_value(v: Any) -> str:
