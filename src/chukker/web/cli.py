@@ -101,6 +101,7 @@ class _Server:
 
         class Server(uvicorn.Server):
             def handle_exit(self, sig: int, frame: FrameType | None) -> None:
+                service.stopped = True  # /readyz answers 503 from now on
                 with contextlib.suppress(RuntimeError):
                     loop = asyncio.get_running_loop()
                     loop.call_soon_threadsafe(service.close_streams)
