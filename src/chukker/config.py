@@ -101,6 +101,8 @@ class Settings:
     database_schema: str = "chukker"
     #: the rulebook's SQLite file (relative to ``data_dir``)
     rules_database: str = "chukker-rules.sqlite3"
+    #: folder of the tournaments' files (relative to ``data_dir``)
+    tournaments_dir: str = "chukker-tournaments"
     #: folder for the SQLite files and backups
     data_dir: str = "."
     #: the organiser's secret (creates matches and tournaments); unset: nobody can
@@ -145,6 +147,9 @@ class Settings:
 
     def rules_database_target(self) -> str:
         return _under(self.data_dir, self.rules_database)
+
+    def tournaments_target(self) -> str:
+        return _under(self.data_dir, self.tournaments_dir)
 
 
 def _under(folder: str, target: str) -> str:
@@ -313,6 +318,8 @@ KEYS: tuple[Key, ...] = (
         "PostgreSQL schema of chukker's tables"),
     Key("rules_database", _database, "the rulebook's SQLite file (under data_dir)",
         aliases=("CHUKKER_RULES_DB",)),
+    Key("tournaments_dir", _text(max_len=4096), "folder of the tournaments (under data_dir)",
+        aliases=("CHUKKER_TOURNAMENTS_DIR",)),
     Key("data_dir", _text(max_len=4096), "folder of the SQLite files"),
     Key("organiser_token", _token, "the organiser's secret (creating matches, tournaments)",
         secret=True),
@@ -456,7 +463,8 @@ def describe(s: Settings) -> str:
     The organiser token is never shown, only whether it is set. The output is a
     valid settings file.
 
-    >>> print(describe(load(file=None, env={"CHUKKER_OPEN": "yes"})).splitlines()[6])
+    >>> print(next(x for x in describe(load(file=None, env={"CHUKKER_OPEN": "yes"})).splitlines()
+    ...            if x.startswith("open")))
     open = true  # env CHUKKER_OPEN
     """
     head = f"# chukker settings (file: {s.config_file or 'none'}); strongest first: " \

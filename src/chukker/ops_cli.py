@@ -131,8 +131,8 @@ def examples_cmd() -> None:
 
 
 def _tournament_files(s: Settings) -> dict[str, str]:
-    """The tournament files kept in ``<data_dir>/tournaments`` (path -> text)."""
-    root = Path(s.data_dir) / TOURNAMENTS
+    """The tournament files kept in the ``tournaments_dir`` setting's folder (path -> text)."""
+    root = Path(s.tournaments_target())
     if not root.is_dir():
         return {}
     out = {}
@@ -147,7 +147,7 @@ def _restore_tournament_files(s: Settings, files: dict[str, str]) -> int:
     for rel, text in files.items():
         if not rel.startswith(TOURNAMENTS + "/"):
             continue
-        p = Path(s.data_dir) / rel
+        p = Path(s.tournaments_target()) / rel[len(TOURNAMENTS) + 1:]
         if p.exists():
             _fail(f"{p} exists; not overwritten")
         p.parent.mkdir(parents=True, exist_ok=True)

@@ -157,15 +157,15 @@ def test_export_then_import_gives_the_same_store(tmp_path: Path, header: dict[st
     src = tmp_path / "a.sqlite3"
     mid = seeded(src, header)
     data = tmp_path / "data"
-    (data / "tournaments").mkdir(parents=True)
-    (data / "tournaments" / "fall.toml").write_text('format = "chukker-tournament/1"\n')
+    (data / "chukker-tournaments").mkdir(parents=True)
+    (data / "chukker-tournaments" / "fall.json").write_text('{"format": "x"}\n')
     p = chukker("export", str(tmp_path / "out"), "--db", str(src),
                 env={"CHUKKER_DATA_DIR": str(data)}, cwd=tmp_path)
     assert p.returncode == 0, p.stderr
     assert "exported 2 matches (3 events) and 1 tournament files" in p.stdout
     out = tmp_path / "out"
     assert (out / "matches" / f"{mid}.json").is_file()
-    assert (out / "tournaments" / "fall.toml").is_file()
+    assert (out / "tournaments" / "fall.json").is_file()
     # each exported record replays with chukker replay, from any folder
     r = chukker("replay", str(out / "matches" / f"{mid}.json"), "--json", cwd=tmp_path)
     assert r.returncode == 0, r.stderr
@@ -174,7 +174,7 @@ def test_export_then_import_gives_the_same_store(tmp_path: Path, header: dict[st
     p = chukker("import", str(out), env={"CHUKKER_DATA_DIR": str(new_data)}, cwd=tmp_path)
     assert p.returncode == 0, p.stderr
     assert dump(new_data / "chukker.sqlite3") == dump(src)
-    assert (new_data / "tournaments" / "fall.toml").read_text().startswith("format")
+    assert (new_data / "chukker-tournaments" / "fall.json").read_text().startswith("{")
     # importing twice is refused: the database is no longer empty
     p = chukker("import", str(out), env={"CHUKKER_DATA_DIR": str(new_data)}, cwd=tmp_path)
     assert p.returncode == 2 and "empty" in p.stderr

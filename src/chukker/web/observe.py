@@ -195,7 +195,7 @@ def install(app: FastAPI, settings: Settings | None = None) -> None:
 def apply_process_settings(s: Settings) -> None:
     """Settings that are the process's, not one app's (``chukker serve`` calls it once):
     stream keep-alive and queue, header and body timeouts, the pages' languages, the
-    rulebook's database."""
+    rulebook's database and the tournaments' folder."""
     import os
 
     from chukker.web import api, i18n, limits, live, pages
@@ -209,6 +209,8 @@ def apply_process_settings(s: Settings) -> None:
         setattr(pages, "LANGUAGES", s.languages)  # noqa: B010
     if "CHUKKER_RULES_DB" not in os.environ or s.source("rules_database") != "default":
         os.environ["CHUKKER_RULES_DB"] = s.rules_database_target()
+    if "CHUKKER_TOURNAMENTS_DIR" not in os.environ or s.source("tournaments_dir") != "default":
+        os.environ["CHUKKER_TOURNAMENTS_DIR"] = s.tournaments_target()
 
 
 def client_address(request: Request) -> str:
