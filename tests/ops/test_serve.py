@@ -12,6 +12,7 @@ import time
 from pathlib import Path
 
 import httpx
+import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -74,3 +75,19 @@ def test_serve_with_a_settings_file_logs_json_and_ignores_untrusted_forwarding(
     assert [(x["method"], x["status"], x["client"]) for x in access] == [
         ("GET", 200, "127.0.0.1"), ("POST", 403, "127.0.0.1")]
     assert access[1]["code"] == "organiser_required"
+
+
+def test_app_from_env_reads_the_settings(tmp_path: Path,
+                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    from chukker.web.app import app_from_env
+
+    for k in [k for k in os.environ if k.startswith("CHUKKER_")]:
+        monkeypatch.delenv(k)
+    monkeypatch.setenv("CHUKKER_DATA_DIR", str(tmp_path))
+    monkeypatch.setenv("CHUKKER_TRUSTED_PROXIES", "10.0.0.0/8")
+    monkeypatch.setenv("CHUKKER_ORGANISER_TOKEN", "organiser-" + "e" * 20)
+    app = app_from_env()
+    assert app.state.settings.data_dir == str(tmp_path)
+    assert [str(n) for n in app.state.trusted_proxies.networks] == ["10.0.0.0/8"]
+    assert (tmp_path / "chukker.sqlite3").is_file()
+    app.state.service.store.close()

@@ -43,7 +43,8 @@ REGISTRY = CollectorRegistry(auto_describe=True)
 _ProcessCollector(registry=REGISTRY)
 
 #: live-stream clients, from the page that opened the stream
-STREAM_KINDS = ("console", "display", "overlay", "spectator", "sheet", "api", "other")
+STREAM_KINDS = ("console", "display", "overlay", "spectator", "sheet", "tournament", "api",
+                "other")
 
 # Horns are due on the millisecond; buckets from 1 ms to 5 s.
 _FINE = (0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0)

@@ -34,7 +34,7 @@ access_log = logging.getLogger("chukker.access")
 
 _MATCH = re.compile(r"^/(?:api/matches|m)/([A-Za-z0-9_-]{1,64})(?:/|$)")
 _EVENTS = re.compile(r"^/api/matches/[^/]+/events$")
-_STREAM = re.compile(r"^/api/matches/[^/]+/stream$")
+_STREAM = re.compile(r"^/(?:api/matches|tournaments)/[^/]+/stream$")
 _CODE_BODY_MAX = 16 * 1024
 
 
@@ -78,7 +78,8 @@ class ObserveMiddleware:
                 if status == 200 and _STREAM.match(path) and method == "GET":
                     q = dict(_qs(scope)).get("kind")
                     ref = _header(scope, b"referer")
-                    stream_kind = metrics.stream_kind(q or _path_of(ref))
+                    stream_kind = ("tournament" if path.startswith("/tournaments/")
+                                   else metrics.stream_kind(q or _path_of(ref)))
                     metrics.stream_opened(stream_kind)
             elif (msg["type"] == "http.response.body" and capture
                   and sum(map(len, body)) < _CODE_BODY_MAX):
