@@ -18,6 +18,7 @@ is the client. With no trusted proxies (the default) the headers are ignored.
 
 from __future__ import annotations
 
+import functools
 import ipaddress
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -30,6 +31,7 @@ Network = ipaddress.IPv4Network | ipaddress.IPv6Network
 MAX_HOPS = 32
 
 
+@functools.lru_cache(maxsize=4096)
 def parse_address(text: str) -> Address | None:
     """An IP address from a header item: ports, brackets and quotes removed.
 
@@ -86,6 +88,11 @@ def _split_outside_quotes(text: str, sep: str) -> list[str]:
     return [p for p in parts if p.strip()]
 
 
+@functools.lru_cache(maxsize=4096)
+def _trusted(networks: tuple[Network, ...], addr: Address) -> bool:
+    return any(addr in n for n in networks if n.version == addr.version)
+
+
 @dataclass(frozen=True, slots=True)
 class TrustedProxies:
     networks: tuple[Network, ...] = ()
@@ -97,8 +104,7 @@ class TrustedProxies:
         return cls(tuple(nets))
 
     def trusts(self, addr: Address | None) -> bool:
-        return addr is not None and any(addr in n for n in self.networks
-                                        if n.version == addr.version)
+        return addr is not None and _trusted(self.networks, addr)
 
     def client(self, peer: str | None, headers: Sequence[tuple[str, str]]) -> str:
         """The client's address for a connection from ``peer`` with ``headers``.
