@@ -29,10 +29,10 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
-from chukker.web import metrics  # noqa: E402
-from chukker.web.logging import configure  # noqa: E402
-from chukker.web.observe import ObserveMiddleware  # noqa: E402
-from chukker.web.proxy import TrustedProxies  # noqa: E402
+from chukker.web import metrics
+from chukker.web.logging import configure
+from chukker.web.observe import ObserveMiddleware
+from chukker.web.proxy import TrustedProxies
 
 
 async def trivial(scope: Any, receive: Any, send: Any) -> None:
