@@ -99,8 +99,9 @@ class Settings:
     database: str = "chukker.sqlite3"
     #: PostgreSQL schema holding chukker's tables
     database_schema: str = "chukker"
-    #: the rulebook's SQLite file (relative to ``data_dir``)
-    rules_database: str = "chukker-rules.sqlite3"
+    #: the rulebook's SQLite file (relative to ``data_dir``); unset: the rulebook's own
+    #: default (the user's data folder)
+    rules_database: str | None = None
     #: folder of the tournaments' files (relative to ``data_dir``)
     tournaments_dir: str = "chukker-tournaments"
     #: folder for the SQLite files and backups
@@ -145,8 +146,8 @@ class Settings:
         """
         return _under(self.data_dir, self.database)
 
-    def rules_database_target(self) -> str:
-        return _under(self.data_dir, self.rules_database)
+    def rules_database_target(self) -> str | None:
+        return None if self.rules_database is None else _under(self.data_dir, self.rules_database)
 
     def tournaments_target(self) -> str:
         return _under(self.data_dir, self.tournaments_dir)
@@ -287,6 +288,12 @@ def _token(v: Any) -> str | None:
     return v
 
 
+def _optional(parse: Parser) -> Parser:
+    def opt(v: Any) -> Any:
+        return None if v is None or v == "" else parse(v)
+    return opt
+
+
 def _database(v: Any) -> str:
     s = str(_text(max_len=4096)(v)).strip()
     if not s:
@@ -316,7 +323,7 @@ KEYS: tuple[Key, ...] = (
         aliases=("CHUKKER_DATABASE_URL",)),
     Key("database_schema", _text(r"[a-z_][a-z0-9_]{0,40}", "a schema name (a-z, 0-9, _)"),
         "PostgreSQL schema of chukker's tables"),
-    Key("rules_database", _database, "the rulebook's SQLite file (under data_dir)",
+    Key("rules_database", _optional(_database), "the rulebook's SQLite file (under data_dir)",
         aliases=("CHUKKER_RULES_DB",)),
     Key("tournaments_dir", _text(max_len=4096), "folder of the tournaments (under data_dir)",
         aliases=("CHUKKER_TOURNAMENTS_DIR",)),

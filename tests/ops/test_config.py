@@ -113,7 +113,9 @@ def test_data_dir_must_be_a_folder(tmp_path: Path) -> None:
 def test_sqlite_files_live_in_the_data_folder(tmp_path: Path) -> None:
     s = load(file=None, env={"CHUKKER_DATA_DIR": str(tmp_path)})
     assert s.database_target() == str(tmp_path / "chukker.sqlite3")
-    assert s.rules_database_target() == str(tmp_path / "chukker-rules.sqlite3")
+    assert s.rules_database_target() is None  # the rulebook's own default
+    s = load(file=None, env={"CHUKKER_DATA_DIR": str(tmp_path), "CHUKKER_RULES_DB": "r.db"})
+    assert s.rules_database_target() == str(tmp_path / "r.db")
 
 
 def test_describe_is_a_valid_settings_file_that_hides_the_token(tmp_path: Path) -> None:

@@ -208,8 +208,9 @@ def apply_process_settings(s: Settings) -> None:
     setattr(i18n, "LANGUAGES", s.languages)  # noqa: B010 - a module setting, replaced
     if hasattr(pages, "LANGUAGES"):
         setattr(pages, "LANGUAGES", s.languages)  # noqa: B010
-    if "CHUKKER_RULES_DB" not in os.environ or s.source("rules_database") != "default":
-        os.environ["CHUKKER_RULES_DB"] = s.rules_database_target()
+    rules = s.rules_database_target()
+    if rules is not None:
+        os.environ["CHUKKER_RULES_DB"] = rules
     if "CHUKKER_TOURNAMENTS_DIR" not in os.environ or s.source("tournaments_dir") != "default":
         os.environ["CHUKKER_TOURNAMENTS_DIR"] = s.tournaments_target()
 
