@@ -32,6 +32,7 @@ from chukker.web.live import (
     ServiceError,
     hash_token,
 )
+from chukker.web.logging import annotate
 from chukker.web.security import BadInput, bearer, clean, client_address, require_organiser
 
 router = APIRouter(prefix="/api", tags=["live"])
@@ -300,6 +301,7 @@ async def post_event(
 ) -> Any:
     lm = await load(request, match_id)
     role = await authorise(request, lm, authorization)
+    annotate(request, role=role, command_id=cmd.command_id)
     event = check_event(cmd.event)
     acc = await service(request).submit(lm, role, cmd.command_id, event, cmd.at)
     body = {"seq": acc.seq, "at": acc.event["at"], "recorded_ms": acc.recorded_ms,

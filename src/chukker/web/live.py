@@ -46,7 +46,7 @@ from chukker.store import (
     UnknownMatch,
 )
 from chukker.store._engine import EngineError, Match, Setup
-from chukker.web import api_errors
+from chukker.web import api_errors, metrics
 
 log = logging.getLogger("chukker.live")
 
@@ -173,7 +173,7 @@ class LiveMatch:
     #: a deadline came while an append was in flight; handled after it
     deadline_pending: bool = False
     #: messages being handed to the subscribers, oldest first, with who gets them
-    outbox: deque[tuple[bytes, list[Subscriber]]] = field(default_factory=deque)
+    outbox: deque[tuple[bytes, list[Subscriber], float]] = field(default_factory=deque)
     #: the report last sent to the subscribers (patches are computed from it)
     last_report: dict[str, Any] | None = None
     #: command_id -> stored event (idempotency without scanning the log)
@@ -587,7 +587,7 @@ class LiveService:
         self._enqueue(lm, msg.encode())
 
     def _enqueue(self, lm: LiveMatch, data: bytes) -> None:
-        lm.outbox.append((data, list(lm.subscribers)))
+        lm.outbox.append((data, list(lm.subscribers), time.perf_counter()))
         if len(lm.outbox) == 1:
             self._pump(lm, 0)
 
@@ -601,7 +601,7 @@ class LiveService:
                     self._enqueue(lm, b": keepalive\n\n")
 
     def _pump(self, lm: LiveMatch, start: int) -> None:
-        msg, subs = lm.outbox[0]
+        msg, subs, t0 = lm.outbox[0]
         end = min(start + FANOUT_SLICE, len(subs))
         for sub in subs[start:end]:
             if sub.dropped:
@@ -615,6 +615,7 @@ class LiveService:
             asyncio.get_running_loop().call_soon(self._pump, lm, end)
             return
         lm.outbox.popleft()
+        metrics.fanned_out(time.perf_counter() - t0)
         if lm.outbox:
             asyncio.get_running_loop().call_soon(self._pump, lm, 0)
 
@@ -663,6 +664,7 @@ class LiveService:
         lm.horn_cursor_ms = d
         for h in sounded:
             self.horn_lateness.append((lm.start_ms + d, now))
+            metrics.horn_sounded((now - lm.start_ms - d) / 1000)
             row = HornRow(round(float(h["at"]) * 1000), int(h.get("period", 0)),
                           str(h.get("kind", "")), now)
             self._spawn(asyncio.to_thread(self.store.record_horn, lm.id, row))
