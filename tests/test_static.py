@@ -17,6 +17,9 @@ STRICT = [
     "src/chukker/rulebook",
     "src/chukker/education",
     "src/chukker/tournament",
+    "src/chukker/config.py",
+    "src/chukker/ops_cli.py",
+    "src/chukker/store/backup.py",
 ]
 
 
