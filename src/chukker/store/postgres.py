@@ -95,6 +95,11 @@ class PostgresStore:
             self._db.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", (schema,))
             self._db.execute(_schema_sql(schema).encode())
 
+    def ping(self) -> None:
+        """Raise unless the database answers (readiness checks)."""
+        with self._rlock:
+            self._rdb.execute("SELECT 1").fetchone()
+
     def close(self) -> None:
         with self._rlock:
             self._rdb.close()

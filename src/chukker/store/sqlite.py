@@ -116,6 +116,10 @@ class SQLiteStore:
                 self._readers.append(db)
         return db
 
+    def ping(self) -> None:
+        """Raise unless the database answers (readiness checks; never served from a cache)."""
+        self._reader().execute("SELECT 1").fetchone()
+
     def close(self) -> None:
         self._closed = True
         with self._readers_lock:
