@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import importlib
 from collections import defaultdict
 from pathlib import Path
 from typing import Any
@@ -12,7 +13,7 @@ from fastapi.responses import HTMLResponse, Response
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 
 from chukker.store import UnknownMatch
-from chukker.store._engine import Setup, SetupError
+from chukker.store._engine import Match, Setup, SetupError
 from chukker.web.api import match_urls, service
 from chukker.web.i18n import LANGUAGES, language_name, pick_language, translations
 from chukker.web.live import LiveMatch
@@ -42,7 +43,64 @@ JS_LABELS = {
     "ev_undo": "Undo", "undo": "Undo", "nothing_to_undo": "Nothing to undo",
     "press_u_again": "Press U again to undo", "need_token": "Enter the timekeeper's token first.",
     "retrying": "Network error; retrying", "no_shot": "No shot is due",
+    "ev_clock": "Clock correction", "ev_substitute": "Substitution", "ev_designate": "Designation",
+    "ev_return": "Return", "online": "Online",
+    "offline": "Offline: commands are kept and sent on reconnect", "queued": "{n} queued",
+    "not_now": "Not possible now", "wait_queue": "Wait until the queued commands are sent",
+    "server_time_used": "stamped with the server's time",
+    "interval_over": "Interval over: bowl in when ready", "clock_corrected": "Clock corrected",
+    "card_yellow": "yellow", "card_red": "red", "reason_injury": "injury",
+    "reason_equipment": "equipment", "reason_mount": "mount", "reason_other": "other",
+    "result_goal": "goal", "result_miss": "miss", "result_forfeit": "forfeit",
+    "horn_end": "end of period", "horn_split": "split", "horn_warning": "30 seconds",
 }
+
+
+def refusal_templates(lang: str) -> dict[str, str]:
+    """Each refusal code's message template in ``lang``, for the console to fill in.
+
+    The engine's templates (``chukker.engine.errors.MESSAGES``) and the API's
+    (``chukker.web.api_errors.MESSAGES``), each translated through the merged
+    catalog (``refusals.po``, ``api.po``: msgid = the English template). The console
+    fills ``{name}`` from the refusal's ``params``; a refusal whose code is not here
+    is shown with its English ``message``.
+
+    >>> isinstance(refusal_templates("es"), dict)
+    True
+    """
+    tr = translations(lang)
+    out: dict[str, str] = {}
+    for module in ("chukker.engine.errors", "chukker.web.api_errors"):
+        try:
+            table = getattr(importlib.import_module(module), "MESSAGES", {})
+        except ImportError:
+            continue
+        for code, template in dict(table).items():
+            out.setdefault(str(code), tr.gettext(str(template)))
+    return out
+
+
+def event_clocks(header: dict[str, Any], events: list[dict[str, Any]]) -> dict[int, int]:
+    """The period clock (remaining ms) just after each goal, foul, whistle, time-out and
+    clock correction, by event number: the times the timeline and the sheet show."""
+    m = Match(Setup.from_dict(header))
+    out: dict[int, int] = {}
+    for i, ev in enumerate(events, 1):
+        try:
+            m.apply(ev)
+        except (ValueError, TypeError, KeyError):
+            break
+        if ev.get("type") in CLOCKED:
+            out[i] = int(m.report(round(float(ev["at"]) * 1000))["clock"]["remaining_ms"])
+    return out
+
+
+CLOCKED = frozenset({"goal", "foul", "whistle", "timeout", "clock", "free_hit"})
+
+
+def practice_of(header: dict[str, Any]) -> dict[str, Any] | None:
+    p = (header.get("options") or {}).get("practice")
+    return p if isinstance(p, dict) and p else None
 
 
 def static_url(name: str) -> str:
@@ -91,17 +149,35 @@ async def live_context(request: Request, match_id: str) -> dict[str, Any] | HTML
         return error_page(request, 404, str(e))
     ids, teams, regular = teams_of(lm)
     report = service(request).report(lm)
-    tr = translations(lang_of(request))
-    cfg = {"match_id": lm.id, "team_ids": ids, "regular_periods": regular,
+    lang = lang_of(request)
+    tr = translations(lang)
+    practice = practice_of(lm.row.header)
+    clocks = event_clocks(lm.row.header, [e.event for e in lm.stored])
+    cfg = {"match_id": lm.id, "team_ids": ids, "regular_periods": regular, "lang": lang,
            "teams": {k: {"name": teams[k].get("name") or k, "players": teams[k]["players"]}
                      for k in ids},
-           "labels": {k: tr.gettext(v) for k, v in JS_LABELS.items()}}
+           "practice": practice, "clocks": clocks,
+           "labels": {k: tr.gettext(v) for k, v in JS_LABELS.items()},
+           "refusals": refusal_templates(lang)}
     for k in ids:
         teams[k]["name"] = teams[k].get("name") or k
     clock = report["clock"]["remaining_ms"]
     return {"match_id": lm.id, "team_ids": ids, "teams": teams, "report": report, "cfg": cfg,
             "title": title_of(lm.row.header),
-            "clock_text": f"{clock // 60000}:{clock // 1000 % 60:02d}", "lm": lm}
+            "clock_text": fmt_clock(clock), "lm": lm, "practice": practice,
+            "clocks": clocks}
+
+
+def fmt_clock(ms: int | None) -> str:
+    """A period clock as the screens show it.
+
+    >>> fmt_clock(192_000), fmt_clock(450_000), fmt_clock(0)
+    ('3:12', '7:30', '0:00')
+    """
+    if ms is None:
+        return ""
+    s = -(-int(ms) // 1000)
+    return f"{s // 60}:{s % 60:02d}"
 
 
 @router.get("/", response_class=HTMLResponse)
