@@ -7,9 +7,10 @@ import importlib
 from collections import defaultdict
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlencode
 
 from fastapi import APIRouter, Request
-from fastapi.responses import HTMLResponse, Response
+from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 
 from chukker.store import UnknownMatch
@@ -182,9 +183,37 @@ def fmt_clock(ms: int | None) -> str:
 
 @router.get("/", response_class=HTMLResponse)
 async def index(request: Request) -> Response:
-    rows = await asyncio.to_thread(service(request).store.list_matches, 100)
-    matches = [{"id": r.id, "title": title_of(r.header)} for r in rows]
+    svc = service(request)
+    rows = await asyncio.to_thread(svc.store.list_matches, 100)
+    tr = translations(lang_of(request))
+    matches = []
+    for r in rows:
+        item: dict[str, Any] = {"id": r.id, "title": title_of(r.header),
+                                "practice": practice_of(r.header) is not None,
+                                "status": "", "score": "", "clock": ""}
+        try:
+            rep = svc.report(await svc.load(r.id))
+        except (UnknownMatch, ValueError):  # pragma: no cover - a broken stored match
+            matches.append(item)
+            continue
+        ids = list(r.header.get("teams", {}))
+        item["status_code"] = rep["status"]
+        item["status"] = status_text(rep, tr.gettext)
+        item["score"] = " – ".join(str(rep["score"].get(k, 0)) for k in ids)
+        iv = rep.get("interval")
+        if rep["status"] not in ("pre_match", "final"):
+            item["clock"] = fmt_clock(iv["remaining_ms"] if iv else rep["clock"]["remaining_ms"])
+        matches.append(item)
     return render(request, "index.html", matches=matches)
+
+
+def status_text(rep: dict[str, Any], gettext: Any) -> str:
+    """'Period 2 · In play', 'Interval', 'Final' ... in the page's language."""
+    status = str(rep["status"])
+    text = gettext(JS_LABELS.get(status, status))
+    if status in ("in_play", "stopped") and rep.get("period"):
+        text = f"{gettext('Period')} {rep['period']} · {text}"
+    return text
 
 
 DEFAULT_NAMES = {"A": "Blue", "B": "White"}
@@ -222,7 +251,16 @@ def header_from_form(form: dict[str, str]) -> dict[str, Any]:
         teams[key] = {"name": form.get(f"team_{key}_name", "").strip() or DEFAULT_NAMES[key],
                       "captain": int(cap) if cap.isdigit() else 1, "players": players}
     a_def = form.get("a_defends", "west")
-    return {
+    practice: dict[str, Any] = {}
+    if form.get("practice"):
+        for key in ("period_s", "interval_s"):
+            raw = form.get(f"practice_{key}", "").strip()
+            try:
+                practice[key] = int(raw)
+            except ValueError as e:
+                raise SetupError(f"options.practice.{key}", f"{raw!r} is not a whole number"
+                                 ) from e
+    header: dict[str, Any] = {
         "format": "chukker-match/1",
         "rules": form.get("rules", "uspa-arena-2026"),
         "options": {
@@ -237,6 +275,9 @@ def header_from_form(form: dict[str, str]) -> dict[str, Any]:
         },
         "teams": teams,
     }
+    if practice:
+        header["options"]["practice"] = practice
+    return header
 
 
 @router.post("/new", response_class=HTMLResponse)
@@ -251,10 +292,23 @@ async def new_match(request: Request) -> Response:
         created = await service(request).create_match(header)
     except SetupError as e:
         return _new_form(request, form, str(e), status=422)
-    urls = match_urls(request, created.match_id, created.timekeeper_token)
-    resp = render(request, "created.html", urls=urls, title=title_of(header),
-                  timekeeper_token=created.timekeeper_token,
-                  committee_token=created.committee_token)
+    # post/redirect/get: a reload shows the page again and never creates a second match.
+    # The secrets travel in the fragment, which the browser never sends to a server.
+    secrets = urlencode({"tk": created.timekeeper_token, "cm": created.committee_token})
+    resp = RedirectResponse(f"/m/{created.match_id}/created?lang={lang_of(request)}#{secrets}",
+                            status_code=303)
+    resp.headers["cache-control"] = "no-store"
+    return resp
+
+
+@router.get("/m/{match_id}/created", response_class=HTMLResponse)
+async def created_page(request: Request, match_id: str) -> Response:
+    try:
+        lm = await service(request).load(match_id)
+    except UnknownMatch as e:
+        return error_page(request, 404, str(e))
+    resp = render(request, "created.html", urls=match_urls(request, lm.id),
+                  title=title_of(lm.row.header), match_id=lm.id)
     resp.headers["cache-control"] = "no-store"
     return resp
 
