@@ -4,17 +4,18 @@ from __future__ import annotations
 
 import asyncio
 import importlib
-from collections import defaultdict
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
 
 from fastapi import APIRouter, Request
-from fastapi.responses import HTMLResponse, RedirectResponse, Response
+from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 
+from chukker.rules import edition
 from chukker.store import UnknownMatch
 from chukker.store._engine import Match, Setup, SetupError
+from chukker.web import sheet
 from chukker.web.api import match_urls, service
 from chukker.web.i18n import LANGUAGES, language_name, pick_language, translations
 from chukker.web.live import LiveMatch
@@ -169,16 +170,7 @@ async def live_context(request: Request, match_id: str) -> dict[str, Any] | HTML
             "clocks": clocks}
 
 
-def fmt_clock(ms: int | None) -> str:
-    """A period clock as the screens show it.
-
-    >>> fmt_clock(192_000), fmt_clock(450_000), fmt_clock(0)
-    ('3:12', '7:30', '0:00')
-    """
-    if ms is None:
-        return ""
-    s = -(-int(ms) // 1000)
-    return f"{s // 60}:{s % 60:02d}"
+fmt_clock = sheet.fmt_clock
 
 
 @router.get("/", response_class=HTMLResponse)
@@ -332,46 +324,93 @@ router.add_api_route("/m/{match_id}/console", _live_page("console.html"), method
                      response_class=HTMLResponse)
 
 
-def sheet_context(report: dict[str, Any], ids: list[str], teams: dict[str, Any]
-                  ) -> dict[str, Any]:
-    """Goals per period and per player from the report's goal log.
-
-    >>> ctx = sheet_context({"goals": [{"team": "A", "player": 2, "period": 1, "points": 2},
-    ...     {"team": "A", "player": None, "period": 2, "points": 1}], "periods": [],
-    ...     "shootout": None}, ["A", "B"], {"A": {"players": [{"no": 2}]}, "B": {"players": []}})
-    >>> ctx["by_period"]["A"], ctx["by_player"]["A"][2], ctx["unattributed"]["A"]
-    ({1: 2, 2: 1}, {1: 2}, {2: 1})
-    """
-    by_period: dict[str, dict[int, int]] = {k: defaultdict(int) for k in ids}
-    by_player: dict[str, dict[int, dict[int, int]]] = {
-        k: {p["no"]: defaultdict(int) for p in teams[k]["players"]} for k in ids}
-    unattributed: dict[str, dict[int, int]] = {k: defaultdict(int) for k in ids}
-    for g in report.get("goals", []):
-        team, period, pts = g["team"], int(g["period"]), int(g.get("points", 1))
-        by_period[team][period] += pts
-        pl = g.get("player")
-        if pl in by_player[team]:
-            by_player[team][pl][period] += pts
-        else:
-            unattributed[team][period] += pts
-    numbers = sorted({int(p["number"]) for p in report.get("periods", [])}
-                     | {p for k in ids for p in by_period[k]})
-    so = report.get("shootout") or {}
-    return {"by_period": {k: dict(v) for k, v in by_period.items()},
-            "by_player": {k: {n: dict(d) for n, d in v.items()} for k, v in by_player.items()},
-            "unattributed": {k: dict(v) for k, v in unattributed.items()},
-            "period_numbers": numbers or [1],
-            "has_shootout": bool(so), "shootout_score": so.get("score") or {}}
-
-
-@router.get("/m/{match_id}/sheet", response_class=HTMLResponse)
-async def sheet(request: Request, match_id: str) -> Response:
+async def sheet_parts(request: Request, match_id: str) -> dict[str, Any] | Response:
     ctx = await live_context(request, match_id)
     if isinstance(ctx, Response):
         return ctx
+    lm = ctx["lm"]
+    rep = ctx["report"]
+    events = [e.event for e in lm.stored]
+    header = {**lm.row.header, "teams": ctx["teams"]}
+    return {**ctx, **sheet.sheet_data(header, rep, events, ctx["clocks"])}
+
+
+def _sheet_html(request: Request, ctx: dict[str, Any], pdf: bool = False) -> HTMLResponse:
     rep = ctx["report"]
     tr = translations(lang_of(request))
     status_label = tr.gettext(JS_LABELS.get(rep["status"], rep["status"]))
-    return render(request, "sheet.html", status_label=status_label,
-                  rules=ctx["lm"].row.header.get("rules", "uspa-arena-2026"),
-                  **sheet_context(rep, ctx["team_ids"], ctx["teams"]), **ctx)
+    rules_id = str(ctx["lm"].row.header.get("rules", "uspa-arena-2026"))
+    try:
+        rules_title = edition(rules_id).title
+    except (KeyError, ValueError):
+        rules_title = rules_id
+    decided = rep.get("decided_by")
+    decided_text = tr.gettext(sheet.DECIDED[decided]) if decided in sheet.DECIDED else ""
+    plan = ctx["lm"].row.header.get("options", {}).get("periods", "regulation")
+    return render(request, "sheet.html", status_label=status_label, rules_title=rules_title,
+                  decided_text=decided_text, plan=plan, pdf=pdf, info=ctx["info"],
+                  **{k: v for k, v in ctx.items() if k != "info"})
+
+
+@router.get("/m/{match_id}/sheet", response_class=HTMLResponse)
+async def sheet_page(request: Request, match_id: str) -> Response:
+    ctx = await sheet_parts(request, match_id)
+    if isinstance(ctx, Response):
+        return ctx
+    return _sheet_html(request, ctx)
+
+
+@router.get("/m/{match_id}/sheet.pdf")
+async def sheet_pdf(request: Request, match_id: str) -> Response:
+    """The score sheet as PDF (the same page, laid out by WeasyPrint for A4)."""
+    ctx = await sheet_parts(request, match_id)
+    if isinstance(ctx, Response):
+        return ctx
+    html = _sheet_html(request, ctx, pdf=True).body.decode()
+    try:
+        data, pages = await asyncio.to_thread(sheet.render_pdf, html)
+    except sheet.PdfUnavailable:
+        return error_page(request, 503, translations(lang_of(request)).gettext(
+            "PDF output is not available on this server (WeasyPrint is missing); "
+            "use the sheet's Print button."))
+    return Response(data, media_type="application/pdf", headers={
+        "content-disposition": f'attachment; filename="sheet-{match_id}.pdf"',
+        "x-pages": str(pages)})
+
+
+@router.get("/m/{match_id}/goals.csv")
+async def goals_csv(request: Request, match_id: str) -> Response:
+    ctx = await sheet_parts(request, match_id)
+    if isinstance(ctx, Response):
+        return ctx
+    names = {k: ctx["teams"][k]["name"] for k in ctx["team_ids"]}
+    return Response(sheet.goals_csv(ctx, names), media_type="text/csv; charset=utf-8", headers={
+        "content-disposition": f'attachment; filename="goals-{match_id}.csv"'})
+
+
+@router.get("/m/{match_id}/fouls.csv")
+async def fouls_csv(request: Request, match_id: str) -> Response:
+    ctx = await sheet_parts(request, match_id)
+    if isinstance(ctx, Response):
+        return ctx
+    names = {k: ctx["teams"][k]["name"] for k in ctx["team_ids"]}
+    return Response(sheet.fouls_csv(ctx, names), media_type="text/csv; charset=utf-8", headers={
+        "content-disposition": f'attachment; filename="fouls-{match_id}.csv"'})
+
+
+@router.get("/m/{match_id}/sheet.json")
+async def sheet_json(request: Request, match_id: str) -> Response:
+    """Goals and fouls with their period clocks, corrections, result: the sheet as data."""
+    ctx = await sheet_parts(request, match_id)
+    if isinstance(ctx, Response):
+        return ctx
+    rep = ctx["report"]
+    body = {"match_id": match_id, "info": ctx["info"], "practice": ctx["practice"],
+            "teams": {k: {"name": ctx["teams"][k]["name"], "players": ctx["teams"][k]["players"],
+                          "team_handicap": ctx["team_handicap"][k]} for k in ctx["team_ids"]},
+            "goals": ctx["goals"], "fouls": ctx["fouls"], "corrections": ctx["corrections"],
+            "result": {"status": rep["status"], "score": rep["score"],
+                       "handicap_goals": rep.get("handicap_goals"), "winner": rep.get("winner"),
+                       "decided_by": rep.get("decided_by")}}
+    return JSONResponse(body, headers={
+        "content-disposition": f'inline; filename="sheet-{match_id}.json"'})
