@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 import time
 from typing import Any
 
@@ -26,8 +27,8 @@ def test_sheet_has_officials_clocks_and_signature_lines(client: Any, demo: str) 
         assert word in html, word
     assert "uspa-arena-2026" not in html.replace(f"/m/{demo}", "")
     assert " s</td>" not in html  # no record seconds: period clocks
-    import re
-    assert re.search(r"<td>P[1-4] \d:\d\d</td>", html)
+
+    assert re.search(r"<td class=\"nowrap\">P[1-4] \d:\d\d</td>", html)
     assert re.search(r"<b>A</b> P1 \d:\d\d", html)  # goals lettered in order
 
 
