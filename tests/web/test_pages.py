@@ -122,3 +122,13 @@ def test_score_sheet_goals_by_period_and_player(client: Any, make_match: Any,
 
 def test_unknown_match_page_404(client: Any) -> None:
     assert client.get("/m/nope/display").status_code == 404
+
+
+def test_api_docs_served_from_the_package_without_cdn(client: Any) -> None:
+    for path in ("/docs", "/redoc"):
+        html = client.get(path).text
+        assert "cdn." not in html and "googleapis" not in html, path
+        for src in re.findall(r'(?:src|href)="(/apidocs/[^"]+)"', html):
+            assert client.get(src).status_code == 200, src
+    assert "/apidocs/swagger-ui-bundle.js" in client.get("/docs").text
+    assert client.get("/apidocs/../pages.py").status_code == 404
