@@ -117,3 +117,83 @@ def seed_finished_match(store: EventStore, now_ms: int, seed: int = 2026) -> str
         store.append(match_id, StoredEvent(seq, f"demo-{seq}", ev, start_ms + at_ms, "timekeeper"),
                      start_ms)
     return match_id
+
+
+#: the states every screen is laid out for (scripts/screens.py, the layout tests)
+SCREEN_STATES = ("pre_match", "running", "last_30s", "stopped", "penalty", "split",
+                 "interval", "interval_over", "extra_period", "shootout", "final")
+
+
+def state_reports(names: tuple[str, str] = ("Blue", "White"),
+                  score: tuple[int, int] | None = None) -> dict[str, dict[str, Any]]:
+    """One engine report per screen state (see :data:`SCREEN_STATES`), from real
+    records: what the screens draw when they get that state. ``score`` overrides the
+    score (e.g. two digits) to try the layout.
+
+    >>> reps = state_reports()
+    >>> [reps[s]["status"] for s in ("pre_match", "interval", "shootout", "final")]
+    ['pre_match', 'interval', 'shootout', 'final']
+    """
+    def header(**options: Any) -> dict[str, Any]:
+        h = {**DEMO_HEADER, "options": {**DEMO_HEADER["options"], "handicap": False,
+                                        **options}}
+        h["teams"] = {k: {**t, "name": n} for (k, t), n in zip(
+            DEMO_HEADER["teams"].items(), names, strict=True)}
+        return h
+
+    def run(h: dict[str, Any], events: list[dict[str, Any]], at_s: float
+            ) -> dict[str, Any]:
+        m = Match(Setup.from_dict(h))
+        for ev in events:
+            m.apply(ev)
+        rep = dict(m.report(round(at_s * 1000)))
+        rep.setdefault("seq", len(events))
+        rep.setdefault("at", at_s)
+        return rep
+
+    def to_tie(h: dict[str, Any], goal: bool = False) -> tuple[list[dict[str, Any]], float]:
+        """Four periods (goalless, or one goal for B): the events, and the instant
+        the tiebreak interval (or the final) comes."""
+        m = Match(Setup.from_dict(h))
+        events: list[dict[str, Any]] = []
+        t = 0.0
+        for n in range(4):
+            evs = [{"type": "bowl_in", "at": t}]
+            if goal and n == 0:
+                evs.append({"type": "goal", "team": "B", "player": 3, "at": t + 40})
+            for ev in evs:
+                m.apply(ev)
+                events.append(ev)
+            rep = m.report(round((t + 451) * 1000))
+            if rep["interval"] is None:
+                return events, t + 451
+            t = float(rep["interval"]["end"]) + 1
+        return events, t
+
+    plain = header()
+    b0 = [{"type": "bowl_in", "at": 0.0}]
+    out = {
+        "pre_match": run(plain, [], 0),
+        "running": run(plain, b0 + [{"type": "goal", "team": "A", "player": 1, "at": 30.0}],
+                       100),
+        "last_30s": run(plain, b0, 428),
+        "stopped": run(plain, b0 + [{"type": "whistle", "at": 100.0}], 110),
+        "penalty": run(plain, b0 + [{"type": "foul", "team": "B", "player": 2,
+                                     "penalty": "2", "at": 100.0}], 110),
+        "split": run(header(split_periods=True), b0 + [{"type": "whistle", "at": 220.0}],
+                     230),
+        "interval": run(plain, b0, 500),
+        "interval_over": run(plain, b0, 450 + 240 + 5),
+    }
+    events, t = to_tie(plain)
+    out["extra_period"] = run(plain, events + [{"type": "bowl_in", "at": t}], t + 60)
+    so = header(tiebreak="shootout")
+    events, t = to_tie(so)
+    out["shootout"] = run(so, events + [{"type": "shootout_order", "first": "A", "at": t,
+                                         "order": {"A": [1, 2, 3], "B": [1, 2, 3]}}], t + 5)
+    events, t = to_tie(plain, goal=True)
+    out["final"] = run(plain, events, t + 60)
+    for rep in out.values():
+        if score is not None:
+            rep["score"] = dict(zip(DEMO_HEADER["teams"], score, strict=True))
+    return out

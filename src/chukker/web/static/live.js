@@ -163,6 +163,7 @@
     renderStatic(report);
     for (const fn of live.listeners) fn(report, msg);
   }
+  live.update = update; // the one rendering entry point (also for layout tests and screenshots)
 
   let es = null;
   function connect(resume) {

@@ -1,0 +1,136 @@
+"""Screens that fit: the big screen, the overlay, the phone view and the console at
+every size, with the longest names allowed (60 characters), two-digit scores and
+every state. Measured in the browser: no sideways scrolling, no element past the
+edge or with its text cut, nothing below the edge of a screen that cannot scroll,
+and the clock in the same place in every state.
+
+One page per screen: the states are fed to the page's one rendering entry point
+(``chukker.update``) as the engine reports them, and the viewport is resized.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from chukker.web.demo import DEMO_HEADER, state_reports
+
+pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("browser")]
+
+ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+        "--disable-component-update", "--disable-sync"]
+DESKTOP = [(1280, 720), (1366, 768), (1920, 1080), (3840, 2160)]
+PHONES = [(360, 740), (390, 844), (430, 932)]
+#: the longest names the record allows (60 characters), one with a long word
+LONG_NAMES = ("Club Atlético de Polo de Arena San Martín de los Andes Norte",
+              "Saint Giles Arena Polo Club of the Upper Thames Valley Shire")
+assert all(len(n) <= 60 for n in LONG_NAMES)
+
+MEASURE = """(noScroll) => {
+  const W = window.innerWidth, H = window.innerHeight, bad = [];
+  const de = document.documentElement;
+  if (de.scrollWidth > W + 1) bad.push("page scrolls sideways: " + de.scrollWidth + " > " + W);
+  const sel = ".name, .score, .clock, [data-period], [data-status], [data-interval], " +
+    "[data-penalty], .notes, .ov > span, .ov-sub, .bar a, .langs, .controls button, " +
+    ".timeline li, h1, h2, h3, .netbar, .stopped-banner";
+  for (const el of document.querySelectorAll(sel)) {
+    const r = el.getBoundingClientRect(), cs = getComputedStyle(el);
+    if ((!r.width && !r.height) || cs.visibility === "hidden" || cs.display === "none") continue;
+    const what = (el.className || el.tagName) + " '" + el.textContent.trim().slice(0, 30) + "'";
+    if (r.left < -1 || r.right > W + 1) bad.push(what + " past the side: " + Math.round(r.left) + ".." + Math.round(r.right));
+    if (cs.display !== "inline" && el.scrollWidth > el.clientWidth + 1) bad.push(what + " cut: " + el.scrollWidth + " > " + el.clientWidth);
+    if (noScroll && r.bottom > H + 1) bad.push(what + " below the edge: " + Math.round(r.bottom) + " > " + H);
+  }
+  const c = document.querySelector("[data-clock]").getBoundingClientRect();
+  return { bad, clock: [Math.round(c.left), Math.round(c.top + window.scrollY), Math.round(c.width)] };
+}"""
+
+SHOW = """(rep) => {
+  rep = JSON.parse(JSON.stringify(rep));
+  rep.server_time = window.chukker.serverNow();
+  window.chukker.update(rep, { kind: "state" });
+}"""
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    path = "/usr/bin/chromium"
+    if not os.path.exists(path):
+        if os.environ.get("CHUKKER_REQUIRE_BROWSER") == "1":
+            pytest.fail("CHUKKER_REQUIRE_BROWSER=1 but /usr/bin/chromium is missing")
+        pytest.skip("browser tests need Debian's chromium at /usr/bin/chromium")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=path, args=ARGS)
+        yield b
+        b.close()
+
+
+def long_named_match(server: Any) -> dict[str, Any]:
+    h = {**DEMO_HEADER, "teams": {k: {**t, "name": n} for (k, t), n in zip(
+        DEMO_HEADER["teams"].items(), LONG_NAMES, strict=True)}}
+    with server.client() as c:
+        r = c.post("/api/matches", json=h)
+        assert r.status_code == 201, r.text
+        body: dict[str, Any] = r.json()
+    return body
+
+
+SCREENS = {"display": ("/display", DESKTOP, True), "overlay": ("/overlay", DESKTOP, True),
+           "spectator": ("", DESKTOP + PHONES, False),
+           "console": ("/console", DESKTOP + PHONES, False)}
+
+
+@pytest.mark.parametrize("screen", list(SCREENS))
+def test_screens_fit_every_size_and_state_with_long_names(browser: Any, live_server: Any,
+                                                          screen: str) -> None:
+    path, sizes, no_scroll = SCREENS[screen]
+    m = long_named_match(live_server)
+    reports = state_reports(LONG_NAMES, score=(14, 12))
+    page = browser.new_page(viewport={"width": sizes[0][0], "height": sizes[0][1]})
+    page.goto(f"{live_server.url}/m/{m['match_id']}{path}")
+    page.wait_for_function("window.chukker && window.chukker.state")
+    problems: list[str] = []
+    for w, h in sizes:
+        page.set_viewport_size({"width": w, "height": h})
+        where: dict[str, list[int]] = {}
+        for state, rep in reports.items():
+            page.evaluate(SHOW, rep)
+            page.evaluate("() => new Promise((r) => requestAnimationFrame(() => "
+                          "requestAnimationFrame(r)))")
+            got = page.evaluate(MEASURE, no_scroll)
+            problems += [f"{screen} {w}x{h} {state}: {b}" for b in got["bad"]]
+            where[state] = got["clock"]
+        moved = {s: c for s, c in where.items() if c != where["running"]}
+        if moved:
+            problems.append(f"{screen} {w}x{h}: the clock moves: running at "
+                            f"{where['running']}, {moved}")
+    page.close()
+    assert not problems, "\n".join(problems[:40])
+
+
+def test_interval_is_the_main_countdown_and_says_when_it_has_run_out(
+        browser: Any, live_server: Any) -> None:
+    m = long_named_match(live_server)
+    reports = state_reports()
+    page = browser.new_page(viewport={"width": 1366, "height": 768})
+    page.goto(f"{live_server.url}/m/{m['match_id']}/display")
+    page.wait_for_function("window.chukker && window.chukker.state")
+    page.evaluate(SHOW, reports["interval"])
+    page.wait_for_timeout(100)
+    assert page.locator("[data-clock]").inner_text() in ("3:10", "3:09")
+    assert page.locator("[data-interval]").inner_text() == "Interval"
+    page.evaluate(SHOW, reports["interval_over"])
+    page.wait_for_timeout(100)
+    assert page.locator("[data-clock]").inner_text() == "0:00"
+    assert "Interval over" in page.locator("[data-interval]").inner_text()
+    page.goto(f"{live_server.url}/m/{m['match_id']}/overlay?lang=es")
+    page.wait_for_function("window.chukker && window.chukker.state")
+    page.evaluate(SHOW, reports["final"])
+    page.wait_for_timeout(100)
+    assert page.locator("[data-phase]").inner_text() == "Final"
+    page.close()
