@@ -174,23 +174,24 @@ def state_reports(names: tuple[str, str] = ("Blue", "White"),
     b0 = [{"type": "bowl_in", "at": 0.0}]
     out = {
         "pre_match": run(plain, [], 0),
-        "running": run(plain, b0 + [{"type": "goal", "team": "A", "player": 1, "at": 30.0}],
+        "running": run(plain, [*b0, {"type": "goal", "team": "A", "player": 1, "at": 30.0}],
                        100),
         "last_30s": run(plain, b0, 428),
-        "stopped": run(plain, b0 + [{"type": "whistle", "at": 100.0}], 110),
-        "penalty": run(plain, b0 + [{"type": "foul", "team": "B", "player": 2,
+        "stopped": run(plain, [*b0, {"type": "whistle", "at": 100.0}], 110),
+        "penalty": run(plain, [*b0, {"type": "foul", "team": "B", "player": 2,
                                      "penalty": "2", "at": 100.0}], 110),
-        "split": run(header(split_periods=True), b0 + [{"type": "whistle", "at": 220.0}],
+        "split": run(header(split_periods=True), [*b0, {"type": "whistle", "at": 220.0}],
                      230),
         "interval": run(plain, b0, 500),
         "interval_over": run(plain, b0, 450 + 240 + 5),
     }
     events, t = to_tie(plain)
-    out["extra_period"] = run(plain, events + [{"type": "bowl_in", "at": t}], t + 60)
+    out["extra_period"] = run(plain, [*events, {"type": "bowl_in", "at": t}], t + 60)
     so = header(tiebreak="shootout")
     events, t = to_tie(so)
-    out["shootout"] = run(so, events + [{"type": "shootout_order", "first": "A", "at": t,
-                                         "order": {"A": [1, 2, 3], "B": [1, 2, 3]}}], t + 5)
+    order = {"type": "shootout_order", "first": "A", "at": t,
+             "order": {"A": [1, 2, 3], "B": [1, 2, 3]}}
+    out["shootout"] = run(so, [*events, order], t + 5)
     events, t = to_tie(plain, goal=True)
     out["final"] = run(plain, events, t + 60)
     for rep in out.values():
