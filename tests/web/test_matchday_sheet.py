@@ -57,3 +57,14 @@ def test_goals_and_fouls_exports(client: Any, demo: str) -> None:
     total = {k: sum(int(g["points"]) for g in goals if g["team"] == k) for k in ("A", "B")}
     hcp = data["result"]["handicap_goals"]
     assert {k: total[k] + hcp[k] for k in total} == data["result"]["score"]
+
+
+def test_match_details_from_the_form_on_the_sheet(client: Any) -> None:
+    page = client.get("/new").text
+    token = re.search(r'name="csrf" value="([^"]+)"', page).group(1)  # type: ignore[union-attr]
+    client.post("/new", data={"csrf": token, "team_A_name": "Blue", "team_B_name": "White",
+                              "info_event": "Copa de Otoño", "info_umpire_1": "Ana Ruiz",
+                              "info_date": "2026-11-30", "handicap": "1"})
+    mid = client.get("/api/matches").json()[0]["match_id"]
+    html = client.get(f"/m/{mid}/sheet").text
+    assert "Copa de Otoño" in html and "Ana Ruiz" in html and "2026-11-30" in html

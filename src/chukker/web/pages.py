@@ -276,6 +276,9 @@ def header_from_form(form: dict[str, str]) -> dict[str, Any]:
     }
     if practice:
         header["options"]["practice"] = practice
+    info = {k: form.get(f"info_{k}", "").strip()[:200] for k in sheet.INFO_FIELDS}
+    if any(info.values()):
+        header[sheet.INFO_KEY] = {k: v for k, v in info.items() if v}
     return header
 
 
