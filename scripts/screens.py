@@ -89,7 +89,7 @@ def main(argv: list[str] | None = None) -> int:
                 page = b.new_page(viewport={"width": w, "height": hgt})
                 frag = f"#token={tk}" if screen == "console" else ""
                 page.goto(f"{base}/m/{mid}{SCREENS[screen]}?lang={args.lang}{frag}")
-                page.wait_for_function("window.chukker && window.chukker.state")
+                page.wait_for_function("() => window.chukker && window.chukker.state")
                 for state, rep in reports.items():
                     page.evaluate(SHOW, rep)
                     page.wait_for_timeout(60)

@@ -8,4 +8,6 @@ bash scripts/setup.sh
 if [ ! -f chukker-rules.sqlite3 ] && compgen -G "../shared/seeds/*.txt" >/dev/null; then
   .venv/bin/chukker rules import ../shared/seeds/*.txt --db chukker-rules.sqlite3 || true
 fi
-exec .venv/bin/chukker serve "$@"
+echo "serve.sh: demo in --open mode: anyone on the network may create matches (rate-limited)."
+echo "serve.sh: for a real event run 'chukker serve' without --open (it prints the organiser token)."
+exec .venv/bin/chukker serve --open "$@"

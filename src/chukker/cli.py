@@ -29,6 +29,7 @@ _SUBAPPS: dict[str, tuple[str, str]] = {
 #: A module may register several commands; list each of them here.
 _REGISTERED: dict[str, str] = {
     "serve": "chukker.web.cli",
+    "organiser-token": "chukker.web.cli",
 }
 
 

@@ -59,7 +59,8 @@ def console(browser: Any, server: Any, m: dict[str, Any], lang: str = "en") -> A
     page = ctx.new_page()
     page.goto(f"{server.url}/m/{m['match_id']}/console?lang={lang}"
               f"#token={m['timekeeper_token']}")
-    page.wait_for_function("window.chukker && window.chukker.state && window.chukker.connected")
+    page.wait_for_function(
+        "() => window.chukker && window.chukker.state && window.chukker.connected")
     return page
 
 
@@ -129,7 +130,7 @@ def test_dialogs_record_on_enter_cancel_on_escape(browser: Any, live_server: Any
     expect(tk.locator("[data-status]")).to_have_text("In play")
     tk.keyboard.press("t")
     expect(tk.locator("#timeout-dialog")).to_be_visible()
-    assert tk.evaluate("document.activeElement.name") == "reason"  # where the hand is
+    assert tk.evaluate("() => document.activeElement.name") == "reason"  # where the hand is
     tk.keyboard.press("Escape")
     expect(tk.locator("#timeout-dialog")).to_be_hidden()
     tk.wait_for_timeout(300)
@@ -140,7 +141,7 @@ def test_dialogs_record_on_enter_cancel_on_escape(browser: Any, live_server: Any
     ev = wait_events(live_server, m, 2)
     assert ev[1]["type"] == "timeout" and ev[1]["reason"] == "injury"
     # the clock correction dialog: stopped in a period
-    if tk.evaluate("(window.chukker.state.allowed || []).includes('clock')"):  # spec 1.1
+    if tk.evaluate("() => (window.chukker.state.allowed || []).includes('clock')"):  # spec 1.1
         tk.keyboard.press("c")
         expect(tk.locator("#clock-dialog")).to_be_visible()
         tk.fill("#clock-form input[name=remaining]", "5:00")
@@ -172,18 +173,18 @@ def test_buttons_follow_what_the_engine_allows(browser: Any, live_server: Any) -
 
     m = create(live_server)
     tk = console(browser, live_server, m)
-    if tk.evaluate("Array.isArray(window.chukker.state.allowed)"):
+    if tk.evaluate("() => Array.isArray(window.chukker.state.allowed)"):
         # pre-match: the engine allows a bowl-in, not a goal
         expect(tk.locator("button.goal").first).to_be_disabled()
         expect(tk.locator("#btn-start")).to_be_enabled()
         tk.keyboard.press("1")
         expect(tk.locator("#message")).to_contain_text("Not possible now")
     # whatever the engine says is what the buttons show
-    tk.evaluate("window.chukker.state.allowed = ['bowl_in']")
+    tk.evaluate("() => { window.chukker.state.allowed = ['bowl_in']; }")
     expect(tk.locator("button.goal").first).to_be_disabled()
     expect(tk.locator("#btn-foul")).to_be_disabled()
     expect(tk.locator("#btn-start")).to_be_enabled()
-    tk.evaluate("delete window.chukker.state.allowed")  # an older engine: all enabled
+    tk.evaluate("() => { delete window.chukker.state.allowed; }")  # an older engine: all enabled
     expect(tk.locator("button.goal").first).to_be_enabled()
 
 
@@ -210,7 +211,7 @@ def test_wifi_drop_keeps_keypress_instants(browser: Any, live_server: Any) -> No
     assert tk.locator("[data-clock]").inner_text() == held  # the whistle holds the clock
     tk.keyboard.press("Space")  # bowl-in
     expect(tk.locator("#queued")).to_contain_text("3 queued")
-    queued = tk.evaluate("window.chukker.queue()")
+    queued = tk.evaluate("() => window.chukker.queue()")
     tk.wait_for_timeout(step * 2000)
     tk.context.set_offline(False)
     ev = wait_events(live_server, m, 4, timeout=15)
@@ -251,3 +252,25 @@ def test_busy_server_is_retried_with_the_same_command_id(browser: Any,
     expect(tk.locator("[data-status]")).to_have_text("In play", timeout=10_000)
     assert len(seen) == 2 and seen[0] == seen[1]
     assert [e["type"] for e in record(live_server, m)] == ["bowl_in"]
+
+
+def test_refusal_shown_in_the_pages_language_from_its_code(browser: Any,
+                                                           live_server: Any) -> None:
+    from playwright.sync_api import expect
+
+    m = create(live_server)
+    tk = console(browser, live_server, m, lang="es")
+    expect(tk.locator("#btn-start")).to_contain_text("Saque")
+    templates = tk.evaluate("() => window.chukker.cfg.refusals")
+    assert isinstance(templates, dict)
+    # whatever the catalogs hold for a code is what the timekeeper reads; try one
+    tk.evaluate("""() => { window.chukker.cfg.refusals.no_free_hit_pending =
+        "no hay ningún tiro libre pendiente"; }""")
+    tk.evaluate("() => window.chukker.enqueue({type: 'free_hit'}, window.chukker.serverNow())")
+    msg = tk.locator("#message")
+    expect(msg).to_contain_text("Tiro libre")
+    code = tk.evaluate("""async () => { const r = await fetch(location.pathname.replace(
+        '/m/', '/api/matches/').replace('/console', '')); return (await r.json()).status; }""")
+    assert code == "pre_match"
+    assert "no hay ningún tiro libre pendiente" in msg.inner_text()
+    assert "event 1" not in msg.inner_text()  # never the record's raw seconds

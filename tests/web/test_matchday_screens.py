@@ -77,7 +77,7 @@ def test_screens_fit_every_size_and_state_with_long_names(browser: Any, live_ser
     reports = state_reports(LONG_NAMES, score=(14, 12))
     page = browser.new_page(viewport={"width": sizes[0][0], "height": sizes[0][1]})
     page.goto(f"{live_server.url}/m/{m['match_id']}{path}")
-    page.wait_for_function("window.chukker && window.chukker.state")
+    page.wait_for_function("() => window.chukker && window.chukker.state")
     problems: list[str] = []
     for w, h in sizes:
         page.set_viewport_size({"width": w, "height": h})
@@ -103,7 +103,7 @@ def test_interval_is_the_main_countdown_and_says_when_it_has_run_out(
     reports = state_reports()
     page = browser.new_page(viewport={"width": 1366, "height": 768})
     page.goto(f"{live_server.url}/m/{m['match_id']}/display")
-    page.wait_for_function("window.chukker && window.chukker.state")
+    page.wait_for_function("() => window.chukker && window.chukker.state")
     page.evaluate(SHOW, reports["interval"])
     page.wait_for_timeout(100)
     assert page.locator("[data-clock]").inner_text() in ("3:10", "3:09")
@@ -113,7 +113,7 @@ def test_interval_is_the_main_countdown_and_says_when_it_has_run_out(
     assert page.locator("[data-clock]").inner_text() == "0:00"
     assert "Interval over" in page.locator("[data-interval]").inner_text()
     page.goto(f"{live_server.url}/m/{m['match_id']}/overlay?lang=es")
-    page.wait_for_function("window.chukker && window.chukker.state")
+    page.wait_for_function("() => window.chukker && window.chukker.state")
     page.evaluate(SHOW, reports["final"])
     page.wait_for_timeout(100)
     assert page.locator("[data-phase]").inner_text() == "Final"

@@ -68,3 +68,17 @@ def test_match_details_from_the_form_on_the_sheet(client: Any) -> None:
     mid = client.get("/api/matches").json()[0]["match_id"]
     html = client.get(f"/m/{mid}/sheet").text
     assert "Copa de Otoño" in html and "Ana Ruiz" in html and "2026-11-30" in html
+
+
+def test_clock_correction_on_every_screen_and_the_sheet(client: Any, make_match: Any,
+                                                        post: Any) -> None:
+    m = make_match(client)
+    post(client, m, {"type": "bowl_in"})
+    post(client, m, {"type": "whistle"})
+    r = post(client, m, {"type": "clock", "remaining": 312.0, "reason": "late whistle"})
+    if r.status_code != 201:
+        pytest.skip("the engine's clock event (spec 1.1) is not in this branch")
+    html = client.get(f"/m/{m.id}/sheet").text
+    assert "Clock corrections" in html and "5:12" in html and "late whistle" in html
+    for path in ("", "/display", "/overlay", "/console"):  # the screens say so (live.js)
+        assert "data-corrections" in client.get(f"/m/{m.id}{path}").text, path

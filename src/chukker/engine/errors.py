@@ -1,6 +1,23 @@
-"""Errors of the engine. All subclass :class:`ValueError`."""
+"""Errors of the engine. All subclass :class:`ValueError`.
+
+Every refusal has a stable ``code`` (snake_case) and ``params`` (JSON values);
+its English text is ``MESSAGES[code]`` formatted with the params, so any screen
+can say it in its own language from the code and the params alone
+(:func:`chukker.web.refusals.refusal_message`).
+
+Formatting (:func:`render`): a parameter ``X_ms`` (milliseconds) is also
+available as ``X`` in seconds (``"510.000 s"``); a list is joined with commas;
+a parameter ``cause`` holding ``{"code": ..., "params": ...}`` renders as that
+refusal's own message.
+
+>>> message("ball_dead", {"period": 2, "since_ms": 510000})
+'the ball is dead: period 2 ended at 510.000 s'
+"""
 
 from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
 
 
 def fmt_s(ms: int) -> str:
@@ -10,15 +27,153 @@ def fmt_s(ms: int) -> str:
     return f"{sign}{ms // 1000}.{ms % 1000:03d} s"
 
 
+#: English templates, one per refusal code (``str.format`` with the params).
+MESSAGES: dict[str, str] = {
+    # the event itself
+    "not_an_object": "an event must be an object",
+    "at_invalid": "'at' must be a finite number of seconds from 0, got {value}",
+    "at_precision": "'at' has more than millisecond precision: {value}",
+    "time_backwards": "time goes backwards: {at} is before {last}",
+    "unknown_event_type": "unknown event type {value}",
+    "field_invalid": "'{field}' must be {expected}, got {value}",
+    "field_missing": "'{field}' is missing",
+    # teams and players
+    "team_missing": "'{field}' is missing (teams are {a} and {b})",
+    "unknown_team": "unknown team {value} (teams are {a} and {b})",
+    "unknown_player": "player {value} is not on {team}'s sheet "
+    "(arena teams have players 1-3 and their alternates, Rule 3)",
+    "player_removed": "{team} {player} was removed from the game (Penalty {penalty})",
+    "player_suspended": "{team} {player} is removed until period {until_period} (Penalty 10)",
+    "player_retired": "{team} {player} has retired from the game ({clause})",
+    "player_replaced": "{team} {player} has been replaced by {by}",
+    "player_out_equipment": "{team} {player} is out until the equipment is put right "
+    "(Penalty 8); record 'return'",
+    "player_not_on_field": "{team} {player} is an alternate who has not come in",
+    # the state of play
+    "match_over": "the match is over at {end} ({decided_by}): the record is locked (Rule 18)",
+    "not_started": "the ball is dead: the match has not started",
+    "ball_dead": "the ball is dead: period {period} ended at {since}",
+    "play_stopped": "the ball is dead: play is stopped; restart with {restart}",
+    "in_shootout": "the match is in the shootout: record shots with 'shot'",
+    "ball_live": "{action} only while the ball is dead",
+    "interval_running": "the interval after period {period} runs until {until} (Rule 5)",
+    "extra_interval_running": "the interval before extra period {period} runs until {until} "
+    "(Rule 5)",
+    "shootout_interval_running": "the interval before the shootout runs until {until} (Rule 5)",
+    "round_interval_running": "the interval between shootout rounds runs until {until} (Rule 5)",
+    "penalty_pending": "a penalty {penalty} free hit is pending: play restarts with free_hit",
+    "no_bowl_in_in_shootout": "the shootout has no bowl-in: record shots with 'shot'",
+    "timeout_reason_missing": "a time-out needs a 'reason' (injury, equipment, mount, ...)",
+    # goals and penalties
+    "no_two_point_line": "two_point: this match has no two-point line (options.two_point_line)",
+    "penalty_invalid": "penalty {value}: Rule 9 penalties are 1-10, 5a or 5b",
+    "penalty_not_in_shootout": "penalty {penalty} cannot be taken in the shootout",
+    "penalty_before_shootout": "penalty {penalty}: no period follows in which to take it "
+    "(shootout next)",
+    "spot_invalid": "spot {value}: [x, y] in yards inside the 100 x 50 arena",
+    "p6_without_free_hit": "penalty 6 needs a penalty 2, 3, 4 or 5 free hit earlier in this "
+    "period",
+    "p7_not_designable": "penalty 7: {team} {player} cannot be designated; eligible: {eligible}",
+    "nothing_to_designate": "no Penalty 7 designation is pending for {team}",
+    "already_forfeited": "{team} has already forfeited",
+    "no_free_hit_pending": "no free hit is pending: only a foul with penalty 2-5 awards one",
+    # roster
+    "not_an_alternate": "{team} {player} is not an alternate who may come in",
+    "substitute_for_removed": "{team} {player} was removed: no substitute may take the place "
+    "(Penalty {penalty})",
+    "nothing_to_return": "{team} {player} is not out for equipment (Penalty 8)",
+    # the clock
+    "clock_not_stopped": "the clock can be corrected only while it is stopped in a period",
+    "clock_out_of_range": "remaining {remaining} is outside the period (0 to {length})",
+    # shootout
+    "no_shootout": "there is no shootout: it follows a tie when options.tiebreak is 'shootout'",
+    "shootout_order_fixed": "the shootout order is fixed once the first shot is hit",
+    "shootout_order_invalid": "'order' must list the hitters of both teams, {a} and {b}",
+    "order_not_a_list": "order.{team} must be a list of player numbers",
+    "order_one_player": "order.{team}: one player of {eligible} hits "
+    "(options.shootout_players is 'one')",
+    "order_every_player": "order.{team}: every player of the team hits once per round, each "
+    "once: {eligible}",
+    "order_missing": "record the shootout order ('shootout_order') before the first shot",
+    "not_your_turn": "it is {team} {player}'s turn (round {round})",
+    "shot_result_invalid": "result {value}: a shot is 'goal', 'miss' or 'forfeit'",
+    "already_moved": "the ball is already on the 15-yard line",
+    "shootout_not_started": "the shootout has not started",
+    "move_not_yet": "both teams must first fail with {need} attempts by each member: "
+    "{team} {player} has {count}",
+    "move_reached_wall": "{team} {player} reached the end wall from the 25-yard line: "
+    "the ball is not moved",
+    "not_in_edition": "{feature} is not in the {edition} rules; it comes with {introduced_in}",
+    # undo
+    "undo_target_invalid": "'event' must be the position of an earlier event, got {value}",
+    "undo_not_earlier": "event {target} is not an earlier event (this is event {index})",
+    "undo_target_refused": "event {target} was refused; there is nothing to undo",
+    "undo_already_undone": "event {target} is already undone",
+    "undo_leaves_refused": "undoing event {target} would leave event {event} ({type} at {at}) "
+    "refused: {cause}",
+    # the set-up
+    "setup_invalid": "{detail}",
+}
+
+
+def _value(v: Any) -> str:
+    if isinstance(v, list | tuple):
+        return ", ".join(_value(x) for x in v)
+    return str(v)
+
+
+def render(
+    template: str,
+    params: Mapping[str, Any],
+    cause: Callable[[str, Mapping[str, Any]], str] | None = None,
+) -> str:
+    """``template`` formatted with ``params`` (see the module's formatting rules)."""
+    vals: dict[str, str] = {}
+    for k, v in params.items():
+        if k == "cause" and isinstance(v, Mapping):
+            sub = v.get("params", {})
+            code = str(v.get("code", ""))
+            vals[k] = cause(code, sub) if cause else message(code, sub)
+            continue
+        vals[k] = _value(v)
+        if k.endswith("_ms") and isinstance(v, int) and not isinstance(v, bool):
+            vals[k[:-3]] = fmt_s(v)
+    try:
+        return template.format(**vals)
+    except (KeyError, IndexError, ValueError):
+        return template
+
+
+def message(code: str, params: Mapping[str, Any]) -> str:
+    """The English text of a refusal."""
+    return render(MESSAGES.get(code, code), params)
+
+
+def show(value: Any) -> str:
+    """A raw (possibly hostile) input value for a message: its repr, at most 60 characters."""
+    try:
+        r = repr(value)
+    except Exception:  # pragma: no cover - repr of a JSON value does not fail
+        r = "?"
+    return r if len(r) <= 60 else r[:57] + "..."
+
+
 class SetupError(ValueError):
     """The record's header (rules, options, teams) is not a valid arena match.
 
-    ``path`` names the offending field, e.g. ``teams.A.players``.
+    ``path`` names the offending field, e.g. ``teams.A.players``; ``code`` and
+    ``params`` say why (``params`` always holds ``path``).
     """
 
-    def __init__(self, path: str, reason: str) -> None:
+    def __init__(
+        self, path: str, reason: str, code: str = "setup_invalid", **params: Any
+    ) -> None:
         self.path = path
         self.reason = reason
+        self.code = code
+        self.params: dict[str, Any] = {"path": path, **params}
+        if code == "setup_invalid":
+            self.params.setdefault("detail", reason)
         super().__init__(f"{path}: {reason}")
 
 
@@ -26,16 +181,38 @@ class EngineError(ValueError):
     """An operator event was refused.
 
     ``index`` is the event's position in the record counting from 1,
-    ``at_ms`` its time and ``reason`` why it was refused.
+    ``at_ms`` its time, ``code`` and ``params`` why it was refused and
+    ``reason`` the English text of that.
 
-    >>> str(EngineError(14, "goal", 512300, "the ball is dead: period 2 ended at 510.000 s"))
+    >>> e = EngineError(14, "goal", 512300, "ball_dead", {"period": 2, "since_ms": 510000})
+    >>> str(e)
     'event 14 (goal at 512.300 s): the ball is dead: period 2 ended at 510.000 s'
+    >>> e.code, e.params["period"]
+    ('ball_dead', 2)
     """
 
-    def __init__(self, index: int, type_: str, at_ms: int | None, reason: str) -> None:
+    def __init__(
+        self,
+        index: int,
+        type_: str,
+        at_ms: int | None,
+        code: str,
+        params: Mapping[str, Any] | None = None,
+    ) -> None:
         self.index = index
         self.type = type_
         self.at_ms = at_ms
-        self.reason = reason
+        self.code = code
+        self.params: dict[str, Any] = dict(params or {})
+        self.reason = message(code, self.params)
         where = f"{type_} at {fmt_s(at_ms)}" if at_ms is not None else type_
-        super().__init__(f"event {index} ({where}): {reason}")
+        super().__init__(f"event {index} ({where}): {self.reason}")
+
+    def to_dict(self) -> dict[str, Any]:
+        """The refusal as JSON: event number, code, params and English message."""
+        return {
+            "event": self.index,
+            "code": self.code,
+            "params": self.params,
+            "message": self.reason,
+        }

@@ -27,13 +27,12 @@ chukker.engine.errors.EngineError: event 3 (goal at 460.000 s): the ball is dead
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
 
-from chukker.engine.core import INF, Core, Fold
+from chukker.engine.core import INF, Core, Fold, allowed_now, probe
 from chukker.engine.errors import EngineError
 from chukker.engine.setup import Setup
 from chukker.engine.types import EventType, Status
@@ -63,13 +62,34 @@ def _event(index: int, d: Mapping[str, Any]) -> Event:
 
 
 def _clone(core: Core) -> Core:
-    memo: dict[int, Any] = {
-        id(core.setup): core.setup,
-        id(core.ed): core.ed,
-        id(core.plan): core.plan,
-        id(core.opts): core.opts,
-    }
-    return copy.deepcopy(core, memo)
+    return core.copy()
+
+
+def _undo_ok(fold: Fold, at_ms: int) -> bool:
+    """Whether undoing the last event would be accepted at ``at_ms``.
+
+    Undoing the last event, when it is not itself an undo, leaves the events before
+    it as they were accepted: always accepted. Otherwise the whole log decides.
+    """
+    n = len(fold.events)
+    if n == 0 or at_ms < fold.core.last_at:
+        return False
+    if fold.events[-1].get("type") != "undo":
+        return True
+    try:
+        fold.verify({"at": at_ms / 1000, "type": "undo", "event": n})
+    except EngineError:
+        return False
+    return True
+
+
+def _report(fold: Fold, core: Core, at_ms: int) -> dict[str, Any]:
+    r = core.report(at_ms)
+    if at_ms < fold.core.last_at:
+        r["allowed"] = []  # nothing may be sent before the last event
+    else:
+        r["allowed"] = allowed_now(core, len(fold.events), at_ms, _undo_ok(fold, at_ms))
+    return r
 
 
 def _ev(type_: EventType, at_ms: int, **fields: Any) -> dict[str, Any]:
@@ -128,10 +148,10 @@ class Match:
         return len(self._fold.events)
 
     def verify(self, ev: Mapping[str, Any]) -> None:
-        """Raise :class:`EngineError` if ``ev`` would be refused now; change nothing."""
-        trial = Fold(self.setup)
-        trial.feed(self._fold.events)
-        trial.apply(ev)
+        """Raise :class:`EngineError` if ``ev`` would be refused now; change nothing.
+
+        Costs one event, not the log (an ``undo`` refolds the log)."""
+        self._fold.verify(ev)
 
     def can(self, ev: Mapping[str, Any]) -> bool:
         try:
@@ -144,14 +164,15 @@ class Match:
         """Append ``ev`` (with ``at`` in seconds); raise :class:`EngineError` and change
         nothing if it is refused. Returns the stored event dict."""
         stored = dict(ev) if isinstance(ev, Mapping) else ev
-        try:
-            self._fold.apply(stored)
-        except EngineError:
-            good = self._fold.events
-            self._fold = Fold(self.setup)
-            self._fold.feed(good)
-            raise
+        self._fold.apply_safely(stored)
         return dict(stored)
+
+    def probe(self, type_: str, at_ms: int) -> dict[str, Any] | None:
+        """The canonical event of ``type_`` that ``allowed`` tries at ``at_ms``."""
+        if at_ms < self._fold.core.last_at:
+            return None
+        c = self.state_at(at_ms)
+        return probe(c, len(self._fold.events), type_, at_ms)
 
     def _do(self, ev: dict[str, Any]) -> Event:
         self.apply(ev)
@@ -178,9 +199,10 @@ class Match:
         return c
 
     def report(self, at_ms: int | None = None) -> dict[str, Any]:
-        """The replay report (the ``chukker replay --json`` object) at ``at_ms``."""
+        """The replay report (the ``chukker replay --json`` object) at ``at_ms``, with
+        ``allowed``: the actions an operator could send at that instant."""
         c = self.state_at(at_ms)
-        return c.report(c.now if at_ms is None else at_ms)
+        return _report(self._fold, c, c.now if at_ms is None else at_ms)
 
     def next_deadline_ms(self, after_ms: int) -> int | None:
         """The next instant after ``after_ms`` at which the state changes by itself
@@ -333,6 +355,36 @@ class Match:
         """Rule 5: the umpires move the shootout ball to the 15-yard line."""
         return self._do(_ev(EventType.MOVE_TO_15, at_ms))
 
+    def substitute(self, at_ms: int, team: str, out: int, in_: int) -> Event:
+        """Rule 3: alternate ``in_`` takes ``out``'s place (only while the ball is dead)."""
+        return self._do(_ev(EventType.SUBSTITUTE, at_ms, team=team, out=out, **{"in": in_}))
+
+    def can_substitute(self, at_ms: int, team: str, out: int, in_: int) -> bool:
+        return self.can(_ev(EventType.SUBSTITUTE, at_ms, team=team, out=out, **{"in": in_}))
+
+    def designate(self, at_ms: int, team: str, player: int) -> Event:
+        """Penalty 7: the fouled team's captain names the fouling team's player to leave."""
+        return self._do(_ev(EventType.DESIGNATE, at_ms, team=team, player=player))
+
+    def can_designate(self, at_ms: int, team: str, player: int) -> bool:
+        return self.can(_ev(EventType.DESIGNATE, at_ms, team=team, player=player))
+
+    def return_(self, at_ms: int, team: str, player: int) -> Event:
+        """Penalty 8: the player (or mount) returns once the equipment is put right."""
+        return self._do(_ev(EventType.RETURN, at_ms, team=team, player=player))
+
+    def can_return(self, at_ms: int, team: str, player: int) -> bool:
+        return self.can(_ev(EventType.RETURN, at_ms, team=team, player=player))
+
+    def clock(self, at_ms: int, remaining_ms: int, reason: str) -> Event:
+        """The timekeeper sets the stopped clock (the umpire's direction)."""
+        return self._do(
+            _ev(EventType.CLOCK, at_ms, remaining=remaining_ms / 1000, reason=reason)
+        )
+
+    def can_clock(self, at_ms: int, remaining_ms: int, reason: str) -> bool:
+        return self.can(_ev(EventType.CLOCK, at_ms, remaining=remaining_ms / 1000, reason=reason))
+
     def verify_undo(self, at_ms: int, event: int) -> None:
         self.verify(_ev(EventType.UNDO, at_ms, event=event))
 
@@ -358,10 +410,10 @@ def replay(
     core = fold.core
     if at_ms is None:
         core.advance(INF)
-        return core.report(core.now)
+        return _report(fold, core, core.now)
     core.advance(at_ms)
     core.now = max(core.now, at_ms)
-    return core.report(at_ms)
+    return _report(fold, core, at_ms)
 
 
 def check(setup: Setup, events: Sequence[Mapping[str, Any]]) -> list[EngineError]:

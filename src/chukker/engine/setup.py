@@ -22,7 +22,7 @@ from typing import Any
 
 from chukker.engine.errors import SetupError
 from chukker.engine.types import End, PeriodsOption, ShootoutPlayers, Tiebreak, TwoPointLine
-from chukker.rules.editions import Edition, PeriodPlan, edition
+from chukker.rules.editions import Edition, PeriodPlan, edition, introduced_in
 
 FORMAT = "chukker-match/1"
 DEFAULT_RULES = "uspa-arena-2026"
@@ -42,6 +42,8 @@ class Options:
     two_point_line: TwoPointLine = TwoPointLine.CENTER
     #: which goal each team defends in period 1 (Rule 8: by lot), ``None``: first team west
     first_defends: tuple[tuple[str, End], ...] | None = None
+    #: practice: (period length, interval length) in ms, ``None`` for a real match
+    practice: tuple[int, int] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -55,7 +57,16 @@ class Options:
         }
         if self.first_defends is not None:
             out["first_defends"] = {k: str(v) for k, v in self.first_defends}
+        if self.practice is not None:
+            out["practice"] = _practice_dict(self.practice)
         return out
+
+
+def _practice_dict(p: tuple[int, int]) -> dict[str, Any]:
+    def s(ms: int) -> int | float:
+        return ms // 1000 if ms % 1000 == 0 else ms / 1000
+
+    return {"period_s": s(p[0]), "interval_s": s(p[1])}
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,6 +86,8 @@ class Team:
     captain: int
     players: tuple[Player, ...]
     extra: tuple[tuple[str, Any], ...] = ()
+    #: players who may come in (Rule 3; Penalty 7; Rule 16), numbers unique in the team
+    alternates: tuple[Player, ...] = ()
 
     @property
     def handicap(self) -> int:
@@ -82,7 +95,7 @@ class Team:
         return sum(p.handicap for p in self.players)
 
     def player(self, no: int) -> Player:
-        for p in self.players:
+        for p in self.players + self.alternates:
             if p.no == no:
                 return p
         raise KeyError(no)
@@ -93,6 +106,8 @@ class Team:
             "captain": self.captain,
             "players": [p.to_dict() for p in self.players],
         }
+        if self.alternates:
+            out["alternates"] = [p.to_dict() for p in self.alternates]
         out.update(self.extra)
         return out
 
@@ -113,7 +128,15 @@ class Setup:
 
     @property
     def plan(self) -> PeriodPlan:
-        return self.edition.plan(str(self.options.periods))
+        plan = self.edition.plan(str(self.options.periods))
+        if self.options.practice is None:
+            return plan
+        period, interval = self.options.practice
+        return PeriodPlan(plan.count, period, (interval,) * (plan.count - 1), "practice")
+
+    def interval_ms(self, value: int) -> int:
+        """An interval of the edition (extra periods, shootout), shortened in practice."""
+        return value if self.options.practice is None else self.options.practice[1]
 
     def team(self, team_id: str) -> Team:
         for t in self.teams:
@@ -186,9 +209,49 @@ class Setup:
             raise SetupError("teams", f"a match has exactly two teams, got {len(teams_doc)}")
         teams = tuple(_team(str(k), v, ed) for k, v in teams_doc.items())
         options = _options(doc.get("options", {}), (teams[0].id, teams[1].id))
+        _edition_has(ed, options)
         known = {"format", "rules", "options", "teams", "events"}
         extra = tuple((k, v) for k, v in doc.items() if k not in known)
         return cls(rules, ed, options, (teams[0], teams[1]), extra)
+
+
+def _edition_has(ed: Edition, options: Options) -> None:
+    """Refuse an option the edition's text does not have, naming the edition that has it."""
+    wanted = []
+    if options.split_periods:
+        wanted.append(("options.split_periods", "split_periods"))
+    if options.shootout_players is ShootoutPlayers.ONE:
+        wanted.append(("options.shootout_players", "shootout_players_one"))
+    for path, feature in wanted:
+        if not ed.has(feature):
+            first = introduced_in(feature)
+            raise SetupError(
+                path,
+                f"{feature} is not in the {ed.id} rules; it comes with {first}",
+                "not_in_edition",
+                feature=feature,
+                edition=str(ed.id),
+                introduced_in=first,
+            )
+
+
+def _practice(raw: Any) -> tuple[int, int] | None:
+    if raw is None:
+        return None
+    if not isinstance(raw, Mapping) or set(raw) - {"period_s", "interval_s"}:
+        raise SetupError("options.practice", 'must be {"period_s": N, "interval_s": M}')
+    out = []
+    for key, lo, hi in (("period_s", 10, 3600), ("interval_s", 0, 3600)):
+        v = raw.get(key)
+        if isinstance(v, bool) or not isinstance(v, int | float) or not lo <= v <= hi:
+            raise SetupError(
+                f"options.practice.{key}", f"must be a number of seconds from {lo} to {hi}"
+            )
+        ms = round(v * 1000)
+        if abs(v * 1000 - ms) > 1e-6:
+            raise SetupError(f"options.practice.{key}", "at most millisecond precision")
+        out.append(ms)
+    return (out[0], out[1])
 
 
 def _enum(path: str, value: Any, enum: Any) -> Any:
@@ -237,6 +300,7 @@ def _options(doc: Any, team_ids: tuple[str, str]) -> Options:
             "options.two_point_line", doc.get("two_point_line", d.two_point_line), TwoPointLine
         ),
         first_defends=fd,
+        practice=_practice(doc.get("practice")),
     )
 
 
@@ -285,5 +349,25 @@ def _team(team_id: str, doc: Any, ed: Edition) -> Team:
     captain = _int(f"{path}.captain", doc.get("captain"))
     if captain not in numbers:
         raise SetupError(f"{path}.captain", f"Rule 3: the captain is one of players 1-{n}")
-    extra = tuple((k, v) for k, v in doc.items() if k not in {"name", "captain", "players"})
-    return Team(team_id, name, captain, tuple(players), extra)
+    alternates: list[Player] = []
+    alt_doc = doc.get("alternates", [])
+    if not isinstance(alt_doc, list) or len(alt_doc) > 12:
+        raise SetupError(f"{path}.alternates", "must be a list of at most 12 players")
+    seen = set(numbers)
+    for i, p in enumerate(alt_doc):
+        ppath = f"{path}.alternates[{i}]"
+        if not isinstance(p, Mapping):
+            raise SetupError(ppath, "must be an object with no, name and handicap")
+        no = _int(f"{ppath}.no", p.get("no"))
+        if not 1 <= no <= 99 or no in seen:
+            raise SetupError(
+                f"{ppath}.no", "Rule 3: numbers are 1-99 and unique within the team"
+            )
+        seen.add(no)
+        pname = p.get("name", "")
+        if not isinstance(pname, str):
+            raise SetupError(f"{ppath}.name", "must be a string")
+        alternates.append(Player(no, pname, _int(f"{ppath}.handicap", p.get("handicap", 0))))
+    known = {"name", "captain", "players", "alternates"}
+    extra = tuple((k, v) for k, v in doc.items() if k not in known)
+    return Team(team_id, name, captain, tuple(players), extra, tuple(alternates))

@@ -17,6 +17,11 @@ class EventType(StrEnum):
     SHOT = "shot"
     MOVE_TO_15 = "move_to_15"
     UNDO = "undo"
+    # version 1.1
+    SUBSTITUTE = "substitute"
+    DESIGNATE = "designate"
+    RETURN = "return"
+    CLOCK = "clock"
 
 
 class Status(StrEnum):
@@ -39,6 +44,8 @@ class DecidedBy(StrEnum):
     EXTRA_PERIOD = "extra-period"
     SHOOTOUT = "shootout"
     FORFEIT = "forfeit"
+    #: a Penalty 1 goal awarded after the last horn of a tied match
+    PENALTY = "penalty"
 
 
 class PeriodsOption(StrEnum):

@@ -4,6 +4,24 @@ The rulebook's documents (importers, corpus, search, diffs, pages) live in
 :mod:`chukker.rulebook`; everything else reads its parameters from here.
 """
 
-from chukker.rules.editions import EDITIONS, Edition, EditionId, Param, PeriodPlan, edition
+from chukker.rules.editions import (
+    EDITIONS,
+    FEATURES,
+    Edition,
+    EditionId,
+    Param,
+    PeriodPlan,
+    edition,
+    introduced_in,
+)
 
-__all__ = ["EDITIONS", "Edition", "EditionId", "Param", "PeriodPlan", "edition"]
+__all__ = [
+    "EDITIONS",
+    "FEATURES",
+    "Edition",
+    "EditionId",
+    "Param",
+    "PeriodPlan",
+    "edition",
+    "introduced_in",
+]

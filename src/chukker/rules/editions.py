@@ -11,12 +11,24 @@ section heading's slug (``5.split-periods``).
 (240000, '5.tie-shootout-set-up')
 >>> edition("uspa-arena-2006").shootout_interval_ms.value
 120000
+>>> edition("uspa-arena-2006").has("split_periods"), introduced_in("split_periods")
+(False, 'uspa-arena-2026')
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, fields, replace
 from enum import StrEnum
+
+#: What an edition may have or lack; each is named by the feature (an option or an
+#: event type) that uses it.
+FEATURES = (
+    "split_periods",  # Rule 5 (2026), "Split periods"
+    "late_penalty_reset",  # Rule 5 (2026), "Penalties at the end of a period": reset to 5 s
+    "shootout_players_one",  # Rule 5 (2026): the committee may choose one player each
+    "shootout_rounds",  # Rule 5 (2026), "Scoring and further rounds"
+    "move_to_15",  # Rule 5 (2026), "Moving the ball closer"
+)
 
 
 class EditionId(StrEnum):
@@ -76,6 +88,16 @@ class Edition:
     rule10_goal_min_yd: Param
     players_per_team: Param
     handicap_base_periods: Param
+    shootout_spot_yd: Param
+    shootout_moved_spot_yd: Param
+    #: the :data:`FEATURES` this edition has
+    features: frozenset[str] = frozenset(FEATURES)
+    #: the year of the text, to tell which edition introduced a feature
+    year: int = 2026
+
+    def has(self, feature: str) -> bool:
+        """Whether the edition's text has ``feature`` (one of :data:`FEATURES`)."""
+        return feature in self.features
 
     def params(self) -> dict[str, Param]:
         """Every :class:`Param` of the edition by name."""
@@ -120,7 +142,9 @@ USPA_ARENA_2026 = Edition(
         10 * _MIN, "5.tie-extra-periods", "interval before extra periods"
     ),
     extra_between_interval_ms=Param(
-        4 * _MIN, "5.regulation-game", "between extra periods, as between regular ones"
+        4 * _MIN,
+        "contract:options.tiebreak",
+        "between extra periods: set by the match-record contract; Rule 5 does not set it",
     ),
     shootout_interval_ms=Param(4 * _MIN, "5.tie-shootout-set-up", "interval before the shootout"),
     shootout_round_interval_ms=Param(2 * _MIN, "5.scoring-and-further-rounds", "between rounds"),
@@ -143,24 +167,32 @@ USPA_ARENA_2026 = Edition(
     ),
     players_per_team=Param(3, "3", "numbered 1 to 3"),
     handicap_base_periods=Param(4, "17", "handicaps are based on four periods"),
+    shootout_spot_yd=Param(25, "5.taking-the-shot", "shootout free hit from the 25-yard line"),
+    shootout_moved_spot_yd=Param(
+        15, "5.moving-the-ball-closer", "the umpires may move the ball to the 15-yard line"
+    ),
 )
 
-#: The 2006 summary differs from the 2026 pages in the shootout interval
-#: (Rule 5(b): 2 minutes). What the summary does not say (split periods,
-#: shootout rounds) is taken as in 2026, and cited to the 2026 page.
+#: The 2006 summary, as its text says. Rule 5 there has the two period plans, the
+#: warning horn, extra periods after 10 minutes and a shootout after 2 minutes in
+#: which "each player will attempt a free hit from the 25-yard line ... Team with
+#: most goals wins". It has no split periods, no reset to 5 seconds before a late
+#: free hit, no one-player shootout, no further rounds and no move to the 15-yard
+#: line: those come with the 2026 pages, and an option or event that needs them is
+#: refused in a 2006 match, naming the edition that introduced it.
 USPA_ARENA_2006 = replace(
     USPA_ARENA_2026,
     id=EditionId.USPA_ARENA_2006,
     title="USPA Arena Rules 2006 (summary)",
-    source="2006 summary of the 18 arena rules; 2026 Rule 5 page where the summary is silent",
+    source="2006 summary of the 18 arena rules",
     regulation=PeriodPlan(4, 7 * _MIN + 30_000, (4 * _MIN, 10 * _MIN, 4 * _MIN), "5"),
     six=PeriodPlan(6, 5 * _MIN, (4 * _MIN, 4 * _MIN, 10 * _MIN, 4 * _MIN, 4 * _MIN), "5"),
     warning_at_ms=Param(30_000, "5", "recommended warning horn"),
     extra_first_interval_ms=Param(10 * _MIN, "5", "interval before extra periods"),
-    extra_between_interval_ms=Param(
-        4 * _MIN, "5", "between extra periods, as between regular ones"
-    ),
     shootout_interval_ms=Param(2 * _MIN, "5", "interval before the shootout"),
+    shootout_spot_yd=Param(25, "5", "each player attempts a free hit from the 25-yard line"),
+    features=frozenset(),
+    year=2006,
 )
 
 EDITIONS: dict[str, Edition] = {
@@ -176,3 +208,9 @@ def edition(edition_id: str) -> Edition:
     except KeyError:
         known = ", ".join(EDITIONS)
         raise ValueError(f"rules: unknown edition {edition_id!r} (known: {known})") from None
+
+
+def introduced_in(feature: str) -> str:
+    """The id of the earliest edition that has ``feature``."""
+    having = sorted((e for e in EDITIONS.values() if e.has(feature)), key=lambda e: e.year)
+    return str(having[0].id) if having else "no edition"

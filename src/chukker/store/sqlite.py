@@ -59,6 +59,7 @@ CREATE TABLE IF NOT EXISTS horns (
     sounded_ms INTEGER NOT NULL,
     PRIMARY KEY (match_id, at_ms, kind)
 );
+CREATE INDEX IF NOT EXISTS matches_newest ON matches(created_ms DESC, id DESC);
 CREATE TRIGGER IF NOT EXISTS events_append_only_u BEFORE UPDATE ON events
 BEGIN SELECT RAISE(ABORT, 'events are append-only'); END;
 CREATE TRIGGER IF NOT EXISTS events_append_only_d BEFORE DELETE ON events
@@ -71,7 +72,12 @@ BEGIN SELECT RAISE(ABORT, 'events are append-only'); END;
 
 
 class SQLiteStore:
-    """An :class:`~chukker.store.base.EventStore` in one SQLite file."""
+    """An :class:`~chukker.store.base.EventStore` in one SQLite file.
+
+    Writes go through one connection, one at a time. Reads use a connection
+    per worker thread (WAL lets them read while a write is in progress), so a
+    listing never holds up an append or a horn.
+    """
 
     backend = Backend.SQLITE
 
@@ -85,8 +91,30 @@ class SQLiteStore:
         self._db.execute("PRAGMA synchronous=FULL")
         self._db.execute("PRAGMA foreign_keys=ON")
         self._db.executescript(SCHEMA)
+        self._local = threading.local()
+        self._readers: list[sqlite3.Connection] = []
+        self._readers_lock = threading.Lock()
+        self._closed = False
+
+    def _reader(self) -> sqlite3.Connection:
+        db: sqlite3.Connection | None = getattr(self._local, "db", None)
+        if db is None:
+            if self._closed:
+                raise sqlite3.ProgrammingError("the store is closed")
+            db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None,
+                                 timeout=30.0)
+            db.execute("PRAGMA query_only=ON")
+            self._local.db = db
+            with self._readers_lock:
+                self._readers.append(db)
+        return db
 
     def close(self) -> None:
+        self._closed = True
+        with self._readers_lock:
+            for db in self._readers:
+                db.close()
+            self._readers.clear()
         with self._lock:
             self._db.close()
 
@@ -102,19 +130,28 @@ class SQLiteStore:
         return MatchRow(match_id, header, created_ms, None, timekeeper_hash, committee_hash)
 
     def get_match(self, match_id: str) -> MatchRow:
-        with self._lock:
-            r = self._db.execute(
-                f"SELECT {MATCH_COLS} FROM matches WHERE id = ?", (match_id,)
-            ).fetchone()
+        r = self._reader().execute(
+            f"SELECT {MATCH_COLS} FROM matches WHERE id = ?", (match_id,)
+        ).fetchone()
         if r is None:
             raise UnknownMatch(match_id)
         return match_row(r)
 
-    def list_matches(self, limit: int = 100) -> list[MatchRow]:
-        with self._lock:
-            rows = self._db.execute(
-                f"SELECT {MATCH_COLS} FROM matches ORDER BY created_ms DESC, id LIMIT ?",
+    def list_matches(self, limit: int = 100,
+                     before: tuple[int, str] | None = None) -> list[MatchRow]:
+        """Newest first, ``limit`` at most, those strictly before the ``(created_ms, id)``
+        cursor; on a reader connection of its own (WAL), never behind an append."""
+        db = self._reader()
+        if before is None:
+            rows = db.execute(
+                f"SELECT {MATCH_COLS} FROM matches ORDER BY created_ms DESC, id DESC LIMIT ?",
                 (limit,),
+            ).fetchall()
+        else:
+            rows = db.execute(
+                f"SELECT {MATCH_COLS} FROM matches WHERE (created_ms, id) < (?, ?) "
+                "ORDER BY created_ms DESC, id DESC LIMIT ?",
+                (before[0], before[1], limit),
             ).fetchall()
         return [match_row(r) for r in rows]
 
@@ -152,11 +189,10 @@ class SQLiteStore:
                 raise
 
     def events(self, match_id: str, after_seq: int = 0) -> list[StoredEvent]:
-        with self._lock:
-            rows = self._db.execute(
-                f"SELECT {EVENT_COLS} FROM events WHERE match_id = ? AND seq > ? ORDER BY seq",
-                (match_id, after_seq),
-            ).fetchall()
+        rows = self._reader().execute(
+            f"SELECT {EVENT_COLS} FROM events WHERE match_id = ? AND seq > ? ORDER BY seq",
+            (match_id, after_seq),
+        ).fetchall()
         return [event_row(r) for r in rows]
 
     def record_horn(self, match_id: str, horn: HornRow) -> bool:
@@ -169,10 +205,9 @@ class SQLiteStore:
             return cur.rowcount == 1
 
     def horns(self, match_id: str) -> list[HornRow]:
-        with self._lock:
-            rows = self._db.execute(
-                "SELECT at_ms, period, kind, sounded_ms FROM horns WHERE match_id = ? "
-                "ORDER BY at_ms, kind",
-                (match_id,),
-            ).fetchall()
+        rows = self._reader().execute(
+            "SELECT at_ms, period, kind, sounded_ms FROM horns WHERE match_id = ? "
+            "ORDER BY at_ms, kind",
+            (match_id,),
+        ).fetchall()
         return [HornRow(*r) for r in rows]

@@ -158,12 +158,19 @@ def sheet_data(header: dict[str, Any], report: dict[str, Any], events: list[dict
         fouls.append({**f, "clock": period_clock(int(f["period"]), clocks.get(ev)),
                       "converted": conv.get(ev)})
     corrections = []
-    gone = cancelled(events)
-    for i, e in enumerate(events, 1):
-        if e.get("type") == "clock" and i not in gone:
-            corrections.append({"event": i, "at": e.get("at"), "remaining": e.get("remaining"),
-                                "to": fmt_clock(round(float(e.get("remaining", 0)) * 1000)),
-                                "reason": e.get("reason", "")})
+    if report.get("corrections") is not None:  # the engine's own list (spec 1.1)
+        for c in report["corrections"]:
+            corrections.append({"event": c.get("event"), "at": c.get("at"),
+                                "period": c.get("period"),
+                                "from": fmt_clock(c.get("from_ms")),
+                                "to": fmt_clock(c.get("to_ms")), "reason": c.get("reason", "")})
+    else:
+        gone = cancelled(events)
+        for i, e in enumerate(events, 1):
+            if e.get("type") == "clock" and i not in gone:
+                corrections.append({"event": i, "at": e.get("at"), "period": None, "from": "",
+                                    "to": fmt_clock(round(float(e.get("remaining", 0)) * 1000)),
+                                    "reason": e.get("reason", "")})
     numbers = sorted({int(p["number"]) for p in report.get("periods", [])}
                      | {p for k in ids for p in by_period[k]})
     so = report.get("shootout") or {}

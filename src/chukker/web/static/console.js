@@ -65,7 +65,10 @@
   function fill(tmpl, params) {
     let missing = false;
     const out = tmpl.replace(/\{(\w+)(?:![rsa])?(?::[^{}]*)?\}/g, (all, k) => {
-      if (params && Object.prototype.hasOwnProperty.call(params, k)) return String(params[k]);
+      if (params && Object.prototype.hasOwnProperty.call(params, k)) {
+        const v = params[k];
+        return typeof v === "string" && L["ev_" + v] ? L["ev_" + v] : String(v); // event names in words
+      }
       missing = true; return all;
     });
     return missing ? null : out;
@@ -77,7 +80,7 @@
       const t = fill(R[code], j.params || {});
       if (t) return t;
     }
-    return j.message || ("HTTP " + status);
+    return j.reason || j.message || ("HTTP " + status); // the reason, without "event N (... s)"
   }
   live.refusalText = refusalText;
 
