@@ -42,7 +42,7 @@ SHOW = """(rep) => {
 
 
 def serve(db: Path) -> tuple[str, Any]:
-    app = create_app(db)
+    app = create_app(db, organiser="screens-organiser", open_mode=True, open_rate=(1000, 1000))
     sock = socket.socket()
     sock.bind(("127.0.0.1", 0))
     port = sock.getsockname()[1]

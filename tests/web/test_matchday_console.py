@@ -296,7 +296,7 @@ def test_practice_period_ends_with_a_horn_cue_and_the_interval_counts_down(
         expect(page.locator(".practice-badge").first).to_be_visible()
         expect(page.locator(".horn-cue")).to_be_visible(timeout=8_000)
         expect(page.locator("#horn-kind")).to_contain_text("end of period")
-        expect(page.locator("[data-interval]")).to_have_text("Interval")
+        expect(page.locator("[data-interval]")).to_have_text("Before period 2")
         expect(page.locator("[data-interval]")).to_contain_text("Interval over", timeout=8_000)
         expect(page.locator("[data-clock]")).to_have_text("0:00")
         page.close()

@@ -107,7 +107,7 @@ def test_interval_is_the_main_countdown_and_says_when_it_has_run_out(
     page.evaluate(SHOW, reports["interval"])
     page.wait_for_timeout(100)
     assert page.locator("[data-clock]").inner_text() in ("3:10", "3:09")
-    assert page.locator("[data-interval]").inner_text() == "Interval"
+    assert page.locator("[data-interval]").inner_text() == "Before period 2"
     page.evaluate(SHOW, reports["interval_over"])
     page.wait_for_timeout(100)
     assert page.locator("[data-clock]").inner_text() == "0:00"

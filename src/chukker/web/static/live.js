@@ -141,7 +141,8 @@
       document.body.classList.toggle("interval-over", over);
       let iv = "";
       if (r.interval) {
-        iv = L["interval_" + r.interval.kind] || L.interval || "Interval";
+        iv = r.interval.kind === "regular" ? (L.before_period || "Before period") + " " + (r.period + 1)
+          : (L["interval_" + r.interval.kind] || L.interval || "Interval");
         if (over) iv = (L.interval_over || "Interval over: bowl in when ready");
       } else if (r.mount_change && r.status === "stopped") {
         iv = (L.mount_change || "Mount change") + " " + fmt(msLeft({ remaining_ms: r.mount_change.remaining_ms, running: true }, r));
