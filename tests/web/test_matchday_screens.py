@@ -118,3 +118,26 @@ def test_interval_is_the_main_countdown_and_says_when_it_has_run_out(
     page.wait_for_timeout(100)
     assert page.locator("[data-phase]").inner_text() == "Final"
     page.close()
+
+
+@pytest.mark.parametrize("width,height", [(360, 740), (1366, 768)])
+def test_other_pages_fit_phones_and_laptops(browser: Any, live_server: Any, store_at: Any,
+                                            width: int, height: int) -> None:
+    import time
+
+    from chukker.web.demo import seed_finished_match
+
+    long_named_match(live_server)
+    done = seed_finished_match(store_at, int(time.time() * 1000))
+    page = browser.new_page(viewport={"width": width, "height": height})
+    wide = []
+    for path in ("/", "/new", f"/m/{done}", f"/m/{done}/sheet", "/rules/", "/plays/",
+                 "/?lang=es", f"/m/{done}/sheet?lang=it"):
+        page.goto(live_server.url + path)
+        got = page.evaluate("() => [document.documentElement.scrollWidth, window.innerWidth, "
+                            "!!document.querySelector('header.bar .langs a')]")
+        if got[0] > got[1] + 1:
+            wide.append(f"{path}: {got[0]} > {got[1]}")
+        assert got[2], f"{path}: no language switch in the shared bar"
+    page.close()
+    assert not wide, wide
