@@ -61,7 +61,8 @@ JS_LABELS = {
     "card_yellow": "yellow", "card_red": "red", "reason_injury": "injury",
     "reason_equipment": "equipment", "reason_mount": "mount", "reason_other": "other",
     "result_goal": "goal", "result_miss": "miss", "result_forfeit": "forfeit",
-    "horn_end": "end of period", "before_period": "Before period", "horn_split": "split", "horn_warning": "30 seconds",
+    "horn_end": "end of period", "horn_split": "split", "horn_warning": "30 seconds",
+    "before_period": "Before period",
 }
 
 
