@@ -210,7 +210,7 @@ async def index(request: Request) -> Response:
 def status_text(rep: dict[str, Any], gettext: Any) -> str:
     """'Period 2 · In play', 'Interval', 'Final' ... in the page's language."""
     status = str(rep["status"])
-    text = gettext(JS_LABELS.get(status, status))
+    text = str(gettext(JS_LABELS.get(status, status)))
     if status in ("in_play", "stopped") and rep.get("period"):
         text = f"{gettext('Period')} {rep['period']} · {text}"
     return text
@@ -385,7 +385,7 @@ async def sheet_pdf(request: Request, match_id: str) -> Response:
     ctx = await sheet_parts(request, match_id)
     if isinstance(ctx, Response):
         return ctx
-    html = _sheet_html(request, ctx, pdf=True).body.decode()
+    html = bytes(_sheet_html(request, ctx, pdf=True).body).decode()
     try:
         data, pages = await asyncio.to_thread(sheet.render_pdf, html)
     except sheet.PdfUnavailable:

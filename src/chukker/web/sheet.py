@@ -220,7 +220,7 @@ class PdfUnavailable(RuntimeError):
 def render_pdf(html: str) -> tuple[bytes, int]:
     """The sheet page as PDF bytes, and its number of pages."""
     try:
-        import weasyprint
+        import weasyprint  # type: ignore[import-untyped]
     except (ImportError, OSError) as e:
         raise PdfUnavailable(str(e)) from e
     # the page's own stylesheet, read from the package; nothing is fetched
