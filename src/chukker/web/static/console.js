@@ -498,9 +498,21 @@
     $("horn-kind").textContent = (kinds[h.kind] || h.kind) + (h.period ? " · P" + h.period : "");
   });
 
+  // the console cues the end of a period from its own drawn clock too (the server's
+  // horn may be late or, offline, not come): once per period
+  const cued = new Set();
+  function localEnd(rep) {
+    if (!rep || !rep.clock.running || live.holdAt || rep.interval || !rep.period) return;
+    const key = rep.period + ":" + rep.seq;
+    if (live.msLeft(rep.clock, rep) > 0 || cued.has(key)) return;
+    cued.add(key);
+    live.localHorn({ kind: "end", period: rep.period, local: true });
+  }
+
   // the "clock is stopped" reminder says for how long; the bar stays current
   setInterval(() => {
     renderNet();
+    localEnd(live.state);
     const rep = live.state;
     if (!rep || rep.status !== "stopped") return;
     const last = events.length ? events[events.length - 1].at : 0;

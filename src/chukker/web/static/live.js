@@ -233,7 +233,17 @@
     audio.resume();
   };
   live.disableSound = () => { if (audio) audio.suspend(); };
+  // a horn the console cued itself (its drawn clock ran out) is not cued again when
+  // the server's horn for the same period arrives
+  const recentHorns = new Map();
+  live.freshHorn = (h) => {
+    const k = h.period + ":" + h.kind, now = Date.now(), t = recentHorns.get(k);
+    recentHorns.set(k, now);
+    return !(t && now - t < 10000);
+  };
+  live.localHorn = (h) => { for (const fn of live.hornListeners) fn(h); };
   live.onHorn((h) => {
+    if (!live.freshHorn(h)) return;
     document.body.classList.remove("horn");
     void document.body.offsetWidth;
     document.body.classList.add("horn");
