@@ -11,6 +11,7 @@ One page per screen: the states are fed to the page's one rendering entry point
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -141,3 +142,22 @@ def test_other_pages_fit_phones_and_laptops(browser: Any, live_server: Any, stor
         assert got[2], f"{path}: no language switch in the shared bar"
     page.close()
     assert not wide, wide
+
+
+def test_home_page_follows_each_match(browser: Any, live_server: Any) -> None:
+    from playwright.sync_api import expect
+
+    m = long_named_match(live_server)
+    page = browser.new_page(viewport={"width": 1366, "height": 768})
+    page.goto(live_server.url + "/")
+    row = page.locator(f"tr[data-match='{m['match_id']}']")
+    expect(row.locator("[data-home-status]")).to_have_text("Pre-match")
+    with live_server.client() as c:
+        r = c.post(f"/api/matches/{m['match_id']}/events", json={
+            "command_id": "b1", "event": {"type": "bowl_in"}},
+            headers={"authorization": "Bearer " + m["timekeeper_token"]})
+        assert r.status_code == 201
+    expect(row.locator("[data-home-status]")).to_have_text("Period 1 · In play",
+                                                           timeout=10_000)
+    expect(row.locator("[data-home-clock]")).to_have_text(re.compile(r"7:[0-3]\d"))
+    page.close()

@@ -188,7 +188,7 @@ async def index(request: Request) -> Response:
     tr = translations(lang_of(request))
     matches = []
     for r in rows:
-        item: dict[str, Any] = {"id": r.id, "title": title_of(r.header),
+        item: dict[str, Any] = {"id": r.id, "title": title_of(r.header), "team_ids": [],
                                 "practice": practice_of(r.header) is not None,
                                 "status": "", "score": "", "clock": ""}
         try:
@@ -197,6 +197,7 @@ async def index(request: Request) -> Response:
             matches.append(item)
             continue
         ids = list(r.header.get("teams", {}))
+        item["team_ids"] = ids
         item["status_code"] = rep["status"]
         item["status"] = status_text(rep, tr.gettext)
         item["score"] = " – ".join(str(rep["score"].get(k, 0)) for k in ids)
@@ -204,7 +205,9 @@ async def index(request: Request) -> Response:
         if rep["status"] not in ("pre_match", "final"):
             item["clock"] = fmt_clock(iv["remaining_ms"] if iv else rep["clock"]["remaining_ms"])
         matches.append(item)
-    return render(request, "index.html", matches=matches)
+    labels = {k: tr.gettext(JS_LABELS[k]) for k in
+              ("pre_match", "in_play", "stopped", "interval", "shootout", "final", "period")}
+    return render(request, "index.html", matches=matches, labels=labels)
 
 
 def status_text(rep: dict[str, Any], gettext: Any) -> str:
