@@ -132,3 +132,24 @@ def test_api_docs_served_from_the_package_without_cdn(client: Any) -> None:
             assert client.get(src).status_code == 200, src
     assert "/apidocs/swagger-ui-bundle.js" in client.get("/docs").text
     assert client.get("/apidocs/../pages.py").status_code == 404
+
+
+def test_committee_archives_a_match_and_brings_it_back(client: Any, make_match: Any) -> None:
+    m = make_match(client)
+    sheet = client.get(f"/m/{m.id}/sheet").text
+    token = re.search(r'name="csrf" value="([^"]+)"', sheet).group(1)  # type: ignore[union-attr]
+    committee = m.cm["authorization"].split()[1]
+    timekeeper = m.tk["authorization"].split()[1]
+    url = f"/m/{m.id}/archive"
+    r = client.post(url, data={"csrf": token, "committee_token": timekeeper})
+    assert r.status_code == 403  # the timekeeper cannot
+    assert client.post(url, data={"csrf": "forged", "committee_token": committee}
+                       ).status_code == 403
+    r = client.post(url, data={"csrf": token, "committee_token": committee},
+                    follow_redirects=False)
+    assert r.status_code == 303
+    assert f'data-match="{m.id}"' not in client.get("/").text
+    assert f'data-match="{m.id}"' in client.get("/?archived=1").text
+    assert client.get(f"/api/matches/{m.id}/record").status_code == 200  # record kept
+    client.post(url, data={"csrf": token, "committee_token": committee, "action": "restore"})
+    assert f'data-match="{m.id}"' in client.get("/").text

@@ -25,7 +25,7 @@ from chukker.store._engine import Match, Setup, SetupError
 from chukker.web import api_errors, sheet
 from chukker.web.api import check_header, match_urls, service
 from chukker.web.i18n import LANGUAGES, language_name, pick_language, translations
-from chukker.web.live import LiveMatch, ServiceError
+from chukker.web.live import LiveMatch, Role, ServiceError
 from chukker.web.security import CSRF_COOKIE, csrf_ok, new_csrf
 
 HERE = Path(__file__).parent
@@ -185,9 +185,13 @@ fmt_clock = sheet.fmt_clock
 async def index(request: Request) -> Response:
     svc = service(request)
     rows = await asyncio.to_thread(svc.store.list_matches, 100)
+    archived = await asyncio.to_thread(svc.store.archived)
+    show_archived = request.query_params.get("archived") == "1"
     tr = translations(lang_of(request))
     matches = []
     for r in rows:
+        if (r.id in archived) != show_archived:
+            continue
         item: dict[str, Any] = {"id": r.id, "title": title_of(r.header), "team_ids": [],
                                 "practice": practice_of(r.header) is not None,
                                 "status": "", "score": "", "clock": ""}
@@ -207,7 +211,33 @@ async def index(request: Request) -> Response:
         matches.append(item)
     labels = {k: tr.gettext(JS_LABELS[k]) for k in
               ("pre_match", "in_play", "stopped", "interval", "shootout", "final", "period")}
-    return render(request, "index.html", matches=matches, labels=labels)
+    return render(request, "index.html", matches=matches, labels=labels,
+                  show_archived=show_archived, n_archived=len(archived))
+
+
+@router.post("/m/{match_id}/archive", response_class=HTMLResponse)
+async def archive_match(request: Request, match_id: str) -> Response:
+    """The committee files a match away from the home page, or brings it back.
+
+    A form with the committee's token (never the timekeeper's) and the CSRF field;
+    the record itself is untouched."""
+    raw = await request.form()
+    form = {k: v for k, v in raw.items() if isinstance(v, str)}
+    gettext = translations(lang_of(request)).gettext
+    if not csrf_ok(request.cookies.get(CSRF_COOKIE), form.get("csrf")):
+        return error_page(request, 403, gettext(
+            "The form has expired or came from another site; reload it and try again."))
+    svc = service(request)
+    try:
+        lm = await svc.load(match_id)
+    except (UnknownMatch, ServiceError) as e:
+        return error_page(request, 404, str(e))
+    if svc.role_of(lm, form.get("committee_token", "").strip()) is not Role.COMMITTEE:
+        return error_page(request, 403, gettext("Only the committee's token can archive a match."))
+    archive = form.get("action") != "restore"
+    await asyncio.to_thread(svc.store.set_archived, lm.id, archive, svc.clock.now_ms())
+    return RedirectResponse(f"/?lang={lang_of(request)}" + ("" if archive else "&archived=1"),
+                            status_code=303)
 
 
 def status_text(rep: dict[str, Any], gettext: Any) -> str:
@@ -369,9 +399,14 @@ def _sheet_html(request: Request, ctx: dict[str, Any], pdf: bool = False) -> HTM
     decided = rep.get("decided_by")
     decided_text = tr.gettext(sheet.DECIDED[decided]) if decided in sheet.DECIDED else ""
     plan = ctx["lm"].row.header.get("options", {}).get("periods", "regulation")
-    return render(request, "sheet.html", status_label=status_label, rules_title=rules_title,
-                  decided_text=decided_text, plan=plan, pdf=pdf, info=ctx["info"],
-                  **{k: v for k, v in ctx.items() if k != "info"})
+    csrf = request.cookies.get(CSRF_COOKIE) or new_csrf()
+    archived = ctx["match_id"] in service(request).store.archived()
+    resp = render(request, "sheet.html", status_label=status_label, rules_title=rules_title,
+                  decided_text=decided_text, plan=plan, pdf=pdf, info=ctx["info"], csrf=csrf,
+                  archived=archived, **{k: v for k, v in ctx.items() if k != "info"})
+    if not pdf:
+        resp.set_cookie(CSRF_COOKIE, csrf, httponly=True, samesite="strict")
+    return resp
 
 
 @router.get("/m/{match_id}/sheet", response_class=HTMLResponse)
