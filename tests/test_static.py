@@ -15,6 +15,7 @@ STRICT = [
     "src/chukker/record",
     "src/chukker/rules",
     "src/chukker/rulebook",
+    "src/chukker/tournament",
 ]
 
 

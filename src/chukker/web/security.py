@@ -336,7 +336,7 @@ MAX_NUMBER = 1e9
 
 
 def clean(value: Any, path: str = "", depth: int = 0, max_depth: int = MAX_DEPTH) -> Any:
-    """``value`` with its strings in NFC, or :class:`BadInput` naming the first problem.
+    r"""``value`` with its strings in NFC, or :class:`BadInput` naming the first problem.
 
     Refused: lone surrogates, strings longer than their field's limit,
     nesting deeper than ``max_depth``, more than ``MAX_ITEMS`` items, numbers
