@@ -133,6 +133,7 @@ def test_other_pages_fit_phones_and_laptops(browser: Any, live_server: Any, stor
     page = browser.new_page(viewport={"width": width, "height": height})
     wide = []
     for path in ("/", "/new", f"/m/{done}", f"/m/{done}/sheet", "/rules/", "/plays/",
+                 "/tournaments",
                  "/?lang=es", f"/m/{done}/sheet?lang=it"):
         page.goto(live_server.url + path)
         got = page.evaluate("() => [document.documentElement.scrollWidth, window.innerWidth, "

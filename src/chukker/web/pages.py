@@ -122,9 +122,17 @@ def lang_of(request: Request) -> str:
                          request.headers.get("accept-language"))
 
 
+#: which entry of the shared bar a page belongs to, from its path
+SECTIONS = (("/tournaments", "tournaments"), ("/learn", "learn"), ("/rules", "rules"),
+            ("/plays", "plays"))
+
+
 def render(request: Request, template: str, status: int = 200, **ctx: Any) -> HTMLResponse:
     lang = lang_of(request)
     tr = translations(lang)
+    path = request.url.path
+    ctx.setdefault("section", next((name for prefix, name in SECTIONS
+                                    if path.startswith(prefix)), "matches"))
     html = ENV.get_template(template).render(
         lang=lang, _=tr.gettext, static=static_url,
         languages=[(c, language_name(c)) for c in LANGUAGES], **ctx,
