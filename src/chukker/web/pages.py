@@ -62,7 +62,7 @@ JS_LABELS = {
     "reason_equipment": "equipment", "reason_mount": "mount", "reason_other": "other",
     "result_goal": "goal", "result_miss": "miss", "result_forfeit": "forfeit",
     "horn_end": "end of period", "horn_split": "split", "horn_warning": "30 seconds",
-    "before_period": "Before period",
+    "before_period": "Before period", "shots": "Shots", "next": "Next",
 }
 
 

@@ -88,6 +88,12 @@
     setText("[data-corrections]", nc ? (L.clock_corrected || "Clock corrected") + (nc > 1 ? " ×" + nc : "") : "");
     let status = L[r.status] || r.status;
     if (r.status === "final" && r.winner) status += " · " + (L.winner || "Winner") + ": " + teamName(r.winner);
+    const so = r.shootout;
+    if (r.status === "shootout") {  // the shots so far, and who hits next
+      const sc = (so && so.score) || {};
+      status = (L.shots || "Shots") + " " + cfg.team_ids.map((t) => sc[t] || 0).join(" – ");
+      if (so && so.next) status += " · " + (L.next || "Next") + ": " + teamName(so.next.team) + " " + playerName(so.next.team, so.next.player);
+    }
     setText("[data-status]", status);
     const pen = r.pending_penalty;
     setText("[data-penalty]", pen ? (L.penalty || "Penalty") + " " + pen.penalty + " → " + teamName(pen.to) : "");
@@ -132,7 +138,7 @@
       // during an interval its countdown is the main clock; it says when it has run out
       const ivLeft = r.interval ? msLeft({ remaining_ms: r.interval.remaining_ms, running: true }, r) : null;
       const left = r.interval ? ivLeft : msLeft(r.clock, r);
-      setText("[data-clock]", fmt(left) || "0:00");
+      setText("[data-clock]", r.status === "shootout" ? "—" : (fmt(left) || "0:00"));
       const running = r.clock.running && !live.holdAt;
       const last30 = running && left != null && left <= 30000 && left > 0;
       document.body.classList.toggle("last30", !!last30);
