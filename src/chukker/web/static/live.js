@@ -92,7 +92,7 @@
     if (r.status === "shootout") {  // the shots so far, and who hits next
       const sc = (so && so.score) || {};
       status = (L.shots || "Shots") + " " + cfg.team_ids.map((t) => sc[t] || 0).join(" – ");
-      if (so && so.next) status += " · " + (L.next || "Next") + ": " + teamName(so.next.team) + " " + playerName(so.next.team, so.next.player);
+      if (so && so.next) status += " · " + (L.next || "Next") + ": " + teamName(so.next.team) + " · " + playerName(so.next.team, so.next.player);
     }
     setText("[data-status]", status);
     const pen = r.pending_penalty;
