@@ -88,6 +88,13 @@ def _page_langs(corpus: Corpus | None) -> list[str]:
 
 
 LANGUAGES = _Langs(SITE_LANGS)
+def _plays_for(clause: str, lang: str) -> list[dict[str, Any]]:
+    """Shipped plays illustrating ``clause`` (links and the figure's drawing); none if absent."""
+    try:
+        from chukker.web.plays_pages import illustrating
+    except ImportError:
+        return []
+    return illustrating(clause, lang)
 
 
 def _year(edition: str) -> str:
@@ -232,6 +239,7 @@ def make_router(db: str | Path | None = None) -> Router:
             year=_year,
             page_ids={c.id for c in page.clauses},
             rule_of=rule_of_clause_id,
+            plays_for=_plays_for,
         )
 
     async def clause_permalink(request: Request) -> Response:
