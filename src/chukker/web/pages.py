@@ -90,19 +90,42 @@ def refusal_templates(lang: str) -> dict[str, str]:
     return out
 
 
-def event_clocks(header: dict[str, Any], events: list[dict[str, Any]]) -> dict[int, int]:
-    """The period clock (remaining ms) just after each goal, foul, whistle, time-out and
-    clock correction, by event number: the times the timeline and the sheet show."""
+def event_times(header: dict[str, Any], events: list[dict[str, Any]]
+                ) -> dict[int, tuple[int, int]]:
+    """(period, period clock in remaining ms) just after each goal, foul, whistle,
+    time-out, free hit and clock correction, by event number: the times the timeline,
+    the console's log and the sheet show."""
     m = Match(Setup.from_dict(header))
-    out: dict[int, int] = {}
+    out: dict[int, tuple[int, int]] = {}
     for i, ev in enumerate(events, 1):
         try:
             m.apply(ev)
         except (ValueError, TypeError, KeyError):
             break
         if ev.get("type") in CLOCKED:
-            out[i] = int(m.report(round(float(ev["at"]) * 1000))["clock"]["remaining_ms"])
+            rep = m.report(round(float(ev["at"]) * 1000))
+            out[i] = (int(rep["period"]), int(rep["clock"]["remaining_ms"]))
     return out
+
+
+_TIMES_CACHE: dict[tuple[str, int], dict[int, tuple[int, int]]] = {}
+
+
+def cached_event_times(lm: LiveMatch) -> dict[int, tuple[int, int]]:
+    """:func:`event_times` of a live match, kept per (match, number of events)."""
+    key = (lm.id, lm.seq)
+    got = _TIMES_CACHE.get(key)
+    if got is None:
+        got = event_times(lm.row.header, [e.event for e in lm.stored])
+        if len(_TIMES_CACHE) > 256:
+            _TIMES_CACHE.clear()
+        _TIMES_CACHE[key] = got
+    return got
+
+
+def event_clocks(header: dict[str, Any], events: list[dict[str, Any]]) -> dict[int, int]:
+    """The period clock (remaining ms) after each clocked event, by event number."""
+    return {i: ms for i, (_p, ms) in event_times(header, events).items()}
 
 
 CLOCKED = frozenset({"goal", "foul", "whistle", "timeout", "clock", "free_hit"})
@@ -170,11 +193,13 @@ async def live_context(request: Request, match_id: str) -> dict[str, Any] | HTML
     lang = lang_of(request)
     tr = translations(lang)
     practice = practice_of(lm.row.header)
-    clocks = event_clocks(lm.row.header, [e.event for e in lm.stored])
+    times = cached_event_times(lm)
+    clocks = {i: ms for i, (_p, ms) in times.items()}
     cfg = {"match_id": lm.id, "team_ids": ids, "regular_periods": regular, "lang": lang,
            "teams": {k: {"name": teams[k].get("name") or k, "players": teams[k]["players"]}
                      for k in ids},
            "practice": practice, "clocks": clocks,
+           "periods": {i: p for i, (p, _ms) in times.items()},
            "labels": {k: tr.gettext(v) for k, v in JS_LABELS.items()},
            "refusals": refusal_templates(lang)}
     for k in ids:

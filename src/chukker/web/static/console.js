@@ -229,7 +229,8 @@
     if (ev.reason) s += " · " + (L["reason_" + ev.reason] || ev.reason);
     if (ev.result) s += " · " + (L["result_" + ev.result] || ev.result);
     if (ev.type === "undo") s += " #" + ev.event;
-    if (ev.at != null) s += " @" + ev.at.toFixed(1) + " s";
+    if (seq && live.clocks[seq] != null && live.periods[seq]) s += " · P" + live.periods[seq] + " " + live.fmt(live.clocks[seq]);
+    else if (ev.at != null) s += " @" + ev.at.toFixed(1) + " s";
     return s;
   }
 
@@ -256,7 +257,7 @@
     for (let j = events.length; j >= 1; j--) {
       const li = document.createElement("li");
       li.value = j;
-      li.textContent = describe(events[j - 1]) + " ";
+      li.textContent = describe(events[j - 1], j).replace(/^#\d+ /, "") + " ";
       if (c.has(j)) li.classList.add("cancelled");
       else if (events[j - 1].type !== "undo") {
         const b = document.createElement("button");

@@ -160,11 +160,15 @@
 
   // the period clock at each event (event number -> remaining ms): from the page, then
   // from each event message's report (the state as of that event)
-  const clocks = cfg.clocks || {};
+  const clocks = cfg.clocks || {}, periods = cfg.periods || {};
   live.clocks = clocks;
+  live.periods = periods;
 
   function update(report, msg) {
-    if (msg && msg.kind === "event" && report && report.clock && msg.seq != null) clocks[msg.seq] = report.clock.remaining_ms;
+    if (msg && msg.kind === "event" && report && report.clock && msg.seq != null) {
+      clocks[msg.seq] = report.clock.remaining_ms;
+      periods[msg.seq] = report.period;
+    }
     live.state = report;
     live.seq = report.seq;
     renderStatic(report);
