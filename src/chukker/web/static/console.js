@@ -230,7 +230,6 @@
     if (ev.result) s += " · " + (L["result_" + ev.result] || ev.result);
     if (ev.type === "undo") s += " #" + ev.event;
     if (seq && live.clocks[seq] != null && live.periods[seq]) s += " · P" + live.periods[seq] + " " + live.fmt(live.clocks[seq]);
-    else if (ev.at != null) s += " @" + ev.at.toFixed(1) + " s";
     return s;
   }
 
