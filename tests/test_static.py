@@ -16,6 +16,9 @@ STRICT = [
     "src/chukker/rules",
     "src/chukker/rulebook",
     "src/chukker/tournament",
+    "src/chukker/config.py",
+    "src/chukker/ops_cli.py",
+    "src/chukker/store/backup.py",
 ]
 
 

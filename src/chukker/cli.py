@@ -31,6 +31,11 @@ _SUBAPPS: dict[str, tuple[str, str]] = {
 _REGISTERED: dict[str, str] = {
     "serve": "chukker.web.cli",
     "organiser-token": "chukker.web.cli",
+    "config": "chukker.ops_cli",
+    "backup": "chukker.ops_cli",
+    "export": "chukker.ops_cli",
+    "import": "chukker.ops_cli",
+    "examples": "chukker.ops_cli",
 }
 
 

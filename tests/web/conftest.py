@@ -146,15 +146,12 @@ def server_factory() -> Any:
 
 
 def merge_patch(target: Any, patch: Any) -> Any:
-    """RFC 7386, as live.js applies it."""
-    if not isinstance(patch, dict):
+    """RFC 7386 as live.js applies it: a null member is kept as null."""
+    if not isinstance(patch, dict) or not isinstance(target, dict):
         return patch
-    out = dict(target) if isinstance(target, dict) else {}
+    out = dict(target)
     for k, v in patch.items():
-        if v is None:
-            out.pop(k, None)
-        else:
-            out[k] = merge_patch(out.get(k), v)
+        out[k] = merge_patch(out.get(k), v)
     return out
 
 

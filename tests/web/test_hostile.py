@@ -339,3 +339,16 @@ def test_posted_at_is_taken_when_plausible_else_the_server_stamps(
     r = client.post(f"/api/matches/{m.id}/events", headers=m.tk,
                     json={"command_id": "x", "event": {"type": "whistle"}, "at": "inf"})
     assert_json_refusal(r, 422, "bad_request")
+
+
+def test_attacker_reads_every_match_and_memory_stays_bounded(
+        client: Any, make_match: Any, monkeypatch: Any) -> None:
+    from chukker.web import live
+
+    monkeypatch.setattr(live, "MAX_LOADED", 3)
+    ids = [make_match(client).id for _ in range(6)]
+    for mid in ids:
+        assert client.get(f"/api/matches/{mid}").status_code == 200
+    svc = client.app.state.service
+    assert len(svc._matches) == 3 and set(svc._matches) == set(ids[3:])
+    assert client.get(f"/api/matches/{ids[0]}").status_code == 200  # loads again

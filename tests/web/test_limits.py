@@ -80,3 +80,26 @@ def test_slowloris_connection_is_closed_after_the_header_timeout(
         assert data == b"" and time.monotonic() - t0 < 4  # closed, not answered
         s.close()
         assert httpx.get(srv.url + "/api/time").status_code == 200
+
+
+def test_a_closed_stream_gives_its_slot_back(live_server: Any, make_match: Any) -> None:
+    caps = live_server.app.state.streams
+    svc = live_server.app.state.service
+    with live_server.client() as c:
+        m = make_match(c)
+        with c.stream("GET", f"/api/matches/{m.id}/stream") as r:
+            next(r.iter_lines())
+            assert caps.open == 1 and len(svc._matches[m.id].subscribers) == 1
+        end = time.monotonic() + 10
+        while (caps.open or svc._matches[m.id].subscribers) and time.monotonic() < end:
+            time.sleep(0.05)
+        assert caps.open == 0 and not svc._matches[m.id].subscribers
+
+
+def test_over_the_cap_a_spectator_gets_503_with_retry_after(client: Any,
+                                                            make_match: Any) -> None:
+    client.app.state.streams = StreamCaps(total=0, per_address=0, reserved=0)
+    m = make_match(client)
+    r = client.get(f"/api/matches/{m.id}/stream")
+    assert r.status_code == 503 and r.json()["code"] == "too_many_streams"
+    assert r.headers["retry-after"] == "5"

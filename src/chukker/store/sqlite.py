@@ -32,6 +32,9 @@ from chukker.store.base import (
     match_row,
 )
 
+#: how many of the newest matches the store keeps in memory for the lists
+RECENT = 100
+
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS matches (
     id TEXT PRIMARY KEY,
@@ -99,6 +102,10 @@ class SQLiteStore:
         self._readers: list[sqlite3.Connection] = []
         self._readers_lock = threading.Lock()
         self._closed = False
+        #: the newest matches, while no match was created or started since (one server
+        #: per file, so this process sees every change)
+        self._recent: list[MatchRow] | None = None
+        self._recent_gen = 0
 
     def _reader(self) -> sqlite3.Connection:
         db: sqlite3.Connection | None = getattr(self._local, "db", None)
@@ -131,6 +138,8 @@ class SQLiteStore:
                 f"INSERT INTO matches ({MATCH_COLS}) VALUES (?, ?, ?, NULL, ?, ?)",
                 (match_id, header_json(header), created_ms, timekeeper_hash, committee_hash),
             )
+            self._recent_gen += 1
+            self._recent = None
         return MatchRow(match_id, header, created_ms, None, timekeeper_hash, committee_hash)
 
     def get_match(self, match_id: str) -> MatchRow:
@@ -145,12 +154,22 @@ class SQLiteStore:
                      before: tuple[int, str] | None = None) -> list[MatchRow]:
         """Newest first, ``limit`` at most, those strictly before the ``(created_ms, id)``
         cursor; on a reader connection of its own (WAL), never behind an append."""
+        if before is None and limit <= RECENT:
+            recent = self._recent
+            if recent is not None:
+                return recent[:limit]
         db = self._reader()
         if before is None:
+            gen = self._recent_gen
             rows = db.execute(
                 f"SELECT {MATCH_COLS} FROM matches ORDER BY created_ms DESC, id DESC LIMIT ?",
-                (limit,),
+                (max(limit, RECENT),),
             ).fetchall()
+            found = [match_row(r) for r in rows]
+            with self._lock:
+                if gen == self._recent_gen:
+                    self._recent = found
+            return found[:limit]
         else:
             rows = db.execute(
                 f"SELECT {MATCH_COLS} FROM matches WHERE (created_ms, id) < (?, ?) "
@@ -188,6 +207,9 @@ class SQLiteStore:
                         (start_ms, match_id),
                     )
                 db.execute("COMMIT")
+                if event.seq == 1:
+                    self._recent_gen += 1
+                    self._recent = None
             except BaseException:
                 db.execute("ROLLBACK")
                 raise

@@ -32,11 +32,11 @@ from chukker.web.live import (
     ServiceError,
     hash_token,
 )
+from chukker.web.logging import annotate
 from chukker.web.security import BadInput, bearer, clean, client_address, require_organiser
 
 router = APIRouter(prefix="/api", tags=["live"])
 
-KEEPALIVE_S = 15.0
 EVENT_TYPES = frozenset(t.value for t in EventType)
 MATCH_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 HEADER_KEYS = frozenset({"format", "rules", "options", "teams", "events",
@@ -102,7 +102,8 @@ def check_event(event: Any) -> dict[str, Any]:
             raise ServiceError(422, getattr(e, "code", "invalid_event"), str(e)[:300],
                                params=getattr(e, "params", None)
                                or {"field": "event", "reason": str(e)[:200]}) from None
-    return ev
+    out: dict[str, Any] = ev
+    return out
 
 
 def check_header(header: Any) -> dict[str, Any]:
@@ -141,7 +142,8 @@ def check_header(header: Any) -> dict[str, Any]:
                                params=getattr(e, "params", None)
                                or {"path": getattr(e, "path", "body"),
                                    "reason": getattr(e, "reason", str(e)[:200])}) from None
-    return h
+    out: dict[str, Any] = h
+    return out
 
 
 class EventCommand(BaseModel):
@@ -300,6 +302,7 @@ async def post_event(
 ) -> Any:
     lm = await load(request, match_id)
     role = await authorise(request, lm, authorization)
+    annotate(request, role=role, command_id=cmd.command_id)
     event = check_event(cmd.event)
     acc = await service(request).submit(lm, role, cmd.command_id, event, cmd.at)
     body = {"seq": acc.seq, "at": acc.event["at"], "recorded_ms": acc.recorded_ms,
@@ -376,6 +379,7 @@ async def stream(
         if not released:
             released = True
             caps.release(address)
+            svc.unsubscribe(lm, sub)
 
     since = last
     given = (last_event_id or "").strip()
@@ -391,12 +395,7 @@ async def stream(
                 if queue.empty():
                     if sub.dropped:
                         return
-                    try:
-                        async with asyncio.timeout(KEEPALIVE_S):
-                            first = await queue.get()
-                    except TimeoutError:
-                        yield b": keepalive\n\n"
-                        continue
+                    first = await queue.get()  # keep-alive comments come from the service
                 else:
                     first = queue.get_nowait()
                 # whatever else is queued goes out in the same write
@@ -407,7 +406,6 @@ async def stream(
                 if text:
                     yield text
         finally:
-            svc.unsubscribe(lm, sub)
             release()
 
     gen = messages()

@@ -17,9 +17,10 @@ from fastapi.responses import JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from chukker.config import Settings
 from chukker.store import EventStore, open_store
-from chukker.web import api, api_errors, pages
-from chukker.web.limits import StreamCaps
+from chukker.web import api, api_errors, observe, pages
+from chukker.web.limits import StreamCaps, StreamGate
 from chukker.web.live import LiveService, ServiceError
 from chukker.web.security import (
     BodyLimit,
@@ -71,13 +72,15 @@ def _keep_collector_out_of_the_fanout() -> None:
 
 
 def create_app(store: EventStore | str | Path, *, organiser: str | None = None,
-               open_mode: bool = False, open_rate: tuple[float, float] = (10, 0.5)) -> FastAPI:
+               open_mode: bool = False, open_rate: tuple[float, float] = (10, 0.5),
+               settings: Settings | None = None) -> FastAPI:
     """The app on ``store`` (an :class:`EventStore`, a ``postgresql://`` URL or a file path).
 
     Creating matches needs ``organiser`` (default: ``$CHUKKER_ORGANISER_TOKEN``,
     else the token kept beside the SQLite file, created on first use); with
     ``open_mode`` anyone may create them, ``open_rate`` = (burst, per second)
-    per address.
+    per address. ``settings`` (:mod:`chukker.config`): limits, trusted proxies, metrics
+    and access log; the defaults when ``None``.
 
     >>> import tempfile, os
     >>> app = create_app(os.path.join(tempfile.mkdtemp(), "t.sqlite3"))
@@ -87,7 +90,10 @@ def create_app(store: EventStore | str | Path, *, organiser: str | None = None,
     st = open_store(store) if isinstance(store, str | Path) else store
     svc = LiveService(st)
     window = os.environ.get("CHUKKER_AT_WINDOW_S")
-    if window:
+    if settings is not None:
+        svc.at_window_ms = round(settings.limits.at_window_s * 1000)
+        organiser = organiser or settings.organiser_token
+    elif window:
         svc.at_window_ms = round(float(window) * 1000)
     if organiser is None:
         where = str(store) if isinstance(store, str | Path) else str(getattr(st, "path", ""))
@@ -115,8 +121,11 @@ def create_app(store: EventStore | str | Path, *, organiser: str | None = None,
         docs_url=None, redoc_url=None,  # served from the package by pages.py (no CDN)
     )
     app.state.service = svc
-    app.state.throttle = Throttle()
-    app.state.streams = StreamCaps.from_env()
+    lim = (settings or Settings()).limits
+    app.state.throttle = Throttle(lim.bad_tokens_free, lim.bad_tokens_block,
+                                  lim.bad_tokens_window_s)
+    app.state.streams = StreamCaps.from_env() if settings is None else StreamCaps(
+        lim.max_streams, lim.max_streams_per_address, max(1, lim.max_streams // 20))
     app.state.organiser = Organiser(organiser, open_mode, RateLimit(*open_rate))
 
     @app.exception_handler(ServiceError)
@@ -153,13 +162,19 @@ def create_app(store: EventStore | str | Path, *, organiser: str | None = None,
     app.include_router(pages.router)
     app.mount("/static", StaticFiles(directory=HERE / "static"), name="static")
     _mount_optional(app)
-    app.add_middleware(BodyLimit)
+    app.add_middleware(BodyLimit, limit=lim.max_body_bytes)
     app.add_middleware(SecurityHeaders)
+    app.add_middleware(StreamGate)
+    observe.install(app, settings)
     return app
 
 
 def app_from_env() -> Any:
-    """For ``uvicorn --factory chukker.web.app:app_from_env``: the store from the environment."""
-    import os
+    """For ``uvicorn --factory chukker.web.app:app_from_env``: the settings
+    (``$CHUKKER_CONFIG`` and the environment) and their database."""
+    from chukker.config import load
+    from chukker.store import open_store
 
-    return create_app(os.environ.get("CHUKKER_DATABASE_URL") or "chukker.sqlite3")
+    s = load()
+    return create_app(open_store(s.database_target(), pg_schema=s.database_schema),
+                      organiser=s.organiser_token, open_mode=s.open, settings=s)

@@ -46,13 +46,18 @@ from chukker.store import (
     UnknownMatch,
 )
 from chukker.store._engine import EngineError, Match, Setup
-from chukker.web import api_errors
+from chukker.web import api_errors, metrics
 
 log = logging.getLogger("chukker.live")
 
 #: messages a slow client may have queued before it is dropped (it reconnects
 #: with Last-Event-ID and gets what it missed)
 QUEUE_LIMIT = 512
+#: matches kept folded in memory beyond which idle ones (no stream, no clock running,
+#: nothing in flight) are let go, least recently used first; they load again on demand
+MAX_LOADED = 2000
+#: seconds between two keep-alive comments on every stream
+KEEPALIVE_S = 15.0
 #: subscribers served per event-loop iteration when a message fans out
 FANOUT_SLICE = 64
 
@@ -93,6 +98,9 @@ class Quarantined(UnknownMatch):
     def __str__(self) -> str:
         return str(self.args[0])
 
+
+#: deeper reports or headers cannot be sent (JSON encoders stop) and are quarantined
+MAX_REPORT_DEPTH = 20
 
 #: how far in the past a posted ``at`` may be (seconds); see ``LiveService.stamp``
 AT_WINDOW_S = 60.0
@@ -165,13 +173,15 @@ class LiveMatch:
     #: a deadline came while an append was in flight; handled after it
     deadline_pending: bool = False
     #: messages being handed to the subscribers, oldest first, with who gets them
-    outbox: deque[tuple[bytes, list[Subscriber]]] = field(default_factory=deque)
+    outbox: deque[tuple[bytes, list[Subscriber], float]] = field(default_factory=deque)
     #: the report last sent to the subscribers (patches are computed from it)
     last_report: dict[str, Any] | None = None
     #: command_id -> stored event (idempotency without scanning the log)
     commands: dict[str, StoredEvent] = field(default_factory=dict)
     #: set while an accepted event is being made durable; readers wait for it
     inflight: asyncio.Future[None] | None = None
+    #: monotonic time of the last request for this match
+    used: float = 0.0
 
     @property
     def id(self) -> str:
@@ -213,6 +223,7 @@ class LiveService:
         self.at_window_ms = round(AT_WINDOW_S * 1000)
         self._tasks: set[asyncio.Task[Any]] = set()
         self._listener: asyncio.Task[None] | None = None
+        self._keepalive_task: asyncio.Task[None] | None = None
         #: (deadline wall ms, published wall ms) of recent horns, for the benchmark
         self.horn_lateness: deque[tuple[int, int]] = deque(maxlen=10_000)
         self.on_publish: Callable[[str, str], None] | None = None
@@ -232,8 +243,11 @@ class LiveService:
                 self._reschedule(lm)
         if self.store.backend is Backend.POSTGRES:
             self._listener = asyncio.create_task(self._listen())
+        self._keepalive_task = asyncio.create_task(self._keepalive())
 
     async def stop(self) -> None:
+        if self._keepalive_task is not None:
+            self._keepalive_task.cancel()
         if self._listener is not None:
             self._listener.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
@@ -320,17 +334,31 @@ class LiveService:
                 finally:
                     del self._loading[match_id]
                 fut.set_result(lm)
+        lm.used = time.monotonic()
         while lm.inflight is not None:  # reads show only durable events
             await asyncio.shield(lm.inflight)
         return lm
+
+    def _evict(self) -> None:
+        """Let idle matches go once more than ``MAX_LOADED`` are in memory."""
+        over = len(self._matches) - MAX_LOADED
+        if over <= 0:
+            return
+        idle = [lm for lm in self._matches.values()
+                if not lm.subscribers and lm.timer is None and not lm.lock.locked()
+                and lm.inflight is None and not lm.outbox]
+        idle.sort(key=lambda lm: lm.used)
+        for lm in idle[:over]:
+            del self._matches[lm.id]
 
     async def _load(self, match_id: str) -> LiveMatch:
         row = await asyncio.to_thread(self.store.get_match, match_id)
         events = await asyncio.to_thread(self.store.events, match_id)
         try:
             m = Match(Setup.from_dict(row.header), [e.event for e in events])
-            m.report()  # a state that cannot be reported is as bad as one that cannot be folded
-            json.dumps(row.header)
+            # a state that cannot be reported (or sent) is as bad as one that cannot be folded
+            if _depth(m.report()) > MAX_REPORT_DEPTH or _depth(row.header) > MAX_REPORT_DEPTH:
+                raise ValueError(f"nested deeper than {MAX_REPORT_DEPTH} levels")
         except Exception as e:  # any failure: quarantine, keep serving the others
             reason = f"{type(e).__name__}: {e}"[:300]
             self.quarantined[match_id] = reason
@@ -339,8 +367,10 @@ class LiveService:
         lm = LiveMatch(row=row, match=m, stored=events)
         lm.commands = {e.command_id: e for e in events}
         lm.horn_cursor_ms = max(lm.last_at_ms(), self._now_at(lm))
+        lm.used = time.monotonic()
         self._matches[match_id] = lm
         self._reschedule(lm)
+        self._evict()
         return lm
 
     def _rebuild(self, lm: LiveMatch) -> None:
@@ -533,8 +563,8 @@ class LiveService:
     def _publish_change(self, lm: LiveMatch, head: str, rep: dict[str, Any]) -> None:
         """Send ``head`` (an event or horn message, or nothing) and what changed in the report.
 
-        The change is an RFC 7386 merge patch from the last report sent; where a
-        merge patch cannot say it (a value becomes null) the whole report goes.
+        The change is an RFC 7386 merge patch from the last report sent (the whole
+        report when none was sent yet).
         """
         prev = lm.last_report
         lm.last_report = rep
@@ -552,14 +582,26 @@ class LiveService:
         milliseconds; in slices, a horn falling due meanwhile waits one slice at most.
         Messages of one match keep their order.
         """
-        lm.outbox.append((msg.encode(), list(lm.subscribers)))
         if self.on_publish is not None:
             self.on_publish(lm.id, msg)
+        self._enqueue(lm, msg.encode())
+
+    def _enqueue(self, lm: LiveMatch, data: bytes) -> None:
+        lm.outbox.append((data, list(lm.subscribers), time.perf_counter()))
         if len(lm.outbox) == 1:
             self._pump(lm, 0)
 
+    async def _keepalive(self) -> None:
+        """A comment to every stream every ``KEEPALIVE_S``: one timer for all of them
+        (a timer per stream and per message costs more than the message)."""
+        while True:
+            await asyncio.sleep(KEEPALIVE_S)
+            for lm in list(self._matches.values()):
+                if lm.subscribers:
+                    self._enqueue(lm, b": keepalive\n\n")
+
     def _pump(self, lm: LiveMatch, start: int) -> None:
-        msg, subs = lm.outbox[0]
+        msg, subs, t0 = lm.outbox[0]
         end = min(start + FANOUT_SLICE, len(subs))
         for sub in subs[start:end]:
             if sub.dropped:
@@ -573,6 +615,7 @@ class LiveService:
             asyncio.get_running_loop().call_soon(self._pump, lm, end)
             return
         lm.outbox.popleft()
+        metrics.fanned_out(time.perf_counter() - t0)
         if lm.outbox:
             asyncio.get_running_loop().call_soon(self._pump, lm, 0)
 
@@ -621,6 +664,7 @@ class LiveService:
         lm.horn_cursor_ms = d
         for h in sounded:
             self.horn_lateness.append((lm.start_ms + d, now))
+            metrics.horn_sounded((now - lm.start_ms - d) / 1000)
             row = HornRow(round(float(h["at"]) * 1000), int(h.get("period", 0)),
                           str(h.get("kind", "")), now)
             self._spawn(asyncio.to_thread(self.store.record_horn, lm.id, row))
@@ -633,14 +677,18 @@ def _with_start(row: MatchRow, start_ms: int) -> MatchRow:
     )
 
 
-def merge_diff(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any] | None:
-    """The RFC 7386 merge patch that turns ``old`` into ``new``; ``None`` where a merge
-    patch cannot say it (a member becomes null: a null in a patch deletes).
+def merge_diff(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
+    """The RFC 7386 merge patch that turns ``old`` into ``new``.
+
+    A member that becomes null (or goes) is sent as null: applied by RFC 7386
+    it is left out, which readers take as null; ``live.js`` keeps it as null,
+    which gives back ``new`` exactly (a report's members never go away).
+    Arrays that change are sent whole (RFC 7386 has no way to append).
 
     >>> merge_diff({"a": 1, "c": {"x": 1, "y": 2}, "d": 4}, {"a": 1, "c": {"x": 3, "y": 2}})
     {'d': None, 'c': {'x': 3}}
-    >>> merge_diff({"w": "A"}, {"w": None}) is None
-    True
+    >>> merge_diff({"w": "A", "r": None}, {"w": None, "r": {"spot": None}})
+    {'w': None, 'r': {'spot': None}}
     """
     patch: dict[str, Any] = {}
     for k in old:
@@ -652,16 +700,19 @@ def merge_diff(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any] | Non
             if o == v:
                 continue
             if isinstance(v, dict) and isinstance(o, dict):
-                sub = merge_diff(o, v)
-                if sub is None:
-                    return None
-                patch[k] = sub
+                patch[k] = merge_diff(o, v)
                 continue
-        if v is None or (isinstance(v, dict) and _has_null_member(v)):
-            return None
         patch[k] = v
     return patch
 
 
-def _has_null_member(d: dict[str, Any]) -> bool:
-    return any(v is None or (isinstance(v, dict) and _has_null_member(v)) for v in d.values())
+def _depth(v: Any, limit: int = MAX_REPORT_DEPTH + 1) -> int:
+    """How deep ``v`` nests (counting stops past ``limit``).
+
+    >>> _depth({"a": [1, {"b": 2}]}), _depth(1)
+    (3, 0)
+    """
+    if limit <= 0 or not isinstance(v, dict | list):
+        return 0
+    items = v.values() if isinstance(v, dict) else v
+    return 1 + max((_depth(x, limit - 1) for x in items), default=0)

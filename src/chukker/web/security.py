@@ -20,6 +20,8 @@ from fastapi import Header, Request
 from starlette.exceptions import HTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from chukker.web.proxy import client_of_request
+
 MAX_BODY = 64 * 1024
 
 
@@ -223,9 +225,10 @@ class RateLimit:
 def client_address(request: Request) -> str:
     """The address every per-address limit and log uses for ``request``.
 
-    The peer's address; the ops helper makes it honour trusted proxies.
+    The peer's address, or, when the peer is a trusted proxy (setting
+    ``trusted_proxies``), the client it forwards for (:mod:`chukker.web.proxy`).
     """
-    return request.client.host if request.client else "?"
+    return client_of_request(request)
 
 
 # --------------------------------------------------------------------- organiser
@@ -344,7 +347,7 @@ def clean(value: Any, path: str = "", depth: int = 0, max_depth: int = MAX_DEPTH
 
     >>> clean({"name": "Cafe\u0301"})["name"] == "Caf\u00e9"
     True
-    >>> clean({"name": "Bl\ud800ue"})
+    >>> clean({"name": "Bl" + chr(0xD800) + "ue"})
     Traceback (most recent call last):
     ...
     chukker.web.security.BadInput: name: not valid Unicode (a lone surrogate)

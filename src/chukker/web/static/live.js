@@ -185,12 +185,13 @@
     // caused; backlog events (on resume) come without one, before the full state
     let held = [];
     let base = null;
+    // RFC 7386, except that a null member is kept as null (the server sends null for a
+    // member that became null; a report's members never go away)
     const mergePatch = (target, patch) => {
       if (patch === null || typeof patch !== "object" || Array.isArray(patch)) return patch;
-      const out = (target && typeof target === "object" && !Array.isArray(target)) ? Object.assign({}, target) : {};
-      for (const k of Object.keys(patch)) {
-        if (patch[k] === null) delete out[k]; else out[k] = mergePatch(out[k], patch[k]);
-      }
+      if (!target || typeof target !== "object" || Array.isArray(target)) return patch;
+      const out = Object.assign({}, target);
+      for (const k of Object.keys(patch)) out[k] = mergePatch(out[k], patch[k]);
       return out;
     };
     const flushBacklog = () => {
