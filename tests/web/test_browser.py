@@ -95,10 +95,10 @@ def test_create_match_run_period_from_keyboard_display_follows_undo_and_reconnec
 
     # a foul with its penalty from the dialog, then the free hit restarts the clock
     tk.keyboard.press("f")
-    tk.select_option("#foul-form select[name=team]", "B")
-    tk.select_option("#foul-form select[name=penalty]", "3")
+    tk.keyboard.press("b")  # fouling team B
+    tk.keyboard.press("3")  # penalty 3
     tk.fill("#foul-form input[name=clause]", "13b")
-    tk.locator("#foul-form button[value=ok]").click()
+    tk.keyboard.press("Enter")  # records, wherever the focus is
     expect(screen.locator("[data-penalty]")).to_contain_text("Penalty 3")
     tk.keyboard.press("Space")  # free hit
     expect(screen.locator("[data-status]")).to_have_text("In play")

@@ -51,20 +51,39 @@ def _seconds_to_ms(at: float | None) -> int | None:
 
 
 def replay_cmd(
-    file: Annotated[Path, typer.Argument(help="The match record (.json or .toml).")],
+    files: Annotated[list[Path], typer.Argument(
+        help="Match records (.json or .toml); several give one report each, in order.")],
     as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
     at: Annotated[float | None, typer.Option("--at", help="Report the state at T seconds.")] = None,
 ) -> None:
-    """Replay a match record and report the state (as of --at T, else run on)."""
-    record = _read(file)
-    try:
-        report = replay(record, _seconds_to_ms(at))
-    except (EngineError, RecordError) as e:
-        raise _fail(f"{file}: {e}", EXIT_REFUSED) from None
-    if as_json:
-        sys.stdout.write(json.dumps(report, ensure_ascii=False) + "\n")
-        return
-    _summary(record, report)
+    """Replay match records and report the state (as of --at T, else run on).
+
+    With several files: one report each (with --json one JSON object per line); a file
+    refused or unreadable gets its line on stderr, the others are still reported, and
+    the exit code is that of the first failure.
+    """
+    at_ms = _seconds_to_ms(at)
+    failed: int | None = None
+    for file in files:
+        try:
+            record = _read(file)
+            try:
+                report = replay(record, at_ms)
+            except (EngineError, RecordError) as e:
+                raise _fail(f"{file}: {e}", EXIT_REFUSED) from None
+        except typer.Exit as ex:
+            if len(files) == 1:
+                raise
+            failed = failed if failed is not None else ex.exit_code
+            continue
+        if as_json:
+            sys.stdout.write(json.dumps(report, ensure_ascii=False) + "\n")
+            continue
+        if len(files) > 1:
+            Console().print(f"[bold]{file}[/bold]")
+        _summary(record, report)
+    if failed is not None:
+        raise typer.Exit(failed)
 
 
 def check_cmd(

@@ -67,6 +67,10 @@ CREATE TABLE IF NOT EXISTS {schema}.horns (
     sounded_ms BIGINT NOT NULL,
     PRIMARY KEY (match_id, at_ms, kind)
 );
+CREATE TABLE IF NOT EXISTS {schema}.archived (
+    match_id TEXT PRIMARY KEY REFERENCES {schema}.matches(id),
+    archived_ms BIGINT NOT NULL
+);
 """
 
 
@@ -94,6 +98,11 @@ class PostgresStore:
             # one creator at a time: concurrent CREATE ... IF NOT EXISTS can still collide
             self._db.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", (schema,))
             self._db.execute(_schema_sql(schema).encode())
+
+    def ping(self) -> None:
+        """Raise unless the database answers (readiness checks)."""
+        with self._rlock:
+            self._rdb.execute("SELECT 1").fetchone()
 
     def close(self) -> None:
         with self._rlock:
@@ -199,6 +208,25 @@ class PostgresStore:
                 (match_id, horn.at_ms, horn.period, horn.kind, horn.sounded_ms),
             )
             return cur.rowcount == 1
+
+    def set_archived(self, match_id: str, archived: bool, at_ms: int) -> None:
+        """The committee files a match away (or brings it back); its record is untouched."""
+        with self._lock:
+            if archived:
+                self._db.execute(
+                    f"INSERT INTO {self.schema}.archived (match_id, archived_ms) "
+                    "VALUES (%s, %s) ON CONFLICT DO NOTHING".encode(), (match_id, at_ms))
+            else:
+                self._db.execute(
+                    f"DELETE FROM {self.schema}.archived WHERE match_id = %s".encode(),
+                    (match_id,))
+
+    def archived(self) -> set[str]:
+        """The ids of the archived matches."""
+        with self._rlock:
+            rows = self._rdb.execute(
+                f"SELECT match_id FROM {self.schema}.archived".encode()).fetchall()
+        return {r[0] for r in rows}
 
     def horns(self, match_id: str) -> list[HornRow]:
         with self._rlock:

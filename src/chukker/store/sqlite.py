@@ -63,6 +63,10 @@ CREATE TABLE IF NOT EXISTS horns (
     PRIMARY KEY (match_id, at_ms, kind)
 );
 CREATE INDEX IF NOT EXISTS matches_newest ON matches(created_ms DESC, id DESC);
+CREATE TABLE IF NOT EXISTS archived (
+    match_id TEXT PRIMARY KEY REFERENCES matches(id),
+    archived_ms INTEGER NOT NULL
+);
 CREATE TRIGGER IF NOT EXISTS events_append_only_u BEFORE UPDATE ON events
 BEGIN SELECT RAISE(ABORT, 'events are append-only'); END;
 CREATE TRIGGER IF NOT EXISTS events_append_only_d BEFORE DELETE ON events
@@ -115,6 +119,10 @@ class SQLiteStore:
             with self._readers_lock:
                 self._readers.append(db)
         return db
+
+    def ping(self) -> None:
+        """Raise unless the database answers (readiness checks; never served from a cache)."""
+        self._reader().execute("SELECT 1").fetchone()
 
     def close(self) -> None:
         self._closed = True
@@ -225,6 +233,19 @@ class SQLiteStore:
                 (match_id, horn.at_ms, horn.period, horn.kind, horn.sounded_ms),
             )
             return cur.rowcount == 1
+
+    def set_archived(self, match_id: str, archived: bool, at_ms: int) -> None:
+        """The committee files a match away (or brings it back); its record is untouched."""
+        with self._lock:
+            if archived:
+                self._db.execute("INSERT OR IGNORE INTO archived (match_id, archived_ms) "
+                                 "VALUES (?, ?)", (match_id, at_ms))
+            else:
+                self._db.execute("DELETE FROM archived WHERE match_id = ?", (match_id,))
+
+    def archived(self) -> set[str]:
+        """The ids of the archived matches."""
+        return {r[0] for r in self._reader().execute("SELECT match_id FROM archived")}
 
     def horns(self, match_id: str) -> list[HornRow]:
         rows = self._reader().execute(

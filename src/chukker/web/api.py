@@ -39,7 +39,8 @@ router = APIRouter(prefix="/api", tags=["live"])
 
 EVENT_TYPES = frozenset(t.value for t in EventType)
 MATCH_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
-HEADER_KEYS = frozenset({"format", "rules", "options", "teams", "events"})
+HEADER_KEYS = frozenset({"format", "rules", "options", "teams", "events",
+                         "match_info"})  # match_info: the score sheet's details (pages)
 HANDICAP_RANGE = (-2, 10)
 HEADER_DEPTH = 6
 #: Last-Event-ID / ?last values beyond this are not sequence numbers

@@ -118,6 +118,7 @@ def create_app(store: EventStore | str | Path, *, organiser: str | None = None,
         "The server stamps each event's time; a command_id is idempotent for the whole match.",
         version="1",
         lifespan=lifespan,
+        docs_url=None, redoc_url=None,  # served from the package by pages.py (no CDN)
     )
     app.state.service = svc
     lim = (settings or Settings()).limits

@@ -199,9 +199,9 @@ def apply_process_settings(s: Settings) -> None:
     rulebook's database and the tournaments' folder."""
     import os
 
-    from chukker.web import api, i18n, limits, live, pages
+    from chukker.web import i18n, limits, live, pages
 
-    api.KEEPALIVE_S = s.server.stream_keepalive_s
+    live.KEEPALIVE_S = s.server.stream_keepalive_s
     limits.HEADER_TIMEOUT_S = s.limits.header_timeout_s
     limits.BODY_TIMEOUT_S = s.limits.body_timeout_s
     live.QUEUE_LIMIT = s.limits.stream_queue

@@ -3,20 +3,29 @@
 from __future__ import annotations
 
 import asyncio
-from collections import defaultdict
+import importlib
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlencode
 
 from fastapi import APIRouter, Request
-from fastapi.responses import HTMLResponse, Response
+from fastapi.openapi.docs import get_redoc_html, get_swagger_ui_html
+from fastapi.responses import (
+    FileResponse,
+    HTMLResponse,
+    JSONResponse,
+    RedirectResponse,
+    Response,
+)
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 
+from chukker.rules import edition
 from chukker.store import UnknownMatch
-from chukker.store._engine import Setup, SetupError
-from chukker.web import api_errors
+from chukker.store._engine import Match, Setup, SetupError
+from chukker.web import api_errors, sheet
 from chukker.web.api import check_header, match_urls, service
 from chukker.web.i18n import LANGUAGES, language_name, pick_language, translations
-from chukker.web.live import LiveMatch, ServiceError
+from chukker.web.live import LiveMatch, Role, ServiceError
 from chukker.web.security import CSRF_COOKIE, csrf_ok, new_csrf
 
 HERE = Path(__file__).parent
@@ -43,7 +52,88 @@ JS_LABELS = {
     "ev_undo": "Undo", "undo": "Undo", "nothing_to_undo": "Nothing to undo",
     "press_u_again": "Press U again to undo", "need_token": "Enter the timekeeper's token first.",
     "retrying": "Network error; retrying", "no_shot": "No shot is due",
+    "ev_clock": "Clock correction", "ev_substitute": "Substitution", "ev_designate": "Designation",
+    "ev_return": "Return", "online": "Online",
+    "offline": "Offline: commands are kept and sent on reconnect", "queued": "{n} queued",
+    "not_now": "Not possible now", "wait_queue": "Wait until the queued commands are sent",
+    "server_time_used": "stamped with the server's time",
+    "interval_over": "Interval over: bowl in when ready", "clock_corrected": "Clock corrected",
+    "card_yellow": "yellow", "card_red": "red", "reason_injury": "injury",
+    "reason_equipment": "equipment", "reason_mount": "mount", "reason_other": "other",
+    "result_goal": "goal", "result_miss": "miss", "result_forfeit": "forfeit",
+    "horn_end": "end of period", "horn_split": "split", "horn_warning": "30 seconds",
+    "before_period": "Before period", "shots": "Shots", "next": "Next",
 }
+
+
+def refusal_templates(lang: str) -> dict[str, str]:
+    """Each refusal code's message template in ``lang``, for the console to fill in.
+
+    The engine's templates (``chukker.engine.errors.MESSAGES``) and the API's
+    (``chukker.web.api_errors.MESSAGES``), each translated through the merged
+    catalog (``refusals.po``, ``api.po``: msgid = the English template). The console
+    fills ``{name}`` from the refusal's ``params``; a refusal whose code is not here
+    is shown with its English ``message``.
+
+    >>> isinstance(refusal_templates("es"), dict)
+    True
+    """
+    tr = translations(lang)
+    out: dict[str, str] = {}
+    for module in ("chukker.engine.errors", "chukker.web.api_errors"):
+        try:
+            table = getattr(importlib.import_module(module), "MESSAGES", {})
+        except ImportError:
+            continue
+        for code, template in dict(table).items():
+            out.setdefault(str(code), tr.gettext(str(template)))
+    return out
+
+
+def event_times(header: dict[str, Any], events: list[dict[str, Any]]
+                ) -> dict[int, tuple[int, int]]:
+    """(period, period clock in remaining ms) just after each goal, foul, whistle,
+    time-out, free hit and clock correction, by event number: the times the timeline,
+    the console's log and the sheet show."""
+    m = Match(Setup.from_dict(header))
+    out: dict[int, tuple[int, int]] = {}
+    for i, ev in enumerate(events, 1):
+        try:
+            m.apply(ev)
+        except (ValueError, TypeError, KeyError):
+            break
+        if ev.get("type") in CLOCKED:
+            rep = m.report(round(float(ev["at"]) * 1000))
+            out[i] = (int(rep["period"]), int(rep["clock"]["remaining_ms"]))
+    return out
+
+
+_TIMES_CACHE: dict[tuple[str, int], dict[int, tuple[int, int]]] = {}
+
+
+def cached_event_times(lm: LiveMatch) -> dict[int, tuple[int, int]]:
+    """:func:`event_times` of a live match, kept per (match, number of events)."""
+    key = (lm.id, lm.seq)
+    got = _TIMES_CACHE.get(key)
+    if got is None:
+        got = event_times(lm.row.header, [e.event for e in lm.stored])
+        if len(_TIMES_CACHE) > 256:
+            _TIMES_CACHE.clear()
+        _TIMES_CACHE[key] = got
+    return got
+
+
+def event_clocks(header: dict[str, Any], events: list[dict[str, Any]]) -> dict[int, int]:
+    """The period clock (remaining ms) after each clocked event, by event number."""
+    return {i: ms for i, (_p, ms) in event_times(header, events).items()}
+
+
+CLOCKED = frozenset({"goal", "foul", "whistle", "timeout", "clock", "free_hit"})
+
+
+def practice_of(header: dict[str, Any]) -> dict[str, Any] | None:
+    p = (header.get("options") or {}).get("practice")
+    return p if isinstance(p, dict) and p else None
 
 
 def static_url(name: str) -> str:
@@ -55,9 +145,17 @@ def lang_of(request: Request) -> str:
                          request.headers.get("accept-language"))
 
 
+#: which entry of the shared bar a page belongs to, from its path
+SECTIONS = (("/tournaments", "tournaments"), ("/learn", "learn"), ("/rules", "rules"),
+            ("/plays", "plays"))
+
+
 def render(request: Request, template: str, status: int = 200, **ctx: Any) -> HTMLResponse:
     lang = lang_of(request)
     tr = translations(lang)
+    path = request.url.path
+    ctx.setdefault("section", next((name for prefix, name in SECTIONS
+                                    if path.startswith(prefix)), "matches"))
     html = ENV.get_template(template).render(
         lang=lang, _=tr.gettext, static=static_url,
         languages=[(c, language_name(c)) for c in LANGUAGES], **ctx,
@@ -92,24 +190,96 @@ async def live_context(request: Request, match_id: str) -> dict[str, Any] | HTML
         return error_page(request, 404, str(e))
     ids, teams, regular = teams_of(lm)
     report = service(request).report(lm)
-    tr = translations(lang_of(request))
-    cfg = {"match_id": lm.id, "team_ids": ids, "regular_periods": regular,
+    lang = lang_of(request)
+    tr = translations(lang)
+    practice = practice_of(lm.row.header)
+    times = cached_event_times(lm)
+    clocks = {i: ms for i, (_p, ms) in times.items()}
+    cfg = {"match_id": lm.id, "team_ids": ids, "regular_periods": regular, "lang": lang,
            "teams": {k: {"name": teams[k].get("name") or k, "players": teams[k]["players"]}
                      for k in ids},
-           "labels": {k: tr.gettext(v) for k, v in JS_LABELS.items()}}
+           "practice": practice, "clocks": clocks,
+           "periods": {i: p for i, (p, _ms) in times.items()},
+           "labels": {k: tr.gettext(v) for k, v in JS_LABELS.items()},
+           "refusals": refusal_templates(lang)}
     for k in ids:
         teams[k]["name"] = teams[k].get("name") or k
     clock = report["clock"]["remaining_ms"]
     return {"match_id": lm.id, "team_ids": ids, "teams": teams, "report": report, "cfg": cfg,
             "title": title_of(lm.row.header),
-            "clock_text": f"{clock // 60000}:{clock // 1000 % 60:02d}", "lm": lm}
+            "clock_text": fmt_clock(clock), "lm": lm, "practice": practice,
+            "clocks": clocks}
+
+
+fmt_clock = sheet.fmt_clock
 
 
 @router.get("/", response_class=HTMLResponse)
 async def index(request: Request) -> Response:
-    rows = await asyncio.to_thread(service(request).store.list_matches, 100)
-    matches = [{"id": r.id, "title": title_of(r.header)} for r in rows]
-    return render(request, "index.html", matches=matches)
+    svc = service(request)
+    rows = await asyncio.to_thread(svc.store.list_matches, 100)
+    archived = await asyncio.to_thread(svc.store.archived)
+    show_archived = request.query_params.get("archived") == "1"
+    tr = translations(lang_of(request))
+    matches = []
+    for r in rows:
+        if (r.id in archived) != show_archived:
+            continue
+        item: dict[str, Any] = {"id": r.id, "title": title_of(r.header), "team_ids": [],
+                                "practice": practice_of(r.header) is not None,
+                                "status": "", "score": "", "clock": ""}
+        try:
+            rep = svc.report(await svc.load(r.id))
+        except (UnknownMatch, ValueError):  # pragma: no cover - a broken stored match
+            matches.append(item)
+            continue
+        ids = list(r.header.get("teams", {}))
+        item["team_ids"] = ids
+        item["status_code"] = rep["status"]
+        item["status"] = status_text(rep, tr.gettext)
+        item["score"] = " – ".join(str(rep["score"].get(k, 0)) for k in ids)
+        iv = rep.get("interval")
+        if rep["status"] not in ("pre_match", "final"):
+            item["clock"] = fmt_clock(iv["remaining_ms"] if iv else rep["clock"]["remaining_ms"])
+        matches.append(item)
+    labels = {k: tr.gettext(JS_LABELS[k]) for k in
+              ("pre_match", "in_play", "stopped", "interval", "shootout", "final", "period")}
+    return render(request, "index.html", matches=matches, labels=labels,
+                  show_archived=show_archived, n_archived=len(archived))
+
+
+@router.post("/m/{match_id}/archive", response_class=HTMLResponse)
+async def archive_match(request: Request, match_id: str) -> Response:
+    """The committee files a match away from the home page, or brings it back.
+
+    A form with the committee's token (never the timekeeper's) and the CSRF field;
+    the record itself is untouched."""
+    raw = await request.form()
+    form = {k: v for k, v in raw.items() if isinstance(v, str)}
+    gettext = translations(lang_of(request)).gettext
+    if not csrf_ok(request.cookies.get(CSRF_COOKIE), form.get("csrf")):
+        return error_page(request, 403, gettext(
+            "The form has expired or came from another site; reload it and try again."))
+    svc = service(request)
+    try:
+        lm = await svc.load(match_id)
+    except (UnknownMatch, ServiceError) as e:
+        return error_page(request, 404, str(e))
+    if svc.role_of(lm, form.get("committee_token", "").strip()) is not Role.COMMITTEE:
+        return error_page(request, 403, gettext("Only the committee's token can archive a match."))
+    archive = form.get("action") != "restore"
+    await asyncio.to_thread(svc.store.set_archived, lm.id, archive, svc.clock.now_ms())
+    return RedirectResponse(f"/?lang={lang_of(request)}" + ("" if archive else "&archived=1"),
+                            status_code=303)
+
+
+def status_text(rep: dict[str, Any], gettext: Any) -> str:
+    """'Period 2 · In play', 'Interval', 'Final' ... in the page's language."""
+    status = str(rep["status"])
+    text = str(gettext(JS_LABELS.get(status, status)))
+    if status in ("in_play", "stopped") and rep.get("period"):
+        text = f"{gettext('Period')} {rep['period']} · {text}"
+    return text
 
 
 DEFAULT_NAMES = {"A": "Blue", "B": "White"}
@@ -150,7 +320,16 @@ def header_from_form(form: dict[str, str]) -> dict[str, Any]:
         teams[key] = {"name": form.get(f"team_{key}_name", "").strip() or DEFAULT_NAMES[key],
                       "captain": int(cap), "players": players}
     a_def = form.get("a_defends", "west")
-    return {
+    practice: dict[str, Any] = {}
+    if form.get("practice"):
+        for key in ("period_s", "interval_s"):
+            raw = form.get(f"practice_{key}", "").strip()
+            try:
+                practice[key] = int(raw)
+            except ValueError as e:
+                raise SetupError(f"options.practice.{key}", f"{raw!r} is not a whole number"
+                                 ) from e
+    header: dict[str, Any] = {
         "format": "chukker-match/1",
         "rules": form.get("rules", "uspa-arena-2026"),
         "options": {
@@ -165,6 +344,12 @@ def header_from_form(form: dict[str, str]) -> dict[str, Any]:
         },
         "teams": teams,
     }
+    if practice:
+        header["options"]["practice"] = practice
+    info = {k: form.get(f"info_{k}", "").strip()[:200] for k in sheet.INFO_FIELDS}
+    if any(info.values()):
+        header[sheet.INFO_KEY] = {k: v for k, v in info.items() if v}
+    return header
 
 
 @router.post("/new", response_class=HTMLResponse)
@@ -184,10 +369,23 @@ async def new_match(request: Request) -> Response:
     except ServiceError as e:
         text = tr.gettext(api_errors.MESSAGES.get(e.code, e.message))
         return _new_form(request, form, api_errors.fill(text, e.params), status=e.status)
-    urls = match_urls(request, created.match_id, created.timekeeper_token)
-    resp = render(request, "created.html", urls=urls, title=title_of(header),
-                  timekeeper_token=created.timekeeper_token,
-                  committee_token=created.committee_token)
+    # post/redirect/get: a reload shows the page again and never creates a second match.
+    # The secrets travel in the fragment, which the browser never sends to a server.
+    secrets = urlencode({"tk": created.timekeeper_token, "cm": created.committee_token})
+    resp = RedirectResponse(f"/m/{created.match_id}/created?lang={lang_of(request)}#{secrets}",
+                            status_code=303)
+    resp.headers["cache-control"] = "no-store"
+    return resp
+
+
+@router.get("/m/{match_id}/created", response_class=HTMLResponse)
+async def created_page(request: Request, match_id: str) -> Response:
+    try:
+        lm = await service(request).load(match_id)
+    except UnknownMatch as e:
+        return error_page(request, 404, str(e))
+    resp = render(request, "created.html", urls=match_urls(request, lm.id),
+                  title=title_of(lm.row.header), match_id=lm.id)
     resp.headers["cache-control"] = "no-store"
     return resp
 
@@ -211,46 +409,142 @@ router.add_api_route("/m/{match_id}/console", _live_page("console.html"), method
                      response_class=HTMLResponse)
 
 
-def sheet_context(report: dict[str, Any], ids: list[str], teams: dict[str, Any]
-                  ) -> dict[str, Any]:
-    """Goals per period and per player from the report's goal log.
-
-    >>> ctx = sheet_context({"goals": [{"team": "A", "player": 2, "period": 1, "points": 2},
-    ...     {"team": "A", "player": None, "period": 2, "points": 1}], "periods": [],
-    ...     "shootout": None}, ["A", "B"], {"A": {"players": [{"no": 2}]}, "B": {"players": []}})
-    >>> ctx["by_period"]["A"], ctx["by_player"]["A"][2], ctx["unattributed"]["A"]
-    ({1: 2, 2: 1}, {1: 2}, {2: 1})
-    """
-    by_period: dict[str, dict[int, int]] = {k: defaultdict(int) for k in ids}
-    by_player: dict[str, dict[int, dict[int, int]]] = {
-        k: {p["no"]: defaultdict(int) for p in teams[k]["players"]} for k in ids}
-    unattributed: dict[str, dict[int, int]] = {k: defaultdict(int) for k in ids}
-    for g in report.get("goals", []):
-        team, period, pts = g["team"], int(g["period"]), int(g.get("points", 1))
-        by_period[team][period] += pts
-        pl = g.get("player")
-        if pl in by_player[team]:
-            by_player[team][pl][period] += pts
-        else:
-            unattributed[team][period] += pts
-    numbers = sorted({int(p["number"]) for p in report.get("periods", [])}
-                     | {p for k in ids for p in by_period[k]})
-    so = report.get("shootout") or {}
-    return {"by_period": {k: dict(v) for k, v in by_period.items()},
-            "by_player": {k: {n: dict(d) for n, d in v.items()} for k, v in by_player.items()},
-            "unattributed": {k: dict(v) for k, v in unattributed.items()},
-            "period_numbers": numbers or [1],
-            "has_shootout": bool(so), "shootout_score": so.get("score") or {}}
-
-
-@router.get("/m/{match_id}/sheet", response_class=HTMLResponse)
-async def sheet(request: Request, match_id: str) -> Response:
+async def sheet_parts(request: Request, match_id: str) -> dict[str, Any] | Response:
     ctx = await live_context(request, match_id)
     if isinstance(ctx, Response):
         return ctx
+    lm = ctx["lm"]
+    rep = ctx["report"]
+    events = [e.event for e in lm.stored]
+    header = {**lm.row.header, "teams": ctx["teams"]}
+    return {**ctx, **sheet.sheet_data(header, rep, events, ctx["clocks"])}
+
+
+def _sheet_html(request: Request, ctx: dict[str, Any], pdf: bool = False) -> HTMLResponse:
     rep = ctx["report"]
     tr = translations(lang_of(request))
     status_label = tr.gettext(JS_LABELS.get(rep["status"], rep["status"]))
-    return render(request, "sheet.html", status_label=status_label,
-                  rules=ctx["lm"].row.header.get("rules", "uspa-arena-2026"),
-                  **sheet_context(rep, ctx["team_ids"], ctx["teams"]), **ctx)
+    rules_id = str(ctx["lm"].row.header.get("rules", "uspa-arena-2026"))
+    try:
+        rules_title = edition(rules_id).title
+    except (KeyError, ValueError):
+        rules_title = rules_id
+    decided = rep.get("decided_by")
+    decided_text = tr.gettext(sheet.DECIDED[decided]) if decided in sheet.DECIDED else ""
+    plan = ctx["lm"].row.header.get("options", {}).get("periods", "regulation")
+    csrf = request.cookies.get(CSRF_COOKIE) or new_csrf()
+    archived = ctx["match_id"] in service(request).store.archived()
+    resp = render(request, "sheet.html", status_label=status_label, rules_title=rules_title,
+                  decided_text=decided_text, plan=plan, pdf=pdf, info=ctx["info"], csrf=csrf,
+                  archived=archived, **{k: v for k, v in ctx.items() if k != "info"})
+    if not pdf:
+        resp.set_cookie(CSRF_COOKIE, csrf, httponly=True, samesite="strict")
+    return resp
+
+
+@router.get("/m/{match_id}/sheet", response_class=HTMLResponse)
+async def sheet_page(request: Request, match_id: str) -> Response:
+    ctx = await sheet_parts(request, match_id)
+    if isinstance(ctx, Response):
+        return ctx
+    return _sheet_html(request, ctx)
+
+
+@router.get("/m/{match_id}/sheet.pdf")
+async def sheet_pdf(request: Request, match_id: str) -> Response:
+    """The score sheet as PDF (the same page, laid out by WeasyPrint for A4)."""
+    ctx = await sheet_parts(request, match_id)
+    if isinstance(ctx, Response):
+        return ctx
+    html = bytes(_sheet_html(request, ctx, pdf=True).body).decode()
+    try:
+        data, pages = await asyncio.to_thread(sheet.render_pdf, html)
+    except sheet.PdfUnavailable:
+        return error_page(request, 503, translations(lang_of(request)).gettext(
+            "PDF output is not available on this server (WeasyPrint is missing); "
+            "use the sheet's Print button."))
+    return Response(data, media_type="application/pdf", headers={
+        "content-disposition": f'attachment; filename="sheet-{match_id}.pdf"',
+        "x-pages": str(pages)})
+
+
+@router.get("/m/{match_id}/goals.csv")
+async def goals_csv(request: Request, match_id: str) -> Response:
+    ctx = await sheet_parts(request, match_id)
+    if isinstance(ctx, Response):
+        return ctx
+    names = {k: ctx["teams"][k]["name"] for k in ctx["team_ids"]}
+    return Response(sheet.goals_csv(ctx, names), media_type="text/csv; charset=utf-8", headers={
+        "content-disposition": f'attachment; filename="goals-{match_id}.csv"'})
+
+
+@router.get("/m/{match_id}/fouls.csv")
+async def fouls_csv(request: Request, match_id: str) -> Response:
+    ctx = await sheet_parts(request, match_id)
+    if isinstance(ctx, Response):
+        return ctx
+    names = {k: ctx["teams"][k]["name"] for k in ctx["team_ids"]}
+    return Response(sheet.fouls_csv(ctx, names), media_type="text/csv; charset=utf-8", headers={
+        "content-disposition": f'attachment; filename="fouls-{match_id}.csv"'})
+
+
+@router.get("/m/{match_id}/sheet.json")
+async def sheet_json(request: Request, match_id: str) -> Response:
+    """Goals and fouls with their period clocks, corrections, result: the sheet as data."""
+    ctx = await sheet_parts(request, match_id)
+    if isinstance(ctx, Response):
+        return ctx
+    rep = ctx["report"]
+    body = {"match_id": match_id, "info": ctx["info"], "practice": ctx["practice"],
+            "teams": {k: {"name": ctx["teams"][k]["name"], "players": ctx["teams"][k]["players"],
+                          "team_handicap": ctx["team_handicap"][k]} for k in ctx["team_ids"]},
+            "goals": ctx["goals"], "fouls": ctx["fouls"], "corrections": ctx["corrections"],
+            "result": {"status": rep["status"], "score": rep["score"],
+                       "handicap_goals": rep.get("handicap_goals"), "winner": rep.get("winner"),
+                       "decided_by": rep.get("decided_by")}}
+    return JSONResponse(body, headers={
+        "content-disposition": f'inline; filename="sheet-{match_id}.json"'})
+
+
+# ------------------------------------------------------------ API documentation, offline
+#: Swagger UI and ReDoc files shipped by the ``fastapi-offline`` package (no CDN)
+API_DOC_FILES = {"swagger-ui-bundle.js": "text/javascript", "swagger-ui.css": "text/css",
+                 "redoc.standalone.js": "text/javascript", "favicon.png": "image/png"}
+
+
+def _api_doc_dir() -> Path | None:
+    try:
+        import fastapi_offline
+    except ImportError:
+        return None
+    return Path(fastapi_offline.__file__).parent / "static"
+
+
+@router.get("/apidocs/{name}")
+async def api_doc_file(name: str) -> Response:
+    folder = _api_doc_dir()
+    if name not in API_DOC_FILES or folder is None or not (folder / name).is_file():
+        return Response("not found", status_code=404, media_type="text/plain")
+    return FileResponse(folder / name, media_type=API_DOC_FILES[name],
+                        headers={"cache-control": "public, max-age=86400"})
+
+
+@router.get("/docs", response_class=HTMLResponse)
+async def swagger_ui(request: Request) -> Response:
+    if _api_doc_dir() is None:
+        return error_page(request, 503, "Swagger UI needs the fastapi-offline package; "
+                          "the API description is at /openapi.json")
+    return get_swagger_ui_html(openapi_url="/openapi.json", title="chukker live API",
+                               swagger_js_url="/apidocs/swagger-ui-bundle.js",
+                               swagger_css_url="/apidocs/swagger-ui.css",
+                               swagger_favicon_url="/apidocs/favicon.png")
+
+
+@router.get("/redoc", response_class=HTMLResponse)
+async def redoc(request: Request) -> Response:
+    if _api_doc_dir() is None:
+        return error_page(request, 503, "ReDoc needs the fastapi-offline package; "
+                          "the API description is at /openapi.json")
+    return get_redoc_html(openapi_url="/openapi.json", title="chukker live API",
+                          redoc_js_url="/apidocs/redoc.standalone.js",
+                          redoc_favicon_url="/apidocs/favicon.png", with_google_fonts=False)

@@ -1,25 +1,34 @@
-// The timekeeper's console: keyboard first. Every command carries a
-// command_id; a retry after a network error reuses it, so it is never applied twice.
+// The timekeeper's console: keyboard first.
+//
+// Every command is stamped with the instant its key was pressed (record
+// seconds, sent as `at`; the server accepts it within its window) and carries
+// a command_id. Commands go through one queue, in order: while the server
+// cannot be reached they wait there (the console says so and how many), and
+// on reconnect they are sent again with the same ids, so none applies twice
+// and none moves in time. A 503 is retried after its Retry-After.
 "use strict";
 (function () {
-  const live = window.chukker, cfg = live.cfg, L = cfg.labels || {};
+  const live = window.chukker, cfg = live.cfg, L = cfg.labels || {}, R = cfg.refusals || {};
   const api = "/api/matches/" + encodeURIComponent(cfg.match_id);
   const $ = (id) => document.getElementById(id);
+  const QKEY = "chukker-queue-" + cfg.match_id, TKEY = "chukker-token-" + cfg.match_id;
   let token = null, events = [], undoArmed = null;
+  let queue = [], pumping = false, netDown = false, lastAt = 0, foulAt = null;
 
   // the token arrives in the URL fragment (never sent to the server in a URL)
   const m = /token=([^&]+)/.exec(location.hash);
   if (m) {
     token = decodeURIComponent(m[1]);
-    sessionStorage.setItem("chukker-token-" + cfg.match_id, token);
+    sessionStorage.setItem(TKEY, token);
     history.replaceState(null, "", location.pathname + location.search);
-  } else token = sessionStorage.getItem("chukker-token-" + cfg.match_id);
+  } else token = sessionStorage.getItem(TKEY);
   if (!token) $("token-form").hidden = false;
   $("token-form").addEventListener("submit", (e) => {
     e.preventDefault();
     token = $("token-input").value.trim();
-    sessionStorage.setItem("chukker-token-" + cfg.match_id, token);
+    sessionStorage.setItem(TKEY, token);
     $("token-form").hidden = true;
+    pump();
   });
 
   function commandId() {
@@ -27,6 +36,7 @@
     const b = crypto.getRandomValues(new Uint8Array(16));
     return Array.from(b, (x) => x.toString(16).padStart(2, "0")).join("");
   }
+  const sleep = (ms) => new Promise((res) => setTimeout(res, ms));
 
   function say(text, bad) {
     const el = $("message");
@@ -34,29 +44,178 @@
     el.className = "message" + (bad ? " bad" : " ok");
   }
 
-  async function send(event) {
-    if (!token) { say(L.need_token || "Enter the timekeeper's token first.", true); $("token-form").hidden = false; return null; }
-    const body = JSON.stringify({ command_id: commandId(), event });
-    for (let attempt = 0; attempt < 4; attempt++) {
-      let r;
-      try {
-        r = await fetch(api + "/events", { method: "POST", body,
-          headers: { "content-type": "application/json", authorization: "Bearer " + token } });
-      } catch (e) {
-        say((L.retrying || "Network error; retrying") + "…", true);
-        await new Promise((res) => setTimeout(res, 300 * (attempt + 1)));
-        continue;
-      }
-      const j = await r.json().catch(() => ({}));
-      if (r.ok) { say("✓ " + describe(j.event, j.seq), false); return j; }
-      say(j.message || ("HTTP " + r.status), true);
-      if (r.status === 401 || r.status === 403) $("token-form").hidden = j.error === "committee_only";
-      return null;
-    }
-    return null;
+  // ------------------------------------------------------------ time of a key
+  // the server's clock (epoch ms) at the instant of the key press or click
+  function pressMs(e) {
+    const local = e && e.timeStamp ? performance.timeOrigin + e.timeStamp : Date.now();
+    return local + live.offset;
   }
-  window.chukker.send = send;
+  // record seconds (ms precision) of a server instant; null before the record has started
+  function recordAt(serverMs) {
+    const r = live.state;
+    if (!r || !r.seq) return null;
+    const start = r.server_time - r.at * 1000;
+    const at = Math.max(Math.round(serverMs - start) / 1000, lastAt);
+    lastAt = at;
+    return at;
+  }
+  live.recordAt = recordAt;
 
+  // ------------------------------------------------------------ refusals
+  function fill(tmpl, params) {
+    let missing = false;
+    const out = tmpl.replace(/\{(\w+)(?:![rsa])?(?::[^{}]*)?\}/g, (all, k) => {
+      if (params && Object.prototype.hasOwnProperty.call(params, k)) {
+        const v = params[k];
+        return typeof v === "string" && L["ev_" + v] ? L["ev_" + v] : String(v); // event names in words
+      }
+      missing = true; return all;
+    });
+    return missing ? null : out;
+  }
+  // a refusal in the page's language from its code; the English message otherwise
+  function refusalText(j, status) {
+    const code = j.code || j.error;
+    if (code && R[code]) {
+      const t = fill(R[code], j.params || {});
+      if (t) return t;
+    }
+    return j.reason || j.message || ("HTTP " + status); // the reason, without "event N (... s)"
+  }
+  live.refusalText = refusalText;
+
+  // ------------------------------------------------------------ the queue
+  function save() {
+    try { sessionStorage.setItem(QKEY, JSON.stringify(queue)); } catch (e) { /* full: keep in memory */ }
+  }
+  function enqueue(event, serverMs) {
+    const cmd = { command_id: commandId(), event, at: recordAt(serverMs), press: serverMs };
+    queue.push(cmd);
+    save();
+    renderNet();
+    pump();
+    return cmd;
+  }
+  live.enqueue = enqueue;
+  live.queue = () => queue.slice();
+
+  async function postOnce(cmd) {
+    const body = { command_id: cmd.command_id, event: cmd.event };
+    if (cmd.at != null) body.at = cmd.at;
+    let r;
+    try {
+      r = await fetch(api + "/events", { method: "POST", body: JSON.stringify(body),
+        headers: { "content-type": "application/json", authorization: "Bearer " + token } });
+    } catch (e) {
+      return { retry: 1000, offline: true };
+    }
+    const j = await r.json().catch(() => ({}));
+    if (r.status === 503 || (r.status === 429 && (j.code || j.error) === "busy")) {
+      const ra = Number(r.headers.get("retry-after"));
+      return { retry: Number.isFinite(ra) && ra > 0 ? ra * 1000 : 1000 };
+    }
+    if (r.ok) return { ok: true, j };
+    if ((j.code || j.error) === "at_not_allowed" && cmd.at != null) {
+      cmd.at = null; // an older server stamps every event itself
+      return { retry: 0 };
+    }
+    if (r.status === 401 || (r.status === 403 && (j.code || j.error) !== "committee_only")) {
+      return { auth: true, j, status: r.status };
+    }
+    return { ok: false, j, status: r.status };
+  }
+
+  async function pump() {
+    if (pumping) return;
+    pumping = true;
+    try {
+      while (queue.length) {
+        if (!token) {
+          say(L.need_token || "Enter the timekeeper's token first.", true);
+          $("token-form").hidden = false;
+          return;
+        }
+        const cmd = queue[0];
+        const res = await postOnce(cmd);
+        if (res.retry != null) {
+          if (res.offline) netDown = true;
+          renderNet();
+          await sleep(res.retry);
+          continue;
+        }
+        netDown = false;
+        if (res.auth) {
+          say(refusalText(res.j, res.status), true);
+          $("token-form").hidden = false;
+          token = null;
+          continue;
+        }
+        queue.shift();
+        save();
+        if (res.ok) {
+          const j = res.j;
+          let text = "✓ " + describe(j.event, j.seq);
+          if (cmd.at != null && j.at_source === "server") text += " · " + (L.server_time_used || "stamped with the server's time");
+          say(text, false);
+        } else {
+          say(describe(cmd.event) + ": " + refusalText(res.j, res.status), true);
+        }
+        renderNet();
+      }
+    } finally {
+      pumping = false;
+      if (!queue.length) live.holdAt = null;
+      renderNet();
+    }
+  }
+
+  function renderNet() {
+    const offline = netDown || !live.connected;
+    document.body.classList.toggle("offline", offline);
+    document.body.classList.toggle("queueing", queue.length > 0);
+    const txt = offline ? (L.offline || "Offline: commands are kept and sent on reconnect") : (L.online || "Online");
+    if ($("net-text").textContent !== txt) $("net-text").textContent = txt;
+    const q = $("queued");
+    q.hidden = queue.length === 0;
+    const qt = (L.queued || "{n} queued").replace("{n}", String(queue.length));
+    if (q.textContent !== qt) q.textContent = qt;
+    renderAllowed();
+  }
+
+  // ------------------------------------------------------------ what is allowed
+  function allowedSet() {
+    const r = live.state;
+    if (!r || !Array.isArray(r.allowed) || netDown || !live.connected || queue.length) return null;
+    return new Set(r.allowed);
+  }
+  function can(type) {
+    const a = allowedSet();
+    return !a || a.has(type);
+  }
+  function startAction() {
+    const rep = live.state;
+    if (!rep) return "bowl_in";
+    if (rep.clock.running && !live.holdAt) return "whistle";
+    const restart = rep.restart ? rep.restart.kind : "bowl_in";
+    if (restart === "free_hit" || (rep.pending_penalty && rep.status !== "interval" && rep.status !== "pre_match")) return "free_hit";
+    return "bowl_in";
+  }
+  function renderAllowed() {
+    document.querySelectorAll("[data-ev]").forEach((b) => {
+      const off = !can(b.dataset.ev);
+      if (b.disabled !== off) b.disabled = off;
+    });
+    const act = startAction();
+    $("btn-start").disabled = !can(act);
+    const label = L["ev_" + act] || act;
+    if ($("start-label").textContent !== label) $("start-label").textContent = label;
+  }
+
+  function notNow(type) {
+    say((L.not_now || "Not possible now") + ": " + (L["ev_" + type] || type), true);
+  }
+
+  // ------------------------------------------------------------ describing
   function describe(ev, seq) {
     if (!ev) return "";
     let s = (seq ? "#" + seq + " " : "") + (L["ev_" + ev.type] || ev.type);
@@ -65,10 +224,12 @@
     if (ev.two_point) s += " · 2";
     if (ev.penalty) s += " · " + (L.penalty || "Penalty") + " " + ev.penalty;
     if (ev.clause) s += " (" + ev.clause + ")";
-    if (ev.reason) s += " · " + ev.reason;
-    if (ev.result) s += " · " + ev.result;
+    if (ev.card) s += " · " + (L["card_" + ev.card] || ev.card);
+    if (ev.remaining != null) s += " · " + live.fmt(ev.remaining * 1000);
+    if (ev.reason) s += " · " + (L["reason_" + ev.reason] || ev.reason);
+    if (ev.result) s += " · " + (L["result_" + ev.result] || ev.result);
     if (ev.type === "undo") s += " #" + ev.event;
-    if (ev.at != null) s += " @" + ev.at.toFixed(1) + " s";
+    if (seq && live.clocks[seq] != null && live.periods[seq]) s += " · P" + live.periods[seq] + " " + live.fmt(live.clocks[seq]);
     return s;
   }
 
@@ -95,12 +256,12 @@
     for (let j = events.length; j >= 1; j--) {
       const li = document.createElement("li");
       li.value = j;
-      li.textContent = describe(events[j - 1]) + " ";
+      li.textContent = describe(events[j - 1], j).replace(/^#\d+ /, "") + " ";
       if (c.has(j)) li.classList.add("cancelled");
       else if (events[j - 1].type !== "undo") {
         const b = document.createElement("button");
         b.type = "button"; b.textContent = L.undo || "Undo"; b.className = "small";
-        b.addEventListener("click", () => send({ type: "undo", event: j }));
+        b.addEventListener("click", (e) => { b.blur(); enqueue({ type: "undo", event: j }, pressMs(e)); });
         li.append(b);
       }
       ol.append(li);
@@ -108,121 +269,250 @@
   }
 
   async function loadEvents() {
-    const r = await fetch(api + "/record", { cache: "no-store" });
-    if (r.ok) { events = (await r.json()).events || []; renderLog(); }
+    try {
+      const r = await fetch(api + "/record", { cache: "no-store" });
+      if (r.ok) {
+        events = (await r.json()).events || [];
+        if (events.length) lastAt = Math.max(lastAt, events[events.length - 1].at);
+        renderLog();
+      }
+    } catch (e) { /* offline: the log catches up on reconnect */ }
   }
 
   live.onUpdate((rep, msg) => {
-    if (msg && msg.kind === "event" && msg.seq === events.length + 1) { events.push(msg.event); renderLog(); }
-    else if (rep && rep.seq !== events.length) loadEvents();
-    const restart = rep.restart ? rep.restart.kind : "bowl_in";
-    let label;
-    if (rep.clock.running) label = L.ev_whistle || "Whistle";
-    else if (restart === "free_hit" || (rep.pending_penalty && rep.status !== "interval" && rep.status !== "pre_match")) label = L.ev_free_hit || "Free hit";
-    else label = L.ev_bowl_in || "Bowl in";
-    $("start-label").textContent = label;
+    if (msg && msg.kind === "event" && msg.seq === events.length + 1) {
+      events.push(msg.event); lastAt = Math.max(lastAt, msg.event.at); renderLog();
+    } else if (rep && rep.seq !== events.length) loadEvents();
+    if (!rep.clock.running && !queue.length) live.holdAt = null;
     const so = rep.shootout;
     $("shootout").hidden = !(so || rep.status === "shootout" || (rep.interval && rep.interval.kind === "shootout"));
     $("next-shot").textContent = so && so.next ? live.teamName(so.next.team) + " · " + live.playerName(so.next.team, so.next.player) + " · " + so.next.from_yd + " yd" : "—";
+    renderNet();
   });
 
-  function startStop() {
+  // ------------------------------------------------------------ commands
+  // a whistle stops the drawn clock at once, before the server has answered
+  function stopClock(t) {
     const rep = live.state;
-    if (!rep) return;
-    if (rep.clock.running) return send({ type: "whistle" });
-    const restart = rep.restart ? rep.restart.kind : "bowl_in";
-    if (restart === "free_hit") return send({ type: "free_hit" });
-    return send({ type: "bowl_in" });
+    if (rep && rep.clock.running && !live.holdAt) live.holdAt = t;
   }
 
-  function goal(team, player) {
+  function act(type, ev, e) {
+    if (!can(type)) { notNow(type); return null; }
+    const t = pressMs(e);
+    if (type === "whistle" || type === "timeout" || type === "foul") stopClock(t);
+    if (type === "bowl_in" || type === "free_hit") live.holdAt = null;
+    return enqueue(ev, t);
+  }
+
+  function startStop(e) {
+    const a = startAction();
+    return act(a, { type: a }, e);
+  }
+
+  function goal(team, player, e) {
     const ev = { type: "goal", team, player };
     if ($("two-point").checked) { ev.two_point = true; $("two-point").checked = false; }
-    return send(ev);
+    return act("goal", ev, e);
   }
 
   function undoLast() {
+    if (queue.length) { say(L.wait_queue || "Wait until the queued commands are sent", true); return; }
     const j = lastUndoable();
     if (j === null) { say(L.nothing_to_undo || "Nothing to undo", true); return; }
-    if (undoArmed === j) { undoArmed = null; send({ type: "undo", event: j }); return; }
+    if (undoArmed === j) { undoArmed = null; enqueue({ type: "undo", event: j }, live.serverNow()); return; }
     undoArmed = j;
     say((L.press_u_again || "Press U again to undo") + ": " + describe(events[j - 1], j), false);
     setTimeout(() => { if (undoArmed === j) undoArmed = null; }, 4000);
   }
 
-  function shot(result) {
+  function shot(result, e) {
     const so = live.state && live.state.shootout;
     if (!so || !so.next) { say(L.no_shot || "No shot is due", true); return; }
     const ev = { type: "shot", team: so.next.team, player: so.next.player, result };
     if ($("end-wall").checked) { ev.reached_end_wall = true; $("end-wall").checked = false; }
-    send(ev);
+    act("shot", ev, e);
   }
 
-  function openFoul() { const d = $("foul-dialog"); if (!d.open) { d.showModal(); d.querySelector("select").focus(); } }
-  $("foul-dialog").addEventListener("close", () => {
+  // ------------------------------------------------------------ dialogs
+  // Enter records, Escape cancels, wherever the focus is inside the dialog
+  function dialogKeys(d, extra) {
+    d.addEventListener("keydown", (e) => {
+      if (e.key === "Enter" && !e.isComposing) {
+        e.preventDefault(); e.stopPropagation();
+        const f = d.querySelector("form");
+        if (f.checkValidity()) d.close("ok"); else f.reportValidity();
+      } else if (e.key === "Escape") {
+        e.preventDefault(); e.stopPropagation(); d.close("cancel");
+      } else if (extra) extra(e);
+    });
+  }
+  function open(d, focus) {
+    if (d.open) return;
+    d.returnValue = "";
+    d.showModal();
+    (focus || d.querySelector("input,select")).focus();
+  }
+
+  // F: the whistle at the key press, then the details; the foul keeps the whistle's instant
+  function foulKey(e) {
+    if (!can("foul") && !can("whistle")) { notNow("foul"); return; }
+    const t = pressMs(e);
+    const rep = live.state;
+    if (rep && rep.clock.running && !live.holdAt) {
+      stopClock(t);
+      enqueue({ type: "whistle" }, t);
+    }
+    foulAt = t;
     const d = $("foul-dialog");
+    const left = rep ? live.msLeft(rep.clock, rep, t) : null;
+    $("foul-at").textContent = rep && rep.period ? "P" + rep.period + " " + live.fmt(left) : "";
+    open(d, d.querySelector("input[name=team]:checked"));
+  }
+  const pens = { Digit1: "1", Digit2: "2", Digit3: "3", Digit4: "4", Digit5: "5", Digit6: "6",
+    Digit7: "7", Digit8: "8", Digit9: "9", Digit0: "10" };
+  dialogKeys($("foul-dialog"), (e) => {
+    const t = e.target;
+    if (t && t.tagName === "INPUT" && t.type === "text") return;
+    if (t && t.tagName === "SELECT") return;
+    const idx = { KeyA: 0, KeyB: 1 }[e.code];
+    if (idx != null) {
+      const r = $("foul-form").querySelectorAll("input[name=team]")[idx];
+      if (r) { r.checked = true; r.focus(); e.preventDefault(); }
+    } else if (pens[e.code]) {
+      $("foul-form").elements.penalty.value = pens[e.code]; e.preventDefault();
+    }
+  });
+  $("foul-dialog").addEventListener("close", () => {
+    const d = $("foul-dialog"), t = foulAt;
+    foulAt = null;
     if (d.returnValue !== "ok") return;
     const f = new FormData($("foul-form"));
     const ev = { type: "foul", team: f.get("team"), penalty: f.get("penalty") };
     if (f.get("player")) ev.player = Number(f.get("player"));
-    if (f.get("clause")) ev.clause = f.get("clause");
+    if (f.get("clause")) ev.clause = String(f.get("clause")).trim();
     if (f.get("card")) ev.card = f.get("card");
-    send(ev);
+    enqueue(ev, t == null ? live.serverNow() : t);
   });
+
+  let timeoutAt = null;
+  function timeoutKey(e) {
+    if (!can("timeout")) { notNow("timeout"); return; }
+    timeoutAt = pressMs(e);
+    stopClock(timeoutAt);
+    open($("timeout-dialog"));
+  }
+  dialogKeys($("timeout-dialog"));
   $("timeout-dialog").addEventListener("close", () => {
-    const d = $("timeout-dialog");
-    if (d.returnValue !== "ok") return;
+    const d = $("timeout-dialog"), t = timeoutAt;
+    timeoutAt = null;
+    if (d.returnValue !== "ok") {
+      if (!queue.length) live.holdAt = null;
+      return;
+    }
     const f = new FormData($("timeout-form"));
     const ev = { type: "timeout", reason: f.get("reason") };
     if (f.get("team")) ev.team = f.get("team");
-    send(ev);
+    enqueue(ev, t == null ? live.serverNow() : t);
   });
+
+  function clockKey() {
+    if (!can("clock")) { notNow("clock"); return; }
+    const rep = live.state, f = $("clock-form");
+    const left = rep ? live.msLeft(rep.clock, rep) : 0;
+    const s = Math.round((left || 0) / 100) / 10;
+    f.elements.remaining.value = Math.floor(s / 60) + ":" + (s % 60).toFixed(1).padStart(4, "0");
+    open($("clock-dialog"));
+    f.elements.remaining.select();
+  }
+  dialogKeys($("clock-dialog"));
+  $("clock-dialog").addEventListener("close", () => {
+    if ($("clock-dialog").returnValue !== "ok") return;
+    const f = new FormData($("clock-form"));
+    const mm = /^(\d{1,2}):(\d{2}(?:\.\d{1,3})?)$/.exec(String(f.get("remaining")).trim());
+    if (!mm) return;
+    const remaining = Math.round((Number(mm[1]) * 60 + Number(mm[2])) * 1000) / 1000;
+    enqueue({ type: "clock", remaining, reason: String(f.get("reason")).trim() }, live.serverNow());
+  });
+
   $("order-form").addEventListener("submit", (e) => {
     e.preventDefault();
     const f = new FormData(e.target), order = {};
     for (const t of cfg.team_ids) order[t] = String(f.get("order_" + t)).split(/[ ,]+/).filter(Boolean).map(Number);
-    send({ type: "shootout_order", first: f.get("first"), order });
+    act("shootout_order", { type: "shootout_order", first: f.get("first"), order }, e);
   });
 
-  $("btn-start").addEventListener("click", startStop);
-  $("btn-whistle").addEventListener("click", () => send({ type: "whistle" }));
-  $("btn-free-hit").addEventListener("click", () => send({ type: "free_hit" }));
-  $("btn-timeout").addEventListener("click", () => $("timeout-dialog").showModal());
-  $("btn-foul").addEventListener("click", openFoul);
-  $("btn-undo").addEventListener("click", undoLast);
-  $("btn-move15").addEventListener("click", () => send({ type: "move_to_15" }));
+  // a click leaves no focus behind: Enter or Space afterwards never repeats it
+  function onClick(el, fn) {
+    el.addEventListener("click", (e) => { el.blur(); fn(e); });
+  }
+  onClick($("btn-start"), startStop);
+  onClick($("btn-whistle"), (e) => act("whistle", { type: "whistle" }, e));
+  onClick($("btn-free-hit"), (e) => act("free_hit", { type: "free_hit" }, e));
+  onClick($("btn-timeout"), timeoutKey);
+  onClick($("btn-foul"), foulKey);
+  onClick($("btn-clock"), clockKey);
+  onClick($("btn-undo"), undoLast);
+  onClick($("btn-move15"), (e) => act("move_to_15", { type: "move_to_15" }, e));
   document.querySelectorAll("button.goal").forEach((b) =>
-    b.addEventListener("click", () => goal(b.dataset.team, Number(b.dataset.player))));
+    onClick(b, (e) => goal(b.dataset.team, Number(b.dataset.player), e)));
   document.querySelectorAll("button.shot").forEach((b) =>
-    b.addEventListener("click", () => shot(b.dataset.result)));
+    onClick(b, (e) => shot(b.dataset.result, e)));
+  document.querySelectorAll(".controls input[type=checkbox]").forEach((c) =>
+    c.addEventListener("change", () => c.blur()));
 
   const goalKeys = {};
   document.querySelectorAll("button.goal").forEach((b) => { goalKeys["Digit" + b.dataset.key] = b; goalKeys["Numpad" + b.dataset.key] = b; });
 
   document.addEventListener("keydown", (e) => {
     if (e.ctrlKey || e.metaKey || e.altKey) return;
-    const t = e.target;
-    if (t && (t.tagName === "INPUT" || t.tagName === "SELECT" || t.tagName === "TEXTAREA")) return;
     if (document.querySelector("dialog[open]")) return;
+    const t = e.target;
+    if (t && (t.tagName === "INPUT" && t.type !== "checkbox" || t.tagName === "SELECT" || t.tagName === "TEXTAREA")) return;
+    if (e.repeat) { e.preventDefault(); return; } // a held key is one press
     const k = e.code;
     let done = true;
-    if (k === "Space") startStop();
-    else if (goalKeys[k]) goalKeys[k].click();
-    else if (k === "KeyW") send({ type: "whistle" });
-    else if (k === "KeyH") send({ type: "free_hit" });
-    else if (k === "KeyT") $("timeout-dialog").showModal();
-    else if (k === "KeyF") openFoul();
+    if (k === "Space") startStop(e);
+    else if (goalKeys[k]) { const b = goalKeys[k]; goal(b.dataset.team, Number(b.dataset.player), e); }
+    else if (k === "KeyW") act("whistle", { type: "whistle" }, e);
+    else if (k === "KeyH") act("free_hit", { type: "free_hit" }, e);
+    else if (k === "KeyT") timeoutKey(e);
+    else if (k === "KeyF") foulKey(e);
+    else if (k === "KeyC") clockKey(e);
     else if (k === "KeyU" || k === "Backspace") undoLast();
     else if (k === "KeyD") $("two-point").checked = !$("two-point").checked;
-    else if (k === "KeyG") shot("goal");
-    else if (k === "KeyM") shot("miss");
-    else if (k === "KeyX") shot("forfeit");
+    else if (k === "KeyG") shot("goal", e);
+    else if (k === "KeyM") shot("miss", e);
+    else if (k === "KeyX") shot("forfeit", e);
+    else if (k === "Enter" || k === "NumpadEnter") done = true; // never re-activates a clicked button
     else done = false;
     if (done) e.preventDefault();
   });
 
-  // the "clock is stopped" reminder says for how long
+  // ------------------------------------------------------------ horn cue
+  $("horn-sound").addEventListener("change", (e) => {
+    if (e.target.checked) live.enableSound(); else live.disableSound();
+  });
+  live.onHorn((h) => {
+    const kinds = { end: L.horn_end || "end of period", split: L.horn_split || "split", warning: L.horn_warning || "30 seconds" };
+    $("horn-kind").textContent = (kinds[h.kind] || h.kind) + (h.period ? " · P" + h.period : "");
+  });
+
+  // the console cues the end of a period from its own drawn clock too (the server's
+  // horn may be late or, offline, not come): once per period
+  const cued = new Set();
+  function localEnd(rep) {
+    if (!rep || !rep.clock.running || live.holdAt || rep.interval || !rep.period) return;
+    const key = rep.period + ":" + rep.seq;
+    if (live.msLeft(rep.clock, rep) > 0 || cued.has(key)) return;
+    cued.add(key);
+    live.localHorn({ kind: "end", period: rep.period, local: true });
+  }
+
+  // the "clock is stopped" reminder says for how long; the bar stays current
   setInterval(() => {
+    renderNet();
+    localEnd(live.state);
     const rep = live.state;
     if (!rep || rep.status !== "stopped") return;
     const last = events.length ? events[events.length - 1].at : 0;
@@ -230,5 +520,8 @@
     document.querySelectorAll("[data-stopped-for]").forEach((el) => { el.textContent = live.fmt(Math.max(sinceMs, 0)); });
   }, 250);
 
+  try { queue = JSON.parse(sessionStorage.getItem(QKEY) || "[]"); } catch (e) { queue = []; }
   loadEvents();
+  renderNet();
+  if (queue.length) pump();
 })();

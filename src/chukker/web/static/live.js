@@ -28,12 +28,15 @@
     if (best) { live.offset = best.off; live.rtt = best.rtt; }
   }
 
-  function msLeft(obj, report) {
-    // remaining ms of a countdown as of now, from a report stamped server_time
+  function msLeft(obj, report, at) {
+    // remaining ms of a countdown as of ``at`` (server epoch ms; default now), from a
+    // report stamped server_time; a console's whistle not yet answered holds the clock
     if (!obj || obj.remaining_ms == null) return null;
     const running = obj.running === undefined ? true : obj.running;
     if (!running) return Math.max(obj.remaining_ms, 0);
-    return Math.max(obj.remaining_ms - (live.serverNow() - report.server_time), 0);
+    let now = at == null ? live.serverNow() : at;
+    if (live.holdAt && obj === report.clock) now = Math.min(now, live.holdAt);
+    return Math.max(obj.remaining_ms - (now - report.server_time), 0);
   }
   live.msLeft = msLeft;
 
@@ -56,11 +59,18 @@
 
   function periodLabel(r) {
     if (r.status === "pre_match") return L.pre_match || "Pre-match";
+    if (r.status === "final") return L.final || "Final";
     if (r.status === "shootout") return L.shootout || "Shootout";
     if (r.period > cfg.regular_periods) return (L.extra_period || "Extra period") + " " + (r.period - cfg.regular_periods);
     return (L.period || "Period") + " " + r.period;
   }
   live.periodLabel = periodLabel;
+
+  // the short phase the overlay shows: Final, Interval, Shootout, Period N
+  function phaseLabel(r) {
+    if (r.status === "interval") return L.interval || "Interval";
+    return periodLabel(r);
+  }
 
   function setText(sel, text) {
     document.querySelectorAll(sel).forEach((el) => { if (el.textContent !== text) el.textContent = text; });
@@ -72,13 +82,23 @@
       const h = (r.handicap_goals || {})[t] || 0;
       setText('[data-hcp="' + t + '"]', h ? (L.handicap_goals || "handicap") + " +" + h : "");
     }
-    setText("[data-period]", periodLabel(r));
+    setText("[data-period]", r.status === "final" ? (L.period || "Period") + " " + r.period : periodLabel(r));
+    setText("[data-phase]", phaseLabel(r));
+    const nc = (r.corrections || []).length;
+    setText("[data-corrections]", nc ? (L.clock_corrected || "Clock corrected") + (nc > 1 ? " ×" + nc : "") : "");
     let status = L[r.status] || r.status;
     if (r.status === "final" && r.winner) status += " · " + (L.winner || "Winner") + ": " + teamName(r.winner);
+    const so = r.shootout;
+    if (r.status === "shootout") {  // the shots so far, and who hits next
+      const sc = (so && so.score) || {};
+      status = (L.shots || "Shots") + " " + cfg.team_ids.map((t) => sc[t] || 0).join(" – ");
+      if (so && so.next) status += " · " + (L.next || "Next") + ": " + teamName(so.next.team) + " · " + playerName(so.next.team, so.next.player);
+    }
     setText("[data-status]", status);
     const pen = r.pending_penalty;
     setText("[data-penalty]", pen ? (L.penalty || "Penalty") + " " + pen.penalty + " → " + teamName(pen.to) : "");
     document.body.dataset.matchStatus = r.status;
+    document.body.classList.toggle("practice", !!(r.practice || cfg.practice));
     document.body.classList.toggle("stopped", r.status === "stopped");
     const tl = document.querySelector("[data-timeline]");
     if (tl) renderTimeline(tl, r);
@@ -86,10 +106,10 @@
 
   function renderTimeline(el, r) {
     const items = [];
-    for (const g of r.goals || []) items.push({ at: g.at, p: g.period, cls: "goal", team: g.team,
+    for (const g of r.goals || []) items.push({ at: g.at, p: g.period, ev: g.event, cls: "goal" + (g.kind === "penalty" ? " penalty-goal" : ""), team: g.team,
       text: (g.points === 2 ? (L.two_point_goal || "2-point goal") : (L.goal || "Goal")) + (g.player != null ? " · " + playerName(g.team, g.player) : "") + (g.kind && g.kind !== "field" ? " (" + (L["goal_" + g.kind] || g.kind) + ")" : "") });
-    for (const f of r.fouls || []) items.push({ at: f.at, p: f.period, cls: "foul", team: f.team,
-      text: (L.foul || "Foul") + (f.player != null ? " · " + playerName(f.team, f.player) : "") + " · " + (L.penalty || "Penalty") + " " + f.penalty + (f.card ? " · " + f.card : "") });
+    for (const f of r.fouls || []) items.push({ at: f.at, p: f.period, ev: f.event, cls: "foul", team: f.team,
+      text: (L.foul || "Foul") + (f.player != null ? " · " + playerName(f.team, f.player) : "") + " · " + (L.penalty || "Penalty") + " " + f.penalty + (f.card ? " · " + (L["card_" + f.card] || f.card) : "") });
     items.sort((a, b) => b.at - a.at);
     const key = JSON.stringify(items);
     if (el.dataset.key === key) return;
@@ -98,7 +118,9 @@
     for (const it of items) {
       const li = document.createElement("li");
       li.className = it.cls;
-      const p = document.createElement("span"); p.className = "tp"; p.textContent = "P" + it.p;
+      const p = document.createElement("span"); p.className = "tp";
+      const ck = clocks[it.ev];
+      p.textContent = "P" + it.p + (ck != null ? " " + fmt(ck) : "");
       const t = document.createElement("strong"); t.textContent = teamName(it.team);
       const x = document.createElement("span"); x.textContent = " " + it.text;
       li.append(p, " ", t, x);
@@ -113,24 +135,46 @@
   function frame() {
     const r = live.state;
     if (r) {
-      const left = msLeft(r.clock, r);
-      setText("[data-clock]", fmt(left));
-      const last30 = r.clock.running && left != null && left <= 30000 && left > 0;
+      // during an interval its countdown is the main clock; it says when it has run out
+      const ivLeft = r.interval ? msLeft({ remaining_ms: r.interval.remaining_ms, running: true }, r) : null;
+      const left = r.interval ? ivLeft : msLeft(r.clock, r);
+      setText("[data-clock]", r.status === "shootout" ? "—" : (fmt(left) || "0:00"));
+      const running = r.clock.running && !live.holdAt;
+      const last30 = running && left != null && left <= 30000 && left > 0;
       document.body.classList.toggle("last30", !!last30);
+      document.body.classList.toggle("in-interval", !!r.interval);
+      const over = !!r.interval && ivLeft === 0;
+      document.body.classList.toggle("interval-over", over);
       let iv = "";
-      if (r.interval) iv = (L["interval_" + r.interval.kind] || L.interval || "Interval") + " " + fmt(Math.max(r.interval.remaining_ms - (live.serverNow() - r.server_time), 0));
-      else if (r.mount_change && r.status === "stopped") iv = (L.mount_change || "Mount change") + " " + fmt(Math.max(r.mount_change.remaining_ms - (live.serverNow() - r.server_time), 0));
+      if (r.interval) {
+        iv = r.interval.kind === "regular" ? (L.before_period || "Before period") + " " + (r.period + 1)
+          : (L["interval_" + r.interval.kind] || L.interval || "Interval");
+        if (over) iv = (L.interval_over || "Interval over: bowl in when ready");
+      } else if (r.mount_change && r.status === "stopped") {
+        iv = (L.mount_change || "Mount change") + " " + fmt(msLeft({ remaining_ms: r.mount_change.remaining_ms, running: true }, r));
+      }
       setText("[data-interval]", iv);
     }
     requestAnimationFrame(frame);
   }
 
+  // the period clock at each event (event number -> remaining ms): from the page, then
+  // from each event message's report (the state as of that event)
+  const clocks = cfg.clocks || {}, periods = cfg.periods || {};
+  live.clocks = clocks;
+  live.periods = periods;
+
   function update(report, msg) {
+    if (msg && msg.kind === "event" && report && report.clock && msg.seq != null) {
+      clocks[msg.seq] = report.clock.remaining_ms;
+      periods[msg.seq] = report.period;
+    }
     live.state = report;
     live.seq = report.seq;
     renderStatic(report);
     for (const fn of live.listeners) fn(report, msg);
   }
+  live.update = update; // the one rendering entry point (also for layout tests and screenshots)
 
   let es = null;
   function connect(resume) {
@@ -199,7 +243,18 @@
     audio = audio || new (window.AudioContext || window.webkitAudioContext)();
     audio.resume();
   };
+  live.disableSound = () => { if (audio) audio.suspend(); };
+  // a horn the console cued itself (its drawn clock ran out) is not cued again when
+  // the server's horn for the same period arrives
+  const recentHorns = new Map();
+  live.freshHorn = (h) => {
+    const k = h.period + ":" + h.kind, now = Date.now(), t = recentHorns.get(k);
+    recentHorns.set(k, now);
+    return !(t && now - t < 10000);
+  };
+  live.localHorn = (h) => { for (const fn of live.hornListeners) fn(h); };
   live.onHorn((h) => {
+    if (!live.freshHorn(h)) return;
     document.body.classList.remove("horn");
     void document.body.offsetWidth;
     document.body.classList.add("horn");

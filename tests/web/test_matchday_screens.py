@@ -1,0 +1,164 @@
+"""Screens that fit: the big screen, the overlay, the phone view and the console at
+every size, with the longest names allowed (60 characters), two-digit scores and
+every state. Measured in the browser: no sideways scrolling, no element past the
+edge or with its text cut, nothing below the edge of a screen that cannot scroll,
+and the clock in the same place in every state.
+
+One page per screen: the states are fed to the page's one rendering entry point
+(``chukker.update``) as the engine reports them, and the viewport is resized.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from chukker.web.demo import DEMO_HEADER, state_reports
+
+pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("browser")]
+
+ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+        "--disable-component-update", "--disable-sync"]
+DESKTOP = [(1280, 720), (1366, 768), (1920, 1080), (3840, 2160)]
+PHONES = [(360, 740), (390, 844), (430, 932)]
+#: the longest names the record allows (60 characters), one with a long word
+LONG_NAMES = ("Club Atlético de Polo de Arena San Martín de los Andes Norte",
+              "Saint Giles Arena Polo Club of the Upper Thames Valley Shire")
+assert all(len(n) <= 60 for n in LONG_NAMES)
+
+MEASURE = (Path(__file__).parent / "measure_screen.js").read_text(encoding="utf-8")
+
+SHOW = """(rep) => {
+  rep = JSON.parse(JSON.stringify(rep));
+  rep.server_time = window.chukker.serverNow();
+  window.chukker.update(rep, { kind: "state" });
+}"""
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    path = "/usr/bin/chromium"
+    if not os.path.exists(path):
+        if os.environ.get("CHUKKER_REQUIRE_BROWSER") == "1":
+            pytest.fail("CHUKKER_REQUIRE_BROWSER=1 but /usr/bin/chromium is missing")
+        pytest.skip("browser tests need Debian's chromium at /usr/bin/chromium")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=path, args=ARGS)
+        yield b
+        b.close()
+
+
+def long_named_match(server: Any) -> dict[str, Any]:
+    h = {**DEMO_HEADER, "teams": {k: {**t, "name": n} for (k, t), n in zip(
+        DEMO_HEADER["teams"].items(), LONG_NAMES, strict=True)}}
+    with server.client() as c:
+        r = c.post("/api/matches", json=h)
+        assert r.status_code == 201, r.text
+        body: dict[str, Any] = r.json()
+    return body
+
+
+SCREENS = {"display": ("/display", DESKTOP, True), "overlay": ("/overlay", DESKTOP, True),
+           "spectator": ("", DESKTOP + PHONES, False),
+           "console": ("/console", DESKTOP + PHONES, False)}
+
+
+@pytest.mark.parametrize("screen", list(SCREENS))
+def test_screens_fit_every_size_and_state_with_long_names(browser: Any, live_server: Any,
+                                                          screen: str) -> None:
+    path, sizes, no_scroll = SCREENS[screen]
+    m = long_named_match(live_server)
+    reports = state_reports(LONG_NAMES, score=(14, 12))
+    page = browser.new_page(viewport={"width": sizes[0][0], "height": sizes[0][1]})
+    page.goto(f"{live_server.url}/m/{m['match_id']}{path}")
+    page.wait_for_function("() => window.chukker && window.chukker.state")
+    problems: list[str] = []
+    for w, h in sizes:
+        page.set_viewport_size({"width": w, "height": h})
+        where: dict[str, list[int]] = {}
+        for state, rep in reports.items():
+            page.evaluate(SHOW, rep)
+            page.evaluate("() => new Promise((r) => requestAnimationFrame(() => "
+                          "requestAnimationFrame(r)))")
+            got = page.evaluate(MEASURE, no_scroll)
+            problems += [f"{screen} {w}x{h} {state}: {b}" for b in got["bad"]]
+            where[state] = got["clock"]
+        moved = {s: c for s, c in where.items() if c != where["running"]}
+        if moved:
+            problems.append(f"{screen} {w}x{h}: the clock moves: running at "
+                            f"{where['running']}, {moved}")
+    page.close()
+    assert not problems, "\n".join(problems[:40])
+
+
+def test_interval_is_the_main_countdown_and_says_when_it_has_run_out(
+        browser: Any, live_server: Any) -> None:
+    m = long_named_match(live_server)
+    reports = state_reports()
+    page = browser.new_page(viewport={"width": 1366, "height": 768})
+    page.goto(f"{live_server.url}/m/{m['match_id']}/display")
+    page.wait_for_function("() => window.chukker && window.chukker.state")
+    page.evaluate(SHOW, reports["interval"])
+    page.wait_for_timeout(100)
+    assert page.locator("[data-clock]").inner_text() in ("3:10", "3:09")
+    assert page.locator("[data-interval]").inner_text() == "Before period 2"
+    page.evaluate(SHOW, reports["interval_over"])
+    page.wait_for_timeout(100)
+    assert page.locator("[data-clock]").inner_text() == "0:00"
+    assert "Interval over" in page.locator("[data-interval]").inner_text()
+    page.goto(f"{live_server.url}/m/{m['match_id']}/overlay?lang=es")
+    page.wait_for_function("() => window.chukker && window.chukker.state")
+    page.evaluate(SHOW, reports["final"])
+    page.wait_for_timeout(100)
+    assert page.locator("[data-phase]").inner_text() == "Final"
+    page.close()
+
+
+@pytest.mark.parametrize("width,height", [(360, 740), (1366, 768)])
+def test_other_pages_fit_phones_and_laptops(browser: Any, live_server: Any, store_at: Any,
+                                            width: int, height: int) -> None:
+    import time
+
+    from chukker.web.demo import seed_finished_match
+
+    long_named_match(live_server)
+    done = seed_finished_match(store_at, int(time.time() * 1000))
+    page = browser.new_page(viewport={"width": width, "height": height})
+    wide = []
+    for path in ("/", "/new", f"/m/{done}", f"/m/{done}/sheet", "/rules/", "/plays/",
+                 "/tournaments",
+                 "/?lang=es", f"/m/{done}/sheet?lang=it"):
+        page.goto(live_server.url + path)
+        got = page.evaluate("() => [document.documentElement.scrollWidth, window.innerWidth, "
+                            "!!document.querySelector('header.bar .langs a')]")
+        if got[0] > got[1] + 1:
+            wide.append(f"{path}: {got[0]} > {got[1]}")
+        assert got[2], f"{path}: no language switch in the shared bar"
+    page.close()
+    assert not wide, wide
+
+
+def test_home_page_follows_each_match(browser: Any, live_server: Any) -> None:
+    from playwright.sync_api import expect
+
+    m = long_named_match(live_server)
+    page = browser.new_page(viewport={"width": 1366, "height": 768})
+    page.goto(live_server.url + "/")
+    row = page.locator(f"tr[data-match='{m['match_id']}']")
+    expect(row.locator("[data-home-status]")).to_have_text("Pre-match")
+    with live_server.client() as c:
+        r = c.post(f"/api/matches/{m['match_id']}/events", json={
+            "command_id": "b1", "event": {"type": "bowl_in"}},
+            headers={"authorization": "Bearer " + m["timekeeper_token"]})
+        assert r.status_code == 201
+    expect(row.locator("[data-home-status]")).to_have_text("Period 1 · In play",
+                                                           timeout=10_000)
+    expect(row.locator("[data-home-clock]")).to_have_text(re.compile(r"7:[0-3]\d"))
+    page.close()
