@@ -48,6 +48,7 @@ def test_rule_13_learn_index_offers_levels_editions_and_languages(client: TestCl
     assert r.status_code == 200
     assert "Test sulle regole" in r.text and "Cronometrista" in r.text
     assert 'value="uspa-arena-2006"' in r.text
+    assert '<a href="/learn/?lang=it" aria-current="page">Impara</a>' in r.text
 
 
 def test_rule_13_learn_test_without_seed_redirects_to_a_seeded_address(client: TestClient) -> None:
