@@ -1382,6 +1382,7 @@ def probe(core: Core, n_events: int, type_: str, at_ms: int) -> dict[str, Any] |
     ``allowed`` tries. ``None`` when no such event can be formed (e.g. no alternate)."""
     at = at_ms / 1000
     a = core.team_ids[0]
+    type_ = str(type_)
     ev: dict[str, Any] = {"at": at, "type": type_}
     if type_ in ("bowl_in", "whistle", "free_hit", "move_to_15"):
         return ev
