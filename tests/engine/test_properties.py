@@ -131,7 +131,7 @@ def test_property_replay_equals_replay_of_the_round_tripped_record(
     doc = default_setup(**options).to_dict()
     doc["rules"] = rules
     setup = Setup.from_dict(doc)  # the events are simulated under the edition's own rules
-    doc["events"] = events = simulate(setup, random.Random(seed), 250)
+    doc["events"] = simulate(setup, random.Random(seed), 250)
     again = loads(dumps(doc, fmt), fmt)  # type: ignore[arg-type]
     assert again == doc
     s1, s2 = Setup.from_dict(doc), Setup.from_dict(again)
