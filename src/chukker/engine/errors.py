@@ -112,7 +112,7 @@ MESSAGES: dict[str, str] = {
     "undo_leaves_refused": "undoing event {target} would leave event {event} ({type} at {at}) "
     "refused: {cause}",
     # the set-up
-    "setup_invalid": "{detail}",
+    "setup_invalid": "the set-up is not valid: {path}: {detail}",
 }
 
 

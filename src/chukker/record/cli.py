@@ -18,7 +18,8 @@ from rich.table import Table
 
 from chukker.engine import EngineError
 from chukker.record import check, parse, replay, schema
-from chukker.record.io import RecordError, format_of
+from chukker.record.errors import RecordError
+from chukker.record.io import format_of
 
 EXIT_REFUSED = 1
 EXIT_UNREADABLE = 3
