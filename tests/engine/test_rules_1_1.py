@@ -333,3 +333,33 @@ def test_refusals_carry_a_code_and_json_params() -> None:
                  ev(30, "undo", event=2)])
     assert e.code == "undo_leaves_refused" and e.params["cause"]["code"] == "no_free_hit_pending"
     assert "no free hit is pending" in e.reason
+
+
+# ------------------------------------------------------------- live cost
+def test_live_match_verify_apply_and_report_never_refold_the_log(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import random
+
+    from chukker.engine.core import Core
+    from chukker.engine.simulate import default_setup, simulate
+
+    s = default_setup()
+    events = simulate(s, random.Random(5), 200)
+    m = Match(s, events[:150])
+    built: list[int] = []
+    init = Core.__init__
+
+    def counting(self: Core, setup: Setup) -> None:
+        built.append(1)
+        init(self, setup)
+
+    monkeypatch.setattr(Core, "__init__", counting)
+    for e in events[150:]:
+        m.verify(e)
+        assert m.can(e)
+        m.apply(e)
+        m.report(round(e["at"] * 1000))
+    with pytest.raises(EngineError):
+        m.apply({"at": events[-1]["at"], "type": "nonsense"})
+    assert built == []  # each event cost one event, not a refold of the log
