@@ -1459,7 +1459,7 @@ def allowed_now(core: Core, n_events: int, at_ms: int, undo_ok: bool) -> list[st
     for typ in ACTIONS:
         if typ == "undo":
             if undo_ok:
-                out.append(typ)
+                out.append(str(typ))
             continue
         ev = probe(core, n_events, typ, at_ms)
         if ev is None:
