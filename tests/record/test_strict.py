@@ -162,3 +162,9 @@ def test_fuzz_validate_header_gives_a_record_error(doc: dict[str, Any]) -> None:
         validate_header(doc)
     except RecordError as e:
         assert e.code in MESSAGES or e.code in ("setup_invalid", "not_in_edition")
+
+
+def test_at_is_required_in_a_record_but_not_before_the_api_stamps_it() -> None:
+    e = refused_everywhere(record(events=[{"type": "bowl_in"}]), "field_required")
+    assert e.params["path"] == "event 1.at"
+    assert validate_event({"type": "goal", "team": "A"}) == {"type": "goal", "team": "A"}

@@ -68,7 +68,7 @@ def check(record: Mapping[str, Any]) -> list[ValueError]:
     bad: dict[int, RecordError] = {}
     for k, ev in enumerate(events):
         try:
-            validate_event(ev, f"event {k + 1}")
+            validate_event(ev, f"event {k + 1}", require_at=True)
         except RecordError as e:
             bad[k + 1] = e
     problems: list[ValueError] = list(bad.values())

@@ -316,9 +316,13 @@ _FAST: dict[str, tuple[frozenset[str], tuple[tuple[str, Field, Callable[[Any], b
 _AT_OK = _fast(AT)
 
 
-def validate_event(ev: Any, path: str = "event") -> dict[str, Any]:
+def validate_event(ev: Any, path: str = "event", *, require_at: bool = False) -> dict[str, Any]:
     """A normalised copy of operator event ``ev``; :class:`RecordError` naming the field
-    (``path``, e.g. ``event 4``) if it breaks the definitions."""
+    (``path``, e.g. ``event 4``) if it breaks the definitions.
+
+    ``at`` is checked when present; ``require_at`` (the record loader) also refuses an
+    event without it. The live API may check a posted event before it stamps the time.
+    """
     if type(ev) is not dict:
         raise RecordError(code="field_type", path=path, expected="an object")
     typ = ev.get("type")
@@ -333,10 +337,14 @@ def validate_event(ev: Any, path: str = "event") -> dict[str, Any]:
         for k in ev:
             if k not in allowed:
                 raise RecordError(code="unknown_field", path=f"{path}.{_key(k, path)}")
-    if "at" not in ev:
+    out: dict[str, Any]
+    if "at" in ev:
+        at = ev["at"]
+        out = {"at": at if _AT_OK(at) else _number(at, f"{path}.at", AT), "type": typ}
+    elif require_at:
         raise RecordError(code="field_required", path=f"{path}.at")
-    at = ev["at"]
-    out: dict[str, Any] = {"at": at if _AT_OK(at) else _number(at, f"{path}.at", AT), "type": typ}
+    else:
+        out = {"type": typ}
     for k, f, ok in fields:
         v = ev.get(k)
         if v is None:

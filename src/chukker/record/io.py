@@ -99,7 +99,7 @@ def first_invalid_event(events: Any) -> tuple[int, RecordError] | None:
         return None
     for k, ev in enumerate(events):
         try:
-            validate_event(ev, f"event {k + 1}")
+            validate_event(ev, f"event {k + 1}", require_at=True)
         except RecordError as e:
             return k, e
     return None
