@@ -479,6 +479,11 @@ class Core:
         st = self.status
         if self.pending is not None:
             raise Refused("penalty_pending", penalty=self.pending["penalty"])
+        if st is Status.INTERVAL:
+            self.check_interval_over(t)
+        elif st is Status.SHOOTOUT:
+            raise Refused("no_bowl_in_in_shootout")
+        # (every refusal above comes before any change: see allowed_now)
         self.fh_open = False
         if st is Status.IN_PLAY:
             self.awaiting_bowl_in = False
@@ -490,11 +495,7 @@ class Core:
         if st is Status.PRE_MATCH:
             self.start_period(t)
             return
-        if st is Status.INTERVAL:
-            self.check_interval_over(t)
-            self.start_period(t)
-            return
-        raise Refused("no_bowl_in_in_shootout")
+        self.start_period(t)  # after an interval that has run out
 
     def check_interval_over(self, t: int) -> None:
         if t < self.interval_end:
@@ -1456,6 +1457,9 @@ def allowed_now(core: Core, n_events: int, at_ms: int, undo_ok: bool) -> list[st
         if core.decided_by is DecidedBy.FORFEIT and len(core.forfeited) == 1:
             out.append(str(EventType.FORFEIT))
         return [*out, str(EventType.UNDO)] if undo_ok else out
+    # Every handler refuses a probe before it changes anything, so one scratch copy serves
+    # until a probe is accepted (the property test of ``allowed`` holds us to that).
+    scratch = core.copy()
     for typ in ACTIONS:
         if typ == "undo":
             if undo_ok:
@@ -1464,14 +1468,14 @@ def allowed_now(core: Core, n_events: int, at_ms: int, undo_ok: bool) -> list[st
         ev = probe(core, n_events, typ, at_ms)
         if ev is None:
             continue
-        c = core.copy()
         try:
-            if at_ms >= c.deadline:
-                c.advance(at_ms)
-            HANDLERS[typ](c, ev, at_ms, n_events + 1)
+            if at_ms >= scratch.deadline:
+                scratch.advance(at_ms)
+            HANDLERS[typ](scratch, ev, at_ms, n_events + 1)
         except Refused:
             continue
         out.append(str(typ))
+        scratch = core.copy()
     return out
 
 

@@ -23,6 +23,7 @@ from chukker.record.io import (
     dumps,
     first_invalid_event,
     format_of,
+    header_and_setup,
     load_path,
     loads,
     parse,
@@ -43,7 +44,7 @@ def replay(
     ``strict=False`` leaves the events to the engine alone (which refuses any bad input
     with an :class:`EngineError`, never another exception): for records already checked,
     e.g. by :func:`loads`."""
-    setup = setup_of(validate_header(record))
+    setup = header_and_setup(record)[1]
     events = record.get("events", [])
     if not strict:
         return _replay(setup, events, at_ms)
@@ -59,7 +60,7 @@ def check(record: Mapping[str, Any]) -> list[ValueError]:
     """Every problem of a record: a header error, or each event that breaks the record's
     definitions or is refused by the engine (lenient mode), in order."""
     try:
-        setup = setup_of(validate_header(record))
+        setup = header_and_setup(record)[1]
     except RecordError as e:
         return [e]
     events = record.get("events", [])

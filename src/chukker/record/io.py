@@ -79,10 +79,14 @@ def validate_header(doc: Any) -> dict[str, Any]:
     """A normalised copy of a record's header (without its events), checked against the
     record's definitions and the rules (Rule 3: rosters; editions: options);
     :class:`RecordError` naming the field."""
+    return header_and_setup(doc)[0]
+
+
+def header_and_setup(doc: Any) -> tuple[dict[str, Any], Setup]:
+    """:func:`validate_header` and the :class:`~chukker.engine.Setup` it describes."""
     clean = validate_header_doc(doc)
     clean.pop("events", None)
-    setup_of(clean)
-    return clean
+    return clean, setup_of(clean)
 
 
 def setup_of(doc: Mapping[str, Any]) -> Setup:
@@ -108,12 +112,11 @@ def first_invalid_event(events: Any) -> tuple[int, RecordError] | None:
 def validate_record(doc: Any) -> Setup:
     """Check a whole record's header and events against the definitions: the loader's
     check and ``chukker check``'s; :class:`RecordError` for the first problem."""
-    clean = validate_header(doc)
-    events = doc.get("events", [])
-    bad = first_invalid_event(events)
+    setup = header_and_setup(doc)[1]
+    bad = first_invalid_event(doc.get("events", []))
     if bad is not None:
         raise bad[1]
-    return setup_of(clean)
+    return setup
 
 
 def loads(text: str, fmt: Format = "json") -> dict[str, Any]:
