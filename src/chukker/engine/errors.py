@@ -113,6 +113,14 @@ MESSAGES: dict[str, str] = {
     "refused: {cause}",
     # the set-up
     "setup_invalid": "the set-up is not valid: {path}: {detail}",
+    "team_key": "{path}: a team key is a short identifier (letters, digits, - or _)",
+    "players_count": "{path}: Rule 3: an arena team has {count} players numbered 1-{count}, "
+    "got {got}",
+    "players_numbering": "{path}: Rule 3: players are numbered 1-{count}, each once; got {got}",
+    "captain_missing": "{path}: Rule 3: each team designates one captain",
+    "captain_not_a_player": "{path}: Rule 3: the captain is one of players 1-{count}",
+    "alternate_number": "{path}: Rule 3: numbers are 1-99 and unique within the team",
+    "opposite_ends": "{path}: the two teams must defend opposite ends",
 }
 
 
