@@ -244,7 +244,10 @@ def test_rule_5_shootout_spots_are_edition_parameters_with_clauses() -> None:
     )
     assert edition("uspa-arena-2006").shootout_spot_yd.clause == "5"
     # the 4-minute interval between extra periods comes from the contract, not Rule 5
-    assert not e.extra_between_interval_ms.clause.startswith("5")
+    assert e.extra_between_interval_ms.source == "contract"
+    assert e.extra_between_interval_ms.clause == "5.tie-extra-periods"
+    others = [p for n, p in e.params().items() if n != "extra_between_interval_ms"]
+    assert all(p.source == "rule" for p in others)
 
 
 # ---------------------------------------------------------------- editions
