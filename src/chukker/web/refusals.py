@@ -1,6 +1,7 @@
 """Refusals in the user's language: a code and its params to a sentence.
 
-Every refusal the engine, the record loader or the API gives has a stable
+Every refusal the engine, the record loader or the API gives (and every notice
+in the engine's report) has a stable
 ``code`` and JSON ``params``; the English sentence is a template per code
 (:data:`chukker.engine.errors.MESSAGES`, :data:`chukker.record.errors.MESSAGES`
 and, when present, ``chukker.web.api_errors.MESSAGES``). Spanish and Italian
@@ -20,14 +21,15 @@ from collections.abc import Mapping
 from typing import Any
 
 from chukker.engine.errors import MESSAGES as ENGINE_MESSAGES
-from chukker.engine.errors import render
+from chukker.engine.errors import NOTICES, render
 from chukker.record.errors import MESSAGES as RECORD_MESSAGES
 from chukker.web.i18n import LANGUAGES, translations
 
 
 def templates() -> dict[str, str]:
-    """Every known code's English template (engine, record, API)."""
+    """Every known code's English template (engine refusals and notices, record, API)."""
     out = dict(ENGINE_MESSAGES)
+    out.update(NOTICES)
     out.update(RECORD_MESSAGES)
     try:
         api = importlib.import_module("chukker.web.api_errors")
