@@ -1502,6 +1502,8 @@ class Fold:
         self.undo_of: dict[int, int] = {}  # undo event (0-based) -> target (0-based)
         self.problems: list[EngineError] = []
         self.core = Core(setup)
+        #: answers that depend on the log only, keyed by its length (see ``match._undo_ok``)
+        self.memo: dict[str, tuple[int, Any]] = {}
 
     def apply(self, ev: Mapping[str, Any]) -> None:
         """Append one event (its index is ``len(events) + 1``); raise if refused.
