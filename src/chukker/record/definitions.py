@@ -305,6 +305,15 @@ def _fast(f: Field) -> Callable[[Any], bool]:
     if k == "penalty":
         values = frozenset(f.values)
         return lambda v: type(v) is str and v in values
+    if k == "spot":
+        return lambda v: (
+            type(v) is list
+            and len(v) == 2
+            and type(v[0]) in (int, float)
+            and type(v[1]) in (int, float)
+            and 0 <= v[0] <= 100
+            and 0 <= v[1] <= 50
+        )
     return lambda v: False
 
 
@@ -314,6 +323,25 @@ _FAST: dict[str, tuple[frozenset[str], tuple[tuple[str, Field, Callable[[Any], b
     for t, fs in EVENTS.items()
 }
 _AT_OK = _fast(AT)
+
+
+def is_clean_event(ev: Any) -> bool:
+    """A quick yes for an event that :func:`validate_event` accepts unchanged (``at``
+    present; plain ASCII strings); ``False`` means: ask :func:`validate_event`."""
+    if type(ev) is not dict:
+        return False
+    typ = ev.get("type")
+    fast = _FAST.get(typ) if type(typ) is str else None
+    if fast is None or not fast[0].issuperset(ev) or not _AT_OK(ev.get("at")):
+        return False
+    for k, f, ok in fast[1]:
+        v = ev.get(k)
+        if v is None:
+            if f.required:
+                return False
+        elif not ok(v):
+            return False
+    return True
 
 
 def validate_event(ev: Any, path: str = "event", *, require_at: bool = False) -> dict[str, Any]:

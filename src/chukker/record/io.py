@@ -29,7 +29,7 @@ import tomli_w
 
 from chukker.engine import SetupError
 from chukker.engine.setup import Setup
-from chukker.record.definitions import validate_event, validate_header_doc
+from chukker.record.definitions import is_clean_event, validate_event, validate_header_doc
 from chukker.record.errors import RecordError
 
 Format = Literal["json", "toml"]
@@ -102,6 +102,8 @@ def first_invalid_event(events: Any) -> tuple[int, RecordError] | None:
     if not isinstance(events, list):
         return None
     for k, ev in enumerate(events):
+        if is_clean_event(ev):
+            continue
         try:
             validate_event(ev, f"event {k + 1}", require_at=True)
         except RecordError as e:
