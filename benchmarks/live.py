@@ -34,6 +34,7 @@ import argparse
 import asyncio
 import copy
 import json
+import multiprocessing
 import os
 import re
 import socket
@@ -116,6 +117,28 @@ class Client:
             writer.close()
 
 
+def client_process(port: int, match_id: str, n: int, ready: Any, stop: Any, out: Any) -> None:
+    """``n`` fan-out clients in a process of their own; hands back their arrivals."""
+
+    async def run() -> None:
+        clients: list[Client] = []
+        for i in range(0, n, 100):
+            batch = [Client(port, match_id) for _ in range(min(100, n - i))]
+            for c in batch:
+                c.task = asyncio.create_task(c.run())
+            await asyncio.wait_for(asyncio.gather(*(c.ready.wait() for c in batch)), 120)
+            clients.extend(batch)
+        ready.put(len(clients))
+        while not stop.is_set():
+            await asyncio.sleep(0.05)
+        out.put([c.arrivals for c in clients])
+        for c in clients:
+            if c.task:
+                c.task.cancel()
+
+    asyncio.run(run())
+
+
 def prepare_horn_matches(db: Path, n: int, first_in_ms: int, every_ms: int) -> list[str]:
     """Matches whose warning horn (30 s before the end of period 1) falls due soon."""
     store = open_store(db)
@@ -143,14 +166,18 @@ async def bench(args: argparse.Namespace) -> dict[str, Any]:
     port = free_port()
     env = {k: v for k, v in os.environ.items() if k != "CHUKKER_DATABASE_URL"}
     env["PYTHONPATH"] = str(ROOT / "src")
+    env["CHUKKER_MAX_STREAMS_PER_ADDRESS"] = str(args.clients + 10 * args.horns + 100)
+    env["CHUKKER_MAX_STREAMS"] = str(2 * (args.clients + 10 * args.horns) + 100)
     server = subprocess.Popen(
-        [sys.executable, "-m", "chukker.web", "--db", str(db), "--port", str(port), "--no-demo"],
+        [sys.executable, "-m", "chukker.web", "--db", str(db), "--port", str(port), "--no-demo",
+         "--open"],
         env=env,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
     base = f"http://127.0.0.1:{port}"
     clients: list[Client] = []
+    procs: list[Any] = []
     try:
         async with httpx.AsyncClient(base_url=base, timeout=30) as http:
             for _ in range(300):
@@ -167,7 +194,20 @@ async def bench(args: argparse.Namespace) -> dict[str, Any]:
                 headers=auth,
                 json={"command_id": "start", "event": {"type": "bowl_in"}},
             )
-            targets = [mid] * args.clients + [h for h in horn_ids for _ in range(5)]
+            ctx = multiprocessing.get_context("spawn")
+            ready_q, stop_ev, out_q = ctx.Queue(), ctx.Event(), ctx.Queue()
+            in_procs = args.clients if args.procs > 1 else 0
+            t_connect = time.time()
+            for k in range(args.procs if in_procs else 0):
+                share = in_procs // args.procs + (1 if k < in_procs % args.procs else 0)
+                p = ctx.Process(target=client_process,
+                                args=(port, mid, share, ready_q, stop_ev, out_q))
+                p.start()
+                procs.append(p)
+            for _ in procs:
+                await asyncio.to_thread(ready_q.get, True, args.timeout)
+            connect_s = time.time() - t_connect
+            targets = [mid] * (args.clients - in_procs) + [h for h in horn_ids for _ in range(5)]
             for i in range(0, len(targets), 100):  # connect in batches
                 batch = [Client(port, t) for t in targets[i : i + 100]]
                 for c in batch:
@@ -199,13 +239,21 @@ async def bench(args: argparse.Namespace) -> dict[str, Any]:
             end = time.time() + 10
             while time.time() < end and not all(len(c.arrivals) >= args.events for c in fan):
                 await asyncio.sleep(0.05)
+            arrivals = [c.arrivals for c in fan]
+            if procs:
+                await asyncio.sleep(3.0)  # the last deliveries
+                stop_ev.set()
+                for _ in procs:
+                    arrivals.extend(await asyncio.to_thread(out_q.get, True, args.timeout))
+                for p in procs:
+                    p.join(30)
             per_event, per_client = [], []
             for seq, t0 in sent.items():
-                got = [c.arrivals[seq] - t0 for c in fan if seq in c.arrivals]
+                got = [a[seq] - t0 for a in arrivals if seq in a]
                 per_client.extend(got)
-                if len(got) == len(fan):
+                if len(got) == len(arrivals):
                     per_event.append(max(got))
-            missing = sum(1 for seq in sent for c in fan if seq not in c.arrivals)
+            missing = sum(1 for seq in sent for a in arrivals if seq not in a)
 
             horns_due = (args.horn_lead_ms + 250 * args.horns) / 1000 + 1
             wait = max(0.0, horns_due - (time.time() - t_connected))
@@ -226,10 +274,15 @@ async def bench(args: argparse.Namespace) -> dict[str, Any]:
         for c in clients:
             if c.task:
                 c.task.cancel()
+        for p in procs:
+            if p.is_alive():
+                p.kill()
         server.kill()
         server.wait(10)
     return {
-        "clients": len(clients),
+        "clients": len(clients) + in_procs,
+        "client_processes": max(1, len(procs)),
+        "connect_s": connect_s,
         "fanout_clients": args.clients,
         "events": len(sent),
         "missing_deliveries": missing,
@@ -262,7 +315,9 @@ def main() -> None:
         default=25_000,
         help="time from preparing the horn matches to the first horn",
     )
-    ap.add_argument("--timeout", type=float, default=120.0)
+    ap.add_argument("--procs", type=int, default=1,
+                    help="client processes for the fan-out clients (e.g. 4 for 10,000)")
+    ap.add_argument("--timeout", type=float, default=300.0)
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
     res = asyncio.run(asyncio.wait_for(bench(args), args.timeout))
@@ -271,7 +326,8 @@ def main() -> None:
         return
     print(
         f"chukker live benchmark: {res['clients']} SSE clients on 127.0.0.1 "
-        f"({res['fanout_clients']} on the fan-out match)"
+        f"({res['fanout_clients']} on the fan-out match, in {res['client_processes']} "
+        f"client process(es); connected in {res['connect_s']:.1f} s)"
     )
     print(
         f"  fan-out, POST sent -> arrived at all clients ({res['events']} events): "

@@ -8,6 +8,14 @@ are timed best-of-``--repeat`` in CPU time of this process (``--clock wall`` for
 wall time), which is steadier on a machine shared with other work.
 
     python benchmarks/plays.py [--seconds 3600] [--reference-seconds 120] [--mode gallop]
+
+The GPS path (``--gps``, on by default): the same hour of six riders logged by GPS
+units at 10 Hz (0.5 m RMS error, 5 % of fixes lost, units up to 0.2 s apart) and
+analysed from latitude/longitude: projection, dropout filling, low-pass filter,
+resampling to the common 25 Hz clock, and the detectors that run on a GPS
+session. Its rate is GPS samples (fixes) per second, and it is reported as a
+ratio to the detectors alone on the resampled tracking of the same session
+(also in GPS samples per second), timed in the same run.
 """
 
 from __future__ import annotations
@@ -43,7 +51,10 @@ def main() -> None:
     ap.add_argument("--mode", default="match", choices=["match", "gallop", "melee", "slow"])
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--clock", default="process", choices=["process", "wall"])
+    ap.add_argument("--no-gps", dest="gps", action="store_false", help="skip the GPS path")
     args = ap.parse_args()
+    if args.gps:
+        gps_path(args)
 
     tr = generated_play(7, seconds=args.seconds, region=(0.0, 0.0, 100.0, 50.0), mode=args.mode)
     tr = Tracking(tr.t, tr.players, tr.pos, tr.ball, (), tr.defends)
@@ -72,6 +83,46 @@ def main() -> None:
         f"(on {ref.entity_frames:,} entity-frames, scaled by entity-frames)"
     )
     print(f"ratio numpy / reference: {rate_np / rate_ref:,.0f}x ({args.clock} time, best of runs)")
+
+
+def gps_path(args: argparse.Namespace) -> None:
+    from chukker.plays import gps
+
+    tr = generated_play(7, seconds=args.seconds, region=(0.0, 0.0, 100.0, 50.0), mode=args.mode)
+    riders = Tracking(tr.t, tr.players, tr.pos, None, (), tr.defends)
+    proj = gps.example_projection()
+    units = gps.unit_names(riders)
+    late = tuple((u, 0.04 * k) for k, u in enumerate(units))
+    deg = gps.Degrade(rate_hz=10.0, noise_m=0.5, drop=0.05, offsets_s=late)
+    t, u, lat, lon = gps.fixes_from_tracking(riders, proj, units, deg, seed=7)
+    n = t.size
+
+    def whole() -> list[object]:
+        ses = gps.session_from_fixes(t, u, lat, lon, units, proj)
+        return list(gps.analyse(ses))
+
+    ses = gps.session_from_fixes(t, u, lat, lon, units, proj)
+    cands = gps.analyse(ses)
+    t_proj = best_of(args.repeat, lambda: proj.to_arena(lat, lon), args.clock)
+    t_all = best_of(args.repeat, whole, args.clock)
+    t_det = best_of(args.repeat, lambda: gps.analyse(ses), args.clock)
+    per = Counter(str(c.clause) for c in cands)
+    print(
+        f"gps: {args.seconds:g} s, {len(units)} riders at 10 Hz: {n:,} fixes "
+        f"(filled {sum(r.filled for r in ses.units):,}), resampled to "
+        f"{ses.tracking.frames:,} frames at 25 Hz; candidates: {len(cands):,} ("
+        + ", ".join(f"{k} {v}" for k, v in sorted(per.items()))
+        + ")"
+    )
+    print(f"gps whole path:  {t_all:8.3f} s  {n / t_all / 1e6:8.2f} M GPS samples/s")
+    print(
+        f"  projection:    {t_proj:8.3f} s; fill, filter, resample: "
+        f"{max(0.0, t_all - t_det - t_proj):.3f} s; detectors: {t_det:.3f} s"
+    )
+    print(f"detectors only:  {t_det:8.3f} s  {n / t_det / 1e6:8.2f} M GPS samples/s")
+    print(
+        f"ratio whole path / detectors only: {t_det / t_all:.2f} ({args.clock} time, best of runs)"
+    )
 
 
 if __name__ == "__main__":

@@ -2,10 +2,14 @@
 # Sets everything up, then starts the web app on an embedded SQLite database with demo content:
 # a match ready to start, a finished match, and the rule pages (imported from the seed
 # documents in ../shared/seeds when they are there; chukker ships none of their text).
+# The rulebook database is the user's own (its data folder, or $CHUKKER_RULES_DB), the one
+# `chukker rules ...` uses from any folder; importing the same seeds again changes nothing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
-if [ ! -f chukker-rules.sqlite3 ] && compgen -G "../shared/seeds/*.txt" >/dev/null; then
-  .venv/bin/chukker rules import ../shared/seeds/*.txt --db chukker-rules.sqlite3 || true
+if compgen -G "../shared/seeds/*.txt" >/dev/null; then
+  .venv/bin/chukker rules import ../shared/seeds/*.txt >/dev/null || true
 fi
-exec .venv/bin/chukker serve "$@"
+echo "serve.sh: demo in --open mode: anyone on the network may create matches (rate-limited)."
+echo "serve.sh: for a real event run 'chukker serve' without --open (it prints the organiser token)."
+exec .venv/bin/chukker serve --open "$@"

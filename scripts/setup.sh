@@ -1,14 +1,34 @@
 #!/usr/bin/env bash
-# Creates .venv (if missing) and installs chukker with its test tools. Idempotent.
+# Creates .venv (if missing) and installs chukker with its test tools from the lock file
+# (requirements-dev.lock: every version pinned, every file's hash checked). Idempotent.
+# If pyproject.toml names dependencies the lock does not know yet, installs the lock, then
+# the new ones unpinned, and says so: `bash scripts/lock.sh` refreshes the lock.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=${PYTHON:-python3}
+LOCK=requirements-dev.lock
 if [ ! -x .venv/bin/python ]; then
   "$PY" -m venv .venv
 fi
 stamp=.venv/.chukker-installed
-if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
-  .venv/bin/python -m pip install -q --disable-pip-version-check --upgrade pip
-  .venv/bin/python -m pip install -q --disable-pip-version-check -e '.[dev]'
+if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ] || [ "$LOCK" -nt "$stamp" ]; then
+  pip=(.venv/bin/python -m pip -q --disable-pip-version-check)
+  if [ -f "$LOCK" ]; then
+    "${pip[@]}" install --require-hashes -r "$LOCK"
+    want=$(.venv/bin/python scripts/deps_hash.py)
+    have=$(sed -n 's/^# pyproject-deps-sha256: //p' "$LOCK")
+    if [ "$want" = "$have" ]; then
+      # the build backend (setuptools) comes from the lock too: no download here
+      "${pip[@]}" install --no-deps --no-build-isolation -e .
+    else
+      echo "setup: $LOCK was made from other dependencies than pyproject.toml names now;" \
+        "installing the new ones unpinned (refresh the lock: bash scripts/lock.sh)" >&2
+      "${pip[@]}" install --no-build-isolation -e '.[dev]'
+    fi
+  else
+    echo "setup: no $LOCK; installing unpinned (make one: bash scripts/lock.sh)" >&2
+    "${pip[@]}" install -e '.[dev]'
+  fi
+  .venv/bin/python -m pip check --disable-pip-version-check >/dev/null
   touch "$stamp"
 fi

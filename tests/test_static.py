@@ -15,6 +15,10 @@ STRICT = [
     "src/chukker/record",
     "src/chukker/rules",
     "src/chukker/rulebook",
+    "src/chukker/tournament",
+    "src/chukker/config.py",
+    "src/chukker/ops_cli.py",
+    "src/chukker/store/backup.py",
 ]
 
 

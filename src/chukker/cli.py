@@ -23,12 +23,19 @@ _CORE = {"replay", "check", "schema"}
 _SUBAPPS: dict[str, tuple[str, str]] = {
     "rules": ("chukker.rulebook.cli", "The rulebook: import, show, search, diff."),
     "plays": ("chukker.plays.cli", "Play diagrams and candidate fouls."),
+    "tournament": ("chukker.tournament.cli", "Tournaments: register, schedule, standings."),
 }
 
 #: Top-level commands registered by a module's ``register(app)``: command -> module.
 #: A module may register several commands; list each of them here.
 _REGISTERED: dict[str, str] = {
     "serve": "chukker.web.cli",
+    "organiser-token": "chukker.web.cli",
+    "config": "chukker.ops_cli",
+    "backup": "chukker.ops_cli",
+    "export": "chukker.ops_cli",
+    "import": "chukker.ops_cli",
+    "examples": "chukker.ops_cli",
 }
 
 

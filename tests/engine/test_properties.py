@@ -132,9 +132,8 @@ def test_property_replay_equals_replay_of_the_round_tripped_record(
     if rules == "uspa-arena-2006":  # options the 2006 text does not have are refused
         options = dict(options, split_periods=False, shootout_players="all")
     doc = default_setup(**options).to_dict()
-    doc["rules"] = rules
-    setup = Setup.from_dict(doc)  # the events are simulated under the edition's own rules
-    doc["events"] = simulate(setup, random.Random(seed), 250)
+    doc["rules"] = rules  # simulated under the edition it is replayed under
+    doc["events"] = simulate(Setup.from_dict(doc), random.Random(seed), 250)
     again = loads(dumps(doc, fmt), fmt)  # type: ignore[arg-type]
     assert again == doc
     s1, s2 = Setup.from_dict(doc), Setup.from_dict(again)

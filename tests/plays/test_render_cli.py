@@ -37,8 +37,9 @@ def test_svg_is_self_contained_valid_and_animated(sid: str, lang: str) -> None:
     assert set(re.findall(r"url\(([^)]*)\)", text)) <= {"#view"}
     classes = {e.attrib.get("class") for e in root.iter()}
     assert {"player", "ball", "timeline", "verdict", "legend"} <= classes
-    # the delay of game has a ball at walking pace: stationary, so no line yet (Rule 11)
-    assert ("line-of-ball" in classes) == (sid != "13k-delay-of-game")
+    # a ball at walking pace or lying still is stationary, so no line yet (Rule 11)
+    still = {"13k-delay-of-game", "13g-ride-at-striker", "13i-head-into-opponent"}
+    assert ("line-of-ball" in classes) == (sid not in still)
 
 
 def test_rule_13b_svg_shows_foul_marker_row_and_timeline() -> None:

@@ -15,7 +15,14 @@ from chukker.rulebook.corpus import Corpus
 from chukker.rulebook.importers import ParsedSource, SourceKind, parse_file
 
 REPO = Path(__file__).resolve().parents[2]
-SEEDS = REPO.parent / "shared" / "seeds"
+SEEDS = next(
+    (
+        p
+        for p in (REPO.parent / "shared" / "seeds", REPO.parents[1] / "shared" / "seeds")
+        if p.is_dir()
+    ),
+    REPO.parent / "shared" / "seeds",
+)
 
 
 def seed_files() -> list[Path]:
@@ -77,3 +84,9 @@ def corpus(seeded_db: Path) -> Iterator[Corpus]:
     assert c is not None
     yield c
     c.close()
+
+
+@pytest.fixture(autouse=True)
+def _own_default_db(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """No test reads or writes the user's real rulebook database."""
+    monkeypatch.setenv("CHUKKER_RULES_DB", str(tmp_path / "default-rules.sqlite3"))

@@ -5,7 +5,14 @@ from __future__ import annotations
 import pytest
 
 from chukker.rulebook.corpus import Corpus
-from chukker.rulebook.diff import ChangeKind, diff_editions, number_changes, numbers_in, sentences
+from chukker.rulebook.diff import (
+    ChangeKind,
+    Pairing,
+    diff_editions,
+    number_changes,
+    numbers_in,
+    sentences,
+)
 
 
 def test_rule_5_shootout_interval_2_minutes_in_2006_4_in_2026(corpus: Corpus) -> None:
@@ -73,3 +80,40 @@ def test_numbers_and_sentences() -> None:
         "Goals:",
         "Two points. i.e. not three",
     ]
+
+
+def test_rule_13_pairs_within_rule_13_first_and_reports_moved_text(corpus: Corpus) -> None:
+    (rule13,) = diff_editions(corpus, "uspa-arena-2006", "uspa-arena-2026", rule=13).rules
+    for ch in rule13.changes:
+        if ch.kind in (ChangeKind.CHANGED, ChangeKind.MOVED):
+            assert ch.pairing, ch.clause  # every pairing says which rule applied
+        elsewhere = [w for w in ch.was if not w.startswith("13")]
+        if ch.clause and elsewhere:  # text from 2006 Rules 14-16 only when it really moved
+            assert ch.kind == ChangeKind.MOVED and ch.moved_from and ch.similarity >= 0.85
+            assert ch.pairing == Pairing.MOVED
+    ride_off = rule13.change_for("13a")
+    assert ride_off is not None and ride_off.was == ("13(a)",)  # not 2006 Rule 16
+    assert ride_off.pairing == Pairing.TEXT
+    moved = {c.clause: c.moved_from for c in rule13.changes if c.kind == ChangeKind.MOVED}
+    assert moved and set(moved.values()) <= {(14,), (15,), (16,)}
+    assert dict(rule13.pairings)["13j"] == Pairing.NUMBER_TEXT
+
+
+def test_same_number_and_heading_pair_first() -> None:
+    from chukker.rulebook.diff import diff_rules
+    from chukker.rulebook.model import Clause, ClauseKind, Passage, Rule
+
+    def rule(ed: str, *clauses: tuple[str, str, str]) -> Rule:
+        return Rule(ed, 3, (), tuple(
+            Clause(ed, cid, 3, i, ClauseKind.RULE, head, (Passage(text),))
+            for i, (cid, head, text) in enumerate(clauses, 1)
+        ))  # fmt: skip
+
+    old = rule("x-2000", ("3(a)", "Mallets", "A mallet is of cane."),
+               ("3(b)", "Helmets", "A helmet is worn by every player on the field."))  # fmt: skip
+    new = rule("x-2010", ("3a", "Mallets", "A mallet is of cane or of carbon."),
+               ("3b", "Boots", "A helmet is worn by every player on the field."))  # fmt: skip
+    d = diff_rules(old, new)
+    a = d.change_for("3a")
+    assert a is not None and a.pairing == Pairing.NUMBER_HEADING and a.was == ("3(a)",)
+    assert dict(d.pairings) == {"3b": Pairing.TEXT}  # the heading differs: paired by its text

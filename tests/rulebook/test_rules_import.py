@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import shutil
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -148,7 +149,7 @@ def test_import_order_does_not_matter(tmp_path: Path, seeds: list[Path]) -> None
         with Corpus.open(tmp_path / f"{name}.sqlite3") as corpus:
             for f in order:
                 corpus.store(parse_file(f))
-            dumps.append([row for row in corpus.dump() if row[0] not in ("sources", "clause_fts")])
+            dumps.append([row for row in corpus.dump()])
     assert dumps[0] == dumps[1]
 
 
@@ -164,8 +165,13 @@ def test_pages_are_read_from_their_text_not_their_layout(
 ) -> None:
     for f, p in zip(seeds, parsed, strict=True):
         again = parse_text(_relayout(f.read_text(encoding="utf-8"), blank), str(f))
-        if p.kind == SourceKind.BILINGUAL_PAGE:
-            assert again.rules == p.rules
+        if p.kind == SourceKind.BILINGUAL_PAGE:  # the same clauses; only their line numbers move
+
+            def unsourced(ps: ParsedSource) -> list[object]:
+                return [replace(c, origins=()) for r in ps.rules for c in r.clauses]
+
+            assert unsourced(again) == unsourced(p)
+            assert [r.texts for r in again.rules] == [r.texts for r in p.rules]
         else:  # a summary's paragraphs are its blank lines: compare the words of each clause
 
             def words(ps: ParsedSource) -> list[tuple[str, str]]:

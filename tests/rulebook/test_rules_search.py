@@ -65,7 +65,7 @@ def test_search_finds_what_the_like_baseline_finds(corpus: Corpus) -> None:
 def test_search_hits_really_contain_the_words(corpus: Corpus) -> None:
     for h in search(corpus, "dangerous ride", lang="en", limit=50):
         c = corpus.clause(h.edition, h.clause)
-        assert c is not None and matches(c.heading + " " + c.original, "dangerous ride")
+        assert c is not None and matches(c.heading + " " + c.original, "dangerous ride", "en")
 
 
 @settings(max_examples=80, deadline=None)

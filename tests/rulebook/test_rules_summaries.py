@@ -30,8 +30,8 @@ def test_summaries_differ_by_language() -> None:
 def test_unknown_rule_or_language_says_what_is_wrong() -> None:
     with pytest.raises(ValueError, match="no Rule 19"):
         summary(19)
-    with pytest.raises(ValueError, match="no summaries in 'de'"):
-        summary(1, "de")
+    # chukker has no German summaries: the English one, saying so by its language
+    assert summary(1, "de").lang == "en" and summary(1, "de").text == summary(1).text
 
 
 def test_glossary_covers_the_same_terms_in_three_languages() -> None:
@@ -44,7 +44,10 @@ def test_glossary_covers_the_same_terms_in_three_languages() -> None:
 def test_every_engine_parameter_names_a_clause_of_an_arena_rule() -> None:
     for ed in EDITIONS:
         params = engine_params(ed)
-        assert len(params) == len(EDITIONS[ed].params()) + 2
+        from_rules = [
+            p for p in EDITIONS[ed].params().values() if not p.clause.startswith("contract:")
+        ]
+        assert len(params) == len(from_rules) + 2
         for p in params:
             assert 1 <= int(re.match(r"\d+", p.clause).group(0)) <= 18  # type: ignore[union-attr]
             assert p.display and p.label

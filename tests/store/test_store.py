@@ -171,3 +171,35 @@ def test_postgres_schema_name_checked() -> None:
         PostgresStore("postgresql://nowhere.invalid/x", schema="bad; drop table")
 
 
+
+
+def test_match_lists_are_newest_first_paginated_and_see_every_change(store: EventStore) -> None:
+    for i in range(5):
+        store.create_match(f"m{i}", HEADER, 100 + i, "th", "ch")
+    assert [r.id for r in store.list_matches(3)] == ["m4", "m3", "m2"]
+    assert [r.id for r in store.list_matches(3, before=(102, "m2"))] == ["m1", "m0"]
+    store.create_match("m5", HEADER, 200, "th", "ch")  # seen at once (the list is cached)
+    assert store.list_matches(1)[0].id == "m5"
+    assert store.list_matches(1)[0].start_ms is None
+    store.append("m5", ev(1, "a", "bowl_in", 0.0), start_ms=777)
+    assert store.list_matches(1)[0].start_ms == 777
+
+
+def test_reads_do_not_wait_for_a_write_in_progress(tmp_path: Path) -> None:
+    s = open_store(tmp_path / "r.sqlite3")
+    s.create_match("m1", HEADER, 1, "th", "ch")
+    lock = getattr(s, "_lock")  # noqa: B009 - the writer's lock, held as by a slow append
+    with lock:
+        done = threading.Event()
+
+        def read() -> None:
+            s.list_matches(10, before=(10, "z"))
+            s.get_match("m1")
+            s.events("m1")
+            done.set()
+
+        t = threading.Thread(target=read)
+        t.start()
+        assert done.wait(10)
+        t.join()
+    s.close()

@@ -39,9 +39,23 @@ def db_path(tmp_path: Path) -> Path:
     return tmp_path / "live.sqlite3"
 
 
+#: the organiser token of the test servers
+ORGANISER = "test-organiser-token"
+ORGANISER_AUTH = {"authorization": "Bearer " + ORGANISER}
+#: the test servers run open (as the demo does), generously rate-limited
+OPEN = {"organiser": ORGANISER, "open_mode": True, "open_rate": (1000.0, 1000.0)}
+
+
 @pytest.fixture
 def client(db_path: Path) -> Iterator[TestClient]:
-    with TestClient(create_app(db_path)) as c:
+    with TestClient(create_app(db_path, **OPEN)) as c:
+        yield c
+
+
+@pytest.fixture
+def closed_client(db_path: Path) -> Iterator[TestClient]:
+    """A server that is not open: creating matches needs the organiser token."""
+    with TestClient(create_app(db_path, organiser=ORGANISER)) as c:
         yield c
 
 
@@ -75,7 +89,7 @@ def make_match(header: dict[str, Any]) -> Any:
                 h["options"].update(v)
             else:
                 h[k] = v
-        r = c.post("/api/matches", json=h)
+        r = c.post("/api/matches", json=h, headers=ORGANISER_AUTH)
         assert r.status_code == 201, r.text
         return Match(r.json())
     return make
@@ -84,8 +98,8 @@ def make_match(header: dict[str, Any]) -> Any:
 class LiveServer:
     """``create_app`` on uvicorn in a thread, on a free loopback port."""
 
-    def __init__(self, store: EventStore | Path | str) -> None:
-        self.app = create_app(store)
+    def __init__(self, store: EventStore | Path | str, **options: Any) -> None:
+        self.app = create_app(store, **(options or OPEN))
         self.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         self.sock.bind(("127.0.0.1", 0))
@@ -131,13 +145,29 @@ def server_factory() -> Any:
     return LiveServer
 
 
+def merge_patch(target: Any, patch: Any) -> Any:
+    """RFC 7386 as live.js applies it: a null member is kept as null."""
+    if not isinstance(patch, dict) or not isinstance(target, dict):
+        return patch
+    out = dict(target)
+    for k, v in patch.items():
+        out[k] = merge_patch(out.get(k), v)
+    return out
+
+
 class SSE:
-    """Reads a match's stream in a thread; ``next(kind)`` waits for the next message."""
+    """Reads a match's stream in a thread; ``next(kind)`` waits for the next message.
+
+    Like a browser, it keeps the report: the ``state`` message's, with each
+    ``patch`` applied; an ``event`` or ``horn`` message is handed out with the
+    report its patch produced (``data["report"]``).
+    """
 
     def __init__(self, base: str, match_id: str, last_event_id: int | None = None) -> None:
         self.url = f"{base}/api/matches/{match_id}/stream"
         self.headers = {} if last_event_id is None else {"last-event-id": str(last_event_id)}
         self.messages: queue.Queue[dict[str, Any]] = queue.Queue()
+        self.report: Any = None
         self._stop = threading.Event()
         self._client = httpx.Client(timeout=httpx.Timeout(10, read=30))
         self._opened = threading.Event()
@@ -151,13 +181,26 @@ class SSE:
             with self._client.stream("GET", self.url, headers=self.headers) as r:
                 self._opened.set()
                 msg: dict[str, Any] = {}
+                held: list[dict[str, Any]] = []
                 for line in r.iter_lines():
                     if self._stop.is_set():
                         return
                     if not line:
                         if "data" in msg:
                             msg["data"] = json.loads(msg["data"])
-                            self.messages.put(msg)
+                            kind = msg.get("event")
+                            if kind in ("event", "horn"):
+                                held.append(msg)
+                            else:
+                                if kind == "state":
+                                    self.report = msg["data"]["report"]
+                                elif kind == "patch":
+                                    self.report = merge_patch(self.report, msg["data"]["patch"])
+                                for h in held:
+                                    h["data"].setdefault("report", copy.deepcopy(self.report))
+                                    self.messages.put(h)
+                                held = []
+                                self.messages.put(msg)
                         msg = {}
                     elif line.startswith(":"):
                         continue

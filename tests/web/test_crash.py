@@ -26,7 +26,7 @@ def start_server(db: Path, port: int) -> subprocess.Popen[bytes]:
     env.pop("CHUKKER_DATABASE_URL", None)
     proc = subprocess.Popen(
         [sys.executable, "-m", "chukker.web", "--db", str(db), "--port", str(port),
-         "--no-demo"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
+         "--no-demo", "--open"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
         if proc.poll() is not None:

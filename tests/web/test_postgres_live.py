@@ -20,7 +20,7 @@ pytestmark = [pytest.mark.postgres, pytest.mark.xdist_group("postgres-live")]
 def serve(port: int, schema: str) -> subprocess.Popen[bytes]:
     env = {**os.environ, "CHUKKER_DATABASE_URL": PG_URL, "CHUKKER_DATABASE_SCHEMA": schema}
     return subprocess.Popen(
-        [sys.executable, "-m", "chukker.web", "--port", str(port), "--no-demo"],
+        [sys.executable, "-m", "chukker.web", "--port", str(port), "--no-demo", "--open"],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         env=env,

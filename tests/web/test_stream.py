@@ -63,7 +63,7 @@ def test_stream_of_unknown_match_is_404(live_server: Any) -> None:
 def test_rule_5_end_horn_is_scheduled_recorded_and_published(
         db_path: Any, header: Any, backdate: Any, server_factory: Any, sse: Any) -> None:
     store = open_store(db_path)
-    mid = backdate(store, header, ago_ms=450_000 - 700)  # the period ends in 0.7 s
+    mid = backdate(store, header, ago_ms=450_000 - 3000)  # the period ends in 3 s
     store.close()
     with server_factory(db_path) as srv:
         s = sse(srv.url, mid)
@@ -89,7 +89,7 @@ def test_rule_5_warning_horn_then_a_whistle_cancels_the_end_horn(
         db_path: Any, header: Any, backdate: Any, server_factory: Any, sse: Any) -> None:
     header["options"]["warning_horn"] = True
     store = open_store(db_path)
-    mid = backdate(store, header, ago_ms=420_000 - 300)  # warning horn in 0.3 s
+    mid = backdate(store, header, ago_ms=420_000 - 3000)  # warning horn in 3 s
     store.close()
     with server_factory(db_path) as srv:
         s = sse(srv.url, mid)
@@ -102,3 +102,35 @@ def test_rule_5_warning_horn_then_a_whistle_cancels_the_end_horn(
         assert s.next("event")["data"]["report"]["status"] == "stopped"
         lm = srv.app.state.service._matches[mid]
         assert lm.timer is None  # nothing scheduled while the clock is stopped
+
+
+def test_patches_rebuild_exactly_the_report_the_server_sent(
+        live_server: Any, make_match: Any, post: Any, sse: Any) -> None:
+    with live_server.client() as c:
+        m = make_match(c)
+        s = sse(live_server.url, m.id)
+        s.next("state")
+        events = [{"type": "bowl_in"}, {"type": "goal", "team": "A", "player": 1},
+                  {"type": "whistle"}, {"type": "bowl_in"},
+                  {"type": "foul", "team": "B", "penalty": "3"}, {"type": "free_hit"},
+                  {"type": "undo", "event": 2}, {"type": "goal", "team": "B", "player": 2}]
+        for ev in events:
+            assert post(c, m, ev, auth=m.cm).status_code == 201
+        kinds = []
+        for _ in events:
+            kinds.append(s.next("event")["data"]["event"]["type"])
+        assert kinds == [e["type"] for e in events]
+        sent = live_server.app.state.service._matches[m.id].last_report
+        assert s.report == sent
+
+
+def test_idle_streams_get_keep_alive_comments_from_one_timer(
+        db_path: Any, server_factory: Any, make_match: Any, monkeypatch: Any) -> None:
+    from chukker.web import live
+
+    monkeypatch.setattr(live, "KEEPALIVE_S", 0.2)
+    with server_factory(db_path) as srv, srv.client() as c:
+        m = make_match(c)
+        with c.stream("GET", f"/api/matches/{m.id}/stream") as r:
+            lines = r.iter_lines()
+            assert any(line == ": keepalive" for line, _ in zip(lines, range(20), strict=False))

@@ -26,7 +26,9 @@ class Clause(StrEnum):
     R13B = "13b"
     R13D = "13d"
     R13F = "13f"
+    R13G = "13g"
     R13H = "13h"
+    R13I = "13i"
     R13J = "13j"
     R13K = "13k"
 
@@ -37,7 +39,9 @@ CLAUSE_TITLES: dict[Clause, str] = {
     Clause.R13B: "Zigzagging in front of a galloping player",
     Clause.R13D: "Riding an opponent into another player's right of way",
     Clause.R13F: "Two players of one team riding off one opponent",
+    Clause.R13G: "Riding at an opponent to intimidate",
     Clause.R13H: "Riding into the stroke",
+    Clause.R13I: "Driving the mount's head into an opponent",
     Clause.R13J: "Riding an opponent into the wall",
     Clause.R13K: "Delay of game",
 }
@@ -96,13 +100,15 @@ def finalize(cands: list[Candidate], params: Params) -> list[Candidate]:
     out: list[Candidate] = []
     open_: dict[tuple[str, str, int, Evidence], int] = {}
     for c in sorted(cands, key=_sort_key):
-        if c.clause in (Clause.R12, Clause.R13D):
-            key = (str(c.clause), c.team, c.player, c.evidence.get("holder"))
+        if c.clause in (Clause.R12, Clause.R13D, Clause.R13G, Clause.R13I):
+            other = c.evidence.get("holder", c.evidence.get("opponent"))
+            key = (str(c.clause), c.team, c.player, other)
             i = open_.get(key)
             if i is not None and c.start - out[i].end <= gap:
                 prev = out[i]
                 ev = dict(prev.evidence)
-                ev["entries"] = int(ev.get("entries") or 1) + 1
+                if "entries" in ev:
+                    ev["entries"] = int(ev.get("entries") or 1) + 1
                 out[i] = replace(prev, end=max(prev.end, c.end), evidence=ev)
                 continue
             open_[key] = len(out)

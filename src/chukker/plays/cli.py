@@ -49,7 +49,8 @@ def _analyse(tr: Tracking) -> list[Candidate]:
 @app.command()
 def analyze(
     files: Annotated[
-        list[Path], typer.Argument(help="Tracking CSV/Parquet or scenario TOML files.")
+        list[Path],
+        typer.Argument(help="Tracking CSV/Parquet, scenario TOML or GPS session TOML files."),
     ],
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")] = False,
     defends: Annotated[
@@ -62,28 +63,43 @@ def analyze(
     from rich.progress import Progress
     from rich.table import Table
 
+    from chukker.plays import gps
+    from chukker.plays.words import describe
+
     sides = _parse_defends(defends or [])
     results: list[tuple[Path, Candidate]] = []
+    sessions: dict[Path, gps.GPSSession] = {}
     err = Console(stderr=True)
 
     def run(path: Path) -> list[Candidate]:
         try:
-            tr = load_any(path)
+            if gps.is_session(path):
+                ses = sessions[path] = gps.read_session(path)
+                tr = ses.tracking
+            else:
+                tr = load_any(path)
         except (TrackingError, OSError) as exc:
-            err.print(f"[red]error:[/red] {exc}")
+            err.print(f"error: {exc}", markup=False, highlight=False)
             raise typer.Exit(2) from None
         if sides:
             tr = tr.with_defends(list(tr.defends) + sides)
-        return _analyse(tr)
+        cands = _analyse(tr)
+        if path in sessions:
+            cands = [c for c in cands if sessions[path].runs(str(c.clause))]
+        return cands
 
     if as_json:
         for f in files:
             results.extend((f, c) for c in run(f))
-        out = {
+        out: dict[str, object] = {
             "candidates": [
                 c.to_json() | ({"file": str(p)} if len(files) > 1 else {}) for p, c in results
             ]
         }
+        if len(files) == 1 and sessions:
+            out["gps"] = next(iter(sessions.values())).to_json()
+        elif sessions:
+            out["gps"] = {str(p): s.to_json() for p, s in sessions.items()}
         typer.echo(json.dumps(out, ensure_ascii=False))
         return
     with Progress(console=err, transient=True) as progress:
@@ -93,6 +109,15 @@ def analyze(
             results.extend((f, c) for c in run(f))
             progress.advance(task)
     console = Console()
+    for sp, ses in sessions.items():
+        for u in ses.units:
+            console.print(
+                f"{sp.name}: unit {u.unit} ({u.entity}): {u.read} fixes read, {u.dropped} dropped, "
+                f"{u.filled} filled, median interval {u.median_interval_s or 0:.3f} s",
+                markup=False,
+            )
+        for clause, why in sorted(ses.not_run.items()):
+            console.print(f"{sp.name}: {clause} not run: {why}", markup=False)
     if not results:
         console.print("no candidate fouls")
         return
@@ -101,8 +126,8 @@ def analyze(
         table.add_column(col)
     for p, c in results:
         j = c.to_json()
-        ev = ", ".join(f"{k}={v}" for k, v in j["evidence"].items() if v is not None)
-        table.add_row(p.name, j["clause"], c.who, f"{j['start']:.2f}", f"{j['end']:.2f}", ev)
+        span = (f"{j['start']:.2f}", f"{j['end']:.2f}")
+        table.add_row(p.name, j["clause"], c.who, *span, describe(c))
     console.print(table)
 
 
@@ -140,6 +165,38 @@ def render(
         typer.echo(f"error: {output}: output must end in .svg or .png", err=True)
         raise typer.Exit(2)
     typer.echo(str(output))
+
+
+@app.command()
+def review(
+    file: Annotated[
+        Path, typer.Argument(help="Tracking CSV/Parquet, scenario TOML or GPS session TOML.")
+    ],
+    port: Annotated[int, typer.Option("--port", help="Port of the local page.")] = 8765,
+    lang: Annotated[str, typer.Option("--lang", help="en, es or it")] = "en",
+    open_browser: Annotated[
+        bool, typer.Option("--open/--no-open", help="Open the page in a browser.")
+    ] = True,
+) -> None:
+    """Analyse FILE and open its review page (timeline, evidence, diagrams, CSV export)."""
+    import threading
+    import webbrowser
+
+    import uvicorn
+
+    from chukker.plays.review import analyse_file
+    from chukker.web.plays_pages import app as pages
+
+    try:
+        rv = analyse_file(file)
+    except (TrackingError, OSError) as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2) from None
+    url = f"http://127.0.0.1:{port}/plays/review/{rv.id}?lang={lang}"
+    typer.echo(f"{len(rv.candidates)} candidates; review at {url} (Ctrl-C to stop)")
+    if open_browser:
+        threading.Timer(1.0, webbrowser.open, args=(url,)).start()
+    uvicorn.run(pages, host="127.0.0.1", port=port, log_level="warning")
 
 
 @app.command("list")

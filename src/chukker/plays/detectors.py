@@ -394,6 +394,16 @@ def pairs(fr: Frames, p: Params) -> Pairs:
     contact &= mv[PJ]
     contact &= fr.live
     col, s_, e_ = _runs(contact)
+    if col.size > 1 and p.contact_gap_s.value > 0:
+        # a contact broken for less than contact_gap_s of live play is one contact
+        dead = np.concatenate([[0], np.cumsum(~fr.live)])
+        t = fr.t
+        gap = (col[1:] == col[:-1]) & (t[s_[1:]] - t[e_[:-1]] <= p.contact_gap_s.value + 1e-9)
+        gap &= dead[s_[1:]] == dead[e_[:-1] + 1]
+        for r in np.flatnonzero(gap).tolist():
+            contact[col[r], e_[r] + 1 : s_[r + 1]] = True
+        if gap.any():
+            col, s_, e_ = _runs(contact)
     return Pairs(PI, PJ, index, d2, contact, col, s_, e_)
 
 
@@ -564,11 +574,18 @@ def _row_candidate(
 
 
 def detect_zigzag(tr: Tracking, fr: Frames, p: Params, pr: Pairs | None = None) -> list[Candidate]:
-    """13b: repeated swerves across the path of a galloping opponent, in front of him.
+    """13b: crossing and re-crossing the line of a galloping opponent, ahead of him.
+
+    His line is his heading. For an opponent ahead of him (``0 < ahead <= zig_front``,
+    up to ``zig_reach`` either side), the side of the line is known once the
+    opponent is ``zig_margin`` from it and kept until he is that far on the other
+    side: that change is a crossing, counted when the opponent himself moves across
+    (lateral speed at least ``zig_lateral_speed``). However wide the swerves, a
+    zigzag is ``zig_min_crossings`` or more crossings, each within ``zig_window``
+    of the previous one, while he stays in front.
 
     Only the (pair, frame) entries where one player gallops with the other within
-    reach of the zone in front of him are kept (a distance test on the shared pair
-    distances), then the zone and the sideways reversals are computed on those.
+    reach of the zone in front of him are looked at (the shared pair distances).
     """
     N, F = fr.x.shape
     if F < 2 or N < 2:
@@ -580,14 +597,14 @@ def detect_zigzag(tr: Tracking, fr: Frames, p: Params, pr: Pairs | None = None) 
     G, J = G[order], J[order]
     if G.size == 0:
         return []
-    front, hw = p.zig_front_yd.value, p.zig_half_width_yd.value
-    reach = (front * front + hw * hw) * (1.0 + 1e-9) + 1e-9  # |a|, |lat| within the zone
+    front, reach_w = p.zig_front_yd.value, p.zig_reach_yd.value
+    reach = (front * front + reach_w * reach_w) * (1.0 + 1e-9) + 1e-9
     gal = fr.live & (fr.s >= p.gallop_speed_yd_s.value)
     near = pr.d2 <= reach
     column = {(g, j): c for c, (g, j) in enumerate(zip(G.tolist(), J.tolist(), strict=True))}
-    parts: list[tuple[int, I64, F64, F64, F64]] = []
+    parts: list[tuple[int, I64, F64, F64, F64, F64]] = []
     for kp, (i, j) in enumerate(zip(pr.i.tolist(), pr.j.tolist(), strict=True)):
-        fk = np.flatnonzero(near[kp] & (gal[i] | gal[j]))  # one of them gallops, within reach
+        fk = np.flatnonzero(near[kp] & (gal[i] | gal[j]))
         if fk.size == 0:
             continue
         dx = fr.x[j].take(fk) - fr.x[i].take(fk)
@@ -597,17 +614,24 @@ def detect_zigzag(tr: Tracking, fr: Frames, p: Params, pr: Pairs | None = None) 
             if sel.size == 0:
                 continue
             fg = fk.take(sel)
-            rx, ry = dx.take(sel), dy.take(sel)  # o - g: j - i, negated (exactly) for g = j
+            rx, ry = dx.take(sel), dy.take(sel)
             if sign < 0:
                 np.negative(rx, out=rx)
                 np.negative(ry, out=ry)
             ux, uy = fr.ux[g].take(fg), fr.uy[g].take(fg)
             a = ux * rx + uy * ry
             lat = ux * ry - uy * rx
-            keep = np.flatnonzero((a > 0) & (a <= front) & (np.abs(lat) <= hw))
+            keep = np.flatnonzero((a > 0) & (a <= front) & (np.abs(lat) <= reach_w))
             if keep.size:
                 parts.append(
-                    (column[g, o], fg.take(keep), a.take(keep), ux.take(keep), uy.take(keep))
+                    (
+                        column[g, o],
+                        fg.take(keep),
+                        a.take(keep),
+                        lat.take(keep),
+                        ux.take(keep),
+                        uy.take(keep),
+                    )
                 )
     if not parts:
         return []
@@ -615,16 +639,15 @@ def detect_zigzag(tr: Tracking, fr: Frames, p: Params, pr: Pairs | None = None) 
     ci = np.concatenate([np.full(x[1].size, x[0], dtype=np.int64) for x in parts])
     fi = np.concatenate([x[1] for x in parts])
     a_k = np.concatenate([x[2] for x in parts])
-    ux = np.concatenate([x[3] for x in parts])
-    uy = np.concatenate([x[4] for x in parts])
+    lat_k = np.concatenate([x[3] for x in parts])
+    ux = np.concatenate([x[4] for x in parts])
+    uy = np.concatenate([x[5] for x in parts])
     gi, ji = G[ci], J[ci]
-    vx, vy = fr.vel_at(ji, fi)
-    w = ux * vy - uy * vx
-    zl = p.zig_lateral_speed_yd_s.value
-    sgn = np.where(w >= zl, 1, np.where(w <= -zl, -1, 0)).astype(np.int8)
+    m = p.zig_margin_yd.value
+    sgn = np.where(lat_k >= m, 1, np.where(lat_k <= -m, -1, 0)).astype(np.int8)
     n = ci.size
     k = np.arange(n)
-    seg_first_idx, seg_last_idx = _segments(ci, fi)
+    seg_first_idx, _ = _segments(ci, fi)
     seg_start = np.zeros(n, dtype=bool)
     seg_start[seg_first_idx] = True
     seg_first = np.maximum.accumulate(np.where(seg_start, k, 0))
@@ -634,34 +657,42 @@ def detect_zigzag(tr: Tracking, fr: Frames, p: Params, pr: Pairs | None = None) 
     prev[1:] = last_signed[:-1]
     valid = prev >= seg_first
     psgn = sgn[np.maximum(prev, 0)]
-    R = np.flatnonzero((sgn != 0) & valid & (psgn != sgn))
-    need = int(p.zig_min_reversals.value)
-    if R.size < need:
+    X = np.flatnonzero((sgn != 0) & valid & (psgn != sgn))  # side changes
+    if X.size == 0:
+        return []
+    vx, vy = fr.vel_at(ji.take(X), fi.take(X))
+    w = ux.take(X) * vy - uy.take(X) * vx  # the opponent's own speed across the line
+    moved = w * sgn.take(X) >= p.zig_lateral_speed_yd_s.value
+    X, w = X[moved], w[moved]
+    need = int(p.zig_min_crossings.value)
+    if X.size < need:
         return []
     t = fr.t
-    window = p.zig_window_s.value
-    last = R[need - 1 :]
-    first = R[: R.size - need + 1]
-    ok = (seg_id[last] == seg_id[first]) & (t[fi[last]] - t[fi[first]] <= window)
-    if not ok.any():
-        return []
-    segs, idx = np.unique(seg_id[last[ok]], return_index=True)
-    starts = first[ok][idx]
+    tx = t[fi[X]]
+    sx = seg_id[X]
+    link = np.zeros(X.size, dtype=bool)  # crossing r continues the chain of r - 1
+    link[1:] = (sx[1:] == sx[:-1]) & (tx[1:] - tx[:-1] <= p.zig_window_s.value)
+    starts = np.flatnonzero(~link)
+    ends = np.append(starts[1:], X.size) - 1
     S = fr.s
     out: list[Candidate] = []
-    for sg, s_entry in zip(segs.tolist(), starts.tolist(), strict=True):
-        e_entry = int(seg_last_idx[sg])
-        sl = slice(s_entry, e_entry + 1)
-        g, j = int(gi[s_entry]), int(ji[s_entry])
-        s_f, e_f = int(fi[s_entry]), int(fi[e_entry])
-        n_rev = int(np.searchsorted(R, e_entry, side="right") - np.searchsorted(R, s_entry))
+    for r0, r1 in zip(starts.tolist(), ends.tolist(), strict=True):
+        if r1 - r0 + 1 < need:
+            continue
+        e0, e1 = int(X[r0]), int(X[r1])
+        g, j = int(gi[e0]), int(ji[e0])
+        s_f, e_f = int(fi[e0]), int(fi[e1])
+        at = X[r0 : r1 + 1]
         ev: dict[str, Evidence] = {
             "against": _name(tr, g),
-            "reversals": n_rev,
-            "min_distance_yd": float(np.min(a_k[sl])),
+            "crossings": r1 - r0 + 1,
+            "span_s": float(t[e_f] - t[s_f]),
+            "min_ahead_yd": float(np.min(a_k[at])),
+            "max_ahead_yd": float(np.max(a_k[at])),
+            "max_swing_yd": float(np.max(np.abs(lat_k[e0 : e1 + 1]))),
             "galloping_speed_yd_s": float(np.min(S[g, s_f : e_f + 1])),
             "speed_yd_s": float(S[j, s_f]),
-            "max_lateral_speed_yd_s": float(np.max(np.abs(w[sl]))),
+            "max_lateral_speed_yd_s": float(np.max(np.abs(w[r0 : r1 + 1]))),
         }
         pl = tr.players[j]
         out.append(Candidate(Clause.R13B, pl.team, pl.number, float(t[s_f]), float(t[e_f]), ev))
@@ -881,6 +912,207 @@ def _into_wall(tr: Tracking, fr: Frames, p: Params, pr: Pairs) -> list[Candidate
     return out
 
 
+def detect_head_on(tr: Tracking, fr: Frames, p: Params, pr: Pairs | None = None) -> list[Candidate]:
+    """13i: the mount's head driven into an opponent.
+
+    At the first frame of a contact (as 13a), a player whose heading points at the
+    opponent (within ``head_aim_deg`` of the line between them) while closing on him
+    at ``head_closing_speed`` or more. A shoulder-to-shoulder ride-off has the
+    opponent beside the heading (near 90 degrees), so it is no candidate.
+    """
+    N, F = fr.x.shape
+    if F < 2 or N < 2:
+        return []
+    pr = pr if pr is not None else pairs(fr, p)
+    sel = pr.run_start >= 1
+    col, f, e = pr.run_pair[sel], pr.run_start[sel], pr.run_end[sel]
+    if col.size == 0:
+        return []
+    cos_aim = math.cos(math.radians(p.head_aim_deg.value))
+    t = fr.t
+    # the approach: from the frame head_window_s before the contact to the contact
+    f0 = np.searchsorted(t, t[f] - p.head_window_s.value - 1e-9, side="left")
+    f0 = np.minimum(f0, f - 1)
+    span = t[f] - t[f0]
+    found: list[Candidate] = []
+    for A_, B_ in ((pr.i[col], pr.j[col]), (pr.j[col], pr.i[col])):
+        dx = _at(fr.x, B_, f) - _at(fr.x, A_, f)
+        dy = _at(fr.y, B_, f) - _at(fr.y, A_, f)
+        d = np.sqrt(dx * dx + dy * dy)
+        mx = _at(fr.x, A_, f) - _at(fr.x, A_, f0)  # his own way over the approach
+        my = _at(fr.y, A_, f) - _at(fr.y, A_, f0)
+        m = np.sqrt(mx * mx + my * my)
+        dx0 = _at(fr.x, B_, f0) - _at(fr.x, A_, f0)
+        dy0 = _at(fr.y, B_, f0) - _at(fr.y, A_, f0)
+        d0 = np.sqrt(dx0 * dx0 + dy0 * dy0)
+        # aim: his way over the approach against the line to the opponent at its start
+        ok = (d0 > 0) & (m / span >= p.moving_speed_yd_s.value)
+        aim = np.where(ok, (mx * dx0 + my * dy0) / np.where(ok, d0 * m, 1.0), -1.0)
+        closing = (d0 - d) / span
+        hit = np.flatnonzero(ok & (aim >= cos_aim) & (closing >= p.head_closing_speed_yd_s.value))
+        for r in hit.tolist():
+            a_, b_ = int(A_[r]), int(B_[r])
+            ev: dict[str, Evidence] = {
+                "opponent": _name(tr, b_),
+                "aim_deg": math.degrees(math.acos(max(-1.0, min(1.0, float(aim[r]))))),
+                "closing_speed_yd_s": float(closing[r]),
+                "speed_yd_s": float(fr.s[a_, f[r]]),
+                "opponent_speed_yd_s": float(fr.s[b_, f[r]]),
+                "distance_yd": float(d[r]),
+            }
+            pl = tr.players[a_]
+            found.append(
+                Candidate(Clause.R13I, pl.team, pl.number, float(t[f[r]]), float(t[e[r]]), ev)
+            )
+    return _straighter(found)
+
+
+def _straighter(found: list[Candidate]) -> list[Candidate]:
+    """Of two players aiming at each other at once, the one aiming straighter."""
+    out = []
+    for c in found:
+        rivals = [
+            o
+            for o in found
+            if o.who == c.evidence["opponent"]
+            and o.evidence["opponent"] == c.who
+            and o.start <= c.end
+            and c.start <= o.end
+        ]
+        if all(_f(c.evidence["aim_deg"]) < _f(o.evidence["aim_deg"]) for o in rivals):
+            out.append(c)
+    return out
+
+
+def detect_intimidation(
+    tr: Tracking, fr: Frames, p: Params, pr: Pairs | None = None
+) -> list[Candidate]:
+    """13g: riding at an opponent to intimidate: a fast charge, he pulls out, no contact.
+
+    A charge is a run of frames where a player rides at an opponent (at least
+    ``intim_min_speed``, heading within ``intim_aim_deg`` of the line to him, his own
+    speed towards him at least ``intim_closing_speed``, the distance shrinking at
+    ``intim_gain_speed`` or more, across the opponent's way (headings at least
+    ``intim_cross_deg`` apart: following him is not riding at him), within
+    ``intim_range``; breaks shorter than ``contact_gap_s`` do not end it). It is a
+    candidate when it comes within ``intim_near`` yet never into contact (up to
+    ``intim_window`` after the closest approach), and
+    the opponent pulls out in that time: turns by ``intim_pull_deg`` or loses
+    ``intim_pull_slow`` of his speed, against his heading and speed at the start.
+    """
+    N, F = fr.x.shape
+    if F < 2 or N < 2:
+        return []
+    pr = pr if pr is not None else pairs(fr, p)
+    rng2 = p.intim_range_yd.value**2
+    cos_aim = math.cos(math.radians(p.intim_aim_deg.value))
+    cos_pull = math.cos(math.radians(p.intim_pull_deg.value))
+    cos_cross = math.cos(math.radians(p.intim_cross_deg.value))
+    c2 = p.contact_yd.value**2
+    near2 = p.intim_near_yd.value**2
+    win = p.intim_window_s.value
+    t = fr.t
+    out: list[Candidate] = []
+    for kp in range(pr.i.size):
+        found: list[Candidate] = []
+        fk = np.flatnonzero((pr.d2[kp] <= rng2) & fr.live)
+        if fk.size == 0:
+            continue
+        for a_, b_ in ((int(pr.i[kp]), int(pr.j[kp])), (int(pr.j[kp]), int(pr.i[kp]))):
+            g = fk[fr.s[a_, fk] >= p.intim_min_speed_yd_s.value]
+            if g.size == 0:
+                continue
+            # across his way first (cheap), then the aim and speeds on what is left
+            uxa, uya = fr.ux[a_].take(g), fr.uy[a_].take(g)
+            uxb, uyb = fr.ux[b_].take(g), fr.uy[b_].take(g)
+            keep = np.flatnonzero(uxa * uxb + uya * uyb <= cos_cross)
+            if keep.size == 0:
+                continue
+            g, uxa, uya, uxb, uyb = g[keep], uxa[keep], uya[keep], uxb[keep], uyb[keep]
+            dx = fr.x[b_].take(g) - fr.x[a_].take(g)
+            dy = fr.y[b_].take(g) - fr.y[a_].take(g)
+            d = np.sqrt(dx * dx + dy * dy)
+            safe = np.where(d > 0, d, 1.0)
+            aim = (uxa * dx + uya * dy) / safe
+            closing = fr.s[a_].take(g) * aim  # his own speed towards the opponent
+            away = fr.s[b_].take(g) * (uxb * dx + uyb * dy) / safe
+            gaining = closing - away  # the distance shrinks this fast
+            q = np.flatnonzero(
+                (aim >= cos_aim)
+                & (closing >= p.intim_closing_speed_yd_s.value)
+                & (gaining >= p.intim_gain_speed_yd_s.value)
+            )
+            if q.size == 0:
+                continue
+            fq = g[q]
+            # runs of charging frames; a break shorter than contact_gap_s is one charge
+            brk = np.flatnonzero(t[fq[1:]] - t[fq[:-1]] > p.contact_gap_s.value + 1e-9)
+            first = np.concatenate([[0], brk + 1])
+            last = np.concatenate([brk, [fq.size - 1]])
+            for r0, r1 in zip(first.tolist(), last.tolist(), strict=True):
+                s_f, e_f = int(fq[r0]), int(fq[r1])
+                if fr.s[b_, s_f] < p.intim_target_speed_yd_s.value:
+                    continue
+                hi = int(np.searchsorted(t, t[e_f] + win, side="right"))
+                span = slice(s_f, max(hi, e_f + 1))
+                d2 = pr.d2[kp, span]
+                if float(np.min(d2)) <= c2 or float(np.min(d2)) > near2:
+                    continue
+                close_f = s_f + int(np.argmin(d2))
+                stop = int(np.searchsorted(t, t[close_f] + win, side="right"))
+                after = slice(s_f, max(stop, close_f + 1))
+                turn = fr.ux[b_, after] * fr.ux[b_, s_f] + fr.uy[b_, after] * fr.uy[b_, s_f]
+                moving = fr.moving[b_, after]
+                turned = moving & (turn <= cos_pull)
+                s0 = float(fr.s[b_, s_f])
+                slowed = fr.s[b_, after] <= (1.0 - p.intim_pull_slow.value) * s0
+                if not (turned.any() or slowed.any()):
+                    continue
+                mt = float(np.min(np.where(moving, turn, 1.0)))
+                ev: dict[str, Evidence] = {
+                    "opponent": _name(tr, b_),
+                    "closing_speed_yd_s": float(np.max(closing[q[r0] : q[r1] + 1])),
+                    "aim_deg": math.degrees(
+                        math.acos(max(-1.0, min(1.0, float(np.mean(aim[q[r0] : q[r1] + 1])))))
+                    ),
+                    "min_distance_yd": math.sqrt(float(pr.d2[kp, close_f])),
+                    "pull_out": "turned" if turned.any() else "slowed",
+                    "turn_deg": math.degrees(math.acos(max(-1.0, min(1.0, mt)))),
+                    "speed_drop": 1.0 - float(np.min(fr.s[b_, after])) / s0,
+                    "speed_yd_s": float(fr.s[a_, s_f]),
+                }
+                pl = tr.players[a_]
+                found.append(
+                    Candidate(Clause.R13G, pl.team, pl.number, float(t[s_f]), float(t[close_f]), ev)
+                )
+        out += _straighter(found)  # riding at each other: the one aiming straighter
+    return out
+
+
+def _f(v: Evidence) -> float:
+    return float(v) if isinstance(v, int | float) else math.inf
+
+
+def walk_speed(fr: Frames, p: Params, j: I64, f: I64) -> F64:
+    """Mean speed of players ``j`` over the ``walk_window_s`` before frames ``f``.
+
+    A walk is judged over a second, not frame by frame (GPS noise makes a walking
+    horse look faster for a frame). Within the first window of the data the mean
+    is taken over that first window.
+    """
+    t = fr.t
+    w = p.walk_window_s.value
+    f0 = np.searchsorted(t, t[f] - w - 1e-9, side="left")
+    f1 = np.maximum(f, min(int(np.searchsorted(t, t[0] + w - 1e-9, side="left")), t.size - 1))
+    f1 = np.where(t[f] - t[0] < w, f1, f)
+    dt = t[f1] - t[f0]
+    dx = _at(fr.x, j, f1) - _at(fr.x, j, f0)
+    dy = _at(fr.y, j, f1) - _at(fr.y, j, f0)
+    pos = dt > 0
+    out: F64 = np.where(pos, np.sqrt(dx * dx + dy * dy) / np.where(pos, dt, 1.0), _at(fr.s, j, f))
+    return out
+
+
 def detect_delay(tr: Tracking, fr: Frames, p: Params) -> list[Candidate]:
     """13k: the team in possession, marked within 2 horse lengths, at a walk for over 5 s.
 
@@ -901,7 +1133,7 @@ def detect_delay(tr: Tracking, fr: Frames, p: Params) -> list[Candidate]:
         np.copyto(best, d2b[j], where=better)
     fc = np.flatnonzero((c >= 0) & fr.live)
     cc = c[fc]
-    fc = fc[_at(S, cc, fc) <= p.walk_speed_yd_s.value]
+    fc = fc[walk_speed(fr, p, cc, fc) <= p.walk_speed_yd_s.value]
     if fc.size == 0:
         return []
     cc = c[fc]
@@ -1023,6 +1255,8 @@ def detect(tr: Tracking, params: Params = DEFAULT_PARAMS) -> list[Candidate]:
         detect_row(tr, fr, params, pr)
         + detect_zigzag(tr, fr, params, pr)
         + detect_rides(tr, fr, params, pr)
+        + detect_head_on(tr, fr, params, pr)
+        + detect_intimidation(tr, fr, params, pr)
         + detect_delay(tr, fr, params)
         + detect_into_stroke(tr, fr, params)
     )

@@ -103,6 +103,9 @@ class Params:
     contact_yd: Threshold = Threshold(
         1.6, "yd", SCHEMATIC, "centre distance of two mounts in contact"
     )
+    contact_gap_s: Threshold = Threshold(
+        0.5, "s", SCHEMATIC, "a contact broken for less than this (live ball) is one contact"
+    )
     ride_min_speed_yd_s: Threshold = Threshold(
         2.0, "yd/s", SCHEMATIC, "both mounts moving for a ride-off"
     )
@@ -126,16 +129,74 @@ class Params:
     zig_front_yd: Threshold = Threshold(
         10.0, "yd", SCHEMATIC, "'in front': ahead of the galloping player up to this far"
     )
-    zig_half_width_yd: Threshold = Threshold(
-        3.0, "yd", SCHEMATIC, "'in front': this far either side of his heading"
+    zig_reach_yd: Threshold = Threshold(
+        15.0,
+        "yd",
+        SCHEMATIC,
+        "'in front': up to this far either side of his line (a swerve may swing this wide)",
+    )
+    zig_margin_yd: Threshold = Threshold(
+        0.75,
+        "yd",
+        SCHEMATIC,
+        "a side of his line counts once this far from it (GPS noise does not make crossings)",
     )
     zig_lateral_speed_yd_s: Threshold = Threshold(
-        1.5, "yd/s", SCHEMATIC, "sideways speed that counts as a swerve"
+        1.5, "yd/s", SCHEMATIC, "the crossing player moves across the line at least this fast"
     )
-    zig_min_reversals: Threshold = Threshold(
-        2.0, "count", SCHEMATIC, "changes of sideways direction"
+    zig_min_crossings: Threshold = Threshold(
+        2.0, "count", SCHEMATIC, "crossing and re-crossing his line"
     )
-    zig_window_s: Threshold = Threshold(2.0, "s", SCHEMATIC, "within this time")
+    zig_window_s: Threshold = Threshold(
+        2.0, "s", SCHEMATIC, "consecutive crossings at most this far apart"
+    )
+    # 13g
+    intim_closing_speed_yd_s: Threshold = Threshold(
+        5.0, "yd/s", "13g (number: " + SCHEMATIC + ")", "his own speed towards the opponent"
+    )
+    intim_min_speed_yd_s: Threshold = Threshold(
+        6.0, "yd/s", SCHEMATIC, "the charging player rides at least this fast (a canter)"
+    )
+    intim_target_speed_yd_s: Threshold = Threshold(
+        4.0, "yd/s", SCHEMATIC, "the opponent rides at least this fast when the charge starts"
+    )
+    intim_gain_speed_yd_s: Threshold = Threshold(
+        3.0, "yd/s", SCHEMATIC, "the distance between them shrinks at least this fast"
+    )
+    intim_cross_deg: Threshold = Threshold(
+        75.0, "deg", SCHEMATIC, "his heading and the opponent's at least this far apart"
+    )
+    intim_aim_deg: Threshold = Threshold(
+        25.0, "deg", SCHEMATIC, "heading at most this far from the line to the opponent"
+    )
+    intim_range_yd: Threshold = Threshold(
+        10.0, "yd", SCHEMATIC, "the charge is looked at from this distance in"
+    )
+    intim_near_yd: Threshold = Threshold(
+        4.0, "yd", SCHEMATIC, "the charge comes at least this close (but no contact)"
+    )
+    intim_pull_deg: Threshold = Threshold(
+        30.0, "deg", SCHEMATIC, "the opponent pulls out: turns at least this much"
+    )
+    intim_pull_slow: Threshold = Threshold(
+        0.3, "ratio", SCHEMATIC, "or the opponent pulls out: loses this share of his speed"
+    )
+    intim_window_s: Threshold = Threshold(
+        1.5, "s", SCHEMATIC, "the pull-out within this time of the closest approach"
+    )
+    # 13i
+    head_aim_deg: Threshold = Threshold(
+        30.0,
+        "deg",
+        "13i (number: " + SCHEMATIC + ")",
+        "at contact, heading at most this far from the line to the opponent (head first)",
+    )
+    head_window_s: Threshold = Threshold(
+        0.4, "s", SCHEMATIC, "heading and closing speed over this time before the contact"
+    )
+    head_closing_speed_yd_s: Threshold = Threshold(
+        3.0, "yd/s", "13i (number: " + SCHEMATIC + ")", "closing speed at contact"
+    )
     # 13f, 13j
     two_on_one_min_s: Threshold = Threshold(
         0.4, "s", SCHEMATIC, "both in contact at least this long"
@@ -152,6 +213,9 @@ class Params:
         3.0, "yd", SCHEMATIC, "ball within mallet reach of the carrier"
     )
     walk_speed_yd_s: Threshold = Threshold(2.2, "yd/s", SCHEMATIC, "about 4.5 mph, a walk")
+    walk_window_s: Threshold = Threshold(
+        1.0, "s", SCHEMATIC, "the carrier's speed is his mean speed over this time (trailing)"
+    )
     mark_distance_yd: Threshold = Threshold(
         2 * HORSE_LENGTH_YD,
         "yd",

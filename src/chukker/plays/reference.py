@@ -257,66 +257,73 @@ def _row(tr: Tracking, st: _State, p: Params) -> list[Candidate]:
 
 def _zigzag(tr: Tracking, st: _State, p: Params) -> list[Candidate]:
     t, N = st.t, len(tr.players)
-    need = int(p.zig_min_reversals.value)
+    need = int(p.zig_min_crossings.value)
     zl = p.zig_lateral_speed_yd_s.value
+    m = p.zig_margin_yd.value
     out: list[Candidate] = []
     for g in range(N):
         for j in range(N):
             if st.team[g] == st.team[j]:
                 continue
-            a_l: list[float] = []
-            w_l: list[float] = []
-            act: list[bool] = []
+            side = 0  # side of his line, 0 while unknown (or out of the zone)
+            chain: list[tuple[int, float, float, int]] = []  # (frame, ahead, lateral, swings)
+            lats: list[float] = []
+
+            def close(
+                chain: list[tuple[int, float, float, int]],
+                lats: list[float],
+                g: int = g,
+                j: int = j,
+            ) -> None:
+                if len(chain) < need:
+                    return
+                s_f, e_f = chain[0][0], chain[-1][0]
+                ev: dict[str, Evidence] = {
+                    "against": str(tr.players[g]),
+                    "crossings": len(chain),
+                    "span_s": t[e_f] - t[s_f],
+                    "min_ahead_yd": min(c[1] for c in chain),
+                    "max_ahead_yd": max(c[1] for c in chain),
+                    "max_swing_yd": max(lats[: chain[-1][3]]),
+                    "galloping_speed_yd_s": min(st.s[g][x] for x in range(s_f, e_f + 1)),
+                    "speed_yd_s": st.s[j][s_f],
+                    "max_lateral_speed_yd_s": max(abs(c[2]) for c in chain),
+                }
+                pl = tr.players[j]
+                out.append(Candidate(Clause.R13B, pl.team, pl.number, t[s_f], t[e_f], ev))
+
             for f in range(len(t)):
                 ux, uy = st.ux[g][f], st.uy[g][f]
                 rx = st.x[j][f] - st.x[g][f]
                 ry = st.y[j][f] - st.y[g][f]
                 a = ux * rx + uy * ry
                 lat = ux * ry - uy * rx
-                act.append(
+                zone = (
                     st.live[f]
                     and st.s[g][f] >= p.gallop_speed_yd_s.value
-                    and a > 0
-                    and a <= p.zig_front_yd.value
-                    and abs(lat) <= p.zig_half_width_yd.value
+                    and 0 < a <= p.zig_front_yd.value
+                    and abs(lat) <= p.zig_reach_yd.value
                 )
-                a_l.append(a)
-                w_l.append(ux * st.vy[j][f] - uy * st.vx[j][f])
-            pm: tuple[bool, int] | None = None  # last frame that was inactive or had a sign
-            revs: list[int] = []  # reversals in the current active run
-            start = -1
-            for f in range(len(t) + 1):
-                if f == len(t) or not act[f]:
-                    if start >= 0:
-                        e = f - 1
-                        sl = range(start, e + 1)
-                        ev: dict[str, Evidence] = {
-                            "against": str(tr.players[g]),
-                            "reversals": sum(1 for r in revs if r >= start),
-                            "min_distance_yd": min(a_l[x] for x in sl),
-                            "galloping_speed_yd_s": min(st.s[g][x] for x in sl),
-                            "speed_yd_s": st.s[j][start],
-                            "max_lateral_speed_yd_s": max(abs(w_l[x]) for x in sl),
-                        }
-                        pl = tr.players[j]
-                        out.append(Candidate(Clause.R13B, pl.team, pl.number, t[start], t[e], ev))
-                    start = -1
-                    revs = []
-                    if f < len(t):
-                        pm = (False, 0)
+                if not zone:
+                    close(chain, lats)
+                    side, chain, lats = 0, [], []
                     continue
-                w = w_l[f]
-                sgn = 1 if w >= zl else (-1 if w <= -zl else 0)
-                if sgn != 0 and pm is not None and pm[0] and pm[1] != 0 and pm[1] != sgn:
-                    revs.append(f)
-                    if (
-                        start < 0
-                        and len(revs) >= need
-                        and t[f] - t[revs[-need]] <= p.zig_window_s.value
-                    ):
-                        start = revs[-need]
-                if sgn != 0:
-                    pm = (True, sgn)
+                if chain:
+                    lats.append(abs(lat))
+                sgn = 1 if lat >= m else (-1 if lat <= -m else 0)
+                if sgn == 0:
+                    continue
+                if side != 0 and sgn != side:
+                    w = ux * st.vy[j][f] - uy * st.vx[j][f]
+                    if w * sgn >= zl:
+                        if chain and t[f] - t[chain[-1][0]] > p.zig_window_s.value:
+                            close(chain, lats)
+                            chain, lats = [], []
+                        if not chain:
+                            lats = [abs(lat)]
+                        chain.append((f, a, w, len(lats)))
+                side = sgn
+            close(chain, lats)
     return out
 
 
@@ -337,6 +344,18 @@ def _rides(tr: Tracking, st: _State, p: Params) -> list[Candidate]:
                 row.append(
                     st.live[f] and dx * dx + dy * dy <= c2 and st.s[i][f] >= m and st.s[j][f] >= m
                 )
+            last = -1  # last contact frame: fill short breaks of live play
+            for f in range(F):
+                if not row[f]:
+                    continue
+                if (
+                    0 <= last < f - 1
+                    and t[f] - t[last] <= p.contact_gap_s.value + 1e-9
+                    and all(st.live[g] for g in range(last + 1, f))
+                ):
+                    for g in range(last + 1, f):
+                        row[g] = True
+                last = f
             contact[(i, j)] = contact[(j, i)] = row
 
     def run_end(row: list[bool], f: int) -> int:
@@ -514,7 +533,17 @@ def _delay(tr: Tracking, st: _State, p: Params) -> list[Candidate]:
             d2 = dx * dx + dy * dy
             if d2 < md:
                 mkr, md = o, d2
-        cond = st.live[f] and st.s[c][f] <= p.walk_speed_yd_s.value and md <= mk2
+        f0 = _first_frame_at(t, t[f] - p.walk_window_s.value)
+        f1 = f
+        if t[f] - t[0] < p.walk_window_s.value:  # the first window of the data
+            f1 = max(f, min(_first_frame_at(t, t[0] + p.walk_window_s.value), F - 1))
+        if t[f1] > t[f0]:
+            dx = st.x[c][f1] - st.x[c][f0]
+            dy = st.y[c][f1] - st.y[c][f0]
+            walk = math.sqrt(dx * dx + dy * dy) / (t[f1] - t[f0])
+        else:
+            walk = st.s[c][f]
+        cond = st.live[f] and walk <= p.walk_speed_yd_s.value and md <= mk2
         per.append((cond, c, mkr, md))
     out: list[Candidate] = []
     f = 0
@@ -588,9 +617,15 @@ def _into_stroke(tr: Tracking, st: _State, p: Params) -> list[Candidate]:
 
 def detect_reference(tr: Tracking, params: Params = DEFAULT_PARAMS) -> list[Candidate]:
     """The same candidates as :func:`chukker.plays.detectors.detect`, frame by frame."""
+    from chukker.plays.detectors import detect_head_on, detect_intimidation, frames, pairs
+
     st = _prepare(tr, params)
+    fr = frames(tr, params)
+    pr = pairs(fr, params)
     cands = (
-        _row(tr, st, params)
+        detect_head_on(tr, fr, params, pr)  # 13i, 13g: one implementation (docs/plays.md)
+        + detect_intimidation(tr, fr, params, pr)
+        + _row(tr, st, params)
         + _zigzag(tr, st, params)
         + _rides(tr, st, params)
         + _delay(tr, st, params)

@@ -44,6 +44,7 @@ RATE_HZ = 25.0
 class Verdict(StrEnum):
     FOUL = "foul"
     NO_FOUL = "no foul"
+    CANDIDATE = "candidate"  # a detector's candidate shown for review (not a scenario file)
 
 
 class ScenarioError(TrackingError):
@@ -179,6 +180,8 @@ def parse(data: Mapping[str, Any], where: str = "scenario") -> Scenario:
     clause = str(req("clause"))
     try:
         verdict = Verdict(str(req("verdict")))
+        if verdict is Verdict.CANDIDATE:
+            raise ValueError
     except ValueError:
         raise ScenarioError(f"{where}: verdict must be 'foul' or 'no foul'") from None
     culprit = PlayerId.parse(data["culprit"], f"{where}: culprit") if data.get("culprit") else None

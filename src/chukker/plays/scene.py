@@ -33,6 +33,7 @@ UI: dict[str, dict[str, str]] = {
         "verdict": "Verdict",
         "timeline": "What happens",
         "foul_by": "Foul: {p} ({c})",
+        "candidate_by": "Candidate: {p} ({c})",
     },
     "es": {
         "line": "Línea de la bocha",
@@ -44,6 +45,7 @@ UI: dict[str, dict[str, str]] = {
         "verdict": "Veredicto",
         "timeline": "Qué pasa",
         "foul_by": "Falta: {p} ({c})",
+        "candidate_by": "Posible falta: {p} ({c})",
     },
     "it": {
         "line": "Linea della palla",
@@ -55,6 +57,7 @@ UI: dict[str, dict[str, str]] = {
         "verdict": "Verdetto",
         "timeline": "Cosa succede",
         "foul_by": "Fallo: {p} ({c})",
+        "candidate_by": "Possibile fallo: {p} ({c})",
     },
 }
 
@@ -165,12 +168,14 @@ def build(sc: Scenario, lang: str = "en", params: Params = DEFAULT_PARAMS) -> Sc
     timeline = tuple((e.t, event_line(sc, e, lang)) for e in sc.events)
     if sc.verdict is Verdict.FOUL and sc.culprit is not None:
         title = u["foul_by"].format(p=sc.label(sc.culprit, lang), c=sc.clause)
+    elif sc.verdict is Verdict.CANDIDATE and sc.culprit is not None:
+        title = u["candidate_by"].format(p=sc.label(sc.culprit, lang), c=sc.clause)
     else:
         title = f"{u['no_foul']} ({sc.clause})"
     lines = tuple(textwrap.wrap(text_in(sc.explanation, lang), 46))
     foul_at = None
     fouls = [e for e in sc.events if e.kind is EventKind.FOUL]
-    if sc.verdict is Verdict.FOUL and sc.culprit is not None:
+    if sc.verdict in (Verdict.FOUL, Verdict.CANDIDATE) and sc.culprit is not None:
         ft = fouls[0].t if fouls else (cands[0].start if cands else sc.duration)
         x, y = dict(sc.players)[sc.culprit].at(ft)
         foul_at = (ft, x, y)

@@ -147,7 +147,8 @@ PLAYER_DOC: dict[str, Field] = {
 TEAM_DOC: dict[str, Field] = {
     "name": _str(NAME_MAX),
     "captain": PLAYER,
-    "players": Field("players", True, 3, 3),
+    # how many (Rule 3: three, numbered 1-3) is the set-up's check, in Rule 3's words
+    "players": Field("players", True, 0, 12),
     "alternates": Field("players", False, 0, 12),
 }
 HEADER: dict[str, Field] = {

@@ -30,7 +30,7 @@ import tomli_w
 from chukker.engine import SetupError
 from chukker.engine.setup import Setup
 from chukker.record.definitions import is_clean_event, validate_event, validate_header_doc
-from chukker.record.errors import RecordError
+from chukker.record.errors import RecordError as RecordError
 
 Format = Literal["json", "toml"]
 _HEAD = ("format", "rules", "options", "teams", "events")

@@ -6,13 +6,15 @@ from chukker.rulebook.diff import (
     ChangeKind,
     ClauseChange,
     EditionDiff,
+    Pairing,
     RuleDiff,
     diff_editions,
     diff_rules,
 )
+from chukker.rulebook.documents import parse_html, parse_pdf
 from chukker.rulebook.glossary import GlossaryEntry, glossary
 from chukker.rulebook.importers import ParsedSource, RulebookFormatError, parse_file, parse_text
-from chukker.rulebook.model import Clause, ClauseKind, Passage, Play, Rule
+from chukker.rulebook.model import Clause, ClauseKind, Origin, Passage, Play, Rule
 from chukker.rulebook.pages import RulePage, rule_page
 from chukker.rulebook.search import SearchHit, search
 from chukker.rulebook.summaries import EngineParam, RuleSummary, engine_params, summary
@@ -26,6 +28,8 @@ __all__ = [
     "EditionDiff",
     "EngineParam",
     "GlossaryEntry",
+    "Origin",
+    "Pairing",
     "ParsedSource",
     "Passage",
     "Play",
@@ -42,6 +46,8 @@ __all__ = [
     "engine_params",
     "glossary",
     "parse_file",
+    "parse_html",
+    "parse_pdf",
     "parse_text",
     "rule_page",
     "search",

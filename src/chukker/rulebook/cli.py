@@ -1,7 +1,7 @@
 """``chukker rules``: import the rulebook, show a rule or clause, search, compare editions.
 
-The database is ``--db``, else ``$CHUKKER_RULES_DB``, else
-``./chukker-rules.sqlite3``.
+The database is ``--db``, else ``$CHUKKER_RULES_DB``, else ``rules.sqlite3``
+in the user's data folder (platformdirs), so the commands work from any folder.
 """
 
 from __future__ import annotations
@@ -32,7 +32,9 @@ app = typer.Typer(
 DbOpt = Annotated[
     Path | None,
     typer.Option(
-        "--db", help="Rulebook database (default: $CHUKKER_RULES_DB or ./chukker-rules.sqlite3)."
+        "--db",
+        help="Rulebook database (default: $CHUKKER_RULES_DB, else rules.sqlite3 in the user's "
+        "data folder).",
     ),
 ]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON.")]
@@ -61,26 +63,42 @@ def _read_corpus(db: Path | None) -> Corpus | None:
 
 @app.command("import")
 def import_(
-    files: Annotated[list[Path], typer.Argument(help="Rule pages or summaries (UTF-8 text).")],
+    files: Annotated[
+        list[Path],
+        typer.Argument(help="Rulebooks: PDF, web pages (HTML), rule pages or summaries (text)."),
+    ],
     db: DbOpt = None,
     edition: Annotated[
         str | None,
         typer.Option(help="Edition id, when the file does not say (e.g. uspa-arena-2006)."),
     ] = None,
+    lang: Annotated[
+        str | None,
+        typer.Option(help="The documents' language, when they do not say (any code: fr, pt-BR)."),
+    ] = None,
     as_json: JsonOpt = False,
 ) -> None:
-    """Import rulebook files into the database. Importing the same file again changes nothing."""
+    """Import rulebook documents into the database, each in one transaction.
+
+    Importing the same documents again, in any order, changes nothing.
+    """
+    _check_lang(lang)
     path = db if db is not None else default_db_path()
     failed = False
     results: list[dict[str, Any]] = []
-    with Corpus.open(path) as corpus:
+    try:
+        corpus = Corpus.open(path)
+    except ValueError as exc:
+        _fail(str(exc))
+        return
+    with corpus:
         for f in files:
             try:
                 if not f.is_file():
                     raise RulebookFormatError(str(f), 0, "no such file")
-                parsed = parse_file(f, edition)
+                parsed = parse_file(f, edition, lang)
                 reports = corpus.store(parsed)
-            except RulebookFormatError as exc:
+            except (RulebookFormatError, ValueError) as exc:
                 failed = True
                 typer.echo(f"error: {exc}", err=True)
                 continue
@@ -95,6 +113,10 @@ def import_(
                     "rules": [r.rule for r in reports],
                     "clauses": clauses,
                     "status": {s: sum(r.status == s for r in reports) for s in statuses},
+                    "not_aligned": {
+                        "missing": [c for r in reports for c in r.missing],
+                        "extra": [c for r in reports for c in r.extra],
+                    },
                 }
             )
             if not as_json:
@@ -103,6 +125,14 @@ def import_(
                 typer.echo(
                     f"{f.name}: {parsed.edition} {rules} ({parsed.lang}), {clauses} clauses: {what}"
                 )
+                missing = [c for r in reports for c in r.missing]
+                extra = [c for r in reports for c in r.extra]
+                if missing:
+                    typer.echo(f"  not in this translation: {', '.join(missing)}")
+                if extra:
+                    typer.echo(
+                        f"  not aligned (no such clause in the original): {', '.join(extra)}"
+                    )
     if as_json:
         _dump(results)
     if failed:
@@ -115,7 +145,9 @@ def show(
         str, typer.Argument(metavar="ID", help="A rule number (5) or clause id (13b).")
     ],
     edition: Annotated[str, typer.Option(help="Edition id.")] = DEFAULT_EDITION,
-    lang: Annotated[str, typer.Option(help="Language of the translation: en, es, it.")] = "en",
+    lang: Annotated[
+        str, typer.Option(help="Language of the translation: any code (en, es, it, fr, pt-BR...).")
+    ] = "en",
     db: DbOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
@@ -205,12 +237,17 @@ def diff(
     typer.echo(f"{edition_a} → {edition_b}")
     for rd in d.rules:
         typer.echo(f"\nRule {rd.rule}: {len(rd.changes)} changes, {len(rd.unchanged)} unchanged")
+        for cid, paired in rd.pairings:
+            typer.echo(f"  = {cid}  [paired by {paired.value}]")
         for ch in rd.changes:
-            mark = {"added": "+", "removed": "-", "changed": "~"}[ch.kind.value]
+            mark = {"added": "+", "removed": "-", "changed": "~", "moved": ">"}[ch.kind.value]
             was = f" (was {', '.join(ch.was)})" if ch.was and ch.clause else ""
             name = ch.clause or ", ".join(ch.was)
             heading = f"  {ch.heading}" if ch.heading else ""
-            typer.echo(f"  {mark} {name}{heading}{was}")
+            how = f"  [paired by {ch.pairing.value}]" if ch.pairing else ""
+            if ch.moved_from:
+                how += f" moved from Rule {', '.join(map(str, ch.moved_from))}"
+            typer.echo(f"  {mark} {name}{heading}{was}{how}")
             for n in ch.numbers:
                 typer.echo(f"      number: {n.before} → {n.after}   “{n.context}”")
     if d.only_in_a or d.only_in_b:

@@ -1,10 +1,19 @@
 """Compare two editions clause by clause: added, removed, changed, and the numbers that changed.
 
-Clauses are paired by their text, not their ids (the 2006 summary's
-``5(b)`` is the 2026 page's ``5.tie-shootout-set-up``): each sentence of
-the newer edition is matched to the most similar sentence of the older one
-(word-set overlap, numbers masked), and the numbers in matched sentences
-are compared.
+A clause of the newer edition is paired with the older edition's in three
+steps, and each change says which one applied (:class:`Pairing`):
+
+1. **number and heading** — the same clause number (``13(a)`` is ``13a``)
+   and a similar heading, or, where a heading is missing, similar text;
+2. **text, same rule** — otherwise each of its sentences is matched to the
+   most similar sentence of the *same rule* of the older edition (RapidFuzz
+   ``ratio`` over folded words, numbers masked), so the 2006 summary's
+   ``5(b)`` is found as the 2026 page's ``5.tie-shootout-set-up``;
+3. **moved** — a sentence with no counterpart in its own rule is looked
+   for in the older edition's other rules, with a stricter threshold; a
+   clause whose text comes from another rule is reported as *moved*.
+
+The numbers in matched sentences are then compared.
 
 >>> numbers_in("A shootout after a 2-minute interval, from the 25-yard line")
 ['2-minute', '25-yard']
@@ -20,12 +29,18 @@ from dataclasses import dataclass
 from difflib import SequenceMatcher
 from enum import StrEnum
 
+from rapidfuzz import fuzz, process
+
 from chukker.rulebook.corpus import Corpus
 from chukker.rulebook.model import Clause, Rule, fold
 from chukker.rules.editions import EDITIONS
 
-#: how similar (Dice coefficient of word sets, numbers masked) two sentences must be to pair
-MATCH_THRESHOLD = 0.6
+#: RapidFuzz ``ratio`` (0-100, folded words, numbers masked) for two sentences of one rule to pair
+MATCH_THRESHOLD = 62.0
+#: the same for a sentence found in another rule of the older edition (moved text)
+MOVED_THRESHOLD = 85.0
+#: heading similarity (``token_set_ratio``) for two clauses of the same number to pair
+HEADING_THRESHOLD = 70.0
 
 _SENT = re.compile(r"(?<=[.!?:;])\s+(?=[“\"(\[]?[A-ZÁÉÍÓÚÑ])")
 _TOKEN = re.compile(r"\d[\d/½¼¾.,]*(?:-\d[\d/]*)*(?:-[^\W\d_]+)?|[^\W\d_]+(?:'[^\W\d_]+)?")
@@ -36,6 +51,17 @@ class ChangeKind(StrEnum):
     ADDED = "added"
     REMOVED = "removed"
     CHANGED = "changed"
+    MOVED = "moved"
+
+
+class Pairing(StrEnum):
+    """Which rule paired a clause with the older edition's."""
+
+    NUMBER_HEADING = "number+heading"
+    NUMBER_TEXT = "number+text"
+    TEXT = "text (same rule)"
+    MOVED = "text (moved from another rule)"
+    NONE = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,6 +87,10 @@ class ClauseChange:
     was: tuple[str, ...]
     similarity: float
     numbers: tuple[NumberChange, ...] = ()
+    #: how the clause was paired (``""`` for added and removed clauses)
+    pairing: Pairing = Pairing.NONE
+    #: the older edition's rules the text was moved from
+    moved_from: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,6 +102,9 @@ class RuleDiff:
     edition_b: str
     changes: tuple[ClauseChange, ...]
     unchanged: tuple[str, ...]
+
+    #: how each unchanged clause was paired: ``(clause, pairing)``
+    pairings: tuple[tuple[str, Pairing], ...] = ()
 
     def change_for(self, clause_id: str) -> ClauseChange | None:
         """The change of a newer-edition clause, if it changed or is new."""
@@ -115,10 +148,6 @@ def _stem(t: str) -> str:
     return t[:-1] if len(t) > 3 and t.endswith("s") and not t.endswith("ss") else t
 
 
-def _masked(tokens: list[str]) -> frozenset[str]:
-    return frozenset(_stem(re.sub(r"^\d[\d/½¼¾.,]*(?:-\d[\d/]*)*", "#", t)) for t in tokens)
-
-
 def sentences(text: str) -> list[str]:
     """``text`` split into sentences (a colon before a capital ends one too).
 
@@ -152,7 +181,12 @@ class _Sent:
     rule: int
     text: str
     key: tuple[str, ...]
-    masked: frozenset[str]
+    #: folded words, numbers masked, for fuzzy matching
+    masked: str
+
+
+def _mask(tokens: list[str]) -> str:
+    return " ".join(_stem(re.sub(r"^\d[\d/½¼¾.,]*(?:-\d[\d/]*)*", "#", t)) for t in tokens)
 
 
 def _sents(clauses: tuple[Clause, ...] | list[Clause]) -> list[_Sent]:
@@ -161,23 +195,47 @@ def _sents(clauses: tuple[Clause, ...] | list[Clause]) -> list[_Sent]:
         for s in sentences(c.original):
             toks = _tokens(s)
             if toks:
-                out.append(_Sent(c.id, c.rule, s, tuple(toks), _masked(toks)))
+                out.append(_Sent(c.id, c.rule, s, tuple(toks), _mask(toks)))
     return out
 
 
-def _dice(a: frozenset[str], b: frozenset[str]) -> float:
-    return 2 * len(a & b) / (len(a) + len(b)) if a or b else 1.0
+def normal_number(clause_id: str) -> str:
+    """A clause number written one way: ``13(a)`` and ``13a`` are both ``13a``.
+
+    >>> [normal_number(x) for x in ("13(a)", "13a(1)", "5(b)", "13 examples", "9.p3")]
+    ['13a', '13a(1)', '5b', '13 examples', '9.p3']
+    """
+    return re.sub(r"^(\d+)\(([a-z]{1,2})\)", r"\1\2", clause_id)
 
 
-def _best(s: _Sent, pool: list[_Sent]) -> tuple[_Sent | None, float]:
-    best, score = None, 0.0
-    for t in pool:
-        d = _dice(s.masked, t.masked)
-        if d > score or (
-            d == score and best is not None and t.rule == s.rule and best.rule != s.rule
-        ):
-            best, score = t, d
-    return (best, score) if score >= MATCH_THRESHOLD else (None, score)
+def _best(s: _Sent, pool: list[_Sent], cutoff: float) -> tuple[_Sent | None, float]:
+    if not pool:
+        return None, 0.0
+    found = process.extractOne(
+        s.masked, [t.masked for t in pool], scorer=fuzz.ratio, score_cutoff=cutoff
+    )
+    if found is None:
+        return None, 0.0
+    _, score, idx = found
+    return pool[idx], float(score)
+
+
+def _text_score(a: Clause, b: Clause) -> float:
+    return float(fuzz.token_set_ratio(fold(a.original), fold(b.original)))
+
+
+def _by_number(a: Rule, c: Clause) -> tuple[Clause | None, Pairing]:
+    """Step 1: the older clause of the same number, if its heading (or text) agrees."""
+    old = next((x for x in a.clauses if normal_number(x.id) == normal_number(c.id)), None)
+    if old is None or not old.original or not c.original:
+        return None, Pairing.NONE
+    if old.heading and c.heading:
+        if fuzz.token_set_ratio(fold(old.heading), fold(c.heading)) >= HEADING_THRESHOLD:
+            return old, Pairing.NUMBER_HEADING
+        return None, Pairing.NONE
+    if _text_score(old, c) >= 75.0:
+        return old, Pairing.NUMBER_TEXT
+    return None, Pairing.NONE
 
 
 def diff_rules(
@@ -185,60 +243,86 @@ def diff_rules(
 ) -> RuleDiff:
     """Clause-level changes of rule ``b`` against rule ``a``.
 
-    ``a_pool`` / ``b_pool`` are the other clauses of each edition: a clause
-    moved between rules is paired across them rather than reported new.
+    ``a_pool`` / ``b_pool`` are the other clauses of each edition: text
+    moved between rules is paired across them (and reported as moved)
+    rather than reported new.
     """
-    sa = _sents([*a.clauses, *(c for c in a_pool if c.rule != a.number)])
-    sb_all = _sents([*b.clauses, *(c for c in b_pool if c.rule != b.number)])
-    matched_a: dict[str, set[str]] = {}
+    sa = _sents(list(a.clauses))
+    sa_other = _sents([c for c in a_pool if c.rule != a.number])
+    sb_other = _sents([c for c in b_pool if c.rule != b.number])
+    matched_a: set[str] = set()
     changes: list[ClauseChange] = []
     unchanged: list[str] = []
+    pairings: list[tuple[str, Pairing]] = []
     for c in b.clauses:
-        mine = [s for s in sb_all if s.clause == c.id]
+        mine = _sents([c])
+        if not mine:
+            continue
+        old, pairing = _by_number(a, c)
+        # sentences are matched within the paired clause, else the same rule, else elsewhere
+        pool = [s for s in sa if s.clause == old.id] if old is not None else sa
         was: list[str] = []
         sims: list[float] = []
         nums: list[NumberChange] = []
-        same = bool(mine)
+        moved: list[int] = []
+        same = True
         for s in mine:
-            t, score = _best(s, sa)
-            sims.append(score if t else 0.0)
+            t, score = _best(s, pool, MATCH_THRESHOLD)
+            if t is None and old is not None:
+                t, score = _best(s, sa, MATCH_THRESHOLD)
+            if t is None:
+                t, score = _best(s, sa_other, MOVED_THRESHOLD)
+                if t is not None and t.rule not in moved:
+                    moved.append(t.rule)
+            sims.append(score)
             if t is None:
                 same = False
                 continue
-            matched_a.setdefault(t.clause, set()).add(c.id)
+            matched_a.add(t.clause)
             if t.clause not in was:
                 was.append(t.clause)
             if t.key != s.key:
                 same = False
                 nums += number_changes(t.text, s.text)
-        if not mine:
-            continue
-        sim = sum(sims) / len(sims)
+        if old is not None and old.id not in was:
+            was.insert(0, old.id)
+            matched_a.add(old.id)
+        if old is None and was:
+            own = {x.clause for x in sa}
+            pairing = Pairing.TEXT if any(w in own for w in was) else Pairing.MOVED
+        sim = sum(sims) / len(sims) / 100.0
         if not was:
             changes.append(ClauseChange(ChangeKind.ADDED, b.number, c.id, c.heading, (), 0.0))
-        elif same:
+        elif same and not moved:
             unchanged.append(c.id)
+            pairings.append((c.id, pairing))
         else:
+            kind = ChangeKind.MOVED if pairing == Pairing.MOVED else ChangeKind.CHANGED
             changes.append(
                 ClauseChange(
-                    ChangeKind.CHANGED,
+                    kind,
                     b.number,
                     c.id,
                     c.heading,
                     tuple(was),
                     round(sim, 3),
                     tuple(nums),
+                    pairing,
+                    tuple(moved),
                 )
             )
     # a clause of the older rule is removed when none of its sentences lives on anywhere
+    sb_all = [*_sents(list(b.clauses)), *sb_other]
     for c in a.clauses:
         if c.id in matched_a or not c.original:
             continue
         theirs = [s for s in sa if s.clause == c.id]
-        if any(_best(s, sb_all)[0] is not None for s in theirs):
+        if any(_best(s, sb_all, MATCH_THRESHOLD)[0] is not None for s in theirs):
             continue
         changes.append(ClauseChange(ChangeKind.REMOVED, a.number, "", c.heading, (c.id,), 0.0))
-    return RuleDiff(b.number, a.edition, b.edition, tuple(changes), tuple(unchanged))
+    return RuleDiff(
+        b.number, a.edition, b.edition, tuple(changes), tuple(unchanged), tuple(pairings)
+    )
 
 
 def _param_changes(ea: str, eb: str) -> tuple[ParamChange, ...]:
@@ -252,7 +336,13 @@ def _param_changes(ea: str, eb: str) -> tuple[ParamChange, ...]:
     )
 
 
-def _all_clauses(corpus: Corpus, edition: str, rules: tuple[int, ...]) -> tuple[Clause, ...]:
+def all_clauses(
+    corpus: Corpus, edition: str, rules: tuple[int, ...] | None = None
+) -> tuple[Clause, ...]:
+    """Every clause of ``edition`` (of ``rules`` only, if given), rule by rule."""
+    if rules is None:
+        info = corpus.edition_info(edition)
+        rules = info.rules if info is not None else ()
     out: list[Clause] = []
     for n in rules:
         r = corpus.rule(edition, n)
@@ -276,8 +366,8 @@ def diff_editions(
         raise ValueError(
             f"rules diff: neither {edition_a} nor {edition_b} has text for Rule {rule}"
         )
-    pool_a = _all_clauses(corpus, edition_a, tuple(sorted(ra)))
-    pool_b = _all_clauses(corpus, edition_b, tuple(sorted(rb)))
+    pool_a = all_clauses(corpus, edition_a, tuple(sorted(ra)))
+    pool_b = all_clauses(corpus, edition_b, tuple(sorted(rb)))
     diffs = []
     for n in wanted:
         if n in ra and n in rb:

@@ -34,19 +34,21 @@ line.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from pathlib import Path
 
 from chukker.rulebook.languages import (
     ORIGINAL_LANG,
     Language,
+    language,
     language_of_marker,
     language_of_rule_word,
 )
 from chukker.rulebook.model import (
     Clause,
     ClauseKind,
+    Origin,
     Passage,
     Play,
     PlayStep,
@@ -72,6 +74,8 @@ class SourceKind(StrEnum):
 
     BILINGUAL_PAGE = "bilingual-page"
     SUMMARY = "summary"
+    HTML = "html"
+    PDF = "pdf"
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,6 +91,11 @@ class ParsedSource:
     rules: tuple[Rule, ...]
     #: printed lines that are not rule text (a preamble, a copyright line)
     extras: tuple[str, ...] = field(default=())
+
+    @property
+    def is_translation(self) -> bool:
+        """A one-language document not in English: its clauses are aligned with the original's."""
+        return self.kind in (SourceKind.HTML, SourceKind.PDF) and self.lang != ORIGINAL_LANG
 
 
 # ---------------------------------------------------------------- shared bits
@@ -115,7 +124,8 @@ def edition_id(title: str, source: str = "<text>", line: int = 1) -> tuple[str, 
         raise RulebookFormatError(source, line, f"no year in the edition title {title!r}")
     year = int(m.group(1))
     words = [w for w in re.findall(r"[^\W\d_]+", title)]
-    org = words[0].lower() if words else "rules"
+    acronyms = [w for w in words if len(w) >= 2 and w.isupper()]
+    org = (acronyms or words or ["rules"])[0].lower()
     org = re.sub(r"[^a-z0-9]", "", fold(org)) or "rules"
     return f"{org}-arena-{year}", year
 
@@ -171,6 +181,7 @@ class _ClauseBuilder:
     notes: list[str] = field(default_factory=list)
     plays: list[Play] = field(default_factory=list)
     printed: bool = True
+    line: int = 0
 
 
 def _split_heading(text: str) -> tuple[str, str]:
@@ -250,28 +261,60 @@ def _trailing(paras: list[_Para], lang: str, into: _ClauseBuilder) -> None:
     )
 
 
-def _looks_like_page(paras: list[_Para]) -> tuple[re.Match[str], Language] | None:
+def _repeated_marker(paras: list[_Para]) -> str:
+    """A short line printed again and again between paragraphs: an unknown language's marker."""
+    counts: dict[str, int] = {}
+    for i, p in enumerate(paras[1:-1], 1):
+        short = len(p.text) <= 40 and not p.text.endswith((".", ":"))
+        between = len(paras[i - 1].text) > len(p.text) < len(paras[i + 1].text)
+        if short and between and not _CLAUSE_ID.match(p.text):
+            counts[p.text] = counts.get(p.text, 0) + 1
+    best = max(counts.items(), key=lambda kv: kv[1], default=("", 0))
+    return best[0] if best[1] >= 2 else ""
+
+
+def _looks_like_page(
+    paras: list[_Para], lang_code: str | None = None
+) -> tuple[re.Match[str], Language] | None:
     if not paras:
         return None
     m = _TITLE.match(paras[0].text)
     if not m:
         return None
     lang = language_of_rule_word(m.group("word"))
+    if lang is not None and lang.code != ORIGINAL_LANG:
+        marker_ok = any(fold(p.text) == fold(lang.original_marker) for p in paras)
+        if not marker_ok:
+            lang = None
     if lang is None or lang.code == ORIGINAL_LANG:
-        for p in paras:
-            found = language_of_marker(p.text)
-            if found is not None:
-                return m, found
-        return None
+        lang = next((f for p in paras if (f := language_of_marker(p.text)) is not None), None)
+    if lang is None:
+        marker = _repeated_marker(paras)
+        if not marker:
+            return None
+        if lang_code is None:
+            raise RulebookFormatError(
+                "<text>",
+                paras[0].line,
+                f"the original-text marker {marker!r} is not one chukker knows: "
+                "give the page's language with --lang",
+            )
+        base = language(lang_code)
+        lang = replace(base, original_marker=marker, rule_word=m.group("word"))
+    if lang_code is not None and lang.code != lang_code:
+        lang = replace(language(lang_code), original_marker=lang.original_marker)
     return m, lang
 
 
 def parse_bilingual_page(
-    text: str, source: str = "<text>", edition: str | None = None
+    text: str, source: str = "<text>", edition: str | None = None, lang_code: str | None = None
 ) -> ParsedSource:
     """Parse a bilingual rule page (translation, marker, original, paragraph by paragraph)."""
     paras = [_Para(i, ln.strip()) for i, ln in enumerate(text.splitlines(), 1) if ln.strip()]
-    found = _looks_like_page(paras)
+    try:
+        found = _looks_like_page(paras, lang_code)
+    except RulebookFormatError as exc:
+        raise RulebookFormatError(source, exc.line, exc.message) from None
     if found is None:
         first = paras[0] if paras else _Para(1, "")
         raise RulebookFormatError(
@@ -333,7 +376,7 @@ def parse_bilingual_page(
         n = slugs.get(slug, 0) + 1
         slugs[slug] = n
         cid = f"{rule_no}.{slug}" if n == 1 else f"{rule_no}.{slug}-{n}"
-        clauses.append(_ClauseBuilder(cid, heading=heading, printed=False))
+        clauses.append(_ClauseBuilder(cid, heading=heading, printed=False, line=at.line))
 
     def flush(before: str, at: _Para | None) -> None:
         nonlocal header_done, footer
@@ -408,7 +451,7 @@ def parse_bilingual_page(
         if i in ids:
             flush("id", paras[i])
             header_done = True
-            clauses.append(_ClauseBuilder(ids[i]))
+            clauses.append(_ClauseBuilder(ids[i], line=paras[i].line))
             i += 1
         elif i in pair_start:
             flush("pair", paras[i])
@@ -443,6 +486,7 @@ def parse_bilingual_page(
                 parent=parent,
                 plays=tuple(b.plays),
                 notes=tuple((lang.code, n) for n in b.notes),
+                origins=(Origin(lang.code, Path(source).name, line=b.line),),
             )
         )
     rule_text = RuleText(
@@ -627,11 +671,22 @@ def parse_summary(text: str, source: str = "<text>", edition: str | None = None)
 # ------------------------------------------------------------------ dispatch
 
 
-def parse_text(text: str, source: str = "<text>", edition: str | None = None) -> ParsedSource:
-    """Parse ``text`` with whichever importer recognises it."""
+def parse_text(
+    text: str, source: str = "<text>", edition: str | None = None, lang: str | None = None
+) -> ParsedSource:
+    """Parse ``text`` with whichever importer recognises it (a web page by its markup)."""
+    head = text.lstrip()[:200].lower()
+    if head.startswith(("<!doctype html", "<html")) or source.lower().endswith((".html", ".htm")):
+        from chukker.rulebook.documents import parse_html
+
+        return parse_html(text, source, lang, edition)
     paras = [_Para(i, ln.strip()) for i, ln in enumerate(text.splitlines(), 1) if ln.strip()]
-    if _looks_like_page(paras) is not None:
-        return parse_bilingual_page(text, source, edition)
+    try:
+        page = _looks_like_page(paras, lang)
+    except RulebookFormatError as exc:
+        raise RulebookFormatError(source, exc.line, exc.message) from None
+    if page is not None:
+        return parse_bilingual_page(text, source, edition, lang)
     if any(_SUMMARY_RULE.match(p.text) for p in paras):
         return parse_summary(text, source, edition)
     first = paras[0] if paras else _Para(1, "")
@@ -643,11 +698,21 @@ def parse_text(text: str, source: str = "<text>", edition: str | None = None) ->
     )
 
 
-def parse_file(path: Path, edition: str | None = None) -> ParsedSource:
-    """Read ``path`` (UTF-8) and parse it; errors name the file and the line."""
+def parse_file(path: Path, edition: str | None = None, lang: str | None = None) -> ParsedSource:
+    """Read ``path`` and parse it: a PDF, a web page or UTF-8 text.
+
+    Errors name the file and the line (or page). ``lang`` is the document's
+    language when it does not say.
+    """
+    with path.open("rb") as fh:
+        magic = fh.read(5)
+    if magic == b"%PDF-":
+        from chukker.rulebook.documents import parse_pdf
+
+        return parse_pdf(path, lang, edition)
     try:
         text = path.read_text(encoding="utf-8")
     except UnicodeDecodeError as exc:
         line = path.read_bytes()[: exc.start].count(b"\n") + 1
         raise RulebookFormatError(str(path), line, "not UTF-8 text") from None
-    return parse_text(text, str(path), edition)
+    return parse_text(text, str(path), edition, lang)

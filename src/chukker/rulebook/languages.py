@@ -1,24 +1,35 @@
-"""Languages of the rulebook, as data.
+"""Languages of the rulebook: any language a document is written in.
 
-A bilingual rule page puts each translated paragraph before the English
-original, under a marker such as ``Texto original``. The marker, the word
-for "Rule" in a page title and the interface labels are entries of
-:data:`LANGUAGES`, so supporting another language is one more entry.
+A language comes from the document (its ``lang`` attribute, its original-text
+marker, its title word) or from ``--lang``; there is no fixed list. The table
+:data:`LANGUAGES` only adds what chukker knows beyond the code: the marker
+(``Texto original``), the word for "Rule" and chukker's own interface labels.
+A language without an entry still works: its name comes from Babel's locale
+data, its labels fall back to English (:attr:`Language.has_labels` says so),
+and search uses a Snowball stemmer when one exists for it.
 
 >>> language("es").original_marker
 'Texto original'
 >>> language_of_rule_word("Regola").code
 'it'
->>> language("xx")
+>>> de = language("de")
+>>> de.name, de.has_labels, de.label(Label.RULES)
+('Deutsch', False, 'Rules')
+>>> stemmer("fr")("arbitres"), stemmer("tlh") is None
+('arbitr', True)
+>>> language("x1!")
 Traceback (most recent call last):
 ...
-ValueError: rules: unknown language 'xx' (known: en, es, it, fr)
+ValueError: rules: unknown language 'x1!' (expected a language code such as fr or pt-BR)
 """
 
 from __future__ import annotations
 
+import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
+from functools import cache
 
 #: English is the language of the originals; it prevails.
 ORIGINAL_LANG = "en"
@@ -48,6 +59,12 @@ class Label(StrEnum):
     VERDICT = "verdict"
     CLAUSE = "clause"
     FROM_CLAUSE = "from_clause"
+    LABELS_FALLBACK = "labels_fallback"
+    NO_ORIGINAL = "no_original"
+    SOURCE = "source"
+    MOVED_FROM = "moved_from"
+    NOT_IN_TRANSLATION = "not_in_translation"
+    ONLY_IN_TRANSLATION = "only_in_translation"
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,6 +77,11 @@ class Language:
     rule_words: tuple[str, ...]
     original_marker: str
     labels: tuple[tuple[Label, str], ...]
+
+    @property
+    def has_labels(self) -> bool:
+        """Whether chukker's own words (labels, summaries) exist in this language."""
+        return self.code in SITE_LANGS
 
     def label(self, key: Label) -> str:
         """The interface label ``key`` in this language (English if missing)."""
@@ -101,6 +123,19 @@ _EN = (
     (Label.VERDICT, "Verdict"),
     (Label.CLAUSE, "clause"),
     (Label.FROM_CLAUSE, "from clause"),
+    (
+        Label.LABELS_FALLBACK,
+        "chukker's own texts (summaries, labels) are not translated into this language; "
+        "they are shown in English.",
+    ),
+    (Label.NO_ORIGINAL, "The English original of this clause is not imported."),
+    (Label.SOURCE, "Source"),
+    (Label.MOVED_FROM, "Moved from Rule"),
+    (Label.NOT_IN_TRANSLATION, "Clauses this translation does not have"),
+    (
+        Label.ONLY_IN_TRANSLATION,
+        "Clauses of this translation that the original does not have (not aligned)",
+    ),
 )
 
 _ES = (
@@ -133,6 +168,19 @@ _ES = (
     (Label.VERDICT, "Decisión"),
     (Label.CLAUSE, "cláusula"),
     (Label.FROM_CLAUSE, "según la cláusula"),
+    (
+        Label.LABELS_FALLBACK,
+        "Los textos propios de chukker (resúmenes, etiquetas) no están traducidos a este "
+        "idioma; se muestran en inglés.",
+    ),
+    (Label.NO_ORIGINAL, "El original en inglés de esta cláusula no está importado."),
+    (Label.SOURCE, "Fuente"),
+    (Label.MOVED_FROM, "Trasladado desde la Regla"),
+    (Label.NOT_IN_TRANSLATION, "Cláusulas que esta traducción no tiene"),
+    (
+        Label.ONLY_IN_TRANSLATION,
+        "Cláusulas de esta traducción que el original no tiene (sin alinear)",
+    ),
 )
 
 _IT = (
@@ -165,6 +213,19 @@ _IT = (
     (Label.VERDICT, "Decisione"),
     (Label.CLAUSE, "clausola"),
     (Label.FROM_CLAUSE, "dalla clausola"),
+    (
+        Label.LABELS_FALLBACK,
+        "I testi propri di chukker (riassunti, etichette) non sono tradotti in questa "
+        "lingua; sono mostrati in inglese.",
+    ),
+    (Label.NO_ORIGINAL, "L'originale inglese di questa clausola non è importato."),
+    (Label.SOURCE, "Fonte"),
+    (Label.MOVED_FROM, "Spostato dalla Regola"),
+    (Label.NOT_IN_TRANSLATION, "Clausole che questa traduzione non ha"),
+    (
+        Label.ONLY_IN_TRANSLATION,
+        "Clausole di questa traduzione che l'originale non ha (non allineate)",
+    ),
 )
 
 _FR = (
@@ -183,13 +244,68 @@ LANGUAGES: dict[str, Language] = {
 SITE_LANGS: tuple[str, ...] = ("en", "es", "it")
 
 
-def language(code: str) -> Language:
-    """The :class:`Language` with ISO code ``code``; :class:`ValueError` if unknown."""
+_CODE = re.compile(r"^[a-z]{2,3}(?:-[A-Za-z0-9]{2,8})*$")
+
+
+def valid_code(code: str) -> bool:
+    """Whether ``code`` is shaped like a language tag (``fr``, ``pt-BR``, ``gsw``)."""
+    return bool(_CODE.match(code))
+
+
+@cache
+def _babel_names(code: str) -> tuple[str, str]:
+    """(name in the language itself, English name) from Babel's locale data, or ``("", "")``."""
     try:
+        from babel import Locale, UnknownLocaleError
+
+        loc = Locale.parse(code.replace("-", "_"))
+    except (ValueError, UnknownLocaleError):
+        return "", ""
+    own = loc.get_display_name(loc) or ""
+    return own[:1].upper() + own[1:], loc.english_name or ""
+
+
+@cache
+def language(code: str) -> Language:
+    """The :class:`Language` for ``code``: the table's entry, else one made from the code.
+
+    Raises :class:`ValueError` only for a malformed code.
+    """
+    if code in LANGUAGES:
         return LANGUAGES[code]
-    except KeyError:
-        known = ", ".join(LANGUAGES)
-        raise ValueError(f"rules: unknown language {code!r} (known: {known})") from None
+    if not valid_code(code):
+        raise ValueError(
+            f"rules: unknown language {code!r} (expected a language code such as fr or pt-BR)"
+        )
+    base = code.split("-", 1)[0]
+    if base in LANGUAGES:
+        known = LANGUAGES[base]
+        return Language(
+            code, known.name, known.rule_word, known.rule_words, known.original_marker, known.labels
+        )
+    own, _ = _babel_names(code)
+    return Language(code, own or code, "Rule", ("Rule", "Rules"), "", ())
+
+
+@cache
+def stemmer(code: str) -> Callable[[str], str] | None:
+    """A Snowball stemmer for ``code``'s language, or ``None`` where Snowball has none."""
+    import snowballstemmer  # type: ignore[import-untyped]
+
+    _, english = _babel_names(code.split("-", 1)[0])
+    name = english.split(" (")[0].lower()
+    if not name or name not in snowballstemmer.algorithms():
+        return None
+    st = snowballstemmer.stemmer(name)  # PyStemmer's C code underneath when installed
+    seen: dict[str, str] = {}
+
+    def stem(word: str) -> str:
+        found = seen.get(word)
+        if found is None:
+            found = seen[word] = str(st.stemWord(word))
+        return found
+
+    return stem
 
 
 def language_of_rule_word(word: str) -> Language | None:

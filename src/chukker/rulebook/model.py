@@ -82,6 +82,33 @@ class Play:
 
 
 @dataclass(frozen=True, slots=True)
+class Origin:
+    """Where a clause was read: the file, and its page and line, or its HTML element.
+
+    >>> Origin("fr", "regles.pdf", page=3, line=12).describe()
+    'regles.pdf, p. 3, l. 12'
+    >>> Origin("en", "rules.html", line=40, element="li#r13b").describe()
+    'rules.html, l. 40, <li#r13b>'
+    """
+
+    lang: str
+    file: str
+    page: int = 0
+    line: int = 0
+    element: str = ""
+
+    def describe(self) -> str:
+        parts = [self.file]
+        if self.page:
+            parts.append(f"p. {self.page}")
+        if self.line:
+            parts.append(f"l. {self.line}")
+        if self.element:
+            parts.append(f"<{self.element}>")
+        return ", ".join(parts)
+
+
+@dataclass(frozen=True, slots=True)
 class Clause:
     """One clause of a rule, with its printed id, heading, text and plays."""
 
@@ -96,6 +123,14 @@ class Clause:
     plays: tuple[Play, ...] = ()
     #: notes printed in a translation beside the clause (e.g. a figure's caption)
     notes: tuple[tuple[str, str], ...] = ()
+    #: the heading as a translated document prints it, by language
+    headings: tuple[tuple[str, str], ...] = ()
+    #: where each language's text of this clause was read
+    origins: tuple[Origin, ...] = ()
+
+    def heading_in(self, lang: str) -> str:
+        """The heading in ``lang`` where a document printed one, else :attr:`heading`."""
+        return next((h for code, h in self.headings if code == lang and h), self.heading)
 
     @property
     def original(self) -> str:
@@ -112,12 +147,14 @@ class Clause:
         return tuple(sorted({c for p in self.passages for c, _ in p.translations}))
 
     def only(self, lang: str) -> Clause:
-        """This clause with only the ``lang`` translation, plays and notes."""
+        """This clause with only the ``lang`` translation, plays, notes and origins."""
         return replace(
             self,
             passages=tuple(p.only(lang) for p in self.passages),
             plays=tuple(p for p in self.plays if p.lang == lang),
             notes=tuple(n for n in self.notes if n[0] == lang),
+            headings=tuple(h for h in self.headings if h[0] == lang),
+            origins=tuple(o for o in self.origins if o.lang == lang),
         )
 
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from chukker.rulebook.corpus import Corpus
-from chukker.rulebook.diff import RuleDiff, diff_rules
+from chukker.rulebook.diff import RuleDiff, all_clauses, diff_rules
 from chukker.rulebook.languages import ORIGINAL_LANG, Label, language
 from chukker.rulebook.model import Clause, Rule, RuleText
 from chukker.rulebook.summaries import EngineParam, RuleSummary, engine_params, summary
@@ -46,6 +46,10 @@ class RulePage:
     changes: RuleDiff | None = None
     previous_edition: str | None = None
     translated_langs: tuple[str, ...] = field(default=())
+    #: chukker's own words (summary, labels) are not in ``lang``: shown in English
+    labels_fallback: bool = False
+    #: clauses a translation could not be aligned with: ``(lang, clause, missing|extra)``
+    unaligned: tuple[tuple[str, str, str], ...] = ()
 
     def label(self, key: Label) -> str:
         return language(self.lang).label(key)
@@ -103,8 +107,9 @@ def rule_page(corpus: Corpus | None, edition: str, number: int, lang: str) -> Ru
     if corpus is not None and rule is not None and source == edition and prev is not None:
         old = corpus.rule(prev, number)
         if old is not None and old.clauses:
-            changes = diff_rules(old, rule)
+            changes = diff_rules(old, rule, all_clauses(corpus, prev))
     clauses = rule.clauses if rule is not None else ()
+    unaligned = tuple(corpus.unaligned(source, number)) if corpus is not None else ()
     return RulePage(
         edition=edition,
         edition_title=ed_title,
@@ -122,6 +127,8 @@ def rule_page(corpus: Corpus | None, edition: str, number: int, lang: str) -> Ru
         changes=changes,
         previous_edition=prev if changes is not None else None,
         translated_langs=tuple(sorted({x for c in clauses for x in c.languages()})),
+        labels_fallback=not lg.has_labels,
+        unaligned=tuple(u for u in unaligned if u[0] == lang),
     )
 
 
@@ -143,11 +150,23 @@ def render_text(page: RulePage) -> str:
         out.append(page.subtitle)
     if page.source_edition != page.edition:
         out.append(f"({lg.label(Label.FALLBACK)} {page.source_edition})")
+    if page.labels_fallback:
+        out.append(f"({lg.label(Label.LABELS_FALLBACK)})")
     out.append("")
     if not page.has_text:
         out += [lg.label(Label.NO_TEXT), ""]
+    elif page.lang != ORIGINAL_LANG and page.lang not in page.translated_langs:
+        out += [lg.label(Label.NO_TRANSLATION), ""]
     for c in page.clauses:
         out += [*render_clause(c, page.lang, page.changes), ""]
+    missing = [c for _, c, side in page.unaligned if side == "missing"]
+    extra = [c for _, c, side in page.unaligned if side == "extra"]
+    if missing:
+        out += [f"{lg.label(Label.NOT_IN_TRANSLATION)} ({page.lang}): {', '.join(missing)}"]
+    if extra:
+        out += [f"{lg.label(Label.ONLY_IN_TRANSLATION)} ({page.lang}): {', '.join(extra)}"]
+    if missing or extra:
+        out.append("")
     out.append(f"{lg.label(Label.SUMMARY)}: {page.summary.text}")
     if page.params:
         out.append(f"{lg.label(Label.ENGINE)}:")
@@ -160,19 +179,26 @@ def render_text(page: RulePage) -> str:
 def render_clause(c: Clause, lang: str, changes: RuleDiff | None = None) -> list[str]:
     """One clause as plain-text lines: id and heading, translation, original."""
     lg = language(lang)
-    head = f"[{c.id}] {c.heading}".rstrip()
+    head = f"[{c.id}] {c.heading_in(lang)}".rstrip()
     change = changes.change_for(c.id) if changes is not None else None
     if change is not None:
         label = lg.label(Label.NEW_IN if change.kind == "added" else Label.CHANGED_IN)
         nums = "; ".join(f"{n.before} → {n.after}" for n in change.numbers)
         year = changes.edition_b.rsplit("-", 1)[-1] if changes else ""
-        head += f"   ({label} {year}{': ' + nums if nums else ''})"
+        if change.moved_from:
+            rules = ", ".join(map(str, change.moved_from))
+            head += f"   ({lg.label(Label.MOVED_FROM)} {rules}{': ' + nums if nums else ''})"
+        else:
+            head += f"   ({label} {year}{': ' + nums if nums else ''})"
     lines = [head]
     for passage in c.passages:
         tr = passage.translation(lang) if lang != ORIGINAL_LANG else ""
-        if tr:
+        if tr and passage.original:
             lines += [_indent(tr), f"  {lg.label(Label.ORIGINAL_TEXT)}:"]
-        lines.append(_indent(passage.original))
+        elif tr:
+            lines += [_indent(tr), f"  ({lg.label(Label.NO_ORIGINAL)})"]
+        if passage.original:
+            lines.append(_indent(passage.original))
     for code, note in c.notes:
         if code == lang:
             lines.append(_indent(f"({note})"))
@@ -183,6 +209,9 @@ def render_clause(c: Clause, lang: str, changes: RuleDiff | None = None) -> list
         lines += [_indent(f"  {s.at_ms / 1000:.1f} s  {s.text}") for s in p.timeline]
         if p.verdict:
             lines.append(_indent(f"{p.verdict_label or lg.label(Label.VERDICT)}: {p.verdict}"))
+    for o in c.origins:
+        if o.lang in (lang, ORIGINAL_LANG):
+            lines.append(_indent(f"{lg.label(Label.SOURCE)} ({o.lang}): {o.describe()}"))
     return lines
 
 

@@ -1,13 +1,17 @@
 """Full-text search over originals and translations (SQLite FTS5).
 
-Accent- and case-insensitive (``unicode61 remove_diacritics 2``); every
-word of the query must appear, as a word or a word's beginning
-(``zigzag`` finds "Zigzagging"). Hits are ranked by BM25 summed over the
-clause's original and translations, a heading match weighing more; a
-newer edition wins a tie.
+Case-insensitive in every script, accent-insensitive for Latin letters
+(``unicode61 remove_diacritics 2``); every word of the query must appear,
+as a word or a word's beginning (``zigzag`` finds "Zigzagging"), or, where
+the language has a Snowball stemmer, as another form of the same word
+(``arbitres`` finds "arbitre"; column ``stems``). Hits are ranked by BM25
+summed over the clause's original and translations, a heading match
+weighing more; a newer edition wins a tie.
 
 >>> fts_query('Período "extra" de-5')
-'"Período"* "extra"* "de"* "5"*'
+'"Período"* AND "extra"* AND "de"* AND "5"*'
+>>> fts_query("arbitres", ["fr"])
+'({heading body} : "arbitres"* OR stems : "arbitr")'
 >>> fts_query("  ...  ")
 ''
 """
@@ -19,6 +23,7 @@ import time
 from dataclasses import dataclass
 
 from chukker.rulebook.corpus import Corpus
+from chukker.rulebook.languages import stemmer
 from chukker.rulebook.model import fold
 
 _WORD = re.compile(r"\w+", re.UNICODE)
@@ -49,9 +54,29 @@ class SearchHit:
         return self.snippet.replace(HIT_START, start).replace(HIT_END, end)
 
 
-def fts_query(query: str) -> str:
-    """The FTS5 MATCH expression for a user query: each word as a quoted prefix."""
-    return " ".join(f'"{w}"*' for w in _WORD.findall(query))
+def _stems(word: str, langs: list[str]) -> list[str]:
+    out: list[str] = []
+    for lg in langs:
+        stem = stemmer(lg)
+        if stem is not None:
+            s = fold(stem(word.casefold()))
+            if s and s not in out:
+                out.append(s)
+    return out
+
+
+def fts_query(query: str, langs: list[str] | None = None) -> str:
+    """The FTS5 MATCH expression for a user query: each word as a quoted prefix,
+    or one of its stems in ``langs``."""
+    parts = []
+    for w in _WORD.findall(query):
+        stems = _stems(w, langs or [])
+        if not stems:
+            parts.append(f'"{w}"*')
+            continue
+        alts = " OR ".join(f'stems : "{s}"' for s in stems)
+        parts.append(f'({{heading body}} : "{w}"* OR {alts})')
+    return " AND ".join(parts)
 
 
 def search(
@@ -66,7 +91,8 @@ def search(
     ``lang`` restricts matching to that language's text (``en``: the
     originals); ``None`` searches originals and all translations.
     """
-    match = fts_query(query)
+    langs = [lang] if lang is not None else corpus.languages()
+    match = fts_query(query, langs)
     if not match:
         return []
     where = ["clause_fts MATCH ?"]
@@ -80,7 +106,7 @@ def search(
     sql = f"""
         WITH hits AS (
           SELECT edition, clause, rule, lang, heading,
-                 bm25(clause_fts, 4.0, 1.0) AS score,
+                 bm25(clause_fts, 4.0, 1.0, 1.0) AS score,
                  snippet(clause_fts, 5, '{HIT_START}', '{HIT_END}', '…', 16) AS snip
           FROM clause_fts WHERE {" AND ".join(where)}
         ),
@@ -141,13 +167,26 @@ def timed(fn: object, *args: object) -> float:  # pragma: no cover - used by the
     return time.perf_counter() - t0
 
 
-def matches(text: str, query: str) -> bool:
-    """Whether every query word begins a word of ``text``, ignoring case and accents.
+def matches(text: str, query: str, lang: str = "") -> bool:
+    """Whether every query word begins a word of ``text``, or shares its stem in ``lang``,
+    ignoring case and accents.
 
     The same rule the index applies, for checking results in pure Python.
 
     >>> matches("Zigzagging in front", "zigzag"), matches("Período", "periodo")
     (True, True)
+    >>> matches("riding off", "ride"), matches("riding off", "ride", "en")
+    (False, True)
     """
-    words = [fold(w) for w in _WORD.findall(text)]
-    return all(any(w.startswith(fold(q)) for w in words) for q in _WORD.findall(query))
+    raw = [w.casefold() for w in _WORD.findall(text)]
+    words = [fold(w) for w in raw]
+    stem = stemmer(lang) if lang else None
+    stems = {fold(stem(w)) for w in raw} if stem is not None else set()
+
+    def found(q: str) -> bool:
+        fq = fold(q)
+        if any(w.startswith(fq) for w in words):
+            return True
+        return stem is not None and fold(stem(q.casefold())) in stems
+
+    return all(found(q) for q in _WORD.findall(query))

@@ -61,16 +61,20 @@ def _check_rule(rule: int) -> None:
         raise ValueError(f"rules: there is no Rule {rule} (the arena rules are numbered 1 to 18)")
 
 
-def _check_lang(lang: str) -> None:
-    if lang not in SITE_LANGS:
-        raise ValueError(f"rules: no summaries in {lang!r} (available: {', '.join(SITE_LANGS)})")
-
-
 def summary(rule: int, lang: str = ORIGINAL_LANG) -> RuleSummary:
-    """chukker's summary of ``rule`` in ``lang`` (``en``, ``es`` or ``it``)."""
+    """chukker's summary of ``rule`` in ``lang``; in English where chukker has none in ``lang``.
+
+    The returned :attr:`RuleSummary.lang` says which language it is in.
+
+    >>> summary(16, "fr").lang
+    'en'
+    """
     _check_rule(rule)
-    _check_lang(lang)
-    title, text = _data("summaries.json")["rules"][str(rule)][lang]
+    base = lang.split("-", 1)[0]
+    if base not in SITE_LANGS:
+        base = ORIGINAL_LANG
+    title, text = _data("summaries.json")["rules"][str(rule)][base]
+    lang = base
     return RuleSummary(rule, lang, str(title), str(text))
 
 
@@ -103,7 +107,7 @@ def _plan(plan: PeriodPlan) -> str:
 def param_label(name: str, lang: str = ORIGINAL_LANG) -> str:
     """The name of an engine parameter in ``lang`` (the identifier if unknown)."""
     labels = _data("summaries.json")["params"].get(name, {})
-    return str(labels.get(lang) or labels.get(ORIGINAL_LANG) or name)
+    return str(labels.get(lang.split("-", 1)[0]) or labels.get(ORIGINAL_LANG) or name)
 
 
 def engine_params(
@@ -115,13 +119,21 @@ def engine_params(
         raise ValueError(f"rules: unknown edition {edition!r} (known: {known})")
     ed = EDITIONS[edition]
     out: list[EngineParam] = []
+
+    def wanted(clause: str) -> bool:
+        # A parameter set by the match-record contract ("contract:..."), not by a rule, is
+        # not a rule's parameter: the rule pages leave it out.
+        if clause.startswith("contract:"):
+            return False
+        return rule is None or rule_of_clause_id(clause) == rule
+
     for name, plan in (("regulation", ed.regulation), ("six", ed.six)):
-        if rule is None or rule_of_clause_id(plan.clause) == rule:
+        if wanted(plan.clause):
             out.append(
                 EngineParam(name, param_label(name, lang), None, _plan(plan), plan.clause, "")
             )
     for name, p in ed.params().items():
-        if rule is None or rule_of_clause_id(p.clause) == rule:
+        if wanted(p.clause):
             out.append(
                 EngineParam(
                     name,

@@ -120,7 +120,11 @@ class EventStore(Protocol):
 
     def get_match(self, match_id: str) -> MatchRow: ...
 
-    def list_matches(self, limit: int = 100) -> list[MatchRow]: ...
+    def list_matches(self, limit: int = 100,
+                     before: tuple[int, str] | None = None) -> list[MatchRow]:
+        """Newest first (``created_ms``, then ``id``, descending), at most ``limit``,
+        those strictly before the ``before`` cursor; served by an index."""
+        ...
 
     def append(self, match_id: str, event: StoredEvent, start_ms: int) -> None:
         """Append ``event``; for ``seq == 1`` also set the match's ``start_ms``.
@@ -149,10 +153,34 @@ MATCH_COLS = "id, header, created_ms, start_ms, timekeeper_hash, committee_hash"
 EVENT_COLS = "seq, command_id, body, recorded_ms, actor"
 
 
+def _no_lone_surrogates(text: str) -> Any:
+    """JSON text to data with every lone surrogate (``\\udXXX`` escapes stored by older
+    versions) replaced by U+FFFD, so a stored name can never break a page.
+
+    >>> _no_lone_surrogates('{"n": "Bl\\\\ud800ue"}')
+    {'n': 'Bl\ufffdue'}
+    """
+    data = json.loads(text)
+    if "\\ud" not in text.lower():
+        return data
+
+    def fix(v: Any) -> Any:
+        if isinstance(v, str):
+            return v.encode("utf-8", "surrogatepass").decode("utf-8", "replace").replace(
+                "\ufffd\ufffd\ufffd", "\ufffd")
+        if isinstance(v, list):
+            return [fix(x) for x in v]
+        if isinstance(v, dict):
+            return {fix(k): fix(x) for k, x in v.items()}
+        return v
+
+    return fix(data)
+
+
 def match_row(r: tuple[Any, ...]) -> MatchRow:
     """A :class:`MatchRow` from a row of ``MATCH_COLS``."""
     return MatchRow(
-        id=r[0], header=json.loads(r[1]), created_ms=r[2], start_ms=r[3],
+        id=r[0], header=_no_lone_surrogates(r[1]), created_ms=r[2], start_ms=r[3],
         timekeeper_hash=r[4], committee_hash=r[5],
     )
 

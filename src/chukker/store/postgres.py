@@ -48,6 +48,7 @@ CREATE TABLE IF NOT EXISTS {schema}.matches (
     timekeeper_hash TEXT NOT NULL,
     committee_hash TEXT NOT NULL
 );
+CREATE INDEX IF NOT EXISTS matches_newest ON {schema}.matches(created_ms DESC, id DESC);
 CREATE TABLE IF NOT EXISTS {schema}.events (
     match_id TEXT NOT NULL REFERENCES {schema}.matches(id),
     seq INTEGER NOT NULL,
@@ -86,12 +87,22 @@ class PostgresStore:
         self.channel = f"{schema}_events"
         self._lock = threading.Lock()
         self._db = psycopg.connect(url, autocommit=True)
+        # reads on a connection of their own: a listing never waits for an append
+        self._rlock = threading.Lock()
+        self._rdb = psycopg.connect(url, autocommit=True)
         with self._lock, self._db.transaction():
             # one creator at a time: concurrent CREATE ... IF NOT EXISTS can still collide
             self._db.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", (schema,))
             self._db.execute(_schema_sql(schema).encode())
 
+    def ping(self) -> None:
+        """Raise unless the database answers (readiness checks)."""
+        with self._rlock:
+            self._rdb.execute("SELECT 1").fetchone()
+
     def close(self) -> None:
+        with self._rlock:
+            self._rdb.close()
         with self._lock:
             self._db.close()
 
@@ -113,8 +124,8 @@ class PostgresStore:
         return MatchRow(match_id, header, created_ms, None, timekeeper_hash, committee_hash)
 
     def get_match(self, match_id: str) -> MatchRow:
-        with self._lock:
-            r = self._db.execute(
+        with self._rlock:
+            r = self._rdb.execute(
                 f"SELECT {MATCH_COLS} FROM {self.schema}.matches WHERE id = %s".encode(),
                 (match_id,),
             ).fetchone()
@@ -122,13 +133,23 @@ class PostgresStore:
             raise UnknownMatch(match_id)
         return match_row(r)
 
-    def list_matches(self, limit: int = 100) -> list[MatchRow]:
-        with self._lock:
-            rows = self._db.execute(
-                f"SELECT {MATCH_COLS} FROM {self.schema}.matches "
-                "ORDER BY created_ms DESC, id LIMIT %s".encode(),
-                (limit,),
-            ).fetchall()
+    def list_matches(self, limit: int = 100,
+                     before: tuple[int, str] | None = None) -> list[MatchRow]:
+        """Newest first, strictly before the ``(created_ms, id)`` cursor if given."""
+        s = self.schema
+        with self._rlock:
+            if before is None:
+                rows = self._rdb.execute(
+                    f"SELECT {MATCH_COLS} FROM {s}.matches "
+                    "ORDER BY created_ms DESC, id DESC LIMIT %s".encode(),
+                    (limit,),
+                ).fetchall()
+            else:
+                rows = self._rdb.execute(
+                    f"SELECT {MATCH_COLS} FROM {s}.matches WHERE (created_ms, id) < (%s, %s) "
+                    "ORDER BY created_ms DESC, id DESC LIMIT %s".encode(),
+                    (before[0], before[1], limit),
+                ).fetchall()
         return [match_row(r) for r in rows]
 
     def append(self, match_id: str, event: StoredEvent, start_ms: int) -> None:
@@ -167,8 +188,8 @@ class PostgresStore:
             db.execute("SELECT pg_notify(%s, %s)", (self.channel, f"{match_id}:{event.seq}"))
 
     def events(self, match_id: str, after_seq: int = 0) -> list[StoredEvent]:
-        with self._lock:
-            rows = self._db.execute(
+        with self._rlock:
+            rows = self._rdb.execute(
                 f"SELECT {EVENT_COLS} FROM {self.schema}.events "
                 "WHERE match_id = %s AND seq > %s ORDER BY seq".encode(),
                 (match_id, after_seq),
@@ -185,8 +206,8 @@ class PostgresStore:
             return cur.rowcount == 1
 
     def horns(self, match_id: str) -> list[HornRow]:
-        with self._lock:
-            rows = self._db.execute(
+        with self._rlock:
+            rows = self._rdb.execute(
                 f"SELECT at_ms, period, kind, sounded_ms FROM {self.schema}.horns "
                 "WHERE match_id = %s ORDER BY at_ms, kind".encode(),
                 (match_id,),

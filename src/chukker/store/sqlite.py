@@ -32,6 +32,9 @@ from chukker.store.base import (
     match_row,
 )
 
+#: how many of the newest matches the store keeps in memory for the lists
+RECENT = 100
+
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS matches (
     id TEXT PRIMARY KEY,
@@ -59,6 +62,7 @@ CREATE TABLE IF NOT EXISTS horns (
     sounded_ms INTEGER NOT NULL,
     PRIMARY KEY (match_id, at_ms, kind)
 );
+CREATE INDEX IF NOT EXISTS matches_newest ON matches(created_ms DESC, id DESC);
 CREATE TRIGGER IF NOT EXISTS events_append_only_u BEFORE UPDATE ON events
 BEGIN SELECT RAISE(ABORT, 'events are append-only'); END;
 CREATE TRIGGER IF NOT EXISTS events_append_only_d BEFORE DELETE ON events
@@ -71,7 +75,12 @@ BEGIN SELECT RAISE(ABORT, 'events are append-only'); END;
 
 
 class SQLiteStore:
-    """An :class:`~chukker.store.base.EventStore` in one SQLite file."""
+    """An :class:`~chukker.store.base.EventStore` in one SQLite file.
+
+    Writes go through one connection, one at a time. Reads use a connection
+    per worker thread (WAL lets them read while a write is in progress), so a
+    listing never holds up an append or a horn.
+    """
 
     backend = Backend.SQLITE
 
@@ -85,8 +94,38 @@ class SQLiteStore:
         self._db.execute("PRAGMA synchronous=FULL")
         self._db.execute("PRAGMA foreign_keys=ON")
         self._db.executescript(SCHEMA)
+        self._local = threading.local()
+        self._readers: list[sqlite3.Connection] = []
+        self._readers_lock = threading.Lock()
+        self._closed = False
+        #: the newest matches, while no match was created or started since (one server
+        #: per file, so this process sees every change)
+        self._recent: list[MatchRow] | None = None
+        self._recent_gen = 0
+
+    def _reader(self) -> sqlite3.Connection:
+        db: sqlite3.Connection | None = getattr(self._local, "db", None)
+        if db is None:
+            if self._closed:
+                raise sqlite3.ProgrammingError("the store is closed")
+            db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None,
+                                 timeout=30.0)
+            db.execute("PRAGMA query_only=ON")
+            self._local.db = db
+            with self._readers_lock:
+                self._readers.append(db)
+        return db
+
+    def ping(self) -> None:
+        """Raise unless the database answers (readiness checks; never served from a cache)."""
+        self._reader().execute("SELECT 1").fetchone()
 
     def close(self) -> None:
+        self._closed = True
+        with self._readers_lock:
+            for db in self._readers:
+                db.close()
+            self._readers.clear()
         with self._lock:
             self._db.close()
 
@@ -99,22 +138,43 @@ class SQLiteStore:
                 f"INSERT INTO matches ({MATCH_COLS}) VALUES (?, ?, ?, NULL, ?, ?)",
                 (match_id, header_json(header), created_ms, timekeeper_hash, committee_hash),
             )
+            self._recent_gen += 1
+            self._recent = None
         return MatchRow(match_id, header, created_ms, None, timekeeper_hash, committee_hash)
 
     def get_match(self, match_id: str) -> MatchRow:
-        with self._lock:
-            r = self._db.execute(
-                f"SELECT {MATCH_COLS} FROM matches WHERE id = ?", (match_id,)
-            ).fetchone()
+        r = self._reader().execute(
+            f"SELECT {MATCH_COLS} FROM matches WHERE id = ?", (match_id,)
+        ).fetchone()
         if r is None:
             raise UnknownMatch(match_id)
         return match_row(r)
 
-    def list_matches(self, limit: int = 100) -> list[MatchRow]:
-        with self._lock:
-            rows = self._db.execute(
-                f"SELECT {MATCH_COLS} FROM matches ORDER BY created_ms DESC, id LIMIT ?",
-                (limit,),
+    def list_matches(self, limit: int = 100,
+                     before: tuple[int, str] | None = None) -> list[MatchRow]:
+        """Newest first, ``limit`` at most, those strictly before the ``(created_ms, id)``
+        cursor; on a reader connection of its own (WAL), never behind an append."""
+        if before is None and limit <= RECENT:
+            recent = self._recent
+            if recent is not None:
+                return recent[:limit]
+        db = self._reader()
+        if before is None:
+            gen = self._recent_gen
+            rows = db.execute(
+                f"SELECT {MATCH_COLS} FROM matches ORDER BY created_ms DESC, id DESC LIMIT ?",
+                (max(limit, RECENT),),
+            ).fetchall()
+            found = [match_row(r) for r in rows]
+            with self._lock:
+                if gen == self._recent_gen:
+                    self._recent = found
+            return found[:limit]
+        else:
+            rows = db.execute(
+                f"SELECT {MATCH_COLS} FROM matches WHERE (created_ms, id) < (?, ?) "
+                "ORDER BY created_ms DESC, id DESC LIMIT ?",
+                (before[0], before[1], limit),
             ).fetchall()
         return [match_row(r) for r in rows]
 
@@ -147,16 +207,18 @@ class SQLiteStore:
                         (start_ms, match_id),
                     )
                 db.execute("COMMIT")
+                if event.seq == 1:
+                    self._recent_gen += 1
+                    self._recent = None
             except BaseException:
                 db.execute("ROLLBACK")
                 raise
 
     def events(self, match_id: str, after_seq: int = 0) -> list[StoredEvent]:
-        with self._lock:
-            rows = self._db.execute(
-                f"SELECT {EVENT_COLS} FROM events WHERE match_id = ? AND seq > ? ORDER BY seq",
-                (match_id, after_seq),
-            ).fetchall()
+        rows = self._reader().execute(
+            f"SELECT {EVENT_COLS} FROM events WHERE match_id = ? AND seq > ? ORDER BY seq",
+            (match_id, after_seq),
+        ).fetchall()
         return [event_row(r) for r in rows]
 
     def record_horn(self, match_id: str, horn: HornRow) -> bool:
@@ -169,10 +231,9 @@ class SQLiteStore:
             return cur.rowcount == 1
 
     def horns(self, match_id: str) -> list[HornRow]:
-        with self._lock:
-            rows = self._db.execute(
-                "SELECT at_ms, period, kind, sounded_ms FROM horns WHERE match_id = ? "
-                "ORDER BY at_ms, kind",
-                (match_id,),
-            ).fetchall()
+        rows = self._reader().execute(
+            "SELECT at_ms, period, kind, sounded_ms FROM horns WHERE match_id = ? "
+            "ORDER BY at_ms, kind",
+            (match_id,),
+        ).fetchall()
         return [HornRow(*r) for r in rows]

@@ -1,36 +1,165 @@
 """The HTTP API: matches, events, reports, records and the live stream.
 
-Every refusal is JSON ``{"error": <code>, "message": <text>, ...}``.
+Every refusal is JSON ``{"error": <code>, "code": <code>, "params": {...},
+"message": <English text>, ...}`` (codes in ``chukker.web.api_errors``). Every
+request is checked in full before anything is stored.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+import functools
+import hmac
+import json
+import re
+import weakref
+from collections.abc import AsyncIterator, Callable
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Body, Header, Query, Request
+from fastapi import APIRouter, Body, Depends, Header, Query, Request
 from fastapi.responses import JSONResponse, PlainTextResponse, Response, StreamingResponse
 from pydantic import BaseModel, Field
 
+import chukker.record as record_pkg
 from chukker.store import UnknownMatch
 from chukker.store._engine import EventType, SetupError, dumps
-from chukker.web.live import LiveMatch, LiveService, Role, ServiceError
+from chukker.web.limits import StreamCaps
+from chukker.web.live import (
+    LiveMatch,
+    LiveService,
+    Quarantined,
+    Role,
+    ServiceError,
+    hash_token,
+)
+from chukker.web.logging import annotate
+from chukker.web.security import BadInput, bearer, clean, client_address, require_organiser
 
 router = APIRouter(prefix="/api", tags=["live"])
 
-KEEPALIVE_S = 15.0
 EVENT_TYPES = frozenset(t.value for t in EventType)
+MATCH_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+HEADER_KEYS = frozenset({"format", "rules", "options", "teams", "events"})
+HANDICAP_RANGE = (-2, 10)
+HEADER_DEPTH = 6
+#: Last-Event-ID / ?last values beyond this are not sequence numbers
+MAX_SEQ = 10**9
+#: record seconds accepted in ?at= and a posted at (about 115 days)
+MAX_AT_S = 1e7
+
+
+@functools.cache
+def event_fields() -> dict[str, frozenset[str]]:
+    """The fields each event type may carry, from the record's JSON Schema (one definition)."""
+    try:
+        from chukker.record.schema import schema
+
+        items = schema()["properties"]["events"]["items"]["oneOf"]
+        return {it["properties"]["type"]["const"]: frozenset(it["properties"]) - {"at"}
+                for it in items}
+    except Exception:  # pragma: no cover - schema of another shape: type checks only
+        return {}
+
+
+def _strict(name: str) -> Callable[[dict[str, Any]], Any] | None:
+    fn = getattr(record_pkg, name, None)
+    return fn if callable(fn) else None
+
+
+def check_event(event: Any) -> dict[str, Any]:
+    """The event, checked in full and normalised, or :class:`ServiceError` 422.
+
+    Uses ``chukker.record.validate_event`` where the record package has it; the
+    structural checks here (Unicode, lengths, nesting, known fields) always run.
+    """
+    if not isinstance(event, dict):
+        raise ServiceError(422, "invalid_event", params={"field": "event",
+                                                         "reason": "not an object"})
+    kind = event.get("type")
+    if not isinstance(kind, str) or kind not in EVENT_TYPES:
+        shown = json.dumps(kind)[:40] if not isinstance(kind, str) else repr(kind[:40])
+        raise ServiceError(422, "unknown_event_type", params={
+            "type": shown, "types": ", ".join(sorted(EVENT_TYPES))})
+    if "at" in event:
+        raise ServiceError(422, "at_not_allowed")
+    try:
+        ev = clean(event, "event")
+    except BadInput as e:
+        raise ServiceError(422, "invalid_event", str(e),
+                           params={"field": e.field, "reason": e.reason}) from None
+    allowed = event_fields().get(kind)
+    if allowed is not None:
+        extra = sorted(set(ev) - allowed)
+        if extra:
+            raise ServiceError(422, "invalid_event", params={
+                "field": f"event.{extra[0]}", "reason": "unknown field"})
+    strict = _strict("validate_event")
+    if strict is not None:
+        try:
+            ev = {k: v for k, v in strict({**ev, "at": 0.0}).items() if k != "at"}
+        except ValueError as e:
+            raise ServiceError(422, getattr(e, "code", "invalid_event"), str(e)[:300],
+                               params=getattr(e, "params", None)
+                               or {"field": "event", "reason": str(e)[:200]}) from None
+    out: dict[str, Any] = ev
+    return out
+
+
+def check_header(header: Any) -> dict[str, Any]:
+    """The match header, checked before the engine sees it, or :class:`ServiceError` 422."""
+    if not isinstance(header, dict):
+        raise ServiceError(422, "invalid_header", params={"field": "body",
+                                                          "reason": "not an object"})
+    try:
+        h = clean(header, max_depth=HEADER_DEPTH)
+    except BadInput as e:
+        raise ServiceError(422, "invalid_header", str(e),
+                           params={"field": e.field, "reason": e.reason}) from None
+    extra = sorted(set(h) - HEADER_KEYS)
+    if extra:
+        raise ServiceError(422, "invalid_header", params={"field": extra[0],
+                                                          "reason": "unknown field"})
+    teams = h.get("teams")
+    if isinstance(teams, dict):
+        for key, team in teams.items():
+            if not isinstance(team, dict):
+                continue
+            for group in ("players", "alternates"):
+                for i, p in enumerate(team.get(group) or []):
+                    hcp = p.get("handicap", 0) if isinstance(p, dict) else 0
+                    lo, hi = HANDICAP_RANGE
+                    if isinstance(hcp, bool) or not isinstance(hcp, int) or not lo <= hcp <= hi:
+                        raise ServiceError(422, "invalid_header", params={
+                            "field": f"teams.{key}.{group}[{i}].handicap",
+                            "reason": f"a whole number from {lo} to {hi}"})
+    strict = _strict("validate_header")
+    if strict is not None:
+        try:
+            strict(h)
+        except ValueError as e:
+            raise ServiceError(422, getattr(e, "code", "bad_setup"), str(e)[:300],
+                               params=getattr(e, "params", None)
+                               or {"path": getattr(e, "path", "body"),
+                                   "reason": getattr(e, "reason", str(e)[:200])}) from None
+    out: dict[str, Any] = h
+    return out
 
 
 class EventCommand(BaseModel):
     """One operator event, without ``at`` (the server stamps it), and its idempotency key."""
+
+    model_config = {"extra": "forbid"}
 
     command_id: str = Field(min_length=1, max_length=128, pattern=r"^[A-Za-z0-9._:-]+$")
     event: dict[str, Any] = Field(
         description="An event of the match record's vocabulary, e.g. "
         '{"type": "goal", "team": "A", "player": 2}'
     )
+    at: float | None = Field(
+        None, ge=0, le=MAX_AT_S, allow_inf_nan=False,
+        description="The instant the key was pressed (record seconds, ms precision). "
+        "Taken when not before the last event, not in the future and at most the "
+        "window (60 s) in the past; otherwise the server stamps its own time.")
 
 
 class CreatedOut(BaseModel):
@@ -46,6 +175,8 @@ class AcceptedOut(BaseModel):
     recorded_ms: int
     event: dict[str, Any]
     duplicate: bool
+    at_source: Literal["client", "server"]
+    note: str | None = None
 
 
 def service(request: Request) -> LiveService:
@@ -53,33 +184,43 @@ def service(request: Request) -> LiveService:
     return svc
 
 
+def unknown(match_id: str) -> ServiceError:
+    shown = match_id if MATCH_ID.match(match_id) else match_id[:16] + "…"
+    return ServiceError(404, "unknown_match", params={"match_id": shown})
+
+
 async def load(request: Request, match_id: str) -> LiveMatch:
+    """The live match, or 404 (ids of another shape never reach the store) / 409 quarantined."""
+    if not MATCH_ID.match(match_id):
+        raise unknown(match_id)
     try:
         return await service(request).load(match_id)
+    except Quarantined as e:
+        raise ServiceError(409, "quarantined",
+                           params={"match_id": match_id, "reason": e.reason}) from e
     except UnknownMatch as e:
-        raise ServiceError(404, "unknown_match", str(e)) from e
+        raise unknown(match_id) from e
 
 
 def client_key(request: Request) -> str:
-    return request.client.host if request.client else "?"
+    return client_address(request)
 
 
 async def authorise(request: Request, lm: LiveMatch, authorization: str | None) -> Role:
+    """The role of the request's token; bad tokens are counted per (address, match)
+    only once the token is known not to be the match's."""
+    token = bearer(authorization)
+    if token is None:
+        raise ServiceError(401, "no_token")
+    role = service(request).role_of(lm, token)
+    if role is not None:
+        return role
     throttle = request.app.state.throttle
-    key = client_key(request)
+    key = (client_address(request), lm.id)
     if throttle.blocked(key):
-        raise ServiceError(429, "too_many_bad_tokens",
-                           "too many bad tokens from this address; wait and try again")
-    scheme, _, token = (authorization or "").partition(" ")
-    if scheme.lower() != "bearer" or not token.strip():
-        raise ServiceError(401, "no_token",
-                           "send the timekeeper's or the committee's token as "
-                           "'Authorization: Bearer <token>'")
-    role = service(request).role_of(lm, token.strip())
-    if role is None:
-        await asyncio.sleep(throttle.fail(key))
-        raise ServiceError(403, "bad_token", "that token does not belong to this match")
-    return role
+        raise ServiceError(429, "too_many_bad_tokens", headers={"retry-after": "60"})
+    await asyncio.sleep(throttle.fail(key))
+    raise ServiceError(403, "bad_token")
 
 
 def match_urls(request: Request, created_id: str, tk: str | None = None) -> dict[str, str]:
@@ -102,9 +243,21 @@ async def server_time(request: Request) -> dict[str, int]:
     return {"server_time": service(request).clock.now_ms()}
 
 
-@router.get("/matches", summary="Recent matches (public data only)")
-async def list_matches(request: Request) -> list[dict[str, Any]]:
-    rows = await asyncio.to_thread(service(request).store.list_matches, 100)
+@router.get("/matches", summary="Recent matches (public data only), newest first")
+async def list_matches(
+    request: Request, response: Response,
+    limit: Annotated[int, Query(ge=1, le=100)] = 100,
+    before: Annotated[str | None, Query(max_length=40, pattern=r"^[0-9]{1,16}:[A-Za-z0-9_-]{1,64}$",
+                                        description="the `next` cursor of the previous page")]
+    = None,
+) -> list[dict[str, Any]]:
+    cursor = None
+    if before is not None:
+        ms, _, mid = before.partition(":")
+        cursor = (int(ms), mid)
+    rows = await asyncio.to_thread(service(request).store.list_matches, limit, cursor)
+    if len(rows) == limit:
+        response.headers["x-next"] = f"{rows[-1].created_ms}:{rows[-1].id}"
     return [
         {"match_id": r.id, "created_ms": r.created_ms, "started": r.start_ms is not None,
          "teams": {k: t.get("name", k) for k, t in r.header.get("teams", {}).items()}}
@@ -113,19 +266,23 @@ async def list_matches(request: Request) -> list[dict[str, Any]]:
 
 
 @router.post("/matches", status_code=201, response_model=CreatedOut,
-             summary="Create a match from a record without events; returns its two secrets")
+             dependencies=[Depends(require_organiser)],
+             responses={401: {}, 403: {}, 422: {}, 429: {}},
+             summary="Create a match from a record without events (organiser token); "
+             "returns its two secrets")
 async def create_match(
     request: Request,
-    header: Annotated[dict[str, Any], Body(
+    header: Annotated[Any, Body(
         description='{"format", "rules", "options", "teams"} as in the match record')],
 ) -> dict[str, Any]:
+    header = check_header(header)
     if header.get("events"):
-        raise ServiceError(422, "has_events",
-                           "create the match without events, then post them one by one")
+        raise ServiceError(422, "has_events")
     try:
         c = await service(request).create_match(header)
     except SetupError as e:
-        raise ServiceError(422, "bad_setup", str(e), path=e.path, reason=e.reason) from e
+        raise ServiceError(422, "bad_setup", str(e), params={"path": e.path, "reason": e.reason},
+                           path=e.path, reason=e.reason) from e
     return {"match_id": c.match_id, "timekeeper_token": c.timekeeper_token,
             "committee_token": c.committee_token,
             "urls": match_urls(request, c.match_id, c.timekeeper_token)}
@@ -133,31 +290,32 @@ async def create_match(
 
 @router.post("/matches/{match_id}/events", status_code=201, response_model=AcceptedOut,
              responses={200: {"description": "that command_id was already accepted"},
-                        401: {}, 403: {}, 409: {}, 422: {}, 429: {}},
-             summary="Send one operator event (the server stamps its time)")
+                        401: {}, 403: {}, 409: {}, 422: {}, 429: {},
+                        503: {"description": "not stored (busy or the disk failed); retry "
+                              "after Retry-After seconds with the same command_id"}},
+             summary="Send one operator event (the server stamps its time unless `at` is "
+             "posted and acceptable)")
 async def post_event(
     request: Request, match_id: str, cmd: EventCommand,
     authorization: Annotated[str | None, Header()] = None,
 ) -> Any:
     lm = await load(request, match_id)
     role = await authorise(request, lm, authorization)
-    if "at" in cmd.event:
-        raise ServiceError(422, "at_not_allowed",
-                           "leave out 'at': the server stamps each event's time")
-    kind = cmd.event.get("type")
-    if kind not in EVENT_TYPES:
-        raise ServiceError(422, "bad_event", f"unknown event type {kind!r}; one of "
-                           + ", ".join(sorted(EVENT_TYPES)))
-    acc = await service(request).submit(lm, role, cmd.command_id, cmd.event)
+    annotate(request, role=role, command_id=cmd.command_id)
+    event = check_event(cmd.event)
+    acc = await service(request).submit(lm, role, cmd.command_id, event, cmd.at)
     body = {"seq": acc.seq, "at": acc.event["at"], "recorded_ms": acc.recorded_ms,
-            "event": acc.event, "duplicate": acc.duplicate}
+            "event": acc.event, "duplicate": acc.duplicate, "at_source": acc.at_source}
+    if acc.note is not None:
+        body["note"] = acc.note
     return JSONResponse(body, status_code=200 if acc.duplicate else 201)
 
 
 @router.get("/matches/{match_id}", summary="The replay report as of now (or ?at=seconds), with seq")
 async def get_report(
     request: Request, match_id: str,
-    at: Annotated[float | None, Query(ge=0, description="seconds since the record started")]
+    at: Annotated[float | None, Query(ge=0, le=MAX_AT_S, allow_inf_nan=False,
+                                      description="seconds since the record started")]
     = None,
 ) -> dict[str, Any]:
     lm = await load(request, match_id)
@@ -168,8 +326,14 @@ async def get_report(
 async def get_record(
     request: Request, match_id: str,
     format: Annotated[Literal["json", "toml"], Query()] = "json",
+    authorization: Annotated[str | None, Header()] = None,
 ) -> Response:
-    lm = await load(request, match_id)
+    try:
+        lm = await load(request, match_id)
+    except ServiceError as e:
+        if e.code != "quarantined":
+            raise
+        return await quarantined_record(request, match_id, authorization)
     rec = service(request).record(lm)
     media = "application/json" if format == "json" else "application/toml"
     return PlainTextResponse(dumps(rec, format), media_type=media, headers={
@@ -191,13 +355,35 @@ async def get_horns(request: Request, match_id: str) -> list[dict[str, Any]]:
 async def stream(
     request: Request, match_id: str,
     last_event_id: Annotated[str | None, Header()] = None,
-    last: Annotated[int | None, Query(ge=0, description="as Last-Event-ID")] = None,
+    last: Annotated[int | None, Query(ge=0, le=MAX_SEQ, description="as Last-Event-ID")]
+    = None,
+    token: Annotated[str | None, Query(max_length=100, description=(
+        "the match's timekeeper or committee token: its screens keep a reserved share "
+        "of the streams"))] = None,
+    authorization: Annotated[str | None, Header()] = None,
 ) -> StreamingResponse:
     lm = await load(request, match_id)
     svc = service(request)
+    presented = bearer(authorization) or token
+    privileged = presented is not None and svc.role_of(lm, presented) is not None
+    caps: StreamCaps = request.app.state.streams
+    address = client_address(request)
+    if not caps.acquire(address, privileged):
+        raise ServiceError(503, "too_many_streams", params={"retry_after": 5},
+                           headers={"retry-after": "5"})
+    released = False
+
+    def release() -> None:
+        nonlocal released
+        if not released:
+            released = True
+            caps.release(address)
+            svc.unsubscribe(lm, sub)
+
     since = last
-    if last_event_id is not None and last_event_id.strip().isdigit():
-        since = int(last_event_id.strip())
+    given = (last_event_id or "").strip()
+    if given.isascii() and given.isdigit() and len(given) <= 10:
+        since = min(int(given), MAX_SEQ)
     sub, backlog = svc.subscribe(lm, since)
 
     async def messages() -> AsyncIterator[bytes]:
@@ -208,12 +394,7 @@ async def stream(
                 if queue.empty():
                     if sub.dropped:
                         return
-                    try:
-                        async with asyncio.timeout(KEEPALIVE_S):
-                            first = await queue.get()
-                    except TimeoutError:
-                        yield b": keepalive\n\n"
-                        continue
+                    first = await queue.get()  # keep-alive comments come from the service
                 else:
                     first = queue.get_nowait()
                 # whatever else is queued goes out in the same write
@@ -224,13 +405,34 @@ async def stream(
                 if text:
                     yield text
         finally:
-            svc.unsubscribe(lm, sub)
+            release()
 
-    return StreamingResponse(messages(), media_type="text/event-stream", headers={
+    gen = messages()
+    weakref.finalize(gen, release)  # also when the stream never started
+    return StreamingResponse(gen, media_type="text/event-stream", headers={
         "cache-control": "no-cache", "x-accel-buffering": "no"})
 
 
+async def quarantined_record(request: Request, match_id: str,
+                             authorization: str | None) -> Response:
+    """The stored header and events of a quarantined match, for the committee only."""
+    svc = service(request)
+    row, doc = await svc.raw_record(match_id)
+    token = bearer(authorization)
+
+
+    if token is None or not hmac.compare_digest(hash_token(token), row.committee_hash):
+        raise ServiceError(409, "quarantined", params={
+            "match_id": match_id, "reason": svc.quarantined.get(match_id, "")})
+    text = json.dumps({**doc, "quarantined": svc.quarantined.get(match_id, "")},
+                      ensure_ascii=True, indent=1)
+    return PlainTextResponse(text, media_type="application/json", headers={
+        "content-disposition": f'attachment; filename="match-{match_id}-raw.json"'})
+
+
 def error_response(e: ServiceError) -> JSONResponse:
-    headers = {"www-authenticate": "Bearer"} if e.status == 401 else None
-    return JSONResponse(e.body(), status_code=e.status, headers=headers)
+    headers = dict(e.headers or {})
+    if e.status == 401:
+        headers["www-authenticate"] = "Bearer"
+    return JSONResponse(e.body(), status_code=e.status, headers=headers or None)
 

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import contextlib
+import gc
 import importlib
 import logging
+import os
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -15,10 +17,19 @@ from fastapi.responses import JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from chukker.config import Settings
 from chukker.store import EventStore, open_store
-from chukker.web import api, pages
+from chukker.web import api, api_errors, observe, pages
+from chukker.web.limits import StreamCaps, StreamGate
 from chukker.web.live import LiveService, ServiceError
-from chukker.web.security import BodyLimit, Throttle
+from chukker.web.security import (
+    BodyLimit,
+    Organiser,
+    RateLimit,
+    SecurityHeaders,
+    Throttle,
+    organiser_token,
+)
 
 log = logging.getLogger("chukker.web")
 HERE = Path(__file__).parent
@@ -50,8 +61,26 @@ def _mount_optional(app: FastAPI) -> None:
             app.mount(prefix, router)
 
 
-def create_app(store: EventStore | str | Path) -> FastAPI:
+def _keep_collector_out_of_the_fanout() -> None:
+    """Move everything alive after start-up out of the collector's reach and collect
+    the oldest generation rarely: a full collection (100 ms and more with thousands
+    of streams) would otherwise land in the middle of a fan-out."""
+    gc.collect()
+    gc.freeze()
+    gen0, _gen1, _gen2 = gc.get_threshold()
+    gc.set_threshold(max(gen0, 10_000), 50, 100)
+
+
+def create_app(store: EventStore | str | Path, *, organiser: str | None = None,
+               open_mode: bool = False, open_rate: tuple[float, float] = (10, 0.5),
+               settings: Settings | None = None) -> FastAPI:
     """The app on ``store`` (an :class:`EventStore`, a ``postgresql://`` URL or a file path).
+
+    Creating matches needs ``organiser`` (default: ``$CHUKKER_ORGANISER_TOKEN``,
+    else the token kept beside the SQLite file, created on first use); with
+    ``open_mode`` anyone may create them, ``open_rate`` = (burst, per second)
+    per address. ``settings`` (:mod:`chukker.config`): limits, trusted proxies, metrics
+    and access log; the defaults when ``None``.
 
     >>> import tempfile, os
     >>> app = create_app(os.path.join(tempfile.mkdtemp(), "t.sqlite3"))
@@ -60,10 +89,23 @@ def create_app(store: EventStore | str | Path) -> FastAPI:
     """
     st = open_store(store) if isinstance(store, str | Path) else store
     svc = LiveService(st)
+    window = os.environ.get("CHUKKER_AT_WINDOW_S")
+    if settings is not None:
+        svc.at_window_ms = round(settings.limits.at_window_s * 1000)
+        organiser = organiser or settings.organiser_token
+    elif window:
+        svc.at_window_ms = round(float(window) * 1000)
+    if organiser is None:
+        where = str(store) if isinstance(store, str | Path) else str(getattr(st, "path", ""))
+        if where:
+            organiser, _ = organiser_token(where)
+        else:  # pragma: no cover - a PostgreSQL store object without an environment token
+            organiser = os.environ.get("CHUKKER_ORGANISER_TOKEN") or None
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         await svc.start()
+        _keep_collector_out_of_the_fanout()
         try:
             yield
         finally:
@@ -78,7 +120,12 @@ def create_app(store: EventStore | str | Path) -> FastAPI:
         lifespan=lifespan,
     )
     app.state.service = svc
-    app.state.throttle = Throttle()
+    lim = (settings or Settings()).limits
+    app.state.throttle = Throttle(lim.bad_tokens_free, lim.bad_tokens_block,
+                                  lim.bad_tokens_window_s)
+    app.state.streams = StreamCaps.from_env() if settings is None else StreamCaps(
+        lim.max_streams, lim.max_streams_per_address, max(1, lim.max_streams // 20))
+    app.state.organiser = Organiser(organiser, open_mode, RateLimit(*open_rate))
 
     @app.exception_handler(ServiceError)
     async def service_error(request: Request, exc: ServiceError) -> Response:
@@ -89,28 +136,44 @@ def create_app(store: EventStore | str | Path) -> FastAPI:
         problems = []
         for e in exc.errors():
             where = ".".join(str(x) for x in e.get("loc", ()) if x != "body")
-            problems.append(f"{where or 'body'}: {e.get('msg', 'invalid')}")
-        return JSONResponse({"error": "bad_request", "message": "; ".join(problems),
-                             "problems": problems}, status_code=422)
+            msg = str(e.get("msg", "invalid")).encode("utf-8", "replace").decode()[:200]
+            problems.append(f"{where[:100] or 'body'}: {msg}")
+        text = "; ".join(problems[:10])
+        return JSONResponse(api_errors.body("bad_request", {"problems": text},
+                                            problems=problems[:10]), status_code=422)
 
     @app.exception_handler(StarletteHTTPException)
     async def http_error(request: Request, exc: StarletteHTTPException) -> Response:
         if request.url.path.startswith("/api/") or request.url.path.startswith("/static/"):
-            code = "too_large" if exc.status_code == 413 else f"http_{exc.status_code}"
-            return JSONResponse({"error": code, "message": str(exc.detail)},
+            code = {413: "too_large", 404: "not_found"}.get(exc.status_code,
+                                                           f"http_{exc.status_code}")
+            return JSONResponse(api_errors.body(code, {"limit": 64 * 1024}, str(exc.detail)),
                                 status_code=exc.status_code, headers=exc.headers)
         return pages.error_page(request, exc.status_code, str(exc.detail))
+
+    @app.exception_handler(Exception)
+    async def server_error(request: Request, exc: Exception) -> Response:
+        # the last resort: never a plain-text 500, and nothing was committed
+        log.exception("unexpected error on %s", request.url.path)
+        return JSONResponse(api_errors.body("server_error"), status_code=500)
 
     app.include_router(api.router)
     app.include_router(pages.router)
     app.mount("/static", StaticFiles(directory=HERE / "static"), name="static")
     _mount_optional(app)
-    app.add_middleware(BodyLimit)
+    app.add_middleware(BodyLimit, limit=lim.max_body_bytes)
+    app.add_middleware(SecurityHeaders)
+    app.add_middleware(StreamGate)
+    observe.install(app, settings)
     return app
 
 
 def app_from_env() -> Any:
-    """For ``uvicorn --factory chukker.web.app:app_from_env``: the store from the environment."""
-    import os
+    """For ``uvicorn --factory chukker.web.app:app_from_env``: the settings
+    (``$CHUKKER_CONFIG`` and the environment) and their database."""
+    from chukker.config import load
+    from chukker.store import open_store
 
-    return create_app(os.environ.get("CHUKKER_DATABASE_URL") or "chukker.sqlite3")
+    s = load()
+    return create_app(open_store(s.database_target(), pg_schema=s.database_schema),
+                      organiser=s.organiser_token, open_mode=s.open, settings=s)

@@ -6,6 +6,7 @@ import asyncio
 import contextlib
 import os
 import time
+from pathlib import Path
 from types import FrameType
 from typing import Annotated, Any
 
@@ -15,27 +16,59 @@ DEFAULT_DB = "chukker.sqlite3"
 
 
 def serve(
-    host: Annotated[str, typer.Option(help="Address to listen on.")] = "127.0.0.1",
-    port: Annotated[int, typer.Option(help="Port to listen on.")] = 8000,
+    host: Annotated[str | None, typer.Option(
+        help="Address to listen on (setting server.host; default 127.0.0.1).",
+        show_default=False)] = None,
+    port: Annotated[int | None, typer.Option(
+        help="Port to listen on (setting server.port; default 8000).", show_default=False)]
+    = None,
     db: Annotated[str | None, typer.Option(
-        help="SQLite file or postgresql:// URL (default: $CHUKKER_DATABASE_URL, "
+        help="SQLite file or postgresql:// URL (setting database: $CHUKKER_DATABASE_URL, "
         f"else ./{DEFAULT_DB}).")] = None,
     demo: Annotated[bool, typer.Option(help="Create a demo match if the database is empty.")]
     = True,
+    open_: Annotated[bool, typer.Option(
+        "--open", help="Let anyone create matches (rate-limited per address); for demos.")]
+    = False,
+    config: Annotated[Path | None, typer.Option(
+        "--config", help="Settings file (TOML); default $CHUKKER_CONFIG.",
+        show_default=False)] = None,
 ) -> None:
     """Serve the timekeeper's console, big screen, phones, overlay and API."""
     import uvicorn
 
+    from chukker.ops_cli import settings_or_exit
     from chukker.store import is_postgres_url, open_store
     from chukker.web.app import create_app
     from chukker.web.demo import DEMO_HEADER, seed_finished_match
+    from chukker.web.limits import uvicorn_options
     from chukker.web.live import LiveService
+    from chukker.web.logging import configure
+    from chukker.web.observe import apply_process_settings
+    from chukker.web.security import organiser_token
 
-    target = db or os.environ.get("CHUKKER_DATABASE_URL") or DEFAULT_DB
-    store = open_store(target, pg_schema=os.environ.get("CHUKKER_DATABASE_SCHEMA", "chukker"))
+    s = settings_or_exit(config, **{"server.host": host, "server.port": port, "database": db,
+                                    "open": True if open_ else None})
+    host, port, open_ = s.server.host, s.server.port, s.open
+    target = s.database_target()
+    if not is_postgres_url(target):
+        os.makedirs(s.data_dir or ".", exist_ok=True)
+        _lock_sqlite_file(target)
+    apply_process_settings(s)
+    store = open_store(target, pg_schema=s.database_schema)
     where = "PostgreSQL" if is_postgres_url(target) else os.path.abspath(target)
     base = f"http://{host}:{port}"
+    if s.config_file:
+        typer.echo(f"chukker: settings from {s.config_file} (chukker config shows them)")
     typer.echo(f"chukker: event store {where}")
+    token, created_now = ((s.organiser_token, False) if s.organiser_token
+                          else organiser_token(target))
+    if open_:
+        typer.echo("chukker: OPEN mode: anyone may create matches (rate-limited per address)")
+    elif created_now:
+        typer.echo("chukker: organiser token (needed to create matches; shown only now, "
+                   "`chukker organiser-token` shows it again):")
+        typer.echo(f"  {token}")
     if demo and not store.list_matches(1):
         created = asyncio.run(LiveService(store).create_match(DEMO_HEADER))
         m = created.match_id
@@ -50,10 +83,14 @@ def serve(
         done = seed_finished_match(store, int(time.time() * 1000))
         typer.echo(f"chukker: a finished demo match: {base}/m/{done} (sheet: /m/{done}/sheet)")
     typer.echo(f"chukker: serving on {base}/ (new match: {base}/new, API: {base}/docs)")
-    app = create_app(store)
-    config = uvicorn.Config(app, host=host, port=port, log_level="warning",
-                            timeout_graceful_shutdown=2)
-    _Server(config, app.state.service).run()
+    app = create_app(store, organiser=token, open_mode=open_, settings=s)
+    # the client's address behind proxies is chukker's (setting trusted_proxies), not
+    # uvicorn's; requests are logged by chukker's access log, without secrets
+    server_config = uvicorn.Config(app, host=host, port=port, log_level="warning",
+                                   timeout_graceful_shutdown=2, proxy_headers=False,
+                                   access_log=False, log_config=None, **uvicorn_options())
+    configure(s.log.format, s.log.level)
+    _Server(server_config, app.state.service).run()
 
 
 class _Server:
@@ -64,6 +101,7 @@ class _Server:
 
         class Server(uvicorn.Server):
             def handle_exit(self, sig: int, frame: FrameType | None) -> None:
+                service.stopped = True  # /readyz answers 503 from now on
                 with contextlib.suppress(RuntimeError):
                     loop = asyncio.get_running_loop()
                     loop.call_soon_threadsafe(service.close_streams)
@@ -72,6 +110,45 @@ class _Server:
         return Server(config)
 
 
+_LOCKS: list[Any] = []
+
+
+def _lock_sqlite_file(target: str) -> None:
+    """One SQLite file, one server: hold an exclusive lock beside it while serving."""
+    import fcntl
+
+    path = target[len("sqlite:///"):] if target.startswith("sqlite:///") else target
+    f = open(path + ".lock", "a+")  # noqa: SIM115 - held until the process ends
+    try:
+        fcntl.flock(f.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        f.close()
+        typer.echo(f"chukker: {os.path.abspath(path)} is already served by another "
+                   "`chukker serve`. One SQLite file takes one server; for several servers "
+                   "on one database use PostgreSQL (--db postgresql://...).", err=True)
+        raise typer.Exit(1) from None
+    _LOCKS.append(f)
+
+
+def organiser_token_command(
+    db: Annotated[str | None, typer.Option(
+        help="SQLite file or postgresql:// URL (default: $CHUKKER_DATABASE_URL, "
+        f"else ./{DEFAULT_DB}).")] = None,
+) -> None:
+    """Print the organiser token (needed to create matches) of a database."""
+    from chukker.store import is_postgres_url
+    from chukker.web.security import organiser_token
+
+    target = db or os.environ.get("CHUKKER_DATABASE_URL") or DEFAULT_DB
+    token, _ = organiser_token(target, create=not is_postgres_url(target))
+    if token is None:
+        typer.echo("chukker: with PostgreSQL the organiser token is $CHUKKER_ORGANISER_TOKEN "
+                   "(the same for every server); it is not set.", err=True)
+        raise typer.Exit(1)
+    typer.echo(token)
+
+
 def register(app: typer.Typer) -> None:
-    """Add ``serve`` to the ``chukker`` command."""
+    """Add ``serve`` and ``organiser-token`` to the ``chukker`` command."""
     app.command("serve")(serve)
+    app.command("organiser-token")(organiser_token_command)

@@ -43,14 +43,21 @@ from chukker.store import (
     MatchRow,
     SeqTaken,
     StoredEvent,
+    UnknownMatch,
 )
 from chukker.store._engine import EngineError, Match, Setup
+from chukker.web import api_errors, metrics
 
 log = logging.getLogger("chukker.live")
 
 #: messages a slow client may have queued before it is dropped (it reconnects
 #: with Last-Event-ID and gets what it missed)
 QUEUE_LIMIT = 512
+#: matches kept folded in memory beyond which idle ones (no stream, no clock running,
+#: nothing in flight) are let go, least recently used first; they load again on demand
+MAX_LOADED = 2000
+#: seconds between two keep-alive comments on every stream
+KEEPALIVE_S = 15.0
 #: subscribers served per event-loop iteration when a message fans out
 FANOUT_SLICE = 64
 
@@ -61,17 +68,42 @@ class Role(StrEnum):
 
 
 class ServiceError(ValueError):
-    """A refused request: ``status`` is the HTTP status, ``code`` a stable identifier."""
+    """A refused request: ``status`` is the HTTP status, ``code`` a stable identifier,
+    ``params`` its values (the English text comes from ``chukker.web.api_errors``)."""
 
-    def __init__(self, status: int, code: str, message: str, **extra: Any) -> None:
+    def __init__(self, status: int, code: str, message: str | None = None, *,
+                 params: dict[str, Any] | None = None, headers: dict[str, str] | None = None,
+                 **extra: Any) -> None:
         self.status = status
         self.code = code
-        self.message = message
+        self.params = dict(params or {})
+        self.message = message if message is not None else api_errors.message(code, self.params)
+        self.headers = headers
         self.extra = extra
-        super().__init__(message)
+        super().__init__(self.message)
 
     def body(self) -> dict[str, Any]:
-        return {"error": self.code, "message": self.message, **self.extra}
+        return api_errors.body(self.code, self.params, self.message, **self.extra)
+
+
+class Quarantined(UnknownMatch):
+    """A stored match the engine cannot replay: kept aside, never loaded, never fatal."""
+
+    def __init__(self, match_id: str, reason: str) -> None:
+        super().__init__(match_id)
+        self.reason = reason
+        self.args = (api_errors.message("quarantined",
+                                        {"match_id": match_id, "reason": reason}),)
+
+    def __str__(self) -> str:
+        return str(self.args[0])
+
+
+#: deeper reports or headers cannot be sent (JSON encoders stop) and are quarantined
+MAX_REPORT_DEPTH = 20
+
+#: how far in the past a posted ``at`` may be (seconds); see ``LiveService.stamp``
+AT_WINDOW_S = 60.0
 
 
 def hash_token(token: str) -> str:
@@ -116,6 +148,10 @@ class Accepted:
     event: dict[str, Any]
     recorded_ms: int
     duplicate: bool
+    #: who chose the event's ``at``: ``client`` (the posted one) or ``server``
+    at_source: str = "server"
+    #: why a posted ``at`` was not taken (``at_in_future``, ``at_too_old``, ...)
+    note: str | None = None
 
 
 @dataclass(eq=False)
@@ -137,9 +173,15 @@ class LiveMatch:
     #: a deadline came while an append was in flight; handled after it
     deadline_pending: bool = False
     #: messages being handed to the subscribers, oldest first, with who gets them
-    outbox: deque[tuple[bytes, list[Subscriber]]] = field(default_factory=deque)
-    #: (seq, computed at, valid until, message) of the last state message
-    state_cache: tuple[int, int, int, str] | None = None
+    outbox: deque[tuple[bytes, list[Subscriber], float]] = field(default_factory=deque)
+    #: the report last sent to the subscribers (patches are computed from it)
+    last_report: dict[str, Any] | None = None
+    #: command_id -> stored event (idempotency without scanning the log)
+    commands: dict[str, StoredEvent] = field(default_factory=dict)
+    #: set while an accepted event is being made durable; readers wait for it
+    inflight: asyncio.Future[None] | None = None
+    #: monotonic time of the last request for this match
+    used: float = 0.0
 
     @property
     def id(self) -> str:
@@ -174,9 +216,14 @@ class LiveService:
         self.store = store
         self.clock = clock or Clock()
         self._matches: dict[str, LiveMatch] = {}
-        self._loading: dict[str, asyncio.Lock] = {}
+        #: loads in progress (removed once done: nothing is kept for unknown ids)
+        self._loading: dict[str, asyncio.Future[LiveMatch]] = {}
+        #: match id -> why it cannot be replayed
+        self.quarantined: dict[str, str] = {}
+        self.at_window_ms = round(AT_WINDOW_S * 1000)
         self._tasks: set[asyncio.Task[Any]] = set()
         self._listener: asyncio.Task[None] | None = None
+        self._keepalive_task: asyncio.Task[None] | None = None
         #: (deadline wall ms, published wall ms) of recent horns, for the benchmark
         self.horn_lateness: deque[tuple[int, int]] = deque(maxlen=10_000)
         self.on_publish: Callable[[str, str], None] | None = None
@@ -191,14 +238,16 @@ class LiveService:
             if row.start_ms is not None:
                 try:
                     lm = await self.load(row.id)
-                except (ValueError, ServiceError):  # pragma: no cover - broken stored match
-                    log.exception("match %s cannot be replayed", row.id)
+                except Exception:  # quarantined (logged by load): never stops the server
                     continue
                 self._reschedule(lm)
         if self.store.backend is Backend.POSTGRES:
             self._listener = asyncio.create_task(self._listen())
+        self._keepalive_task = asyncio.create_task(self._keepalive())
 
     async def stop(self) -> None:
+        if self._keepalive_task is not None:
+            self._keepalive_task.cancel()
         if self._listener is not None:
             self._listener.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
@@ -257,24 +306,83 @@ class LiveService:
         return Created(match_id, tk, cm)
 
     async def load(self, match_id: str) -> LiveMatch:
+        """The live match ``match_id``, once any event being stored for it is durable.
+
+        Raises :class:`UnknownMatch` (nothing is kept for that id) or
+        :class:`Quarantined` for a stored match the engine cannot replay.
+        """
         lm = self._matches.get(match_id)
-        if lm is not None:
-            return lm
-        lock = self._loading.setdefault(match_id, asyncio.Lock())
-        async with lock:
-            lm = self._matches.get(match_id)
-            if lm is not None:
-                return lm
-            row = await asyncio.to_thread(self.store.get_match, match_id)
-            events = await asyncio.to_thread(self.store.events, match_id)
-            m = Match(Setup.from_dict(row.header))
-            for e in events:
-                m.apply(e.event)
-            lm = LiveMatch(row=row, match=m, stored=events)
-            lm.horn_cursor_ms = max(lm.last_at_ms(), self._now_at(lm))
-            self._matches[match_id] = lm
-            self._reschedule(lm)
-            return lm
+        if lm is None:
+            reason = self.quarantined.get(match_id)
+            if reason is not None:
+                raise Quarantined(match_id, reason)
+            fut = self._loading.get(match_id)
+            if fut is not None:
+                lm = await asyncio.shield(fut)
+            else:
+                fut = asyncio.get_running_loop().create_future()
+                self._loading[match_id] = fut
+                try:
+                    lm = await self._load(match_id)
+                except BaseException as e:
+                    if isinstance(e, Exception):
+                        fut.set_exception(e)
+                        fut.exception()  # retrieved: no warning when nobody else waits
+                    else:
+                        fut.cancel()
+                    raise
+                finally:
+                    del self._loading[match_id]
+                fut.set_result(lm)
+        lm.used = time.monotonic()
+        while lm.inflight is not None:  # reads show only durable events
+            await asyncio.shield(lm.inflight)
+        return lm
+
+    def _evict(self) -> None:
+        """Let idle matches go once more than ``MAX_LOADED`` are in memory."""
+        over = len(self._matches) - MAX_LOADED
+        if over <= 0:
+            return
+        idle = [lm for lm in self._matches.values()
+                if not lm.subscribers and lm.timer is None and not lm.lock.locked()
+                and lm.inflight is None and not lm.outbox]
+        idle.sort(key=lambda lm: lm.used)
+        for lm in idle[:over]:
+            del self._matches[lm.id]
+
+    async def _load(self, match_id: str) -> LiveMatch:
+        row = await asyncio.to_thread(self.store.get_match, match_id)
+        events = await asyncio.to_thread(self.store.events, match_id)
+        try:
+            m = Match(Setup.from_dict(row.header), [e.event for e in events])
+            # a state that cannot be reported (or sent) is as bad as one that cannot be folded
+            if _depth(m.report()) > MAX_REPORT_DEPTH or _depth(row.header) > MAX_REPORT_DEPTH:
+                raise ValueError(f"nested deeper than {MAX_REPORT_DEPTH} levels")
+        except Exception as e:  # any failure: quarantine, keep serving the others
+            reason = f"{type(e).__name__}: {e}"[:300]
+            self.quarantined[match_id] = reason
+            log.error("match %s quarantined: %s", match_id, reason)
+            raise Quarantined(match_id, reason) from None
+        lm = LiveMatch(row=row, match=m, stored=events)
+        lm.commands = {e.command_id: e for e in events}
+        lm.horn_cursor_ms = max(lm.last_at_ms(), self._now_at(lm))
+        lm.used = time.monotonic()
+        self._matches[match_id] = lm
+        self._reschedule(lm)
+        self._evict()
+        return lm
+
+    def _rebuild(self, lm: LiveMatch) -> None:
+        """Fold the stored events again (after an append that did not become durable)."""
+        lm.match = Match(Setup.from_dict(lm.row.header), [e.event for e in lm.stored])
+
+    async def raw_record(self, match_id: str) -> tuple[MatchRow, dict[str, Any]]:
+        """The stored header and events of a match as they are, without the engine."""
+        row = await asyncio.to_thread(self.store.get_match, match_id)
+        events = await asyncio.to_thread(self.store.events, match_id)
+        doc = {**row.header, "events": [e.event for e in events]}
+        return row, doc
 
     async def _sync(self, lm: LiveMatch) -> list[StoredEvent]:
         """Pull events other processes appended; apply and publish them. Call under lock."""
@@ -286,6 +394,7 @@ class LiveService:
                 break
             lm.match.apply(e.event)
             lm.stored.append(e)
+            lm.commands[e.command_id] = e
             lm.horn_cursor_ms = max(lm.horn_cursor_ms, lm.last_at_ms())
             self._publish_event(lm, e)
         return fresh
@@ -308,54 +417,94 @@ class LiveService:
         return None
 
     # ----------------------------------------------------------------- events
+    def stamp(self, lm: LiveMatch, now: int, posted_at: float | None
+              ) -> tuple[int, str, str | None]:
+        """The record ms of an event arriving at wall ms ``now``; who chose it; why not the client.
+
+        A posted ``at`` is taken when it is not before the last accepted event,
+        not in the future and at most ``at_window_ms`` in the past.
+        """
+        if lm.start_ms is None:
+            return 0, "server", None if posted_at is None else "record_starts_now"
+        server_at = max(now - lm.start_ms, lm.last_at_ms())
+        if posted_at is None:
+            return server_at, "server", None
+        at = round(posted_at * 1000)
+        if at < lm.last_at_ms():
+            return server_at, "server", "at_before_last_event"
+        if at > now - lm.start_ms:
+            return server_at, "server", "at_in_future"
+        if at < now - lm.start_ms - self.at_window_ms:
+            return server_at, "server", "at_too_old"
+        return at, "client", None
+
     async def submit(
-        self, lm: LiveMatch, role: Role, command_id: str, event: dict[str, Any]
+        self, lm: LiveMatch, role: Role, command_id: str, event: dict[str, Any],
+        posted_at: float | None = None,
     ) -> Accepted:
-        """Stamp, check, store durably, apply and publish one operator event."""
+        """Stamp, check, store durably, then acknowledge and publish one operator event.
+
+        The event is applied to the match's folded state (constant cost per
+        event); readers of the match wait until it is durable, and if storing
+        fails the state is folded again from the stored events.
+        """
         async with lm.lock:
             try:
                 for _attempt in range(20):
-                    for e in lm.stored:
-                        if e.command_id == command_id:
-                            return self._duplicate(e, event)
+                    dup = lm.commands.get(command_id)
+                    if dup is not None:
+                        return self._duplicate(dup, event)
                     now = self.clock.now_ms()
                     start = lm.start_ms if lm.start_ms is not None else now
-                    at_ms = max(now - start, lm.last_at_ms())
+                    at_ms, source, note = self.stamp(lm, now, posted_at)
                     ev = {**event, "at": at_ms / 1000}
                     if (
                         ev.get("type") == "undo"
                         and role is not Role.COMMITTEE
                         and lm.match.is_final(at_ms)
                     ):
-                        raise ServiceError(
-                            403, "committee_only",
-                            "the match is final: only the committee may undo (Rule 18)",
-                        )
+                        raise ServiceError(403, "committee_only")
                     try:
-                        lm.match.verify(ev)
+                        lm.match.apply(ev)
                     except EngineError as err:
-                        raise ServiceError(
-                            409, "refused", str(err), reason=err.reason, index=err.index
-                        ) from err
-                    except (ValueError, TypeError, KeyError) as err:
-                        raise ServiceError(422, "bad_event", str(err)) from err
+                        code = getattr(err, "code", "refused")
+                        params = getattr(err, "params", None) or {"reason": err.reason}
+                        raise ServiceError(409, code, str(err), params=params,
+                                           reason=err.reason, index=err.index) from err
+                    except Exception as err:  # the engine choked: fold again, refuse
+                        self._rebuild(lm)
+                        raise ServiceError(422, "invalid_event", str(err)[:300], params={
+                            "field": "event", "reason": str(err)[:200]}) from err
                     stored = StoredEvent(lm.seq + 1, command_id, ev, now, role.value)
+                    lm.inflight = asyncio.get_running_loop().create_future()
                     try:
                         await asyncio.to_thread(self.store.append, lm.id, stored, start)
-                    except CommandExists as dup:
+                    except CommandExists as dup_err:
+                        self._rebuild(lm)
                         await self._sync(lm)
-                        return self._duplicate(dup.existing, event)
+                        return self._duplicate(dup_err.existing, event)
                     except SeqTaken:
+                        self._rebuild(lm)
                         await self._sync(lm)
                         continue
+                    except Exception as err:
+                        self._rebuild(lm)
+                        log.exception("match %s: event not stored", lm.id)
+                        raise ServiceError(503, "busy", params={"retry_after": 1},
+                                           headers={"retry-after": "1"}) from err
+                    finally:
+                        lm.inflight.set_result(None)
+                        lm.inflight = None
                     if lm.row.start_ms is None:
                         lm.row = _with_start(lm.row, start)
-                    lm.match.apply(ev)
                     lm.stored.append(stored)
+                    lm.commands[command_id] = stored
                     lm.horn_cursor_ms = max(lm.horn_cursor_ms, at_ms)
                     self._publish_event(lm, stored)
-                    return Accepted(stored.seq, ev, now, duplicate=False)
-                raise ServiceError(503, "busy", "too many concurrent writers; try again")
+                    return Accepted(stored.seq, ev, now, duplicate=False, at_source=source,
+                                    note=note)
+                raise ServiceError(503, "busy", params={"retry_after": 1},
+                                   headers={"retry-after": "1"})
             finally:
                 self._after_change(lm)
 
@@ -363,12 +512,8 @@ class LiveService:
     def _duplicate(e: StoredEvent, event: dict[str, Any]) -> Accepted:
         sent = {k: v for k, v in e.event.items() if k != "at"}
         if sent != event:
-            raise ServiceError(
-                409, "command_reused",
-                f"command_id {e.command_id!r} was already used for event {e.seq} "
-                "with a different content",
-                seq=e.seq,
-            )
+            raise ServiceError(409, "command_reused",
+                               params={"command_id": e.command_id, "seq": e.seq}, seq=e.seq)
         return Accepted(e.seq, e.event, e.recorded_ms, duplicate=True)
 
     # ----------------------------------------------------------------- reports
@@ -405,19 +550,30 @@ class LiveService:
         lm.subscribers.discard(sub)
 
     def _state_message(self, lm: LiveMatch) -> str:
-        """The current state; reused while nothing has changed since it was computed.
+        """The whole report last sent (the base of the next ``patch``).
 
-        A report stays exact for clients after its ``server_time`` as long as no event
-        came and no deadline passed: they run its clock on from ``server_time``.
+        A report stays exact for clients after its ``server_time`` as long as no
+        event came and no deadline passed (each of those sends a patch): they run
+        its clock on from ``server_time``.
         """
-        now_at = self._now_at(lm)
-        cached = lm.state_cache
-        if cached is not None and cached[0] == lm.seq and cached[1] <= now_at < cached[2]:
-            return cached[3]
-        msg = sse("state", {"seq": lm.seq, "report": self.report(lm, now_at)}, lm.seq)
-        nxt = lm.match.next_deadline_ms(now_at) if lm.start_ms is not None else None
-        lm.state_cache = (lm.seq, now_at, nxt if nxt is not None else 2**62, msg)
-        return msg
+        if lm.last_report is None:
+            lm.last_report = self.report(lm, self._now_at(lm))
+        return sse("state", {"seq": lm.seq, "report": lm.last_report}, lm.seq)
+
+    def _publish_change(self, lm: LiveMatch, head: str, rep: dict[str, Any]) -> None:
+        """Send ``head`` (an event or horn message, or nothing) and what changed in the report.
+
+        The change is an RFC 7386 merge patch from the last report sent (the whole
+        report when none was sent yet).
+        """
+        prev = lm.last_report
+        lm.last_report = rep
+        patch = None if prev is None else merge_diff(prev, rep)
+        if patch is None:
+            tail = sse("state", {"seq": lm.seq, "report": rep}, lm.seq)
+        else:
+            tail = sse("patch", {"seq": lm.seq, "patch": patch}, lm.seq)
+        self._broadcast(lm, head + tail)
 
     def _broadcast(self, lm: LiveMatch, msg: str) -> None:
         """Queue ``msg`` for every subscriber, ``FANOUT_SLICE`` of them per loop iteration.
@@ -426,14 +582,26 @@ class LiveService:
         milliseconds; in slices, a horn falling due meanwhile waits one slice at most.
         Messages of one match keep their order.
         """
-        lm.outbox.append((msg.encode(), list(lm.subscribers)))
         if self.on_publish is not None:
             self.on_publish(lm.id, msg)
+        self._enqueue(lm, msg.encode())
+
+    def _enqueue(self, lm: LiveMatch, data: bytes) -> None:
+        lm.outbox.append((data, list(lm.subscribers), time.perf_counter()))
         if len(lm.outbox) == 1:
             self._pump(lm, 0)
 
+    async def _keepalive(self) -> None:
+        """A comment to every stream every ``KEEPALIVE_S``: one timer for all of them
+        (a timer per stream and per message costs more than the message)."""
+        while True:
+            await asyncio.sleep(KEEPALIVE_S)
+            for lm in list(self._matches.values()):
+                if lm.subscribers:
+                    self._enqueue(lm, b": keepalive\n\n")
+
     def _pump(self, lm: LiveMatch, start: int) -> None:
-        msg, subs = lm.outbox[0]
+        msg, subs, t0 = lm.outbox[0]
         end = min(start + FANOUT_SLICE, len(subs))
         for sub in subs[start:end]:
             if sub.dropped:
@@ -447,13 +615,14 @@ class LiveService:
             asyncio.get_running_loop().call_soon(self._pump, lm, end)
             return
         lm.outbox.popleft()
+        metrics.fanned_out(time.perf_counter() - t0)
         if lm.outbox:
             asyncio.get_running_loop().call_soon(self._pump, lm, 0)
 
     def _publish_event(self, lm: LiveMatch, e: StoredEvent) -> None:
         at_ms = round(float(e.event["at"]) * 1000)
-        data = {"seq": e.seq, "event": e.event, "report": self.report(lm, max(at_ms, 0))}
-        self._broadcast(lm, sse("event", data, e.seq))
+        rep = self.report(lm, max(at_ms, 0))
+        self._publish_change(lm, sse("event", {"seq": e.seq, "event": e.event}, e.seq), rep)
 
     # ------------------------------------------------------------------ horns
     def _after_change(self, lm: LiveMatch) -> None:
@@ -489,14 +658,13 @@ class LiveService:
             if lm.horn_cursor_ms < round(float(h["at"]) * 1000) <= d
         ]
         now = self.clock.now_ms()
-        for h in sounded:
-            msg = sse("horn", {"horn": h, "deadline": lm.start_ms + d, "report": rep}, lm.seq)
-            self._broadcast(lm, msg)
-        if not sounded:
-            self._broadcast(lm, sse("state", {"seq": lm.seq, "report": rep}, lm.seq))
+        head = "".join(sse("horn", {"horn": h, "deadline": lm.start_ms + d}, lm.seq)
+                       for h in sounded)
+        self._publish_change(lm, head, rep)
         lm.horn_cursor_ms = d
         for h in sounded:
             self.horn_lateness.append((lm.start_ms + d, now))
+            metrics.horn_sounded((now - lm.start_ms - d) / 1000)
             row = HornRow(round(float(h["at"]) * 1000), int(h.get("period", 0)),
                           str(h.get("kind", "")), now)
             self._spawn(asyncio.to_thread(self.store.record_horn, lm.id, row))
@@ -507,3 +675,44 @@ def _with_start(row: MatchRow, start_ms: int) -> MatchRow:
     return MatchRow(
         row.id, row.header, row.created_ms, start_ms, row.timekeeper_hash, row.committee_hash
     )
+
+
+def merge_diff(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
+    """The RFC 7386 merge patch that turns ``old`` into ``new``.
+
+    A member that becomes null (or goes) is sent as null: applied by RFC 7386
+    it is left out, which readers take as null; ``live.js`` keeps it as null,
+    which gives back ``new`` exactly (a report's members never go away).
+    Arrays that change are sent whole (RFC 7386 has no way to append).
+
+    >>> merge_diff({"a": 1, "c": {"x": 1, "y": 2}, "d": 4}, {"a": 1, "c": {"x": 3, "y": 2}})
+    {'d': None, 'c': {'x': 3}}
+    >>> merge_diff({"w": "A", "r": None}, {"w": None, "r": {"spot": None}})
+    {'w': None, 'r': {'spot': None}}
+    """
+    patch: dict[str, Any] = {}
+    for k in old:
+        if k not in new:
+            patch[k] = None
+    for k, v in new.items():
+        if k in old:
+            o = old[k]
+            if o == v:
+                continue
+            if isinstance(v, dict) and isinstance(o, dict):
+                patch[k] = merge_diff(o, v)
+                continue
+        patch[k] = v
+    return patch
+
+
+def _depth(v: Any, limit: int = MAX_REPORT_DEPTH + 1) -> int:
+    """How deep ``v`` nests (counting stops past ``limit``).
+
+    >>> _depth({"a": [1, {"b": 2}]}), _depth(1)
+    (3, 0)
+    """
+    if limit <= 0 or not isinstance(v, dict | list):
+        return 0
+    items = v.values() if isinstance(v, dict) else v
+    return 1 + max((_depth(x, limit - 1) for x in items), default=0)

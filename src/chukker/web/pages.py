@@ -13,9 +13,10 @@ from jinja2 import Environment, FileSystemLoader, select_autoescape
 
 from chukker.store import UnknownMatch
 from chukker.store._engine import Setup, SetupError
-from chukker.web.api import match_urls, service
+from chukker.web import api_errors
+from chukker.web.api import check_header, match_urls, service
 from chukker.web.i18n import LANGUAGES, language_name, pick_language, translations
-from chukker.web.live import LiveMatch
+from chukker.web.live import LiveMatch, ServiceError
 from chukker.web.security import CSRF_COOKIE, csrf_ok, new_csrf
 
 HERE = Path(__file__).parent
@@ -118,7 +119,8 @@ def _new_form(request: Request, form: dict[str, str], error: str | None,
               status: int = 200) -> HTMLResponse:
     csrf = request.cookies.get(CSRF_COOKIE) or new_csrf()
     resp = render(request, "new.html", status=status, form=form, error=error, csrf=csrf,
-                  default_names=DEFAULT_NAMES)
+                  default_names=DEFAULT_NAMES,
+                  organiser_needed=not request.app.state.organiser.open)
     resp.set_cookie(CSRF_COOKIE, csrf, httponly=True, samesite="strict")
     return resp
 
@@ -143,8 +145,10 @@ def header_from_form(form: dict[str, str]) -> dict[str, Any]:
             players.append({"no": no, "name": form.get(f"team_{key}_p{no}_name", "").strip(),
                             "handicap": hcp})
         cap = form.get(f"team_{key}_captain", "1")
+        if cap not in ("1", "2", "3"):
+            raise SetupError(f"teams.{key}.captain", f"{cap[:10]!r} is not a player number")
         teams[key] = {"name": form.get(f"team_{key}_name", "").strip() or DEFAULT_NAMES[key],
-                      "captain": int(cap) if cap.isdigit() else 1, "players": players}
+                      "captain": int(cap), "players": players}
     a_def = form.get("a_defends", "west")
     return {
         "format": "chukker-match/1",
@@ -170,11 +174,16 @@ async def new_match(request: Request) -> Response:
     if not csrf_ok(request.cookies.get(CSRF_COOKIE), form.get("csrf")):
         return error_page(request, 403, translations(lang_of(request)).gettext(
             "The form has expired or came from another site; reload it and try again."))
-    try:
-        header = header_from_form(form)
+    tr = translations(lang_of(request))
+    try:  # the organiser's token, as for POST /api/matches (or an open server's rate limit)
+        request.app.state.organiser.check(request, form.get("organiser_token") or None)
+        header = check_header(header_from_form(form))
         created = await service(request).create_match(header)
     except SetupError as e:
         return _new_form(request, form, str(e), status=422)
+    except ServiceError as e:
+        text = tr.gettext(api_errors.MESSAGES.get(e.code, e.message))
+        return _new_form(request, form, api_errors.fill(text, e.params), status=e.status)
     urls = match_urls(request, created.match_id, created.timekeeper_token)
     resp = render(request, "created.html", urls=urls, title=title_of(header),
                   timekeeper_token=created.timekeeper_token,

@@ -28,6 +28,7 @@ from chukker.plays.render_png import render_png
 from chukker.plays.render_svg import render_svg
 from chukker.plays.scenario import LANGS, Scenario, ScenarioError, Verdict, load_shipped, shipped
 from chukker.plays.scenario import text_in as _text
+from chukker.plays.words import describe, player_name
 
 HERE = Path(__file__).parent
 _env = Environment(
@@ -43,6 +44,19 @@ T: dict[str, dict[str, str]] = {
         "candidates": "What the detectors find", "player": "Player", "from_to": "When",
         "evidence": "Evidence", "no_candidates": "No candidate foul.",
         "foul": "Foul", "no_foul": "No foul",
+        "review": "Review", "review_title": "Review of", "upload": "Analyse a file",
+        "upload_help": "A tracking CSV or Parquet, a scenario TOML, or a GPS session TOML "
+                       "with its fixes file.", "file": "File", "fixes": "Fixes (GPS session)",
+        "analyse": "Analyse", "timeline": "Candidates by clause and player",
+        "rule_text": "rule text", "export": "Export the candidates (CSV)",
+        "duration": "Duration", "units": "GPS units", "unit": "Unit", "read": "read",
+        "dropped": "dropped", "filled": "filled", "interval": "median interval",
+        "not_run": "Not run", "moment": "The moment", "show": "show",
+        "unknown_review": "No such review: analyse the file again.",
+        "bad_file": "This file cannot be analysed",
+        "coach": "For the coach: distance, gallop and where each player rode",
+        "period": "Period", "distance": "Distance", "gallop": "At a gallop",
+        "top_speed": "Top speed", "heat": "Heat map",
     },
     "es": {
         "plays": "Jugadas", "language": "Idioma", "for_clause": "Jugadas de la cláusula",
@@ -51,6 +65,20 @@ T: dict[str, dict[str, str]] = {
         "candidates": "Lo que encuentran los detectores", "player": "Jugador",
         "from_to": "Cuándo", "evidence": "Pruebas", "no_candidates": "Ninguna posible falta.",
         "foul": "Falta", "no_foul": "Sin falta",
+        "review": "Revisión", "review_title": "Revisión de", "upload": "Analizar un archivo",
+        "upload_help": "Un CSV o Parquet de seguimiento, un TOML de jugada o un TOML de "
+                       "sesión GPS con su archivo de posiciones.", "file": "Archivo",
+        "fixes": "Posiciones (sesión GPS)", "analyse": "Analizar",
+        "timeline": "Posibles faltas por cláusula y jugador", "rule_text": "texto de la regla",
+        "export": "Exportar las posibles faltas (CSV)", "duration": "Duración",
+        "units": "Unidades GPS", "unit": "Unidad", "read": "leídas", "dropped": "descartadas",
+        "filled": "rellenadas", "interval": "intervalo mediano", "not_run": "No ejecutado",
+        "moment": "El momento", "show": "ver",
+        "unknown_review": "No existe esa revisión: vuelva a analizar el archivo.",
+        "bad_file": "Este archivo no se puede analizar",
+        "coach": "Para el entrenador: distancia, galope y por dónde anduvo cada jugador",
+        "period": "Chukker", "distance": "Distancia", "gallop": "Al galope",
+        "top_speed": "Velocidad máxima", "heat": "Mapa de calor",
     },
     "it": {
         "plays": "Azioni", "language": "Lingua", "for_clause": "Azioni per il comma",
@@ -59,8 +87,28 @@ T: dict[str, dict[str, str]] = {
         "candidates": "Cosa trovano i rilevatori", "player": "Giocatore", "from_to": "Quando",
         "evidence": "Elementi", "no_candidates": "Nessun possibile fallo.",
         "foul": "Fallo", "no_foul": "Nessun fallo",
+        "review": "Revisione", "review_title": "Revisione di", "upload": "Analizza un file",
+        "upload_help": "Un CSV o Parquet di tracciamento, un TOML di azione o un TOML di "
+                       "sessione GPS con il suo file di posizioni.", "file": "File",
+        "fixes": "Posizioni (sessione GPS)", "analyse": "Analizza",
+        "timeline": "Possibili falli per comma e giocatore", "rule_text": "testo della regola",
+        "export": "Esporta i possibili falli (CSV)", "duration": "Durata",
+        "units": "Unità GPS", "unit": "Unità", "read": "lette", "dropped": "scartate",
+        "filled": "riempite", "interval": "intervallo mediano", "not_run": "Non eseguito",
+        "moment": "Il momento", "show": "vedi",
+        "unknown_review": "Revisione inesistente: analizzare di nuovo il file.",
+        "bad_file": "Questo file non si può analizzare",
+        "coach": "Per l'allenatore: distanza, galoppo e dove è andato ogni giocatore",
+        "period": "Tempo", "distance": "Distanza", "gallop": "Al galoppo",
+        "top_speed": "Velocità massima", "heat": "Mappa di calore",
     },
 }  # fmt: skip
+
+
+def _gettext(lang: str, text: str) -> str:
+    from chukker.web.i18n import translations
+
+    return text if lang == "en" else str(translations(lang).gettext(text))
 
 
 def _lang(request: Request) -> str:
@@ -121,7 +169,8 @@ async def scenario_page(request: Request) -> Response:
     if s is None:
         return _missing(request)
     lang = _lang(request)
-    cands = [c.to_json() for c in detect(s.tracking())]
+    names = {str(pid): s.label(pid, lang) for pid, _ in s.players}
+    cands = [c.to_json() | {"text": describe(c, lang, names)} for c in detect(s.tracking())]
     return _page(
         "plays/scenario.html",
         id=s.id,
@@ -157,6 +206,189 @@ async def scenario_png(request: Request) -> Response:
     return Response(buf.getvalue(), media_type="image/png")
 
 
+MAX_UPLOAD = 64 * 2**20  # bytes of one upload (a session and its fixes)
+
+_PLAYS_LABEL = {"en": "Plays", "es": "Jugadas", "it": "Azioni"}
+
+
+def illustrating(clause: str, lang: str, base: str = "/plays") -> list[dict[str, Any]]:
+    """The shipped plays that illustrate ``clause`` (for rule pages): title, page, drawing.
+
+    ``primary`` marks a play whose own clause it is; they come first, the plainest (shortest
+    id) first, and the first one's drawing goes in the rule's figure.
+    """
+    lang = lang if lang in LANGS else "en"
+    plays = sorted(
+        (s for s in shipped() if clause in s.clauses),
+        key=lambda s: (s.clause != clause, len(s.id), s.id),  # the clause's own, plainest first
+    )
+    return [
+        {
+            "id": s.id,
+            "title": _text(s.title, lang),
+            "href": f"{base}/{s.id}?lang={lang}",
+            "svg": f"{base}/{s.id}.svg?lang={lang}",
+            "primary": s.clause == clause,
+            "label": _PLAYS_LABEL[lang],
+        }
+        for s in plays
+    ]
+
+
+async def review_form(request: Request) -> Response:
+    lang = _lang(request)
+    if request.method == "POST":
+        return await _upload(request, lang)
+    return _page("plays/review_upload.html", **_ctx(request, lang))
+
+
+async def _upload(request: Request, lang: str) -> Response:
+    import tempfile
+
+    from chukker.plays.review import analyse_file
+    from chukker.plays.tracking import TrackingError
+
+    try:
+        size = int(request.headers.get("content-length", "0"))
+    except ValueError:
+        size = 0
+    if size > MAX_UPLOAD:
+        return _page("plays/review_upload.html", 413,
+                     error=f"{T[lang]['bad_file']}: > {MAX_UPLOAD // 2**20} MB",
+                     **_ctx(request, lang))  # fmt: skip
+    form = await request.form(max_files=2, max_fields=4)
+    main = form.get("file")
+    if main is None or isinstance(main, str) or not main.filename:
+        return _page("plays/review_upload.html", 400, error=T[lang]["bad_file"],
+                     **_ctx(request, lang))  # fmt: skip
+    with tempfile.TemporaryDirectory(prefix="chukker-review-") as tmp:
+        name = Path(main.filename).name
+        (Path(tmp) / name).write_bytes(await main.read())
+        fixes = form.get("fixes")
+        if fixes is not None and not isinstance(fixes, str) and fixes.filename:
+            (Path(tmp) / Path(fixes.filename).name).write_bytes(await fixes.read())
+        try:
+            rv = analyse_file(Path(tmp) / name, name)
+        except (TrackingError, OSError, ValueError) as exc:
+            return _page("plays/review_upload.html", 400,
+                         error=f"{T[lang]['bad_file']}: {exc}".replace(tmp + "/", ""),
+                         **_ctx(request, lang))  # fmt: skip
+    return RedirectResponse(f"{_base(request)}/review/{rv.id}?lang={lang}", status_code=303)
+
+
+def _review(request: Request) -> Any:
+    from chukker.plays.review import REVIEWS
+
+    return REVIEWS.get(str(request.path_params["rid"]))
+
+
+async def review_page(request: Request) -> Response:
+    from chukker.plays.review import moment, rows, rule_number, utc
+
+    lang = _lang(request)
+    rv = _review(request)
+    if rv is None:
+        return _page("plays/review_upload.html", 404, error=T[lang]["unknown_review"],
+                     **_ctx(request, lang))  # fmt: skip
+    try:
+        pick = int(request.query_params.get("c", "0"))
+    except ValueError:
+        pick = 0
+    dur = max(rv.duration, 1e-9)
+    cands = []
+    for i, c in enumerate(rv.candidates):
+        cands.append(
+            {
+                "i": i,
+                "clause": str(c.clause),
+                "who": player_name(c.who, lang),
+                "start": f"{c.start:.2f}",
+                "end": f"{c.end:.2f}",
+                "utc": utc(rv, c.start),
+                "text": describe(c, lang),
+                "left": f"{100 * c.start / dur:.3f}",
+                "width": f"{max(0.4, 100 * (c.end - c.start) / dur):.3f}",
+                "rule": f"/rules/uspa-arena-2026/{lang}/{rule_number(str(c.clause))}/{c.clause}",
+            }
+        )
+    svg = None
+    if 0 <= pick < len(rv.candidates):
+        sc = moment(rv, pick, lang)
+        svg = {"svg": Markup(render_svg(sc, lang)), "duration": f"{sc.duration:g}",
+               **cands[pick]}  # fmt: skip
+    timeline = [
+        {
+            "clause": r.clause,
+            "who": player_name(r.player, lang),
+            "items": [cands[i] for i in r.items],
+        }
+        for r in rows(rv)
+    ]
+    units = [u.to_json() | {"unit": u.unit} for u in rv.session.units] if rv.session else []
+    from chukker.plays.coach import heat_svg, periods
+    from chukker.plays.words import number
+
+    pers = periods(rv.tracking)
+    try:
+        pk = min(max(1, int(request.query_params.get("p", "1"))), max(1, len(pers)))
+    except ValueError:
+        pk = 1
+    coach = None
+    if pers:
+        per = pers[pk - 1]
+        coach = {
+            "numbers": [p.number for p in pers],
+            "picked": pk,
+            "span": f"{per.start:.0f}–{per.end:.0f} s",
+            "players": [
+                {
+                    "who": player_name(str(st.player), lang),
+                    "distance": number(st.distance_yd, lang, 0),
+                    "gallop": number(st.gallop_s, lang, 1),
+                    "top": number(st.max_speed_yd_s, lang, 1),
+                    "heat": Markup(
+                        heat_svg(
+                            st,
+                            f"{T[lang]['heat']}: {player_name(str(st.player), lang)}",
+                            rv.tracking.length,
+                            rv.tracking.width,
+                            2.0,
+                        )
+                    ),
+                }
+                for st in per.stats
+            ],
+        }
+    return _page(
+        "plays/review.html",
+        rv=rv,
+        rid=rv.id,
+        file_name=rv.name,
+        duration=f"{rv.duration:.1f}",
+        candidates=cands,
+        timeline=timeline,
+        moment=svg,
+        pick=pick,
+        units=units,
+        coach=coach,
+        not_run=[(c, _gettext(lang, why)) for c, why in sorted(rv.not_run.items())],
+        **_ctx(request, lang),
+    )
+
+
+async def review_csv(request: Request) -> Response:
+    from chukker.plays.review import candidates_csv
+
+    rv = _review(request)
+    if rv is None:
+        return Response("no such review", status_code=404)
+    return Response(
+        candidates_csv(rv, _lang(request)),
+        media_type="text/csv; charset=utf-8",
+        headers={"content-disposition": f'attachment; filename="{rv.id}-candidates.csv"'},
+    )
+
+
 async def asset(request: Request) -> Response:
     name = str(request.path_params["name"])
     types = {"plays.js": "text/javascript", "plays.css": "text/css"}
@@ -169,6 +401,9 @@ router = Router(
     routes=[
         Route("/", index),
         Route("/assets/{name}", asset),
+        Route("/review", review_form, methods=["GET", "POST"]),
+        Route("/review/{rid:str}.csv", review_csv),
+        Route("/review/{rid:str}", review_page),
         Route("/{sid:str}.svg", scenario_svg),
         Route("/{sid:str}.png", scenario_png),
         Route("/{sid:str}", scenario_page),

@@ -19,7 +19,7 @@ imported text the pages show chukker's summaries and say how to import.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
@@ -36,7 +36,14 @@ from chukker.rulebook.corpus import Corpus, default_db_path
 from chukker.rulebook.crossrefs import CrossRef, candidate_ids, link_segments
 from chukker.rulebook.diff import ClauseChange
 from chukker.rulebook.glossary import glossary
-from chukker.rulebook.languages import LANGUAGES, ORIGINAL_LANG, SITE_LANGS, Label, language
+from chukker.rulebook.languages import (
+    ORIGINAL_LANG,
+    SITE_LANGS,
+    Label,
+    Language,
+    language,
+    valid_code,
+)
 from chukker.rulebook.model import Clause, anchor, rule_of_clause_id
 from chukker.rulebook.pages import (
     DEFAULT_EDITION,
@@ -56,6 +63,38 @@ _env = Environment(
     trim_blocks=True,
     lstrip_blocks=True,
 )
+
+
+class _Langs:
+    """The languages a page offers (chukker's own and the imported documents'),
+    looked up by code like a dict."""
+
+    def __init__(self, codes: Sequence[str]) -> None:
+        self.codes = list(dict.fromkeys(codes))
+
+    def __getitem__(self, code: str) -> Language:
+        return language(code)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.codes)
+
+    def __contains__(self, code: object) -> bool:
+        return code in self.codes
+
+
+def _page_langs(corpus: Corpus | None) -> list[str]:
+    """chukker's languages, then every language of the imported documents."""
+    return list(dict.fromkeys([*SITE_LANGS, *(corpus.languages() if corpus is not None else [])]))
+
+
+LANGUAGES = _Langs(SITE_LANGS)
+def _plays_for(clause: str, lang: str) -> list[dict[str, Any]]:
+    """Shipped plays illustrating ``clause`` (links and the figure's drawing); none if absent."""
+    try:
+        from chukker.web.plays_pages import illustrating
+    except ImportError:
+        return []
+    return illustrating(clause, lang)
 
 
 def _year(edition: str) -> str:
@@ -133,25 +172,26 @@ def make_router(db: str | Path | None = None) -> Router:
     def open_corpus() -> Corpus | None:
         return Corpus.open_readonly(db if db is not None else default_db_path())
 
-    def ui_lang(request: Request) -> str:
+    def ui_lang(request: Request, langs: Sequence[str] = SITE_LANGS) -> str:
         lang = request.query_params.get("lang", ORIGINAL_LANG)
-        return lang if lang in SITE_LANGS else ORIGINAL_LANG
+        return lang if lang in langs else ORIGINAL_LANG
 
     async def index(request: Request) -> Response:
-        lang = ui_lang(request)
-        ctx = _Ctx(request, lang)
         corpus = open_corpus()
         try:
+            langs = _page_langs(corpus)
             editions = [(e, edition_title(corpus, e)) for e in known_editions(corpus)]
             imported = {e.id: e.rules for e in corpus.editions()} if corpus else {}
         finally:
             if corpus is not None:
                 corpus.close()
+        lang = ui_lang(request, langs)
+        ctx = _Ctx(request, lang)
         return _render(
             "index.html",
             ctx=ctx,
-            langs=SITE_LANGS,
-            LANGUAGES=LANGUAGES,
+            langs=langs,
+            LANGUAGES=_Langs(langs),
             editions=editions,
             imported=imported,
             summaries=summaries(lang),
@@ -162,12 +202,17 @@ def make_router(db: str | Path | None = None) -> Router:
         edition = request.path_params["edition"]
         lang = request.path_params["lang"]
         number = request.path_params["rule"]
-        if lang not in SITE_LANGS:
+        if not valid_code(lang):
             return _not_found(request, ORIGINAL_LANG, f"No pages in language {lang!r}.")
         if number not in RULE_NUMBERS:
-            return _not_found(request, lang, f"There is no Rule {number}; the rules are 1 to 18.")
+            return _not_found(
+                request, ORIGINAL_LANG, f"There is no Rule {number}; the rules are 1 to 18."
+            )
         corpus = open_corpus()
         try:
+            langs = _page_langs(corpus)
+            if lang not in langs:
+                return _not_found(request, ORIGINAL_LANG, f"No pages in language {lang!r}.")
             if edition not in known_editions(corpus):
                 return _not_found(request, lang, f"Unknown edition {edition!r}.")
             page = rule_page(corpus, edition, number, lang)
@@ -184,8 +229,8 @@ def make_router(db: str | Path | None = None) -> Router:
             "rule.html",
             ctx=ctx,
             page=page,
-            langs=SITE_LANGS,
-            LANGUAGES=LANGUAGES,
+            langs=langs,
+            LANGUAGES=_Langs(langs),
             editions=editions,
             paras=_paras_factory(ctx, page),
             anchor=anchor,
@@ -194,23 +239,25 @@ def make_router(db: str | Path | None = None) -> Router:
             year=_year,
             page_ids={c.id for c in page.clauses},
             rule_of=rule_of_clause_id,
+            plays_for=_plays_for,
         )
 
     async def clause_permalink(request: Request) -> Response:
         p = request.path_params
-        ctx = _Ctx(request, p["lang"] if p["lang"] in SITE_LANGS else ORIGINAL_LANG)
+        ctx = _Ctx(request, p["lang"] if valid_code(p["lang"]) else ORIGINAL_LANG)
         target = ctx.rule_url(p["edition"], p["lang"], p["rule"], p["clause"])
         return RedirectResponse(target, status_code=308)
 
     async def search_page(request: Request) -> Response:
-        lang = ui_lang(request)
-        ctx = _Ctx(request, lang)
         q = request.query_params.get("q", "").strip()[:200]
-        only = request.query_params.get("in", "")
-        only = only if only in LANGUAGES else ""
         hits = []
         has_db = False
         corpus = open_corpus()
+        langs = _page_langs(corpus)
+        lang = ui_lang(request, langs)
+        ctx = _Ctx(request, lang)
+        only = request.query_params.get("in", "")
+        only = only if only in langs else ""
         if corpus is not None:
             has_db = True
             try:
@@ -221,8 +268,8 @@ def make_router(db: str | Path | None = None) -> Router:
         return _render(
             "search.html",
             ctx=ctx,
-            langs=SITE_LANGS,
-            LANGUAGES=LANGUAGES,
+            langs=langs,
+            LANGUAGES=_Langs(langs),
             q=q,
             only=only,
             hits=hits,
@@ -231,15 +278,16 @@ def make_router(db: str | Path | None = None) -> Router:
 
     async def glossary_page(request: Request) -> Response:
         lang = request.path_params["lang"]
-        if lang not in SITE_LANGS:
+        if not valid_code(lang):
             return _not_found(request, ORIGINAL_LANG, f"No glossary in language {lang!r}.")
         ctx = _Ctx(request, lang)
+        # chukker's glossary is its own words: in English where it has none in ``lang``
         return _render(
             "glossary.html",
             ctx=ctx,
             langs=SITE_LANGS,
-            LANGUAGES=LANGUAGES,
-            entries=glossary(lang),
+            LANGUAGES=_Langs([*SITE_LANGS, lang]),
+            entries=glossary(lang if lang in SITE_LANGS else ORIGINAL_LANG),
             default_edition=DEFAULT_EDITION,
         )
 

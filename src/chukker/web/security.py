@@ -1,16 +1,26 @@
-"""Request size limit, bad-token throttling and CSRF tokens for form posts."""
+"""Request size limit, bad-token throttling, rate limits, the organiser credential,
+strict input checks and CSRF tokens for form posts."""
 
 from __future__ import annotations
 
 import hmac
 import json
+import math
+import os
 import secrets
 import time
-from collections.abc import Mapping
-from dataclasses import dataclass
+import unicodedata
+from collections import OrderedDict
+from collections.abc import Hashable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Annotated, Any
 
+from fastapi import Header, Request
 from starlette.exceptions import HTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from chukker.web.proxy import client_of_request
 
 MAX_BODY = 64 * 1024
 
@@ -43,8 +53,9 @@ class BodyLimit:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        refusal = {"error": "too_large",
-                   "message": f"request bodies are limited to {self.limit} bytes"}
+        from chukker.web.api_errors import body
+
+        refusal = body("too_large", {"limit": self.limit})
         for k, v in scope.get("headers", []):
             if k == b"content-length":
                 try:
@@ -79,51 +90,304 @@ class BodyLimit:
                 await _send_json(send, 413, refusal)
 
 
-@dataclass
-class _Strikes:
-    count: int
-    last: float
-
-
 class Throttle:
-    """Slow down clients that keep presenting bad tokens.
+    """Slow down clients that keep presenting bad tokens to one match.
 
-    After ``free`` bad tokens from one address, each further one waits twice as
-    long as the one before (up to ``max_delay`` seconds); after ``block`` the
-    address gets 429 until it has been quiet for ``window`` seconds.
+    Strikes are counted per ``(address, match)``, and only for tokens that are
+    not the match's: a valid token is recognised first and always passes, so
+    bad tokens from a venue's shared address never lock the real timekeeper
+    out. After ``free`` bad tokens each further one waits twice as long as the
+    one before (up to ``max_delay`` seconds); after ``block`` the pair gets 429
+    until it has been quiet for ``window`` seconds. At most ``capacity`` pairs
+    are kept; the least recently seen is forgotten first (never all at once).
 
     >>> t = Throttle(free=1, block=3)
-    >>> [t.fail("ip") for _ in range(3)], t.blocked("ip")
-    ([0.0, 0.05, 0.1], True)
+    >>> [t.fail(("ip", "m1")) for _ in range(3)], t.blocked(("ip", "m1")), t.blocked(("ip", "m2"))
+    ([0.0, 0.05, 0.1], True, False)
     """
 
     def __init__(self, free: int = 3, block: int = 30, window: float = 600.0,
-                 max_delay: float = 2.0) -> None:
+                 max_delay: float = 2.0, capacity: int = 10_000) -> None:
         self.free, self.block, self.window, self.max_delay = free, block, window, max_delay
-        self._strikes: dict[str, _Strikes] = {}
+        self.capacity = capacity
+        self._strikes: OrderedDict[Hashable, _Strikes] = OrderedDict()
 
-    def _get(self, key: str) -> _Strikes | None:
+    def __len__(self) -> int:
+        return len(self._strikes)
+
+    def _get(self, key: Hashable) -> _Strikes | None:
         s = self._strikes.get(key)
         if s is not None and time.monotonic() - s.last > self.window:
             del self._strikes[key]
             return None
         return s
 
-    def blocked(self, key: str) -> bool:
+    def blocked(self, key: Hashable) -> bool:
         s = self._get(key)
         return s is not None and s.count >= self.block
 
-    def fail(self, key: str) -> float:
+    def fail(self, key: Hashable) -> float:
         """Count a bad token; return how long to wait before answering."""
         s = self._get(key)
         if s is None:
-            if len(self._strikes) > 10_000:
-                self._strikes.clear()
+            while len(self._strikes) >= self.capacity:
+                self._strikes.popitem(last=False)
             s = self._strikes[key] = _Strikes(0, 0.0)
+        else:
+            self._strikes.move_to_end(key)
         s.count += 1
         s.last = time.monotonic()
         over = s.count - self.free
         return 0.0 if over <= 0 else min(self.max_delay, 0.05 * 2 ** (over - 1))
+
+
+#: pages may be framed only by themselves; the overlay is embedded by streaming software
+CSP = ("default-src 'self'; script-src 'self' 'unsafe-inline'; style-src 'self' 'unsafe-inline'; "
+       "img-src 'self' data:; media-src 'self' data:; connect-src 'self'; object-src 'none'; "
+       "base-uri 'none'; form-action 'self'; frame-ancestors {ancestors}")
+#: the API documentation pages load Swagger UI / ReDoc from their CDN
+DOCS_PATHS = ("/docs", "/redoc")
+
+
+class SecurityHeaders:
+    """CSP, ``frame-ancestors 'none'`` / ``X-Frame-Options: DENY`` (except the overlay),
+    ``X-Content-Type-Options`` and ``Referrer-Policy`` on every answer."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        path: str = scope.get("path", "")
+        overlay = path.startswith("/m/") and path.endswith("/overlay")
+        extra: list[tuple[bytes, bytes]] = [
+            (b"x-content-type-options", b"nosniff"),
+            (b"referrer-policy", b"no-referrer"),
+        ]
+        if not overlay:
+            extra.append((b"x-frame-options", b"DENY"))
+        if path.startswith(DOCS_PATHS):
+            extra.append((b"content-security-policy", b"frame-ancestors 'none'"))
+        else:
+            csp = CSP.format(ancestors="*" if overlay else "'none'")
+            extra.append((b"content-security-policy", csp.encode()))
+
+        async def with_headers(msg: Message) -> None:
+            if msg["type"] == "http.response.start":
+                have = {k.lower() for k, _ in msg.get("headers", [])}
+                msg["headers"] = list(msg.get("headers", [])) + [
+                    (k, v) for k, v in extra if k not in have]
+            await send(msg)
+
+        await self.app(scope, receive, with_headers)
+
+
+@dataclass
+class _Strikes:
+    count: int
+    last: float
+
+
+class RateLimit:
+    """A token bucket per key: ``burst`` at once, then ``rate`` per second.
+
+    ``take`` answers 0.0 when the request may go, else the seconds to wait.
+    At most ``capacity`` keys are kept (least recently used forgotten first).
+
+    >>> r = RateLimit(burst=2, rate=0.5)
+    >>> [r.take("a") == 0.0 for _ in range(3)], r.take("b")
+    ([True, True, False], 0.0)
+    """
+
+    def __init__(self, burst: float, rate: float, capacity: int = 10_000) -> None:
+        self.burst, self.rate, self.capacity = burst, rate, capacity
+        self._buckets: OrderedDict[Hashable, list[float]] = OrderedDict()
+
+    def take(self, key: Hashable) -> float:
+        now = time.monotonic()
+        b = self._buckets.get(key)
+        if b is None:
+            while len(self._buckets) >= self.capacity:
+                self._buckets.popitem(last=False)
+            b = self._buckets[key] = [self.burst, now]
+        else:
+            self._buckets.move_to_end(key)
+            b[0] = min(self.burst, b[0] + (now - b[1]) * self.rate)
+            b[1] = now
+        if b[0] >= 1.0:
+            b[0] -= 1.0
+            return 0.0
+        return (1.0 - b[0]) / self.rate if self.rate > 0 else 3600.0
+
+
+def client_address(request: Request) -> str:
+    """The address every per-address limit and log uses for ``request``.
+
+    The peer's address, or, when the peer is a trusted proxy (setting
+    ``trusted_proxies``), the client it forwards for (:mod:`chukker.web.proxy`).
+    """
+    return client_of_request(request)
+
+
+# --------------------------------------------------------------------- organiser
+ORGANISER_ENV = "CHUKKER_ORGANISER_TOKEN"
+
+
+def organiser_token_path(db: str) -> Path | None:
+    """Where the generated organiser token is kept: beside the SQLite file
+    (``None`` for PostgreSQL: set ``$CHUKKER_ORGANISER_TOKEN`` for its servers)."""
+    if db.startswith(("postgresql://", "postgres://")):
+        return None
+    if db.startswith("sqlite:///"):
+        db = db[len("sqlite:///"):]
+    return Path(db + ".organiser-token")
+
+
+def organiser_token(db: str, *, create: bool = True) -> tuple[str | None, bool]:
+    """The organiser token for database ``db`` and whether it was just created.
+
+    ``$CHUKKER_ORGANISER_TOKEN`` if set; else the token kept beside the
+    database, created (mode 0600) on first use when ``create``.
+    """
+    env = os.environ.get(ORGANISER_ENV, "").strip()
+    if env:
+        return env, False
+    path = organiser_token_path(db)
+    if path is None:  # PostgreSQL without the environment: one for this process
+        return (secrets.token_urlsafe(24), True) if create else (None, False)
+    try:
+        text = path.read_text(encoding="ascii").strip()
+        if text:
+            return text, False
+    except FileNotFoundError:
+        pass
+    if not create:
+        return None, False
+    token = secrets.token_urlsafe(24)
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:  # another process made it first
+        return path.read_text(encoding="ascii").strip() or None, False
+    with os.fdopen(fd, "w", encoding="ascii") as f:
+        f.write(token + "\n")
+    return token, True
+
+
+@dataclass
+class Organiser:
+    """Who may create matches (and tournaments): the organiser token, or anyone
+    (``open``), rate-limited per address."""
+
+    token: str | None
+    open: bool = False
+    limit: RateLimit = field(default_factory=lambda: RateLimit(burst=10, rate=0.5))
+
+    def check(self, request: Request, presented: str | None) -> None:
+        """Raise :class:`~chukker.web.live.ServiceError` unless ``presented`` may create."""
+        from chukker.web.live import ServiceError
+
+        if self.token is not None and presented is not None and hmac.compare_digest(
+                presented.encode(), self.token.encode()):
+            return
+        if self.open:
+            wait = self.limit.take(client_address(request))
+            if wait > 0:
+                retry = max(1, math.ceil(wait))
+                raise ServiceError(429, "rate_limited", params={"retry_after": retry},
+                                   headers={"retry-after": str(retry)})
+            return
+        raise ServiceError(401 if presented is None else 403, "organiser_required")
+
+
+def bearer(authorization: str | None) -> str | None:
+    """The token of an ``Authorization: Bearer <token>`` header, else None.
+
+    >>> bearer("Bearer abc"), bearer("Basic x"), bearer(None)
+    ('abc', None, None)
+    """
+    scheme, _, token = (authorization or "").partition(" ")
+    token = token.strip()
+    return token if scheme.lower() == "bearer" and token else None
+
+
+async def require_organiser(
+    request: Request, authorization: Annotated[str | None, Header()] = None,
+) -> None:
+    """FastAPI dependency: the request carries the organiser's token (or the server is open)."""
+    organiser: Organiser = request.app.state.organiser
+    organiser.check(request, bearer(authorization))
+
+
+# ------------------------------------------------------------------ strict input
+class BadInput(ValueError):
+    """A value of a request that is refused before anything is stored: ``field`` and ``reason``."""
+
+    def __init__(self, field_: str, reason: str) -> None:
+        self.field = field_
+        self.reason = reason
+        super().__init__(f"{field_}: {reason}")
+
+
+MAX_DEPTH = 4
+MAX_ITEMS = 64
+#: longest text per field name; other strings may have DEFAULT_TEXT characters
+TEXT_LIMITS = {"name": 60, "reason": 200, "clause": 200, "card": 60, "note": 200}
+DEFAULT_TEXT = 64
+MAX_NUMBER = 1e9
+
+
+def clean(value: Any, path: str = "", depth: int = 0, max_depth: int = MAX_DEPTH) -> Any:
+    r"""``value`` with its strings in NFC, or :class:`BadInput` naming the first problem.
+
+    Refused: lone surrogates, strings longer than their field's limit,
+    nesting deeper than ``max_depth``, more than ``MAX_ITEMS`` items, numbers
+    that are not finite or beyond ``MAX_NUMBER``.
+
+    >>> clean({"name": "Cafe\u0301"})["name"] == "Caf\u00e9"
+    True
+    >>> clean({"name": "Bl" + chr(0xD800) + "ue"})
+    Traceback (most recent call last):
+    ...
+    chukker.web.security.BadInput: name: not valid Unicode (a lone surrogate)
+    """
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            raise BadInput(path or "value", "not valid Unicode (a lone surrogate)") from None
+        value = unicodedata.normalize("NFC", value)
+        key = path.rsplit(".", 1)[-1].split("[", 1)[0]
+        limit = TEXT_LIMITS.get(key, DEFAULT_TEXT)
+        if len(value) > limit:
+            raise BadInput(path or "value", f"longer than {limit} characters")
+        return value
+    if value is None or isinstance(value, bool):
+        return value
+    if isinstance(value, int):
+        if abs(value) > MAX_NUMBER:
+            raise BadInput(path or "value", "number out of range")
+        return value
+    if isinstance(value, float):
+        if not math.isfinite(value) or abs(value) > MAX_NUMBER:
+            raise BadInput(path or "value", "number out of range")
+        return value
+    if depth >= max_depth:
+        raise BadInput(path or "value", f"nested deeper than {max_depth} levels")
+    if isinstance(value, list):
+        if len(value) > MAX_ITEMS:
+            raise BadInput(path or "value", f"more than {MAX_ITEMS} items")
+        return [clean(v, f"{path}[{i}]", depth + 1, max_depth) for i, v in enumerate(value)]
+    if isinstance(value, dict):
+        if len(value) > MAX_ITEMS:
+            raise BadInput(path or "value", f"more than {MAX_ITEMS} fields")
+        out: dict[str, Any] = {}
+        for k, v in value.items():
+            name = clean(k, f"{path}(key)" if path else "(key)", depth, max_depth)
+            out[name] = clean(v, f"{path}.{name}" if path else name, depth + 1, max_depth)
+        return out
+    raise BadInput(path or "value", f"unexpected {type(value).__name__}")
 
 
 CSRF_COOKIE = "chukker_csrf"

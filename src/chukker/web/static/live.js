@@ -137,18 +137,53 @@
     if (es) es.close();
     const url = "/api/matches/" + encodeURIComponent(cfg.match_id) + "/stream" + (resume && live.seq ? "?last=" + live.seq : "");
     es = new EventSource(url);
+    // an event or horn message is followed by the patch (RFC 7386) of the report it
+    // caused; backlog events (on resume) come without one, before the full state
+    let held = [];
+    let base = null;
+    // RFC 7386, except that a null member is kept as null (the server sends null for a
+    // member that became null; a report's members never go away)
+    const mergePatch = (target, patch) => {
+      if (patch === null || typeof patch !== "object" || Array.isArray(patch)) return patch;
+      if (!target || typeof target !== "object" || Array.isArray(target)) return patch;
+      const out = Object.assign({}, target);
+      for (const k of Object.keys(patch)) out[k] = mergePatch(out[k], patch[k]);
+      return out;
+    };
+    const flushBacklog = () => {
+      for (const d of held) if (d.kind === "event") for (const fn of live.listeners) fn(live.state, { kind: "event", seq: d.seq, event: d.event, backlog: true });
+      held = [];
+    };
+    const changed = (report) => {
+      base = report;
+      if (!held.length) { update(report, { kind: "patch", seq: live.seq }); return; }
+      for (const d of held) {
+        if (d.kind === "horn") { update(report, { kind: "horn", horn: d.horn }); for (const fn of live.hornListeners) fn(d.horn); }
+        else update(report, { kind: "event", seq: d.seq, event: d.event });
+      }
+      held = [];
+    };
     es.addEventListener("open", () => { live.connected = true; document.body.classList.remove("offline"); measureOffset(); });
     es.addEventListener("error", () => { live.connected = false; document.body.classList.add("offline"); });
-    es.addEventListener("state", (e) => { const d = JSON.parse(e.data); update(d.report, { kind: "state" }); });
+    es.addEventListener("state", (e) => {
+      const d = JSON.parse(e.data);
+      if (held.some((h) => h.live)) { changed(d.report); return; }
+      flushBacklog(); base = d.report; update(d.report, { kind: "state" });
+    });
+    es.addEventListener("patch", (e) => {
+      const d = JSON.parse(e.data);
+      if (!base) return;
+      changed(mergePatch(base, d.patch));
+    });
     es.addEventListener("event", (e) => {
       const d = JSON.parse(e.data);
-      if (d.report) update(d.report, { kind: "event", seq: d.seq, event: d.event });
-      else for (const fn of live.listeners) fn(live.state, { kind: "event", seq: d.seq, event: d.event, backlog: true });
+      if (d.report) { base = d.report; update(d.report, { kind: "event", seq: d.seq, event: d.event }); return; }
+      held.push({ kind: "event", seq: d.seq, event: d.event, live: base !== null });
     });
     es.addEventListener("horn", (e) => {
       const d = JSON.parse(e.data);
-      update(d.report, { kind: "horn", horn: d.horn });
-      for (const fn of live.hornListeners) fn(d.horn);
+      if (d.report) { base = d.report; update(d.report, { kind: "horn", horn: d.horn }); for (const fn of live.hornListeners) fn(d.horn); return; }
+      held.push({ kind: "horn", horn: d.horn, live: true });
     });
     live.source = es;
   }

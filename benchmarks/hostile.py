@@ -1,0 +1,309 @@
+"""The live service under a hostile crowd: timekeeper POST latency and horn lateness,
+idle vs under a flood, and the cost of an event late in a long match.
+
+    python benchmarks/hostile.py [--streams 1000] [--seconds 8]
+
+All on 127.0.0.1, bounded in count and time. Starts ``chukker serve --open`` on a
+fresh SQLite file. Horn matches are stored beforehand, back-dated so that an end
+horn falls due every 200 ms during each phase (the server's audit gives lateness).
+
+* idle: the timekeeper alternates whistle / bowl_in, one POST every 50 ms.
+* flood: the same, while ``--streams`` idle SSE connections are held, 4 clients
+  reload ``/`` and ``/api/matches`` without pause and one client creates matches as
+  fast as the open mode's rate limit lets it (refusals included).
+* event 10,000 vs 100: a match whose store holds 9,900 events (written directly),
+  vs a fresh one; POST latency of whistle / bowl_in at each, in the same server.
+
+Prints p50/p99 of each figure, flood/idle ratios and the targets
+(flood POST p99 < 50 ms, horn p99 < 20 ms, event 10,000 / event 100 <= 1.5x).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import copy
+import json
+import multiprocessing
+import os
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "src"))
+
+from chukker.store import StoredEvent, open_store  # noqa: E402
+from chukker.web.demo import DEMO_HEADER  # noqa: E402
+from chukker.web.live import Clock, hash_token  # noqa: E402
+
+PERIOD_MS = 450_000
+
+
+def pct(values: list[float], p: float) -> float:
+    if not values:
+        return float("nan")
+    s = sorted(values)
+    return s[min(len(s) - 1, round(p / 100 * (len(s) - 1)))]
+
+
+def free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+def prepare(db: Path, horns_at: list[int]) -> tuple[list[str], str]:
+    """Horn matches (end horn at each wall ms of ``horns_at``) and a 9,900-event match."""
+    store = open_store(db)
+    ids = []
+    for i, due in enumerate(horns_at):
+        mid = f"horn{i:04d}"
+        start = due - PERIOD_MS
+        store.create_match(mid, copy.deepcopy(DEMO_HEADER), start, hash_token("x"), hash_token("y"))
+        store.append(mid, StoredEvent(1, "b", {"type": "bowl_in", "at": 0.0}, start, "timekeeper"),
+                     start)
+        ids.append(mid)
+    store.close()
+    now = Clock().now_ms()
+    long_id = "long0001"
+    events = []
+    at = 0.0
+    for i in range(9_900):
+        kind = "bowl_in" if i % 2 == 0 else "whistle"
+        events.append((long_id, i + 1, f"c{i}", json.dumps({"type": kind, "at": round(at, 3)}),
+                       now, "timekeeper"))
+        at += 0.01 if kind == "bowl_in" else 0.001
+    start = now - round(at * 1000) - 2_000
+    with sqlite3.connect(db) as conn:
+        conn.execute("INSERT INTO matches VALUES (?, ?, ?, ?, ?, ?)",
+                     (long_id, json.dumps(DEMO_HEADER), start, start, hash_token("tk-long"),
+                      hash_token("cm-long")))
+        conn.executemany("INSERT INTO events VALUES (?, ?, ?, ?, ?, ?)", events)
+    return ids, long_id
+
+
+async def timekeeper(base: httpx.AsyncClient, mid: str, token: str, seconds: float,
+                     first: str, gap: float = 0.05) -> list[float]:
+    """Alternate whistle / bowl_in; return each POST's latency in ms (its own connection)."""
+    async with httpx.AsyncClient(base_url=base.base_url, timeout=30) as http:
+        return await _timekeeper(http, mid, token, seconds, first, gap)
+
+
+async def _timekeeper(http: httpx.AsyncClient, mid: str, token: str, seconds: float,
+                      first: str, gap: float) -> list[float]:
+    lat: list[float] = []
+    kinds = ["whistle", "bowl_in"] if first == "whistle" else ["bowl_in", "whistle"]
+    end = time.monotonic() + seconds
+    i = 0
+    while time.monotonic() < end:
+        t0 = time.perf_counter()
+        r = await http.post(f"/api/matches/{mid}/events", headers={
+            "authorization": f"Bearer {token}"}, json={
+            "command_id": f"{mid}-{time.time_ns()}", "event": {"type": kinds[i % 2]}})
+        lat.append((time.perf_counter() - t0) * 1000)
+        if r.status_code not in (200, 201):
+            raise RuntimeError(f"timekeeper POST answered {r.status_code}: {r.text}")
+        i += 1
+        await asyncio.sleep(gap)
+    return lat
+
+
+async def reloader(base: str, stop: asyncio.Event) -> int:
+    n = 0
+    async with httpx.AsyncClient(base_url=base, timeout=30) as c:
+        while not stop.is_set():
+            await c.get("/")
+            await c.get("/api/matches")
+            n += 2
+    return n
+
+
+async def creator(base: str, stop: asyncio.Event) -> tuple[int, int]:
+    made = refused = 0
+    async with httpx.AsyncClient(base_url=base, timeout=30) as c:
+        while not stop.is_set():
+            r = await c.post("/api/matches", json=DEMO_HEADER)
+            if r.status_code == 201:
+                made += 1
+            else:
+                refused += 1
+                await asyncio.sleep(float(r.headers.get("retry-after", "1")) / 4)
+    return made, refused
+
+
+async def streams(port: int, mid: str, n: int) -> list[asyncio.StreamWriter]:
+    """``n`` streams that read their first state, then never read again."""
+    pairs = []
+    for _ in range(n):
+        r, w = await asyncio.open_connection("127.0.0.1", port)
+        w.write(f"GET /api/matches/{mid}/stream HTTP/1.1\r\nHost: x\r\n\r\n".encode())
+        pairs.append((r, w))
+    for r, _ in pairs:
+        await r.readuntil(b"event: state")
+    return [w for _, w in pairs]
+
+
+def flood_process(base: str, port: int, mid: str, n: int, ready: Any, stop: Any,
+                  result: Any) -> None:
+    """The crowd, in a process of its own: idle streams, 4 page reloaders, one creator."""
+
+    async def run() -> None:
+        writers = await streams(port, mid, n)
+        halt = asyncio.Event()
+        jobs = [asyncio.create_task(reloader(base, halt)) for _ in range(4)]
+        maker = asyncio.create_task(creator(base, halt))
+        ready.set()
+        while not stop.is_set():
+            await asyncio.sleep(0.05)
+        halt.set()
+        pages = sum(await asyncio.gather(*jobs))
+        made, refused = await maker
+        for w in writers:
+            w.close()
+        result.put((pages, made, refused))
+
+    asyncio.run(run())
+
+
+async def horn_lateness(http: httpx.AsyncClient, ids: list[str]) -> list[float]:
+    out: list[float] = []
+    for mid in ids:
+        out += [float(h["late_ms"]) for h in (await http.get(f"/api/matches/{mid}/horns")).json()]
+    return out
+
+
+async def service_cost(samples: int = 300) -> tuple[float, float]:
+    """Median ms of ``LiveService.submit`` (check, store, apply, publish) at event 100
+    and at event 10,000, alternating between the two matches so that both see the same
+    machine; in this process, the store on a RAM disk so the disk does not hide it."""
+    from chukker.web.live import LiveService, Role
+
+    shm = Path("/dev/shm") if Path("/dev/shm").is_dir() else Path(tempfile.gettempdir())
+    folder = Path(tempfile.mkdtemp(prefix="chukker-cost-", dir=shm))
+    db = folder / "c.sqlite3"
+    _, long_id = prepare(db, [])
+    store = open_store(db)
+    svc = LiveService(store)
+    await svc.start()
+    try:
+        created = await svc.create_match(copy.deepcopy(DEMO_HEADER))
+        short = await svc.load(created.match_id)
+        for i in range(100):
+            await svc.submit(short, Role.TIMEKEEPER, f"p{i}",
+                             {"type": "bowl_in" if i % 2 == 0 else "whistle"})
+        long = await svc.load(long_id)
+        times: dict[str, list[float]] = {"short": [], "long": []}
+        for i in range(samples):
+            for name, lm in (("short", short), ("long", long)):
+                kind = "bowl_in" if len(lm.stored) % 2 == 0 else "whistle"
+                t0 = time.perf_counter()
+                await svc.submit(lm, Role.TIMEKEEPER, f"s{i}", {"type": kind})
+                times[name].append((time.perf_counter() - t0) * 1000)
+        return pct(times["short"], 50), pct(times["long"], 50)
+    finally:
+        await svc.stop()
+        store.close()
+
+
+async def bench(args: argparse.Namespace) -> dict[str, Any]:
+    tmp = Path(tempfile.mkdtemp(prefix="chukker-hostile-"))
+    db = tmp / "h.sqlite3"
+    lead = 6_000  # server start-up
+    phase_ms = round(args.seconds * 1000)
+    t0 = Clock().now_ms() + lead
+    per_phase = max(1, phase_ms // 200 - 2)
+    idle_due = [t0 + 500 + 200 * i for i in range(per_phase)]
+    flood_start = t0 + phase_ms + 12_000  # time for the crowd to connect
+    flood_due = [flood_start + 1_000 + 200 * i for i in range(per_phase)]
+    ids, long_id = prepare(db, idle_due + flood_due)
+    port = free_port()
+    env = {k: v for k, v in os.environ.items() if k != "CHUKKER_DATABASE_URL"}
+    env["PYTHONPATH"] = str(ROOT / "src")
+    server = subprocess.Popen(
+        [sys.executable, "-m", "chukker.web", "--db", str(db), "--port", str(port), "--no-demo",
+         "--open"], env=env, stdout=subprocess.DEVNULL,
+        stderr=None if args.verbose else subprocess.DEVNULL)
+    base = f"http://127.0.0.1:{port}"
+    out: dict[str, Any] = {}
+    out["service_ms_event_100"], out["service_ms_event_10000"] = await service_cost()
+    out["service_event_10000_over_100"] = (
+        out["service_ms_event_10000"] / out["service_ms_event_100"])
+    try:
+        async with httpx.AsyncClient(base_url=base, timeout=30) as http:
+            for _ in range(300):
+                try:
+                    await http.get("/api/time")
+                    break
+                except httpx.TransportError:
+                    await asyncio.sleep(0.05)
+            m = (await http.post("/api/matches", json=DEMO_HEADER)).json()
+            mid, tk = m["match_id"], m["timekeeper_token"]
+            # event 100 vs event 10,000
+            fresh, long_lat = await asyncio.gather(  # side by side: the same machine
+                timekeeper(http, mid, tk, 2.0, "bowl_in", gap=0.02),
+                timekeeper(http, long_id, "tk-long", 2.0, "bowl_in", gap=0.02))
+            out["event_100_p50_ms"] = pct(fresh[5:], 50)
+            out["event_10000_p50_ms"] = pct(long_lat[5:], 50)
+            out["event_10000_over_100"] = out["event_10000_p50_ms"] / out["event_100_p50_ms"]
+            await asyncio.sleep(max(0, (t0 - Clock().now_ms()) / 1000))
+            idle = await timekeeper(http, mid, tk, args.seconds, "whistle")
+            ctx = multiprocessing.get_context("spawn")
+            ready, stop, result = ctx.Event(), ctx.Event(), ctx.Queue()
+            crowd = ctx.Process(target=flood_process, args=(
+                base, port, ids[0], args.streams, ready, stop, result))
+            crowd_started = Clock().now_ms()
+            crowd.start()
+            while not ready.is_set():
+                await asyncio.sleep(0.05)
+            crowd_ready = Clock().now_ms()
+            if crowd_ready > flood_start:
+                print("warning: the crowd connected after the first flood horn", file=sys.stderr)
+            until = max(flood_due[-1] + 500, crowd_ready + phase_ms)
+            flood = await timekeeper(http, mid, tk, (until - crowd_ready) / 1000, "whistle")
+            stop.set()
+            pages, made, refused = await asyncio.to_thread(result.get, True, 60)
+            crowd.join(30)
+            await asyncio.sleep(1.0)
+            http = httpx.AsyncClient(base_url=base, timeout=30)
+            idle_h = await horn_lateness(http, ids[:len(idle_due)])
+            flood_h = await horn_lateness(http, ids[len(idle_due):])
+            out.update(
+                idle_post_p50_ms=pct(idle, 50), idle_post_p99_ms=pct(idle, 99),
+                flood_post_p50_ms=pct(flood, 50), flood_post_p99_ms=pct(flood, 99),
+                idle_horn_p99_ms=pct(idle_h, 99), flood_horn_p99_ms=pct(flood_h, 99),
+                horns_recorded=f"{len(idle_h) + len(flood_h)}/{len(ids)}",
+                flood_pages=pages, flood_matches_created=made, flood_creations_refused=refused,
+                streams=args.streams, crowd_connect_s=(crowd_ready - crowd_started) / 1000)
+            out["post_p99_flood_over_idle"] = out["flood_post_p99_ms"] / out["idle_post_p99_ms"]
+            out["horn_p99_flood_over_idle"] = (
+                out["flood_horn_p99_ms"] / max(out["idle_horn_p99_ms"], 0.1))
+    finally:
+        server.terminate()
+        server.wait(10)
+    return out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--streams", type=int, default=1000)
+    ap.add_argument("--seconds", type=float, default=8.0)
+    ap.add_argument("--verbose", action="store_true", help="show the server's errors")
+    args = ap.parse_args()
+    res = asyncio.run(asyncio.wait_for(bench(args), timeout=180))
+    for k, v in res.items():
+        print(f"{k:28} {v:.2f}" if isinstance(v, float) else f"{k:28} {v}")
+    print("targets: flood POST p99 < 50 ms, horn p99 < 20 ms, event 10,000 / 100 <= 1.5x")
+
+
+if __name__ == "__main__":
+    main()

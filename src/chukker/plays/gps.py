@@ -1,0 +1,655 @@
+"""GPS sessions (contract ``chukker-gps/1``): fixes in latitude/longitude to arena tracking.
+
+A session is a TOML file (arena corners, unit -> entity) and a CSV or Parquet of
+fixes ``time,unit,lat,lon``. The path from fixes to :class:`Tracking`:
+
+1. **Projection.** Latitude/longitude go to metres on a transverse Mercator
+   plane centred on the arena (``pyproj``, WGS84 ellipsoid), then to arena yards
+   by the plane projective map (homography) that sends the four corners exactly to
+   ``(0, 0)``, ``(0, 50)``, ``(100, 50)``, ``(100, 0)``: the arena need not face
+   north, and a slightly skewed survey still maps its corners exactly.
+2. **Outside.** A fix more than 20 yd outside the arena is dropped and counted.
+3. **Dropouts.** Each unit gets its own regular clock at its median interval,
+   from its first to its last fix; positions there are interpolated linearly
+   between fixes, and a clock instant with no fix within half an interval is
+   counted as *filled*.
+4. **Smoothing.** A zero-phase low-pass filter on each coordinate of the unit's
+   regular track: Butterworth of order 2, cut-off ``CUTOFF_HZ`` (1.3 Hz), run
+   forwards and backwards (``scipy.signal.butter`` + ``filtfilt``). Frame-to-frame
+   GPS noise would otherwise become metres a second of false speed; a horse's
+   swerves (a second or more each way) pass.
+5. **Common clock.** Units are not synchronised: every track is interpolated
+   linearly onto one 25 Hz clock (as scenarios), starting at the first fix of the
+   session. Before a unit's first fix and after its last its position is held.
+
+>>> proj = ArenaProjection.from_corners(
+...     sw=(26.615, -80.2), nw=(26.61541, -80.2), ne=(26.61541, -80.19909), se=(26.615, -80.19909))
+>>> [round(float(v), 6) for v in proj.to_arena([26.61541], [-80.19909])[0].tolist() +
+...  proj.to_arena([26.61541], [-80.19909])[1].tolist()]
+[100.0, 50.0]
+"""
+
+from __future__ import annotations
+
+import math
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from chukker.plays.tracking import (
+    F64,
+    Event,
+    PlayerId,
+    Side,
+    Tracking,
+    TrackingError,
+    read_tracking,
+)
+
+FORMAT = "chukker-gps/1"
+CORNERS = ("sw", "nw", "ne", "se")
+OUTSIDE_YD = 20.0
+CUTOFF_HZ = 1.3
+SMOOTH_ORDER = 2
+CLOCK_S = 0.04  # the common clock: 25 Hz, as scenarios
+YD_PER_M = 1.0 / 0.9144
+
+
+class GPSError(TrackingError):
+    """A GPS session or its fixes are malformed; the message names the file, row and unit."""
+
+
+# --------------------------------------------------------------------------- projection
+
+
+def _homography(src: F64, dst: F64) -> F64:
+    """The 3x3 projective map sending four points ``src`` exactly to ``dst``."""
+    rows = []
+    rhs = []
+    for (x, y), (u, v) in zip(src.tolist(), dst.tolist(), strict=True):
+        rows.append([x, y, 1.0, 0.0, 0.0, 0.0, -u * x, -u * y])
+        rows.append([0.0, 0.0, 0.0, x, y, 1.0, -v * x, -v * y])
+        rhs += [u, v]
+    h = np.linalg.solve(np.array(rows), np.array(rhs))
+    out: F64 = np.append(h, 1.0).reshape(3, 3)
+    return out
+
+
+def _apply(h: F64, x: F64, y: F64) -> tuple[F64, F64]:
+    w = h[2, 0] * x + h[2, 1] * y + h[2, 2]
+    u = (h[0, 0] * x + h[0, 1] * y + h[0, 2]) / w
+    v = (h[1, 0] * x + h[1, 1] * y + h[1, 2]) / w
+    return u, v
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class ArenaProjection:
+    """WGS84 latitude/longitude <-> arena yards, exact at the four corners."""
+
+    lat0: float
+    lon0: float
+    to_yd: F64  # homography: local metres -> arena yards
+    from_yd: F64
+    length: float = 100.0
+    width: float = 50.0
+
+    @classmethod
+    def from_corners(
+        cls,
+        sw: tuple[float, float],
+        nw: tuple[float, float],
+        ne: tuple[float, float],
+        se: tuple[float, float],
+        length: float = 100.0,
+        width: float = 50.0,
+    ) -> ArenaProjection:
+        lats = [sw[0], nw[0], ne[0], se[0]]
+        lons = [sw[1], nw[1], ne[1], se[1]]
+        lat0, lon0 = sum(lats) / 4, sum(lons) / 4
+        ex, ny = _local(lat0, lon0, np.array(lats), np.array(lons), inverse=False)
+        src = np.stack([ex, ny], axis=1)
+        dst = np.array([[0.0, 0.0], [0.0, width], [length, width], [length, 0.0]])
+        try:
+            h = _homography(src, dst)
+            hi: F64 = np.asarray(np.linalg.inv(h), dtype=np.float64)
+        except np.linalg.LinAlgError:
+            raise GPSError("arena: the four corners do not make a quadrilateral") from None
+        return cls(lat0, lon0, h, hi, length, width)
+
+    def to_arena(self, lat: Any, lon: Any) -> tuple[F64, F64]:
+        """Arena yards ``(x, y)`` of WGS84 degrees."""
+        ex, ny = _local(self.lat0, self.lon0, np.asarray(lat, float), np.asarray(lon, float), False)
+        return _apply(self.to_yd, ex, ny)
+
+    def to_latlon(self, x: Any, y: Any) -> tuple[F64, F64]:
+        """WGS84 degrees ``(lat, lon)`` of arena yards (to write synthetic sessions)."""
+        ex, ny = _apply(self.from_yd, np.asarray(x, float), np.asarray(y, float))
+        return _local(self.lat0, self.lon0, ex, ny, inverse=True)
+
+
+def _local(lat0: float, lon0: float, a: F64, b: F64, inverse: bool) -> tuple[F64, F64]:
+    """Transverse Mercator plane (metres east, north) about ``lat0, lon0`` with pyproj."""
+    tf = _transformer(round(lat0, 9), round(lon0, 9))
+    if inverse:  # (east, north) -> (lat, lon)
+        lon, lat = tf.transform(a, b, direction="INVERSE")
+        return np.asarray(lat, float), np.asarray(lon, float)
+    e, n = tf.transform(b, a)
+    return np.asarray(e, float), np.asarray(n, float)
+
+
+_TF: dict[tuple[float, float], Any] = {}
+
+
+def _transformer(lat0: float, lon0: float) -> Any:
+    from pyproj import Transformer
+
+    key = (lat0, lon0)
+    if key not in _TF:
+        _TF[key] = Transformer.from_crs(
+            "EPSG:4326",
+            f"+proj=tmerc +lat_0={lat0} +lon_0={lon0} +datum=WGS84 +units=m",
+            always_xy=True,
+        )
+    return _TF[key]
+
+
+# --------------------------------------------------------------------------- session
+
+
+@dataclass(frozen=True, slots=True)
+class UnitReport:
+    """What happened to one unit's fixes."""
+
+    unit: str
+    entity: str
+    read: int
+    dropped: int
+    filled: int
+    median_interval_s: float | None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "entity": self.entity,
+            "read": self.read,
+            "dropped": self.dropped,
+            "filled": self.filled,
+            "median_interval_s": None
+            if self.median_interval_s is None
+            else round(self.median_interval_s, 4),
+        }
+
+
+#: clause -> why it is not run on a GPS session (without a ball track)
+NOT_RUN_WITHOUT_BALL = {
+    "12": "needs the line of the ball: the session names no ball track",
+    "13d": "needs the line of the ball: the session names no ball track",
+    "13k": "needs the ball (possession): the session names no ball track",
+}
+#: clauses never run on GPS sessions, and why
+NOT_RUN_ON_GPS = {
+    "13a": "judges angle and speeds at the first instant of contact, finer than GPS error",
+    "13j": "needs the ridden player within 2 yd of the wall, within GPS error",
+    "13h": "needs stroke events, which a GPS session does not have",
+}
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class GPSSession:
+    """A GPS session read into tracking, with what was read, dropped and filled."""
+
+    tracking: Tracking
+    units: tuple[UnitReport, ...]
+    interval_s: float
+    start_epoch_s: float
+    projection: ArenaProjection
+    not_run: dict[str, str] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "units": {u.unit: u.to_json() for u in self.units},
+            "clock_interval_s": round(self.interval_s, 4),
+            "start": datetime.fromtimestamp(self.start_epoch_s, UTC).isoformat(),
+            "not_run": [{"clause": c, "reason": r} for c, r in sorted(self.not_run.items())],
+        }
+
+    def runs(self, clause: str) -> bool:
+        return clause not in self.not_run
+
+
+def is_session(path: str | Path) -> bool:
+    """True when ``path`` is a TOML file with ``format = "chukker-gps/1"``."""
+    p = Path(path)
+    if p.suffix.lower() != ".toml":
+        return False
+    try:
+        doc = tomllib.loads(p.read_text(encoding="utf-8"))
+    except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError):
+        return False
+    return doc.get("format") == FORMAT
+
+
+def _pair(v: Any, where: str) -> tuple[float, float]:
+    if (
+        not isinstance(v, list)
+        or len(v) != 2
+        or not all(isinstance(x, int | float) and not isinstance(x, bool) for x in v)
+    ):
+        raise GPSError(f"{where}: expected [lat, lon] in degrees")
+    lat, lon = float(v[0]), float(v[1])
+    if not (-90 <= lat <= 90 and -180 <= lon <= 180):
+        raise GPSError(f"{where}: [{lat}, {lon}] is not a latitude and longitude")
+    return lat, lon
+
+
+def read_session(path: str | Path, cutoff_hz: float = CUTOFF_HZ) -> GPSSession:
+    """Read a ``chukker-gps/1`` session TOML and its fixes into tracking."""
+    p = Path(path)
+    try:
+        doc = tomllib.loads(p.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise GPSError(f"{p}: {exc.strerror or exc}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise GPSError(f"{p}: not TOML: {exc}") from None
+    if doc.get("format") != FORMAT:
+        raise GPSError(f"{p}: format: expected {FORMAT!r}, found {doc.get('format')!r}")
+    arena = doc.get("arena")
+    if not isinstance(arena, Mapping):
+        raise GPSError(f"{p}: [arena]: missing (the four corners sw, nw, ne, se)")
+    corners: dict[str, tuple[float, float]] = {}
+    for c in CORNERS:
+        if c not in arena:
+            raise GPSError(f"{p}: [arena]: corner {c!r} missing")
+        corners[c] = _pair(arena[c], f"{p}: [arena] {c}")
+    units = doc.get("units")
+    if not isinstance(units, Mapping) or not units:
+        raise GPSError(f'{p}: [units]: missing (unit id = "TEAM:NO")')
+    entity: dict[str, PlayerId] = {}
+    for u, e in units.items():
+        if not isinstance(e, str):
+            raise GPSError(f'{p}: [units] {u!r}: expected an entity such as "blue:1"')
+        try:
+            entity[str(u)] = PlayerId.parse(e, f"{p}: [units] {u!r}")
+        except TrackingError as exc:
+            raise GPSError(str(exc)) from None
+    if len(set(entity.values())) != len(entity):
+        raise GPSError(f"{p}: [units]: two units name the same player")
+    fixes = doc.get("fixes")
+    if not isinstance(fixes, str):
+        raise GPSError(f"{p}: fixes: expected the path of the CSV or Parquet of fixes")
+    proj = ArenaProjection.from_corners(corners["sw"], corners["nw"], corners["ne"], corners["se"])
+    t, unit, lat, lon = read_fixes(p.parent / fixes)
+    ball = None
+    ball_file = doc.get("ball")
+    if ball_file is not None:
+        if not isinstance(ball_file, str):
+            raise GPSError(f"{p}: ball: expected the path of a tracking CSV in arena yards")
+        btr = read_tracking(p.parent / ball_file)
+        if btr.ball is None:
+            raise GPSError(f"{p}: ball: {ball_file} has no 'ball' rows")
+        ball = (btr.t, btr.ball)
+    defends: list[tuple[str, Side]] = []
+    for team, side in (doc.get("defends") or {}).items():
+        try:
+            defends.append((str(team).lower(), Side(str(side).lower())))
+        except ValueError:
+            raise GPSError(f"{p}: [defends] {team}: expected 'left' or 'right'") from None
+    events: tuple[Event, ...] = ()
+    return session_from_fixes(
+        t,
+        unit,
+        lat,
+        lon,
+        entity,
+        proj,
+        where=str(p.parent / fixes),
+        cutoff_hz=cutoff_hz,
+        ball=ball,
+        defends=tuple(defends),
+        events=events,
+    )
+
+
+def _parse_times(values: list[Any], units: list[str], where: str) -> F64:
+    """Seconds since the Unix epoch of ISO 8601 texts (with a zone) or numbers."""
+    import pyarrow as pa  # type: ignore[import-untyped]
+    import pyarrow.compute as pc  # type: ignore[import-untyped]
+
+    arr = pa.array(values)
+    if pa.types.is_floating(arr.type) or pa.types.is_integer(arr.type):
+        out = np.asarray(arr.to_numpy(zero_copy_only=False), dtype=np.float64)
+        bad = np.flatnonzero(~np.isfinite(out))
+        if bad.size:
+            i = int(bad[0])
+            raise GPSError(f"{where}: row {i + 1} (unit {units[i]}): time is empty")
+        return out
+    if pa.types.is_timestamp(arr.type):
+        ns = pc.cast(arr, pa.int64()).to_numpy(zero_copy_only=False)
+        return (
+            np.asarray(ns, dtype=np.float64)
+            / {"s": 1, "ms": 1e3, "us": 1e6, "ns": 1e9}[arr.type.unit]
+        )
+    try:
+        num = pc.cast(arr, pa.float64())
+        return np.asarray(num.to_numpy(zero_copy_only=False), dtype=np.float64)
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+        pass
+    try:
+        ts = pc.cast(arr, pa.timestamp("ns", tz="UTC"))
+        return np.asarray(pc.cast(ts, pa.int64()).to_numpy(zero_copy_only=False), float) / 1e9
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+        pass
+    for i, v in enumerate(values):  # find the row at fault
+        try:
+            float(v)
+            continue
+        except (TypeError, ValueError):
+            pass
+        try:
+            d = datetime.fromisoformat(str(v))
+        except ValueError:
+            raise GPSError(
+                f"{where}: row {i + 1} (unit {units[i]}): time {v!r} is not ISO 8601 "
+                "or seconds since the Unix epoch"
+            ) from None
+        if d.tzinfo is None:
+            raise GPSError(
+                f"{where}: row {i + 1} (unit {units[i]}): time {v!r} has no zone (add Z or +hh:mm)"
+            )
+    raise GPSError(f"{where}: column time mixes numbers and dates")
+
+
+def read_fixes(path: str | Path) -> tuple[F64, list[str], F64, F64]:
+    """Columns ``time`` (epoch seconds), ``unit``, ``lat``, ``lon`` of a CSV or Parquet file."""
+    import pyarrow as pa
+
+    p = Path(path)
+    try:
+        if p.suffix.lower() in (".parquet", ".pq"):
+            import pyarrow.parquet as pq  # type: ignore[import-untyped]
+
+            table = pq.read_table(p)
+        else:
+            import pyarrow.csv as pacsv  # type: ignore[import-untyped]
+
+            table = pacsv.read_csv(
+                p,
+                convert_options=pacsv.ConvertOptions(
+                    column_types={"time": pa.string(), "unit": pa.string()},
+                    strings_can_be_null=True,
+                ),
+            )
+    except FileNotFoundError:
+        raise GPSError(f"{p}: no such file of fixes") from None
+    except Exception as exc:  # pyarrow raises its own types
+        raise GPSError(f"{p}: cannot read the fixes: {exc}") from None
+    missing = [c for c in ("time", "unit", "lat", "lon") if c not in table.column_names]
+    if missing:
+        raise GPSError(f"{p}: missing column(s) {', '.join(missing)} (need time,unit,lat,lon)")
+    units = table.column("unit").to_pylist()
+    for i, u in enumerate(units):
+        if u is None or not str(u).strip():
+            raise GPSError(f"{p}: row {i + 1}: unit is empty")
+    units = [str(u).strip() for u in units]
+    times = table.column("time").to_pylist()
+    for i, v in enumerate(times) if table.column("time").null_count else ():
+        if v is None:
+            raise GPSError(f"{p}: row {i + 1} (unit {units[i]}): time is empty")
+    t = _parse_times(times, units, str(p))
+    cols = []
+    for name, lim in (("lat", 90.0), ("lon", 180.0)):
+        col = table.column(name)
+        try:
+            a = np.asarray(col.to_numpy(zero_copy_only=False), dtype=np.float64)
+        except (ValueError, TypeError, pa.ArrowInvalid):
+            a = np.array([_num(v) for v in col.to_pylist()], dtype=np.float64)
+        bad = np.flatnonzero(~np.isfinite(a) | (np.abs(a) > lim))
+        if bad.size:
+            i = int(bad[0])
+            raise GPSError(
+                f"{p}: row {i + 1} (unit {units[i]}): {name} {col[i].as_py()!r} is not "
+                f"a number of degrees within ±{lim:g}"
+            )
+        cols.append(a)
+    return t, units, cols[0], cols[1]
+
+
+def _num(v: Any) -> float:
+    try:
+        return float(v)
+    except (TypeError, ValueError):
+        return math.nan
+
+
+def _smooth(v: F64, step: float, cutoff_hz: float) -> F64:
+    """Zero-phase low-pass: Butterworth of order 2 run forwards and backwards (``filtfilt``)."""
+    from scipy.signal import butter, filtfilt  # type: ignore[import-untyped]
+
+    nyq = 0.5 / step
+    if v.size <= 9 or cutoff_hz >= nyq:
+        return v
+    b, a = butter(SMOOTH_ORDER, cutoff_hz / nyq)
+    out: F64 = filtfilt(b, a, v)
+    return out
+
+
+def session_from_fixes(
+    t: F64,
+    unit: list[str],
+    lat: F64,
+    lon: F64,
+    entity: Mapping[str, PlayerId],
+    proj: ArenaProjection,
+    where: str = "fixes",
+    cutoff_hz: float = CUTOFF_HZ,
+    ball: tuple[F64, F64] | None = None,
+    defends: tuple[tuple[str, Side], ...] = (),
+    events: tuple[Event, ...] = (),
+) -> GPSSession:
+    """Project, drop outliers, fill dropouts, smooth and resample fixes to a common clock.
+
+    ``ball``: an optional ball track ``(t, xy)`` in seconds from the first fix.
+    """
+    n = t.size
+    if n == 0:
+        raise GPSError(f"{where}: no fixes")
+    codes = {u: i for i, u in enumerate(dict.fromkeys(unit))}
+    unknown = [u for u in codes if u not in entity]
+    if unknown:
+        row = list(unit).index(unknown[0]) + 1
+        raise GPSError(f"{where}: row {row} (unit {unknown[0]}): unit not in the session's [units]")
+    code = np.fromiter(map(codes.__getitem__, unit), dtype=np.int64, count=n)
+    x, y = proj.to_arena(lat, lon)
+    L, W = proj.length, proj.width
+    out_d = np.maximum.reduce(
+        [-x, x - L, -y, y - W, np.zeros(n)]
+    )  # distance outside the arena along the worse axis
+    inside = out_d <= OUTSIDE_YD
+    t0 = float(np.min(t))
+    rel = t - t0
+    order = np.lexsort((rel, code))
+    reports: list[UnitReport] = []
+    tracks: dict[PlayerId, tuple[F64, F64, F64]] = {}
+    names = list(codes)
+    bounds = np.searchsorted(code[order], np.arange(len(names) + 1))
+    for c, u in enumerate(names):
+        rows = order[bounds[c] : bounds[c + 1]]
+        tu = rel[rows]
+        if tu.size > 1:
+            same = np.flatnonzero(np.diff(tu) == 0)
+            if same.size:
+                r = int(max(rows[same[0]], rows[same[0] + 1])) + 1
+                raise GPSError(f"{where}: row {r} (unit {u}): a second fix at the same time")
+        keep = rows[inside[rows]]
+        dropped = int(rows.size - keep.size)
+        tu, xu, yu = rel[keep], x[keep], y[keep]
+        med = float(np.median(np.diff(tu))) if tu.size > 1 else None
+        filled = 0
+        if med is not None and med > 0:
+            k = max(1, round((tu[-1] - tu[0]) / med))
+            step = (tu[-1] - tu[0]) / k
+            grid = tu[0] + np.arange(k + 1) * step
+            near = np.searchsorted(tu, grid)
+            lo = np.abs(grid - tu[np.clip(near - 1, 0, tu.size - 1)])
+            hi = np.abs(tu[np.clip(near, 0, tu.size - 1)] - grid)
+            filled = int(np.count_nonzero(np.minimum(lo, hi) > 0.5 * step))
+            gx, gy = np.interp(grid, tu, xu), np.interp(grid, tu, yu)
+            if cutoff_hz > 0:
+                gx, gy = _smooth(gx, step, cutoff_hz), _smooth(gy, step, cutoff_hz)
+            tracks[entity[u]] = (grid, gx, gy)
+        elif tu.size:
+            tracks[entity[u]] = (tu, xu, yu)
+        reports.append(UnitReport(u, str(entity[u]), int(rows.size), dropped, filled, med))
+    if not tracks:
+        raise GPSError(f"{where}: every fix is more than {OUTSIDE_YD:g} yd outside the arena")
+    dt = CLOCK_S
+    end = max(float(tk[0][-1]) for tk in tracks.values())
+    if ball is not None:
+        end = max(end, float(ball[0][-1]))
+    frames_ = math.floor(end / dt + 1e-9) + 1
+    clock: F64 = np.arange(frames_, dtype=np.float64) * dt
+    players = tuple(sorted(tracks))
+    pos = np.empty((frames_, len(players), 2))
+    for j, pl in enumerate(players):
+        g, gx, gy = tracks[pl]
+        pos[:, j, 0] = np.interp(clock, g, gx)
+        pos[:, j, 1] = np.interp(clock, g, gy)
+    bxy = None
+    not_run = dict(NOT_RUN_ON_GPS)
+    if ball is not None:
+        bt, bb = ball
+        bxy = np.stack([np.interp(clock, bt, bb[:, 0]), np.interp(clock, bt, bb[:, 1])], axis=1)
+    else:
+        not_run.update(NOT_RUN_WITHOUT_BALL)
+    tr = Tracking(clock, players, pos, bxy, events, defends, L, W)
+    reports.sort(key=lambda r: r.unit)
+    return GPSSession(tr, tuple(reports), dt, t0, proj, not_run)
+
+
+def analyse(session: GPSSession, params: Any = None) -> list[Any]:
+    """The candidates of the detectors that run on this session."""
+    from chukker.plays.detectors import detect
+    from chukker.plays.params import DEFAULT_PARAMS
+
+    cands = detect(session.tracking, params or DEFAULT_PARAMS)
+    return [c for c in cands if session.runs(str(c.clause))]
+
+
+# --------------------------------------------------------------------------- synthetic sessions
+
+#: the arena of the contract's example (Florida), used by the examples and tests
+EXAMPLE_CORNERS = {
+    "sw": (26.61500, -80.20000),
+    "nw": (26.61541, -80.20000),
+    "ne": (26.61541, -80.19909),
+    "se": (26.61500, -80.19909),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Degrade:
+    """How a synthetic GPS unit differs from the clean track (seeded)."""
+
+    rate_hz: float = 10.0
+    noise_m: float = 0.5  # root mean square of the horizontal error (per axis: / sqrt 2)
+    drop: float = 0.05  # fraction of fixes lost
+    offsets_s: tuple[tuple[str, float], ...] = ()  # unit -> first fix later by this much
+    jitter_s: float = 0.0
+
+    def offset(self, unit: str) -> float:
+        return dict(self.offsets_s).get(unit, 0.0)
+
+
+def fixes_from_tracking(
+    tr: Tracking,
+    proj: ArenaProjection,
+    units: Mapping[str, PlayerId],
+    degrade: Degrade,
+    seed: int,
+    start_epoch_s: float = 1_796_464_800.0,  # 2026-12-05T10:00:00Z
+) -> tuple[F64, list[str], F64, F64]:
+    """Fixes of each unit sampled from ``tr`` (clean, in yards) as a GPS unit would log them.
+
+    Each unit logs at ``rate_hz`` from its own start (``offsets_s``), with Gaussian
+    horizontal error of ``noise_m`` metres root mean square, and loses a fraction
+    ``drop`` of its fixes.
+    """
+    rng = np.random.default_rng(seed)
+    index = {pl: j for j, pl in enumerate(tr.players)}
+    ts, us, las, los = [], [], [], []
+    end = float(tr.t[-1])
+    for u, pl in units.items():
+        j = index[pl]
+        off = degrade.offset(u)
+        k = np.arange(0, math.floor((end - off) * degrade.rate_hz + 1e-9) + 1)
+        tu = off + k / degrade.rate_hz
+        if degrade.jitter_s:
+            tu = tu + rng.uniform(-degrade.jitter_s, degrade.jitter_s, tu.size)
+            tu = np.clip(tu, 0.0, end)
+        keep = rng.random(tu.size) >= degrade.drop
+        keep[0] = keep[-1] = True
+        tu = tu[keep]
+        x = np.interp(tu, tr.t, tr.pos[:, j, 0])
+        y = np.interp(tu, tr.t, tr.pos[:, j, 1])
+        lat, lon = proj.to_latlon(x, y)
+        m_lat = 111_320.0  # metres per degree, near enough for noise
+        m_lon = m_lat * math.cos(math.radians(proj.lat0))
+        sd = degrade.noise_m / math.sqrt(2.0)
+        lat = lat + rng.normal(0.0, sd, tu.size) / m_lat
+        lon = lon + rng.normal(0.0, sd, tu.size) / m_lon
+        ts.append(tu + start_epoch_s)
+        us += [u] * tu.size
+        las.append(lat)
+        los.append(lon)
+    t = np.concatenate(ts)
+    order = np.argsort(t, kind="stable")
+    ua = np.array(us, dtype=object)[order]
+    return t[order], [str(x) for x in ua], np.concatenate(las)[order], np.concatenate(los)[order]
+
+
+def unit_names(tr: Tracking) -> dict[str, PlayerId]:
+    """Synthetic unit ids ``GX-101``... for the players of ``tr``."""
+    return {f"GX-{101 + j}": pl for j, pl in enumerate(tr.players)}
+
+
+def example_projection() -> ArenaProjection:
+    c = EXAMPLE_CORNERS
+    return ArenaProjection.from_corners(c["sw"], c["nw"], c["ne"], c["se"])
+
+
+def write_session(
+    path: str | Path,
+    t: F64,
+    unit: list[str],
+    lat: F64,
+    lon: F64,
+    units: Mapping[str, PlayerId],
+    corners: Mapping[str, tuple[float, float]] = EXAMPLE_CORNERS,
+    iso: bool = True,
+    ball: str | None = None,
+) -> Path:
+    """Write ``SESSION.toml`` and its ``fixes.csv`` beside it (times ISO 8601 in UTC)."""
+    p = Path(path)
+    fixes = p.with_name(p.stem + "-fixes.csv")
+    lines = ["time,unit,lat,lon"]
+    for ti, u, a, o in zip(t.tolist(), unit, lat.tolist(), lon.tolist(), strict=True):
+        if iso:
+            stamp = datetime.fromtimestamp(round(ti, 3), UTC).strftime("%Y-%m-%dT%H:%M:%S.%f")
+            stamp = stamp[:-3] + "Z"
+        else:
+            stamp = f"{ti:.3f}"
+        lines.append(f"{stamp},{u},{a:.7f},{o:.7f}")
+    fixes.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    doc = [f'format = "{FORMAT}"', f'fixes = "{fixes.name}"']
+    if ball:
+        doc.append(f'ball = "{ball}"')
+    doc += ["", "[arena]"]
+    doc += [f"{c} = [{corners[c][0]:.6f}, {corners[c][1]:.6f}]" for c in CORNERS]
+    doc += ["", "[units]"]
+    doc += [f'"{u}" = "{pl}"' for u, pl in units.items()]
+    p.write_text("\n".join(doc) + "\n", encoding="utf-8")
+    return p

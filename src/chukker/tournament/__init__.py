@@ -1,0 +1,36 @@
+"""Tournaments: the register, stages, the day's schedule and the order of finish.
+
+Pure (no web framework): reads the tournament file (``chukker-tournament/1``,
+see ``docs/tournament.md``), replays its match records with the engine and
+derives tables, orders of finish and brackets from them.
+"""
+
+from __future__ import annotations
+
+from chukker.tournament.check import check
+from chukker.tournament.model import (
+    Problem,
+    Tournament,
+    TournamentError,
+    dumps,
+    from_dict,
+    load_path,
+    loads,
+)
+from chukker.tournament.records import header
+from chukker.tournament.standings import Standings, replay_all, standings
+
+__all__ = [
+    "Problem",
+    "Standings",
+    "Tournament",
+    "TournamentError",
+    "check",
+    "dumps",
+    "from_dict",
+    "header",
+    "load_path",
+    "loads",
+    "replay_all",
+    "standings",
+]

@@ -1,0 +1,342 @@
+"""``chukker tournament``: check, standings, match, schedule, register.
+
+Exit codes: 0 success; 1 problems found (``check``) or a refusal; 2 usage;
+3 the file cannot be read (one line with its line and column). Never a traceback.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from chukker.tournament.model import Tournament, TournamentError, load_path
+
+app = typer.Typer(no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False)
+
+EXIT_PROBLEMS = 1
+EXIT_UNREADABLE = 3
+
+
+def _fail(message: str, code: int) -> typer.Exit:
+    sys.stderr.write(message.replace("\n", " ") + "\n")
+    return typer.Exit(code)
+
+
+def _load(path: Path) -> Tournament:
+    try:
+        return load_path(path)
+    except TournamentError as e:
+        raise _fail(f"{path}: {e}", EXIT_UNREADABLE) from None
+
+
+FileArg = Annotated[Path, typer.Argument(help="The tournament file (.toml or .json).")]
+
+
+@app.command("check")
+def check_cmd(file: FileArg) -> None:
+    """Every problem of the tournament, each naming its match, player, team or stage."""
+    from chukker.tournament.check import check
+
+    t = _load(file)
+    problems = check(t)
+    for p in problems:
+        sys.stdout.write(f"{file}: {p}\n")
+    if problems:
+        raise typer.Exit(EXIT_PROBLEMS)
+    sys.stdout.write(
+        f"{file}: ok ({len(t.teams)} teams, {len(t.matches)} matches, "
+        f"{sum(1 for m in t.matches.values() if m.record)} records)\n"
+    )
+
+
+@app.command("standings")
+def standings_cmd(
+    file: FileArg,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the standings as JSON.")] = False,
+) -> None:
+    """Tables and order of finish, derived from the match records."""
+    from chukker.tournament.standings import standings
+
+    t = _load(file)
+    s = standings(t)
+    if as_json:
+        sys.stdout.write(json.dumps(s.to_json(), ensure_ascii=False) + "\n")
+        return
+    con = Console()
+    con.print(f"[bold]{t.name}[/bold]")
+    for st in s.stages:
+        if st.kind == "round-robin":
+            tab = Table(title=f"{st.id} ({'complete' if st.complete else 'in progress'})")
+            for col in ("place", "team", "P", "W", "L", "GF", "GA", "net", "decided by"):
+                tab.add_column(col, justify="left" if col in ("team", "decided by") else "right")
+            for r in st.table:
+                tab.add_row(
+                    str(r.place),
+                    t.team_name(r.team),
+                    str(r.played),
+                    str(r.won),
+                    str(r.lost),
+                    str(r.goals_for),
+                    str(r.goals_against),
+                    f"{r.net_goals:+d}",
+                    (r.decided_by or "").replace("_", " "),
+                )
+            con.print(tab)
+            for reason in st.reasons:
+                con.print(f"  {reason.text(t.team_name)}")
+            waiting = {x for w in st.waiting for x in w.teams}
+            by_place: dict[int, list[str]] = {}
+            for r in st.table:
+                by_place.setdefault(r.place, []).append(r.team)
+            for place, tied in by_place.items():
+                if len(tied) > 1 and not set(tied) & waiting:
+                    con.print(
+                        "  "
+                        + ", ".join(t.team_name(x) for x in tied)
+                        + f" share place {place}: equal on every criterion"
+                    )
+            for w in st.waiting:
+                con.print(
+                    f"  [yellow]waiting for a {w.by}:[/yellow] "
+                    + ", ".join(t.team_name(x) for x in w.teams)
+                )
+        else:
+            ms = [s.match(mid) for mid in st.matches]
+            tab = Table(title=f"{st.id} ({'complete' if st.complete else 'in progress'})")
+            for col in ("match", "teams", "score", "winner"):
+                tab.add_column(col)
+            for mr in ms:
+                tab.add_row(
+                    mr.id,
+                    " v ".join(t.team_name(x) for x in mr.teams),
+                    "-".join(map(str, mr.score)) if mr.score else mr.status,
+                    t.team_name(mr.winner) if mr.winner else "",
+                )
+            con.print(tab)
+
+
+@app.command("match")
+def match_cmd(
+    file: FileArg,
+    match_id: Annotated[str, typer.Argument(help="The match id.")],
+    output: Annotated[Path | None, typer.Option("-o", "--output", help="Write here.")] = None,
+    fmt: Annotated[str, typer.Option("--format", help="json or toml")] = "json",
+) -> None:
+    """Write the match record header (rosters and handicaps from the register on the date)."""
+    from chukker.record import dumps
+    from chukker.tournament.records import NotReady, header
+    from chukker.tournament.standings import standings
+
+    t = _load(file)
+    if match_id not in t.matches:
+        raise _fail(f"{file}: no match {match_id!r}", EXIT_PROBLEMS)
+    m = t.matches[match_id]
+    s = standings(t)
+    try:
+        rec = header(t, m, s.match(match_id).teams)
+    except NotReady as e:
+        raise _fail(f"{file}: {e}", EXIT_PROBLEMS) from None
+    for x in s.match(match_id).teams:
+        if x is not None and len(t.teams[x].players) != 3:
+            raise _fail(
+                f"{file}: match {match_id}: team {x} does not have 3 players", EXIT_PROBLEMS
+            )
+    text = dumps(rec, "toml" if fmt == "toml" else "json")
+    if output is None:
+        sys.stdout.write(text)
+    else:
+        output.write_text(text, encoding="utf-8")
+
+
+def _parse_dt(value: str, what: str) -> dt.datetime:
+    try:
+        return dt.datetime.fromisoformat(value).replace(tzinfo=None)
+    except ValueError:
+        raise _fail(
+            f"{what}: expected a local date-time like 2026-12-05T10:00, got {value!r}", 2
+        ) from None
+
+
+@app.command("schedule")
+def schedule_cmd(
+    file: FileArg,
+    ics: Annotated[Path | None, typer.Option("--ics", help="Write an iCalendar file.")] = None,
+    generate: Annotated[
+        bool, typer.Option("--generate", help="Schedule round robins that have no matches.")
+    ] = False,
+    start: Annotated[str | None, typer.Option("--start", help="First slot (--generate).")] = None,
+    arena: Annotated[
+        list[str] | None, typer.Option("--arena", help="An arena (repeat for each).")
+    ] = None,
+    slot: Annotated[int | None, typer.Option("--slot", help="Slot length in minutes.")] = None,
+    day_end: Annotated[
+        str | None, typer.Option("--day-end", help="No match ends after HH:MM.")
+    ] = None,
+    move: Annotated[
+        list[str] | None,
+        typer.Option("--move", help="Committee edit ID=DATETIME[@ARENA] (repeatable)."),
+    ] = None,
+    bracket: Annotated[
+        str | None,
+        typer.Option(
+            "--bracket",
+            help="A single elimination STAGE=POOL,POOL[:N] seeded from the first N (2) of each "
+            "pool, from --bracket-start or after the last match.",
+        ),
+    ] = None,
+    bracket_start: Annotated[
+        str | None, typer.Option("--bracket-start", help="First slot of the bracket.")
+    ] = None,
+    output: Annotated[
+        Path | None, typer.Option("-o", "--output", help="Write the edited tournament here.")
+    ] = None,
+) -> None:
+    """The day's schedule by time and arena; generate round robins and brackets, edit
+    slots, --ics."""
+    from chukker.tournament import schedule as sch
+    from chukker.tournament.model import dumps, format_of
+
+    t = _load(file)
+    if t.problems:
+        for p in t.problems:
+            sys.stderr.write(f"{file}: {p}\n")
+        raise typer.Exit(EXIT_PROBLEMS)
+    edited = False
+    if generate:
+        if start is None or not arena:
+            raise _fail("--generate needs --start and at least one --arena", 2)
+        end = None
+        if day_end is not None:
+            try:
+                end = dt.time.fromisoformat(day_end)
+            except ValueError:
+                raise _fail(f"--day-end: expected HH:MM, got {day_end!r}", 2) from None
+        for m in sch.plan_round_robins(t, _parse_dt(start, "--start"), arena, slot, end):
+            t.matches[m.id] = m
+        edited = True
+    if bracket is not None:
+        sid, _, rest = bracket.partition("=")
+        pools_s, _, n_s = rest.partition(":")
+        pools = [p for p in pools_s.split(",") if p]
+        if not sid or not pools or any(p not in t.stages for p in pools) or sid in t.stages:
+            raise _fail("--bracket: STAGE=POOL,POOL[:N] with known pools and a new stage id", 2)
+        minutes = slot or sch.slot_minutes(t)
+        if bracket_start is not None:
+            first = _parse_dt(bracket_start, "--bracket-start")
+        else:
+            starts = [m.start for m in t.matches.values() if m.start is not None]
+            if not starts:
+                raise _fail("--bracket needs --bracket-start (no match has a start)", 2)
+            first = max(starts) + dt.timedelta(minutes=minutes)
+        arenas = arena or sorted({m.arena for m in t.matches.values() if m.arena}) or []
+        try:
+            stage, ms = sch.bracket(sid, pools, int(n_s or 2), first, arenas, minutes)
+        except ValueError as e:
+            raise _fail(f"--bracket: {e}", 2) from None
+        t.stages[stage.id] = stage
+        for m in ms:
+            t.matches[m.id] = m
+        edited = True
+    for spec in move or []:
+        mid, _, rest = spec.partition("=")
+        when, _, where = rest.partition("@")
+        if mid not in t.matches:
+            raise _fail(f"{file}: no match {mid!r}", EXIT_PROBLEMS)
+        sch.move(t, mid, _parse_dt(when, "--move") if when else None, where or None)
+        edited = True
+    for c in sch.clashes(t, slot):
+        sys.stderr.write(f"{file}: warning: {c}\n")
+    if ics is not None:
+        ics.write_bytes(sch.to_ics(t, slot))
+    if edited:
+        text = dumps(t, format_of(output or file))
+        if output is None:
+            sys.stdout.write(text)
+        else:
+            output.write_text(text, encoding="utf-8")
+        return
+    if ics is not None:
+        return
+    from chukker.tournament.standings import standings
+
+    s = standings(t)
+    con = Console()
+    tab = Table(title=f"{t.name}: schedule")
+    for col in ("time", "arena", "match", "stage", "teams", "result"):
+        tab.add_column(col)
+    ms = sorted(t.matches.values(), key=lambda m: (m.start or dt.datetime.max, m.arena or ""))
+    for m in ms:
+        r = s.match(m.id)
+        names = " v ".join(
+            t.team_name(x) if x is not None else ref.describe()
+            for x, ref in zip(r.teams, m.teams, strict=True)
+        )
+        res = "-".join(map(str, r.score)) if r.score is not None else r.status
+        tab.add_row(
+            m.start.strftime("%a %d %b %H:%M") if m.start else "",
+            m.arena or "",
+            m.id,
+            m.stage,
+            names,
+            res,
+        )
+    con.print(tab)
+
+
+@app.command("register")
+def register_cmd(
+    file: FileArg,
+    csv_file: Annotated[
+        Path, typer.Option("--csv", help="Players: id, name, registered, handicap, from.")
+    ],
+    output: Annotated[Path | None, typer.Option("-o", "--output", help="Write here.")] = None,
+) -> None:
+    """Import the register of players (handicap history) from a CSV file."""
+    from chukker.tournament.model import dumps, format_of
+    from chukker.tournament.register import read_csv
+
+    t = _load(file)
+    try:
+        players = read_csv(csv_file.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError) as e:
+        raise _fail(f"{csv_file}: cannot read: {e}", EXIT_UNREADABLE) from None
+    except TournamentError as e:
+        raise _fail(f"{csv_file}: {e}", EXIT_UNREADABLE) from None
+    t.players.update(players)
+    text = dumps(t, format_of(output or file))
+    if output is None:
+        sys.stdout.write(text)
+    else:
+        output.write_text(text, encoding="utf-8")
+
+
+@app.command("export")
+def export_cmd(
+    file: FileArg,
+    what: Annotated[str, typer.Option("--what", help="matches, standings or all (JSON)")] = "all",
+    fmt: Annotated[str, typer.Option("--format", help="csv or json")] = "json",
+) -> None:
+    """Results for the association's database: CSV or JSON of matches and standings."""
+    from chukker.tournament.export import matches_csv, results_json, standings_csv
+    from chukker.tournament.standings import standings
+
+    t = _load(file)
+    s = standings(t)
+    if fmt == "csv":
+        if what not in ("matches", "standings"):
+            raise _fail("--format csv needs --what matches or --what standings", 2)
+        sys.stdout.write(matches_csv(t, s) if what == "matches" else standings_csv(s))
+        return
+    doc = results_json(t, s)
+    if what == "matches":
+        doc = {"name": doc["name"], "matches": doc["matches"]}
+    elif what == "standings":
+        doc = {"name": doc["name"], "stages": doc["stages"]}
+    sys.stdout.write(json.dumps(doc, ensure_ascii=False, indent=2) + "\n")

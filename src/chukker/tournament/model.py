@@ -1,0 +1,575 @@
+"""The tournament file, version 1 (``chukker-tournament/1``): TOML, or the same data as JSON.
+
+Loading is lenient: a field of the wrong shape becomes a :class:`Problem` and
+the rest of the file is still read, so ``chukker tournament check`` can list
+every problem at once. Only text that cannot be parsed at all raises
+:class:`TournamentError` (with its line and column).
+
+>>> t = loads('''
+... format = "chukker-tournament/1"
+... name = "Cup"
+... [[players]]
+... id = "ann"
+... name = "Ann"
+... registered = [2026]
+... handicaps = [{ from = 2026-01-01, value = 2 }]
+... ''', "toml")
+>>> t.name, t.players["ann"].handicap_on(dt.date(2026, 5, 1))
+('Cup', 2)
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from chukker.record.io import RecordError
+from chukker.record.io import parse as _parse_text
+
+FORMAT = "chukker-tournament/1"
+DEFAULT_CRITERIA: tuple[str, ...] = ("wins", "head_to_head", "net_goals", "goals_for", "lot")
+CRITERIA: tuple[str, ...] = (
+    "wins",
+    "head_to_head",
+    "net_goals",
+    "goals_for",
+    "goals_against",
+    "lot",
+    "shootout",
+)
+DECIDERS: tuple[str, ...] = ("lot", "shootout")
+STAGE_KINDS: tuple[str, ...] = ("round-robin", "single-elimination")
+HANDICAP_RANGE = (-2, 10)  # arena handicaps
+
+
+class TournamentError(ValueError):
+    """A tournament file that cannot be read at all (with line and column when known)."""
+
+    def __init__(self, message: str, line: int | None = None, column: int | None = None) -> None:
+        self.line = line
+        self.column = column
+        where = f"line {line}, column {column}: " if line is not None else ""
+        super().__init__(f"{where}{message}")
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    """One problem of a tournament, naming what it concerns (``match a1``, ``player ann``)."""
+
+    subject: str
+    message: str
+    code: str = "invalid"
+
+    def __str__(self) -> str:
+        return f"{self.subject}: {self.message}"
+
+
+@dataclass(frozen=True, slots=True)
+class HandicapChange:
+    start: dt.date
+    value: int
+
+
+@dataclass(frozen=True, slots=True)
+class Player:
+    id: str
+    name: str
+    registered: tuple[int, ...] = ()
+    handicaps: tuple[HandicapChange, ...] = ()
+
+    def handicap_on(self, day: dt.date) -> int | None:
+        """The handicap in force on ``day``: the latest change from on or before it."""
+        best: HandicapChange | None = None
+        for h in self.handicaps:
+            if h.start <= day and (best is None or h.start >= best.start):
+                best = h
+        return None if best is None else best.value
+
+    def registered_for(self, year: int) -> bool:
+        return year in self.registered
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "name": self.name,
+            "registered": list(self.registered),
+            "handicaps": [{"from": h.start, "value": h.value} for h in self.handicaps],
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Team:
+    id: str
+    name: str
+    players: tuple[str, ...]
+    alternates: tuple[str, ...] = ()
+    captain: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"id": self.id, "name": self.name, "players": list(self.players)}
+        if self.alternates:
+            out["alternates"] = list(self.alternates)
+        if self.captain is not None:
+            out["captain"] = self.captain
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class Stage:
+    id: str
+    kind: str
+    teams: tuple[str, ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"id": self.id, "kind": self.kind}
+        if self.teams:
+            out["teams"] = list(self.teams)
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class TeamRef:
+    """One side of a match: a team id, a place of a stage, or a match's winner or loser."""
+
+    team: str | None = None
+    stage: str | None = None
+    place: int | None = None
+    winner_of: str | None = None
+    loser_of: str | None = None
+
+    def to_value(self) -> str | dict[str, Any]:
+        if self.team is not None:
+            return self.team
+        if self.stage is not None:
+            return {"from": self.stage, "place": self.place}
+        if self.winner_of is not None:
+            return {"winner": self.winner_of}
+        return {"loser": self.loser_of}
+
+    def describe(self) -> str:
+        if self.team is not None:
+            return self.team
+        if self.stage is not None:
+            return f"{self.stage} #{self.place}"
+        if self.winner_of is not None:
+            return f"winner {self.winner_of}"
+        return f"loser {self.loser_of}"
+
+
+@dataclass(frozen=True, slots=True)
+class MatchSpec:
+    id: str
+    stage: str
+    teams: tuple[TeamRef, TeamRef]
+    arena: str | None = None
+    start: dt.datetime | None = None
+    record: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"id": self.id, "stage": self.stage}
+        if self.arena is not None:
+            out["arena"] = self.arena
+        if self.start is not None:
+            out["start"] = self.start
+        out["teams"] = [r.to_value() for r in self.teams]
+        if self.record is not None:
+            out["record"] = self.record
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class Decided:
+    stage: str
+    by: str
+    order: tuple[str, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"stage": self.stage, "by": self.by, "order": list(self.order)}
+
+
+@dataclass(slots=True)
+class Tournament:
+    """A tournament file, read. ``problems`` are those found while reading it."""
+
+    name: str = ""
+    rules: str = "uspa-arena-2026"
+    venue: str = ""
+    team_min: int | None = None
+    team_max: int | None = None
+    match_options: dict[str, Any] = field(default_factory=dict)
+    criteria: tuple[str, ...] = DEFAULT_CRITERIA
+    players: dict[str, Player] = field(default_factory=dict)
+    teams: dict[str, Team] = field(default_factory=dict)
+    stages: dict[str, Stage] = field(default_factory=dict)
+    matches: dict[str, MatchSpec] = field(default_factory=dict)
+    decided: list[Decided] = field(default_factory=list)
+    base: Path | None = None
+    problems: list[Problem] = field(default_factory=list)
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def match(self, match_id: str) -> MatchSpec:
+        return self.matches[match_id]
+
+    def record_path(self, m: MatchSpec) -> Path | None:
+        if m.record is None:
+            return None
+        p = Path(m.record)
+        if not p.is_absolute() and self.base is not None:
+            p = self.base / p
+        return p
+
+    def team_name(self, team_id: str | None) -> str:
+        if team_id is None:
+            return "?"
+        t = self.teams.get(team_id)
+        return t.name if t and t.name else team_id
+
+    def to_dict(self) -> dict[str, Any]:
+        """The file's data (TOML-ready: dates stay dates)."""
+        out: dict[str, Any] = {"format": FORMAT, "name": self.name, "rules": self.rules}
+        if self.venue:
+            out["venue"] = self.venue
+        lim: dict[str, int] = {}
+        if self.team_min is not None:
+            lim["min"] = self.team_min
+        if self.team_max is not None:
+            lim["max"] = self.team_max
+        if lim:
+            out["team_handicap"] = lim
+        out.update(self.extra)
+        if self.match_options:
+            out["match_options"] = dict(self.match_options)
+        out["order_of_finish"] = {"criteria": list(self.criteria)}
+        out["players"] = [p.to_dict() for p in self.players.values()]
+        out["teams"] = [t.to_dict() for t in self.teams.values()]
+        out["stages"] = [s.to_dict() for s in self.stages.values()]
+        out["matches"] = [m.to_dict() for m in self.matches.values()]
+        if self.decided:
+            out["decided"] = [d.to_dict() for d in self.decided]
+        return out
+
+
+# ---------------------------------------------------------------------------- reading
+
+
+class _Reader:
+    def __init__(self, t: Tournament) -> None:
+        self.t = t
+
+    def bad(self, subject: str, message: str, code: str = "invalid") -> None:
+        self.t.problems.append(Problem(subject, message, code))
+
+    def string(self, subject: str, d: Mapping[str, Any], key: str, required: bool = True) -> str:
+        v = d.get(key)
+        if v is None:
+            if required:
+                self.bad(subject, f"{key} is missing", "missing_field")
+            return ""
+        if not isinstance(v, str):
+            self.bad(subject, f"{key} must be a string, got {v!r}")
+            return str(v)
+        return v
+
+    def int_(self, subject: str, v: Any, what: str) -> int | None:
+        if isinstance(v, bool) or not isinstance(v, int):
+            self.bad(subject, f"{what} must be a whole number, got {v!r}")
+            return None
+        return v
+
+    def id_list(self, subject: str, d: Mapping[str, Any], key: str) -> tuple[str, ...]:
+        v = d.get(key, [])
+        if not isinstance(v, list) or not all(isinstance(x, str) for x in v):
+            self.bad(subject, f"{key} must be a list of ids")
+            return ()
+        return tuple(v)
+
+    def table_list(self, doc: Mapping[str, Any], key: str) -> list[tuple[int, Mapping[str, Any]]]:
+        v = doc.get(key, [])
+        if not isinstance(v, list):
+            self.bad(key, "must be a list of tables")
+            return []
+        out = []
+        for i, x in enumerate(v):
+            if not isinstance(x, Mapping):
+                self.bad(f"{key}[{i}]", "must be a table")
+                continue
+            out.append((i, x))
+        return out
+
+
+def to_date(v: Any) -> dt.date | None:
+    """A TOML date or an ISO ``YYYY-MM-DD`` string (JSON form); ``None`` if neither."""
+    if isinstance(v, dt.datetime):
+        return v.date()
+    if isinstance(v, dt.date):
+        return v
+    if isinstance(v, str):
+        try:
+            return dt.date.fromisoformat(v[:10]) if len(v) >= 10 else None
+        except ValueError:
+            return None
+    return None
+
+
+def to_datetime(v: Any) -> dt.datetime | None:
+    """A TOML local date-time or an ISO string (JSON form); venue-local, no time zone."""
+    if isinstance(v, dt.datetime):
+        return v.replace(tzinfo=None)
+    if isinstance(v, dt.date):
+        return dt.datetime.combine(v, dt.time())
+    if isinstance(v, str):
+        try:
+            return dt.datetime.fromisoformat(v).replace(tzinfo=None)
+        except ValueError:
+            return None
+    return None
+
+
+def _team_ref(r: _Reader, subject: str, v: Any) -> TeamRef:
+    if isinstance(v, str):
+        return TeamRef(team=v)
+    if isinstance(v, Mapping):
+        if "from" in v:
+            stage, place = v.get("from"), v.get("place")
+            if not isinstance(stage, str):
+                r.bad(subject, f"'from' must name a stage, got {stage!r}")
+                return TeamRef(stage="?", place=0)
+            p = r.int_(subject, place, "place")
+            if p is not None and p < 1:
+                r.bad(subject, f"place must be 1 or more, got {p}")
+            return TeamRef(stage=stage, place=p if p is not None else 0)
+        if "winner" in v and isinstance(v["winner"], str):
+            return TeamRef(winner_of=v["winner"])
+        if "loser" in v and isinstance(v["loser"], str):
+            return TeamRef(loser_of=v["loser"])
+    r.bad(
+        subject,
+        f"a team is a team id, {{from = stage, place = N}}, {{winner = id}} or {{loser = id}}; "
+        f"got {v!r}",
+    )
+    return TeamRef(team="?")
+
+
+def from_dict(doc: Mapping[str, Any], base: Path | None = None) -> Tournament:
+    """A :class:`Tournament` from parsed TOML/JSON data; shape problems in ``.problems``."""
+    t = Tournament(base=base)
+    r = _Reader(t)
+    fmt = doc.get("format", FORMAT)
+    if fmt != FORMAT:
+        r.bad("format", f"unsupported format {fmt!r} (expected {FORMAT!r})")
+    t.name = r.string("tournament", doc, "name", required=False)
+    t.rules = r.string("tournament", doc, "rules", required=False) or "uspa-arena-2026"
+    t.venue = r.string("tournament", doc, "venue", required=False)
+    known = {
+        "format", "name", "rules", "venue", "team_handicap", "match_options",
+        "order_of_finish", "players", "teams", "stages", "matches", "decided",
+    }  # fmt: skip
+    t.extra = {k: v for k, v in doc.items() if k not in known}
+    lim = doc.get("team_handicap", {})
+    if not isinstance(lim, Mapping):
+        r.bad("team_handicap", "must be a table {min = N, max = M}")
+    else:
+        if "min" in lim:
+            t.team_min = r.int_("team_handicap", lim["min"], "min")
+        if "max" in lim:
+            t.team_max = r.int_("team_handicap", lim["max"], "max")
+    mo = doc.get("match_options", {})
+    if not isinstance(mo, Mapping):
+        r.bad("match_options", "must be a table (the match record's options)")
+    else:
+        t.match_options = dict(mo)
+    oof = doc.get("order_of_finish", {})
+    crit = oof.get("criteria") if isinstance(oof, Mapping) else None
+    if crit is not None:
+        if not isinstance(crit, list) or not all(isinstance(c, str) for c in crit):
+            r.bad("order_of_finish", "criteria must be a list of names")
+        else:
+            for c in crit:
+                if c not in CRITERIA:
+                    r.bad(
+                        "order_of_finish", f"unknown criterion {c!r} (one of {', '.join(CRITERIA)})"
+                    )
+            t.criteria = tuple(c for c in crit if c in CRITERIA)
+
+    for i, p in r.table_list(doc, "players"):
+        pid = p.get("id")
+        subject = f"player {pid}" if isinstance(pid, str) else f"players[{i}]"
+        if not isinstance(pid, str) or not pid:
+            r.bad(subject, "id is missing")
+            continue
+        if pid in t.players:
+            r.bad(subject, "listed twice in the register", "duplicate_id")
+            continue
+        years: list[int] = []
+        reg = p.get("registered", [])
+        if not isinstance(reg, list):
+            r.bad(subject, "registered must be a list of years")
+            reg = []
+        for y in reg:
+            yy = r.int_(subject, y, "a registered year")
+            if yy is not None:
+                years.append(yy)
+        changes: list[HandicapChange] = []
+        hs = p.get("handicaps", [])
+        if not isinstance(hs, list):
+            r.bad(subject, "handicaps must be a list of {from = date, value = N}")
+            hs = []
+        for h in hs:
+            if not isinstance(h, Mapping):
+                r.bad(subject, f"a handicap is {{from = date, value = N}}, got {h!r}")
+                continue
+            d = to_date(h.get("from"))
+            v = r.int_(subject, h.get("value"), "handicap value")
+            if d is None:
+                r.bad(subject, f"handicap 'from' must be a date, got {h.get('from')!r}")
+                continue
+            if v is None:
+                continue
+            lo, hi = HANDICAP_RANGE
+            if not lo <= v <= hi:
+                r.bad(
+                    subject, f"arena handicap {v} from {d} is outside {lo}..{hi}", "handicap_range"
+                )
+            changes.append(HandicapChange(d, v))
+        starts = [c.start for c in changes]
+        if len(set(starts)) != len(starts):
+            r.bad(subject, "two handicaps take effect on the same date", "handicap_duplicate")
+        changes.sort(key=lambda c: c.start)
+        name = r.string(subject, p, "name", required=False) or pid
+        t.players[pid] = Player(pid, name, tuple(years), tuple(changes))
+
+    for i, tm in r.table_list(doc, "teams"):
+        tid = tm.get("id")
+        subject = f"team {tid}" if isinstance(tid, str) else f"teams[{i}]"
+        if not isinstance(tid, str) or not tid:
+            r.bad(subject, "id is missing")
+            continue
+        if tid in t.teams:
+            r.bad(subject, "listed twice", "duplicate_id")
+            continue
+        cap = tm.get("captain")
+        if cap is not None and not isinstance(cap, str):
+            r.bad(subject, f"captain must be a player id, got {cap!r}")
+            cap = None
+        t.teams[tid] = Team(
+            tid,
+            r.string(subject, tm, "name", required=False) or tid,
+            r.id_list(subject, tm, "players"),
+            r.id_list(subject, tm, "alternates"),
+            cap,
+        )
+
+    for i, s in r.table_list(doc, "stages"):
+        sid = s.get("id")
+        subject = f"stage {sid}" if isinstance(sid, str) else f"stages[{i}]"
+        if not isinstance(sid, str) or not sid:
+            r.bad(subject, "id is missing")
+            continue
+        if sid in t.stages:
+            r.bad(subject, "listed twice", "duplicate_id")
+            continue
+        kind = s.get("kind")
+        if kind not in STAGE_KINDS:
+            r.bad(subject, f"kind must be one of {', '.join(STAGE_KINDS)}, got {kind!r}")
+            kind = "round-robin"
+        t.stages[sid] = Stage(sid, str(kind), r.id_list(subject, s, "teams"))
+
+    for i, m in r.table_list(doc, "matches"):
+        mid = m.get("id")
+        subject = f"match {mid}" if isinstance(mid, str) else f"matches[{i}]"
+        if not isinstance(mid, str) or not mid:
+            r.bad(subject, "id is missing")
+            continue
+        if mid in t.matches:
+            r.bad(subject, "listed twice", "duplicate_id")
+            continue
+        teams_raw = m.get("teams")
+        if not isinstance(teams_raw, list) or len(teams_raw) != 2:
+            r.bad(subject, "teams must list exactly two teams (A and B of the match record)")
+            refs = (TeamRef(team="?"), TeamRef(team="?"))
+        else:
+            refs = (_team_ref(r, subject, teams_raw[0]), _team_ref(r, subject, teams_raw[1]))
+        start = None
+        if "start" in m:
+            start = to_datetime(m["start"])
+            if start is None:
+                r.bad(subject, f"start must be a local date-time, got {m['start']!r}")
+        arena = m.get("arena")
+        if arena is not None and not isinstance(arena, str):
+            r.bad(subject, f"arena must be a name, got {arena!r}")
+            arena = str(arena)
+        rec = m.get("record")
+        if rec is not None and not isinstance(rec, str):
+            r.bad(subject, f"record must be a path, got {rec!r}")
+            rec = None
+        t.matches[mid] = MatchSpec(
+            mid, r.string(subject, m, "stage"), (refs[0], refs[1]), arena, start, rec
+        )
+
+    for i, dd in r.table_list(doc, "decided"):
+        subject = f"decided[{i}]"
+        by = dd.get("by")
+        if by not in DECIDERS:
+            r.bad(subject, f"by must be 'lot' or 'shootout', got {by!r}")
+            continue
+        t.decided.append(
+            Decided(r.string(subject, dd, "stage"), str(by), r.id_list(subject, dd, "order"))
+        )
+    return t
+
+
+def format_of(path: str | Path) -> Literal["json", "toml"]:
+    return "json" if str(path).lower().endswith(".json") else "toml"
+
+
+def loads(text: str, fmt: Literal["json", "toml"] = "toml", base: Path | None = None) -> Tournament:
+    """Parse the text; :class:`TournamentError` with line and column if malformed."""
+    try:
+        doc = _parse_text(text, fmt)
+    except RecordError as e:
+        msg = str(e)
+        if e.line is not None:
+            msg = msg.split(": ", 1)[1] if ": " in msg else msg
+        msg = msg.replace("a match record is an object", "a tournament file is a table")
+        raise TournamentError(msg, e.line, e.column) from None
+    return from_dict(doc, base)
+
+
+def load_path(path: str | Path) -> Tournament:
+    """Read a tournament file (``.json`` is JSON, anything else TOML)."""
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except OSError as e:
+        raise TournamentError(f"cannot read {p}: {e.strerror or e}") from None
+    except UnicodeDecodeError:
+        raise TournamentError(f"{p} is not UTF-8 text") from None
+    return loads(text, format_of(p), p.parent)
+
+
+def _json_default(v: Any) -> Any:
+    if isinstance(v, dt.date | dt.datetime):
+        return v.isoformat()
+    raise TypeError(type(v).__name__)
+
+
+def dumps(t: Tournament, fmt: Literal["json", "toml"] = "toml") -> str:
+    """The tournament as TOML (or JSON, dates as ISO strings)."""
+    doc = t.to_dict()
+    if fmt == "json":
+        return json.dumps(doc, indent=2, ensure_ascii=False, default=_json_default) + "\n"
+    import tomli_w
+
+    return tomli_w.dumps(_no_nulls(doc))
+
+
+def _no_nulls(v: Any) -> Any:
+    if isinstance(v, Mapping):
+        return {k: _no_nulls(x) for k, x in v.items() if x is not None}
+    if isinstance(v, Sequence) and not isinstance(v, str):
+        return [_no_nulls(x) for x in v]
+    return v

@@ -1,0 +1,286 @@
+"""The day's schedule: round robins over arenas and slots, brackets, committee edits, iCalendar.
+
+* :func:`round_robin_pairs`: every pair of a pool's teams once (``n(n-1)/2``).
+* :func:`slots`: the pairs put into time slots (one match per arena and slot, a team at most
+  once per slot), spread so that no team plays in two consecutive slots where that can be
+  avoided.
+* :func:`slot_minutes`: the length of a slot from the edition: the periods and intervals
+  of ``match_options.periods`` plus an allowance for stoppages and changing over.
+* :func:`bracket`: a single elimination seeded from the pools' orders (A1 v B2, B1 v A2...).
+* :func:`move`: the committee puts a match in another slot or arena.
+
+>>> pairs = round_robin_pairs(["a", "b", "c", "d", "e"])
+>>> len(pairs), len({frozenset(p) for p in pairs})
+(10, 10)
+>>> [len(s) for s in slots(pairs, arenas=1)][:3]
+[1, 1, 1]
+>>> back_to_back(slots(pairs, arenas=1))
+0
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import math
+from collections.abc import Sequence
+from dataclasses import replace
+from itertools import combinations, pairwise
+
+from chukker.tournament.model import MatchSpec, Stage, TeamRef, Tournament
+
+Pair = tuple[str, str]
+
+#: minutes added to the playing time and intervals of a match: stoppages, the
+#: umpires' and timekeeper's change-over between matches (a committee's choice)
+DEFAULT_ALLOWANCE_MIN = 15
+
+
+def round_robin_pairs(teams: Sequence[str]) -> list[Pair]:
+    """Every pair of ``teams`` once, in rounds of the circle method (home and away
+    alternate so each team is team A about half of the time)."""
+    ts: list[str | None] = list(teams)
+    if len(ts) < 2:
+        return []
+    if len(ts) % 2:
+        ts.append(None)
+    n = len(ts)
+    out: list[Pair] = []
+    for r in range(n - 1):
+        for i in range(n // 2):
+            a, b = ts[i], ts[n - 1 - i]
+            if a is None or b is None:
+                continue
+            out.append((a, b) if (r + i) % 2 == 0 else (b, a))
+        ts = [ts[0], ts[-1], *ts[1:-1]]
+    return out
+
+
+def back_to_back(schedule: Sequence[Sequence[Pair]]) -> int:
+    """How many times a team plays in two consecutive slots."""
+    count = 0
+    for prev, cur in pairwise(schedule):
+        before = {x for p in prev for x in p}
+        count += sum(1 for p in cur for x in p if x in before)
+    return count
+
+
+def _greedy(pairs: Sequence[Pair], arenas: int, rotate: int, rest: bool) -> list[list[Pair]]:
+    left = list(pairs[rotate:]) + list(pairs[:rotate])
+    last: dict[str, int] = {}
+    played: dict[str, int] = {}
+    out: list[list[Pair]] = []
+    while left:
+        k = len(out)
+        busy: set[str] = set()
+        slot: list[Pair] = []
+        while len(slot) < arenas:
+            best: tuple[tuple[int, int, int, int], int] | None = None
+            for i, (a, b) in enumerate(left):
+                if a in busy or b in busy:
+                    continue
+                again = sum(1 for x in (a, b) if last.get(x, -9) == k - 1)
+                wait = -min(k - last.get(a, -9), k - last.get(b, -9))
+                score = (again, wait, played.get(a, 0) + played.get(b, 0), i)
+                if best is None or score < best[0]:
+                    best = (score, i)
+            if best is None or (rest and slot and best[0][0] > 0):
+                break  # leave the arena free rather than make a team play again at once
+            a, b = left.pop(best[1])
+            slot.append((a, b))
+            busy |= {a, b}
+        for a, b in slot:
+            last[a] = last[b] = k
+            played[a] = played.get(a, 0) + 1
+            played[b] = played.get(b, 0) + 1
+        out.append(slot)
+    return out
+
+
+def slots(pairs: Sequence[Pair], arenas: int = 1) -> list[list[Pair]]:
+    """``pairs`` in slots of at most ``arenas`` matches, fewest back-to-back games first,
+    then fewest slots. Deterministic."""
+    arenas = max(1, arenas)
+    best: list[list[Pair]] | None = None
+    for rotate in range(max(1, min(len(pairs), 12))):
+        for rest in (False, True):
+            cand = _greedy(pairs, arenas, rotate, rest)
+            if best is None or (back_to_back(cand), len(cand)) < (back_to_back(best), len(best)):
+                best = cand
+    return best or []
+
+
+def slot_minutes(t: Tournament, allowance: int = DEFAULT_ALLOWANCE_MIN) -> int:
+    """A slot: the edition's periods and intervals for ``match_options.periods``, plus
+    ``allowance`` minutes, rounded up to 5 minutes."""
+    from chukker.rules.editions import edition
+
+    try:
+        plan = edition(t.rules).plan(str(t.match_options.get("periods", "regulation")))
+    except ValueError:  # ``check`` reports the unknown edition or periods
+        plan = edition("uspa-arena-2026").regulation
+    ms = plan.count * plan.length_ms + sum(plan.intervals_ms)
+    return 5 * math.ceil((ms / 60_000 + allowance) / 5)
+
+
+def _times(start: dt.datetime, n: int, minutes: int, day_end: dt.time | None) -> list[dt.datetime]:
+    """``n`` slot starts from ``start``; a slot that would end after ``day_end`` moves
+    to the next day at the first slot's time of day."""
+    out: list[dt.datetime] = []
+    cur = start
+    step = dt.timedelta(minutes=minutes)
+    for _ in range(n):
+        end = cur + step
+        if day_end is not None and (end.date() > cur.date() or end.time() > day_end):
+            cur = dt.datetime.combine(cur.date() + dt.timedelta(days=1), start.time())
+        out.append(cur)
+        cur += step
+    return out
+
+
+def plan_round_robins(
+    t: Tournament,
+    start: dt.datetime,
+    arenas: Sequence[str],
+    minutes: int | None = None,
+    day_end: dt.time | None = None,
+) -> list[MatchSpec]:
+    """Matches for every round-robin stage that has none yet, from ``start`` over the
+    ``arenas`` (pools one after the other share the slots). Ids: stage id + number."""
+    minutes = minutes or slot_minutes(t)
+    pairs: list[tuple[str, Pair]] = []
+    for st in t.stages.values():
+        if st.kind == "round-robin" and not any(m.stage == st.id for m in t.matches.values()):
+            pairs += [(st.id, p) for p in round_robin_pairs(st.teams)]
+    stage_of = {p: s for s, p in pairs}
+    sched = slots([p for _, p in pairs], len(arenas))
+    times = _times(start, len(sched), minutes, day_end)
+    out: list[MatchSpec] = []
+    count: dict[str, int] = {}
+    for when, slot in zip(times, sched, strict=True):
+        for arena, p in zip(arenas, slot, strict=False):
+            sid = stage_of[p]
+            count[sid] = count.get(sid, 0) + 1
+            out.append(
+                MatchSpec(
+                    f"{sid}-{count[sid]}",
+                    sid,
+                    (TeamRef(team=p[0]), TeamRef(team=p[1])),
+                    arena,
+                    when,
+                )
+            )
+    return out
+
+
+def seed_order(n: int) -> list[int]:
+    """Bracket positions of seeds 1..n (n a power of two): 1 v n, and the top seeds meet
+    as late as possible (``[1, 4, 2, 3]`` for four)."""
+    order = [1]
+    while len(order) < n:
+        m = 2 * len(order)
+        order = [x for s in order for x in (s, m + 1 - s)]
+    return order
+
+
+def bracket(
+    stage_id: str,
+    pools: Sequence[str],
+    per_pool: int,
+    start: dt.datetime | None = None,
+    arenas: Sequence[str] = (),
+    minutes: int = 70,
+) -> tuple[Stage, list[MatchSpec]]:
+    """A single elimination between the first ``per_pool`` of each pool, seeded
+    pool winners first (two pools, two each: A1 v B2, B1 v A2, then the final).
+    The number of entrants must be a power of two."""
+    seeds = [TeamRef(stage=p, place=k) for k in range(1, per_pool + 1) for p in pools]
+    n = len(seeds)
+    if n < 2 or n & (n - 1):
+        raise ValueError(f"a bracket needs 2, 4, 8... entrants, got {n}")
+    pos = seed_order(n)
+    current = [seeds[s - 1] for s in pos]
+    matches: list[MatchSpec] = []
+    rnd = 1
+    when = start
+    while len(current) > 1:
+        nxt: list[TeamRef] = []
+        for i in range(0, len(current), 2):
+            k = i // 2 + 1
+            mid = f"{stage_id}-final" if len(current) == 2 else f"{stage_id}-r{rnd}-{k}"
+            arena = arenas[(k - 1) % len(arenas)] if arenas else None
+            slot_when = when
+            if when is not None and arenas:
+                slot_when = when + dt.timedelta(minutes=minutes * ((k - 1) // len(arenas)))
+            matches.append(MatchSpec(mid, stage_id, (current[i], current[i + 1]), arena, slot_when))
+            nxt.append(TeamRef(winner_of=mid))
+        if when is not None:
+            per_slot = max(1, len(arenas))
+            when += dt.timedelta(minutes=minutes * math.ceil(len(current) / 2 / per_slot))
+        current = nxt
+        rnd += 1
+    return Stage(stage_id, "single-elimination"), matches
+
+
+def move(
+    t: Tournament, match_id: str, start: dt.datetime | None = None, arena: str | None = None
+) -> Tournament:
+    """The committee's edit: ``match_id`` to another time and/or arena (in place)."""
+    m = t.matches[match_id]
+    t.matches[match_id] = replace(
+        m, start=start if start is not None else m.start, arena=arena or m.arena
+    )
+    return t
+
+
+def clashes(t: Tournament, minutes: int | None = None) -> list[str]:
+    """Matches overlapping in one arena, or a team in two matches at once."""
+    minutes = minutes or slot_minutes(t)
+    span = dt.timedelta(minutes=minutes)
+    out: list[str] = []
+    ms = [m for m in t.matches.values() if m.start is not None]
+    for a, b in combinations(ms, 2):
+        assert a.start is not None and b.start is not None
+        if abs(a.start - b.start) >= span:
+            continue
+        if a.arena is not None and a.arena == b.arena:
+            out.append(f"matches {a.id} and {b.id} overlap in {a.arena}")
+        ta = {r.team for r in a.teams if r.team}
+        tb = {r.team for r in b.teams if r.team}
+        for x in sorted(ta & tb):
+            out.append(f"team {x} plays {a.id} and {b.id} at the same time")
+    return out
+
+
+def to_ics(t: Tournament, minutes: int | None = None) -> bytes:
+    """An iCalendar file: one event per scheduled match, with its teams and arena."""
+    from icalendar import Calendar, Event
+
+    from chukker.tournament.standings import standings
+
+    minutes = minutes or slot_minutes(t)
+    s = standings(t)
+    cal = Calendar()
+    cal.add("prodid", "-//chukker//tournament//EN")
+    cal.add("version", "2.0")
+    cal.add("x-wr-calname", t.name or "chukker tournament")
+    slug = "".join(c if c.isalnum() else "-" for c in (t.name or "tournament").lower())
+    for m in t.matches.values():
+        if m.start is None:
+            continue
+        teams = s.match(m.id).teams
+        names = [
+            t.team_name(x) if x is not None else ref.describe()
+            for x, ref in zip(teams, m.teams, strict=True)
+        ]
+        ev = Event()
+        ev.add("uid", f"{m.id}@{slug}.chukker")
+        ev.add("summary", f"{names[0]} v {names[1]}")
+        ev.add("dtstart", m.start)
+        ev.add("dtend", m.start + dt.timedelta(minutes=minutes))
+        ev.add("dtstamp", dt.datetime(2000, 1, 1, tzinfo=dt.UTC))
+        where = ", ".join(x for x in (m.arena, t.venue) if x)
+        if where:
+            ev.add("location", where)
+        ev.add("description", f"{t.name}: {m.stage}, match {m.id}")
+        cal.add_component(ev)
+    return bytes(cal.to_ical())

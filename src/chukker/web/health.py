@@ -1,0 +1,81 @@
+"""``/healthz`` (the process answers) and ``/readyz`` (it can serve a match).
+
+Ready means: the database answers a query within :data:`DB_TIMEOUT_S`, the
+live service has started (its horn scheduler is on the event loop), no horn
+is overdue by more than :data:`OVERDUE_S` (a stuck scheduler), and on
+PostgreSQL the listener for the other servers' appends is running. A load
+balancer sends traffic only to ready servers; a supervisor restarts one
+whose ``/healthz`` stops answering.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import Any
+
+from fastapi import APIRouter, Request
+from fastapi.responses import JSONResponse
+
+router = APIRouter(tags=["operations"])
+
+DB_TIMEOUT_S = 2.0
+#: a horn timer this far past its time means the scheduler is stuck
+OVERDUE_S = 5.0
+
+
+@router.get("/healthz", summary="Alive: the process answers")
+async def healthz() -> dict[str, str]:
+    return {"status": "ok"}
+
+
+def _ping(store: Any) -> None:
+    ping = getattr(store, "ping", None)
+    if callable(ping):
+        ping()
+    else:
+        store.list_matches(1)
+
+
+def scheduler_problems(svc: Any) -> list[str]:
+    """What is wrong with the live service's horn scheduler (empty: nothing)."""
+    problems: list[str] = []
+    loop = getattr(svc, "loop", None)
+    if loop is None:
+        return ["the live service has not started"]
+    if getattr(svc, "stopped", False):
+        return ["the live service has stopped"]
+    listener = getattr(svc, "_listener", None)
+    backend = getattr(getattr(svc, "store", None), "backend", None)
+    if str(getattr(backend, "value", backend)) == "postgresql" and (
+        listener is None or listener.done()
+    ):
+        problems.append("the listener for other servers' events is not running")
+    now = loop.time()
+    for lm in list(getattr(svc, "_matches", {}).values()):
+        timer = getattr(lm, "timer", None)
+        if timer is not None and not timer.cancelled() and now - timer.when() > OVERDUE_S:
+            problems.append(f"match {lm.id}: a horn is {now - timer.when():.1f} s overdue")
+            break
+    return problems
+
+
+@router.get("/readyz", summary="Ready: database reachable, horn scheduler running")
+async def readyz(request: Request) -> JSONResponse:
+    svc = request.app.state.service
+    checks: dict[str, str] = {}
+    t0 = time.perf_counter()
+    try:
+        async with asyncio.timeout(DB_TIMEOUT_S):
+            await asyncio.to_thread(_ping, svc.store)
+        checks["database"] = f"ok ({(time.perf_counter() - t0) * 1000:.1f} ms)"
+    except TimeoutError:
+        checks["database"] = f"no answer within {DB_TIMEOUT_S} s"
+    except Exception as e:
+        checks["database"] = f"unreachable: {type(e).__name__}"
+    problems = scheduler_problems(svc)
+    checks["horn_scheduler"] = "; ".join(problems) if problems else "ok"
+    ready = all(v.startswith("ok") for v in checks.values())
+    return JSONResponse({"status": "ok" if ready else "unavailable", "checks": checks},
+                        status_code=200 if ready else 503,
+                        headers=None if ready else {"retry-after": "5"})

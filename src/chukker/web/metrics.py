@@ -1,0 +1,152 @@
+"""Prometheus metrics of the live service (``prometheus_client``), served at ``/metrics``.
+
+The live service and the API call the hook functions below; each is cheap (a
+dictionary look-up and an addition) and never raises. The metrics live in one
+registry per process (:data:`REGISTRY`), like the process they describe:
+
+========================================  =========  ====================================
+name                                      type       what
+========================================  =========  ====================================
+chukker_event_post_seconds                histogram  POST .../events, arrival to answer
+chukker_horn_lateness_seconds             histogram  horn published minus its deadline
+chukker_fanout_seconds                    histogram  one message handed to every stream
+chukker_store_append_seconds              histogram  one durable append (by backend)
+chukker_streams                           gauge      connected live streams, by kind
+chukker_refusals_total                    counter    refused requests, by code
+chukker_events_total                      counter    accepted events
+chukker_horns_total                       counter    horns sounded
+========================================  =========  ====================================
+
+>>> horn_sounded(0.004); scrape().count(b"chukker_horn_lateness_seconds_bucket") > 5
+True
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from prometheus_client import (
+    CONTENT_TYPE_LATEST,
+    CollectorRegistry,
+    Counter,
+    Gauge,
+    Histogram,
+    generate_latest,
+)
+from prometheus_client import (
+    ProcessCollector as _ProcessCollector,
+)
+
+REGISTRY = CollectorRegistry(auto_describe=True)
+_ProcessCollector(registry=REGISTRY)
+
+#: live-stream clients, from the page that opened the stream
+STREAM_KINDS = ("console", "display", "overlay", "spectator", "sheet", "tournament", "api",
+                "other")
+
+# Horns are due on the millisecond; buckets from 1 ms to 5 s.
+_FINE = (0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0)
+
+EVENT_POST = Histogram("chukker_event_post_seconds",
+                       "Time to answer POST /api/matches/{id}/events",
+                       ["status"], buckets=_FINE, registry=REGISTRY)
+HORN_LATENESS = Histogram("chukker_horn_lateness_seconds",
+                          "How long after its deadline a horn was published",
+                          buckets=_FINE, registry=REGISTRY)
+FANOUT = Histogram("chukker_fanout_seconds",
+                   "Time to hand one message to every subscribed stream",
+                   buckets=_FINE, registry=REGISTRY)
+STORE_APPEND = Histogram("chukker_store_append_seconds", "Time of one durable append",
+                         ["backend"], buckets=_FINE, registry=REGISTRY)
+STREAMS = Gauge("chukker_streams", "Connected live streams", ["kind"], registry=REGISTRY)
+REFUSALS = Counter("chukker_refusals_total", "Refused requests (non-2xx answers), by code",
+                   ["code"], registry=REGISTRY)
+EVENTS = Counter("chukker_events_total", "Events accepted", registry=REGISTRY)
+HORNS = Counter("chukker_horns_total", "Horns sounded", registry=REGISTRY)
+for _k in STREAM_KINDS:
+    STREAMS.labels(_k)
+
+#: a code is a short snake_case word; anything else is counted as "other"
+_MAX_CODES = 200
+_codes: set[str] = set()
+
+
+# ------------------------------------------------------------------- hooks
+
+def event_posted(seconds: float, status: int) -> None:
+    """An event POST was answered with ``status`` after ``seconds``."""
+    EVENT_POST.labels(str(status)).observe(max(seconds, 0.0))
+    if status == 201:
+        EVENTS.inc()
+
+
+def horn_sounded(late_seconds: float) -> None:
+    """A horn went out ``late_seconds`` after its deadline."""
+    HORN_LATENESS.observe(max(late_seconds, 0.0))
+    HORNS.inc()
+
+
+def fanned_out(seconds: float) -> None:
+    """One message reached every subscriber's queue in ``seconds``."""
+    FANOUT.observe(max(seconds, 0.0))
+
+
+def store_appended(seconds: float, backend: str) -> None:
+    STORE_APPEND.labels(backend).observe(max(seconds, 0.0))
+
+
+def stream_opened(kind: str) -> None:
+    STREAMS.labels(kind if kind in STREAM_KINDS else "other").inc()
+
+
+def stream_closed(kind: str) -> None:
+    STREAMS.labels(kind if kind in STREAM_KINDS else "other").dec()
+
+
+def refused(code: str) -> None:
+    """A request was refused with the API error ``code``."""
+    if code not in _codes:
+        ok = code.replace("_", "").isalnum() and code.isascii() and len(code) <= 40
+        if not ok or len(_codes) >= _MAX_CODES:
+            code = "other"
+        else:
+            _codes.add(code)
+    REFUSALS.labels(code).inc()
+
+
+@contextmanager
+def timed_append(backend: str) -> Iterator[None]:
+    """``with timed_append("sqlite"): store.append(...)``."""
+    t0 = time.perf_counter()
+    try:
+        yield
+    finally:
+        store_appended(time.perf_counter() - t0, backend)
+
+
+def scrape() -> bytes:
+    """The metrics in Prometheus' text format."""
+    return generate_latest(REGISTRY)
+
+
+CONTENT_TYPE = CONTENT_TYPE_LATEST
+
+
+def stream_kind(path_hint: str | None) -> str:
+    """The kind of client from the page that opened a stream (its Referer path or ``?kind=``).
+
+    >>> stream_kind("/m/abc/display"), stream_kind("/m/abc"), stream_kind(None)
+    ('display', 'spectator', 'api')
+    """
+    if not path_hint:
+        return "api"
+    if path_hint in STREAM_KINDS:
+        return path_hint
+    parts = [p for p in path_hint.split("?")[0].split("/") if p]
+    if len(parts) >= 2 and parts[0] == "m":
+        if len(parts) == 2:
+            return "spectator"
+        return parts[2] if parts[2] in STREAM_KINDS else "other"
+    return "other"

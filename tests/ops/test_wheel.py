@@ -1,0 +1,129 @@
+"""The built wheel works on its own: installed into a fresh venv, run from another folder.
+
+Slow-ish (a few seconds: build, install, start a server) but part of every run. Offline: the
+wheel is built with the setuptools of the running venv (pinned in requirements-dev.lock) and
+installed without its dependencies, which the fresh venv borrows from the running one
+through a ``.pth`` line; what is checked is the wheel: package data, templates, static
+files, translations, examples and the ``chukker`` script.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import sysconfig
+import time
+import venv
+from pathlib import Path
+
+import httpx
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("wheel")]
+
+
+def _setuptools_ok() -> bool:
+    try:
+        import setuptools
+    except ImportError:
+        return False
+    return int(setuptools.__version__.split(".")[0]) >= 77
+
+
+def _env() -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("CHUKKER_", "PYTHON", "VIRTUAL_ENV"))}
+    env["PIP_DISABLE_PIP_VERSION_CHECK"] = "1"
+    return env
+
+
+def run(*args: str | Path, cwd: Path, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    p = subprocess.run([str(a) for a in args], cwd=cwd, env=_env(), capture_output=True,
+                       text=True, timeout=timeout, check=False)
+    assert p.returncode == 0, f"{args}: {p.stdout}\n{p.stderr}"
+    return p
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    if not _setuptools_ok():
+        pytest.skip("building the wheel offline needs setuptools>=77 "
+                    "(pinned in requirements-dev.lock; bash scripts/setup.sh)")
+    tmp = tmp_path_factory.mktemp("wheel")
+    src = tmp / "src"
+    shutil.copytree(ROOT, src, ignore=shutil.ignore_patterns(
+        ".git", ".venv", "build", "dist", "*.egg-info", "__pycache__", ".*_cache",
+        ".hypothesis", "*.sqlite3*", "node_modules"))
+    run(sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q",
+        "-w", tmp / "dist", src, cwd=tmp)
+    wheels = list((tmp / "dist").glob("chukker-*.whl"))
+    assert len(wheels) == 1
+    env_dir = tmp / "venv"
+    venv.EnvBuilder(with_pip=False).create(env_dir)
+    py = env_dir / "bin" / "python"
+    run(sys.executable, "-m", "pip", "--python", py, "install", "--no-deps", "-q",
+        "--no-index", wheels[0], cwd=tmp)
+    # the dependencies: borrowed from the running venv (listed after the fresh venv's own)
+    site = Path(run(py, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])",
+                    cwd=tmp).stdout.strip())
+    paths = {sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"]}
+    (site / "_chukker_borrowed_deps.pth").write_text("\n".join(sorted(paths)) + "\n")
+    return env_dir
+
+
+def test_wheel_has_the_package_data_and_runs_from_another_folder(installed: Path,
+                                                                 tmp_path: Path) -> None:
+    py, exe = installed / "bin" / "python", installed / "bin" / "chukker"
+    where = run(py, "-c", "import chukker, pathlib; print(pathlib.Path(chukker.__file__))",
+                cwd=tmp_path).stdout.strip()
+    assert where.startswith(str(installed)), f"chukker imported from {where}"
+    pkg = Path(where).parent
+    for rel in ("web/templates/base.html", "web/static/live.js", "py.typed",
+                "web/locales/es/LC_MESSAGES/messages.po", "rulebook/data/summaries.json"):
+        assert (pkg / rel).is_file(), rel
+    examples = Path(run(exe, "examples", cwd=tmp_path).stdout.strip())
+    assert examples.is_relative_to(installed)
+    rec = examples / "overtime.json"
+    out = run(exe, "replay", rec, "--json", cwd=tmp_path).stdout
+    assert '"score"' in out
+
+
+def test_wheel_serves_pages_static_files_and_translations(installed: Path,
+                                                         tmp_path: Path) -> None:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    proc = subprocess.Popen(
+        [str(installed / "bin" / "chukker"), "serve", "--port", str(port), "--no-demo",
+         "--db", str(tmp_path / "w.sqlite3")],
+        cwd=tmp_path, env=_env(), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            if proc.poll() is not None:
+                raise AssertionError(proc.stderr.read().decode() if proc.stderr else "exited")
+            try:
+                if httpx.get(base + "/healthz", timeout=1).status_code == 200:
+                    break
+            except httpx.TransportError:
+                pass
+            assert time.monotonic() < deadline, "chukker serve did not start"
+            time.sleep(0.1)
+        with httpx.Client(base_url=base, timeout=10) as c:
+            assert c.get("/healthz").json() == {"status": "ok"}
+            assert c.get("/readyz").status_code == 200
+            assert c.get("/static/live.css").status_code == 200
+            es = c.get("/", headers={"accept-language": "es"})
+            assert es.status_code == 200 and 'lang="es"' in es.text
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:  # pragma: no cover
+            proc.kill()
+            proc.wait(5)

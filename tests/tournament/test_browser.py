@@ -1,0 +1,81 @@
+"""Browser test: a tournament of four teams, its pool played through the API, a
+spectator's page following the table and the bracket over Server-Sent Events."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from tests.tournament.web_helpers import RESULTS, four_team_toml, post
+
+pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("browser")]
+
+ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+
+@pytest.fixture
+def browser() -> Iterator[Any]:
+    path = "/usr/bin/chromium"
+    if not os.path.exists(path):
+        if os.environ.get("CHUKKER_REQUIRE_BROWSER") == "1":
+            pytest.fail("CHUKKER_REQUIRE_BROWSER=1 but /usr/bin/chromium is missing")
+        pytest.skip("browser tests need Debian's chromium at /usr/bin/chromium")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=path, args=ARGS)
+        yield b
+        b.close()
+
+
+def test_pool_played_through_the_api_spectator_page_follows(
+    browser: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from playwright.sync_api import expect
+    from tests.web.conftest import LiveServer
+
+    monkeypatch.setenv("CHUKKER_TOURNAMENTS_DIR", str(tmp_path / "tournaments"))
+    with LiveServer(tmp_path / "live.sqlite3") as server, server.client() as c:
+        r = c.post(f"{server.url}/tournaments/api", json={"text": four_team_toml()})
+        assert r.status_code == 201, r.text
+        body = r.json()
+        tid = body["tournament_id"]
+        tokens = {a: v["token"] for a, v in body["arenas"].items()}
+
+        page = browser.new_context(viewport={"width": 1280, "height": 900}).new_page()
+        page.goto(f"{server.url}/tournaments/{tid}?lang=en")
+        expect(page.locator("h1")).to_have_text("Four Cup")
+        expect(page.locator('section.pool tr[data-team="reds"] td').nth(3)).to_have_text("0")
+        expect(page.locator(".bracket .bm")).to_have_count(1)
+        expect(page.locator('.bracket [data-team="reds"]')).to_have_count(0)
+
+        for mid, events in RESULTS.items():
+            live = body["matches"][mid]
+            arena = "Arena 1" if int(mid[1:]) % 2 else "Arena 2"
+            for ev in [{"type": "bowl_in"}, *events]:
+                assert post(c, server.url, live, tokens[arena], ev).status_code == 201
+            if mid == "m1":  # the first result reaches the page without a reload
+                expect(page.locator('tr[data-match="m1"]')).to_have_attribute(
+                    "data-status", "final"
+                )
+                expect(page.locator('tr[data-team="reds"] td').nth(3)).to_have_text("1")
+
+        rows = page.locator("section.pool tbody tr")
+        expect(rows.nth(0)).to_have_attribute("data-team", "reds")
+        expect(rows.nth(1)).to_have_attribute("data-team", "blues")
+        expect(page.locator('section.pool tr[data-team="reds"] td').nth(3)).to_have_text("3")
+        expect(page.locator("section.pool .reasons li").first).to_contain_text("Reds above Blues")
+        # the final now has its teams, in the bracket and as a live match
+        expect(page.locator('.bracket [data-team="reds"]')).to_have_count(1)
+        expect(page.locator('.bracket [data-team="blues"]')).to_have_count(1)
+        expect(page.locator('tr[data-match="f1"] a', has_text="QR")).to_have_count(1)

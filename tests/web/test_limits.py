@@ -1,0 +1,105 @@
+"""Server-level limits: one server per SQLite file, slowloris, stream caps."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from chukker.web.limits import StreamCaps
+
+
+def test_a_second_serve_on_the_same_sqlite_file_refuses_pointing_to_postgresql(
+        tmp_path: Path) -> None:
+    db = tmp_path / "one.sqlite3"
+    lock = open(str(db) + ".lock", "a+")  # noqa: SIM115 - what the first server holds
+    import fcntl
+
+    fcntl.flock(lock.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+    try:
+        env = {**os.environ}
+        env.pop("CHUKKER_DATABASE_URL", None)
+        r = subprocess.run([sys.executable, "-m", "chukker.web", "--db", str(db), "--no-demo",
+                            "--port", "1"], capture_output=True, text=True, timeout=60, env=env)
+        assert r.returncode == 1
+        assert "PostgreSQL" in r.stderr and "already served" in r.stderr
+    finally:
+        lock.close()
+
+
+def test_organiser_token_is_printed_again_by_its_command(tmp_path: Path) -> None:
+    db = tmp_path / "o.sqlite3"
+    env = {k: v for k, v in os.environ.items() if k != "CHUKKER_ORGANISER_TOKEN"}
+    run = [sys.executable, "-m", "chukker.cli", "organiser-token", "--db", str(db)]
+    a = subprocess.run(run, capture_output=True, text=True, timeout=60, env=env)
+    b = subprocess.run(run, capture_output=True, text=True, timeout=60, env=env)
+    assert a.returncode == 0 and a.stdout.strip() and a.stdout == b.stdout
+    assert (os.stat(str(db) + ".organiser-token").st_mode & 0o077) == 0
+
+
+def test_spectator_streams_are_capped_per_address_and_in_total_with_a_reserve() -> None:
+    caps = StreamCaps(total=10, per_address=4, reserved=2)
+    assert [caps.acquire("nat", False) for _ in range(5)] == [True] * 4 + [False]
+    assert all(caps.acquire(f"10.0.0.{i}", False) for i in range(4))
+    assert caps.acquire("other", False) is False  # spectators' share is full
+    assert caps.acquire("nat", True) and caps.acquire("nat", True)  # the reserve
+    assert caps.acquire("nat", True) is False
+    caps.release("nat")
+    assert caps.acquire("x", True)
+
+
+def test_slowloris_connection_is_closed_after_the_header_timeout(
+        server_factory: Any, db_path: Path, monkeypatch: Any) -> None:
+    import uvicorn
+
+    from chukker.web import limits
+
+    monkeypatch.setattr(limits, "HEADER_TIMEOUT_S", 0.3)
+    srv = server_factory(db_path)
+    srv.server = uvicorn.Server(uvicorn.Config(srv.app, log_level="warning", lifespan="on",
+                                               **limits.uvicorn_options()))
+    import threading
+
+    srv.thread = threading.Thread(target=srv.server.run, kwargs={"sockets": [srv.sock]},
+                                  daemon=True)
+    with srv:
+        s = socket.create_connection(("127.0.0.1", srv.port))
+        s.sendall(b"GET /api/time HTTP/1.1\r\nHost: x\r\n")
+        s.settimeout(5)
+        t0 = time.monotonic()
+        try:
+            data = s.recv(100)
+        except ConnectionResetError:
+            data = b""
+        assert data == b"" and time.monotonic() - t0 < 4  # closed, not answered
+        s.close()
+        assert httpx.get(srv.url + "/api/time").status_code == 200
+
+
+def test_a_closed_stream_gives_its_slot_back(live_server: Any, make_match: Any) -> None:
+    caps = live_server.app.state.streams
+    svc = live_server.app.state.service
+    with live_server.client() as c:
+        m = make_match(c)
+        with c.stream("GET", f"/api/matches/{m.id}/stream") as r:
+            next(r.iter_lines())
+            assert caps.open == 1 and len(svc._matches[m.id].subscribers) == 1
+        end = time.monotonic() + 10
+        while (caps.open or svc._matches[m.id].subscribers) and time.monotonic() < end:
+            time.sleep(0.05)
+        assert caps.open == 0 and not svc._matches[m.id].subscribers
+
+
+def test_over_the_cap_a_spectator_gets_503_with_retry_after(client: Any,
+                                                            make_match: Any) -> None:
+    client.app.state.streams = StreamCaps(total=0, per_address=0, reserved=0)
+    m = make_match(client)
+    r = client.get(f"/api/matches/{m.id}/stream")
+    assert r.status_code == 503 and r.json()["code"] == "too_many_streams"
+    assert r.headers["retry-after"] == "5"
