@@ -126,6 +126,7 @@ def test_property_allowed_lists_exactly_the_actions_whose_probe_is_accepted(
     start = events[len(m) - 1]["at"] if len(m) else 0.0
     at_ms = round((start + later) * 1000)
     allowed = m.report(at_ms)["allowed"]
+    assert m.allowed(at_ms) == allowed
     for action in ACTIONS:
         ev = m.probe(action, at_ms)
         accepted = ev is not None and m.can(ev)

@@ -172,6 +172,13 @@ class Match:
         self._fold.apply_safely(stored)
         return dict(stored)
 
+    def allowed(self, at_ms: int) -> list[str]:
+        """The actions an operator could send at ``at_ms`` (the report's ``allowed``)."""
+        if at_ms < self._fold.core.last_at:
+            return []
+        c = self.state_at(at_ms)
+        return allowed_now(c, len(self._fold.events), at_ms, _undo_ok(self._fold, at_ms))
+
     def probe(self, type_: str, at_ms: int) -> dict[str, Any] | None:
         """The canonical event of ``type_`` that ``allowed`` tries at ``at_ms``."""
         if at_ms < self._fold.core.last_at:
