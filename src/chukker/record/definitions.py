@@ -151,6 +151,13 @@ TEAM_DOC: dict[str, Field] = {
     "players": Field("players", True, 0, 12),
     "alternates": Field("players", False, 0, 12),
 }
+#: the score sheet's details of the match (who, where, when): chukker's addition to the
+#: header, shown on the sheet, never read by the engine
+MATCH_INFO: dict[str, Field] = {
+    k: _str(NAME_MAX if k != "event" else 120)
+    for k in ("event", "venue", "date", "arena", "umpire_1", "umpire_2", "referee",
+              "timekeeper", "scorer")
+}
 HEADER: dict[str, Field] = {
     "format": Field("enum", values=("chukker-match/1",)),
     "rules": Field("enum", values=tuple(EDITIONS)),
@@ -158,6 +165,9 @@ HEADER: dict[str, Field] = {
     "teams": Field("teams", True),
     "events": Field("events"),
     "meta": Field("meta", description="free notes (strings, numbers), not read by the engine"),
+    "match_info": Field(
+        "match_info", description="the score sheet's details: event, venue, date, officials"
+    ),
 }
 
 
@@ -448,6 +458,8 @@ def _header_special(v: Any, f: Field, path: str) -> Any:
         return v  # each event is checked by validate_event, naming it "event N"
     if k == "meta":
         return _meta(v, path)
+    if k == "match_info":
+        return _object(v, MATCH_INFO, path)
     raise AssertionError(k)  # pragma: no cover
 
 
@@ -549,6 +561,12 @@ def json_schema() -> dict[str, Any]:
             },
             "events": {"type": "array", "maxItems": EVENTS_MAX, "items": {"oneOf": events}},
             "meta": {"type": "object", "description": HEADER["meta"].description},
+            "match_info": {
+                "type": "object",
+                "description": HEADER["match_info"].description,
+                "properties": {k: _schema(f) for k, f in MATCH_INFO.items()},
+                "additionalProperties": False,
+            },
         },
     )
     header["required"] = ["teams"]
