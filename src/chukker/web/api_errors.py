@@ -76,3 +76,44 @@ def body(code: str, params: dict[str, Any] | None = None, text: str | None = Non
     p = dict(params or {})
     return {"error": code, "code": code, "params": p,
             "message": text if text is not None else message(code, p), **extra}
+
+
+#: the JSON Schema of every refusal (the OpenAPI's ``ApiError``)
+ERROR_SCHEMA: dict[str, Any] = {
+    "title": "ApiError",
+    "type": "object",
+    "required": ["error", "code", "message"],
+    "properties": {
+        "error": {"type": "string", "description": "the same as code"},
+        "code": {"type": "string", "description": "a key of MESSAGES or an engine code"},
+        "params": {"type": "object", "description": "the values filled into the message"},
+        "message": {"type": "string", "description": "English text"},
+    },
+}
+
+
+def document_errors(doc: dict[str, Any]) -> dict[str, Any]:
+    """The OpenAPI ``doc`` with every 4xx/5xx of ``/api`` described as :data:`ERROR_SCHEMA`.
+
+    FastAPI documents its own 422 body (``HTTPValidationError``), which the API
+    never sends; operations on a match also answer 404 ``unknown_match``.
+
+    >>> doc = {"paths": {"/api/m/{match_id}": {"get": {"responses": {"422": {}}}}}}
+    >>> sorted(document_errors(doc)["paths"]["/api/m/{match_id}"]["get"]["responses"])
+    ['404', '422']
+    """
+    doc.setdefault("components", {}).setdefault("schemas", {})["ApiError"] = ERROR_SCHEMA
+    content = {"application/json": {"schema": {"$ref": "#/components/schemas/ApiError"}}}
+    for path, operations in doc.get("paths", {}).items():
+        if not path.startswith("/api/"):
+            continue
+        for op in operations.values():
+            responses = op.setdefault("responses", {})
+            if "{match_id}" in path:
+                responses.setdefault("404", {})
+            for status, resp in responses.items():
+                if status[:1] in ("4", "5"):
+                    resp["description"] = resp.get("description") or message(
+                        {"404": "unknown_match"}.get(status, "bad_request"), {})
+                    resp["content"] = content
+    return doc

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import contextlib
+import functools
 import gc
 import importlib
 import logging
 import os
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
@@ -69,6 +70,13 @@ def _keep_collector_out_of_the_fanout() -> None:
     gc.freeze()
     gen0, _gen1, _gen2 = gc.get_threshold()
     gc.set_threshold(max(gen0, 10_000), 50, 100)
+
+
+def _openapi(app: FastAPI, build: Callable[[], dict[str, Any]]) -> dict[str, Any]:
+    """FastAPI's OpenAPI document with the API's refusals documented (built once)."""
+    if app.openapi_schema is None:
+        app.openapi_schema = api_errors.document_errors(build())
+    return app.openapi_schema
 
 
 def create_app(store: EventStore | str | Path, *, organiser: str | None = None,
@@ -160,6 +168,7 @@ def create_app(store: EventStore | str | Path, *, organiser: str | None = None,
 
     app.include_router(api.router)
     app.include_router(pages.router)
+    app.openapi = functools.partial(_openapi, app, app.openapi)  # type: ignore[method-assign]
     app.mount("/static", StaticFiles(directory=HERE / "static"), name="static")
     _mount_optional(app)
     app.add_middleware(BodyLimit, limit=lim.max_body_bytes)

@@ -1,0 +1,121 @@
+"""Fuzz the live API from its own OpenAPI document with Schemathesis.
+
+Every ``/api`` operation is called in-process (the ASGI app on a fresh SQLite
+file) with generated requests, valid and invalid, without a token, with a bad
+one and with the organiser's, timekeeper's and committee's tokens of a real
+match. Checks: never a 5xx, every non-2xx is JSON with ``error`` and ``code``,
+and responses match the schema the OpenAPI documents for them.
+
+Bounded and deterministic (derandomized, a few examples per operation);
+``CHUKKER_FUZZ_EXAMPLES=500`` runs a longer fuzz locally (see docs/live.md).
+"""
+
+from __future__ import annotations
+
+import atexit
+import copy
+import json
+import os
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+schemathesis = pytest.importorskip("schemathesis")
+
+from hypothesis import HealthCheck, Phase, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+from schemathesis.python import asgi as st_asgi  # noqa: E402
+
+from chukker.web import create_app  # noqa: E402
+from chukker.web.demo import DEMO_HEADER  # noqa: E402
+
+ORGANISER = "fuzz-organiser-token"
+#: examples per operation (raise locally for a longer fuzz)
+EXAMPLES = int(os.environ.get("CHUKKER_FUZZ_EXAMPLES", "12"))
+
+pytestmark = pytest.mark.xdist_group("schemathesis")
+
+#: the created match and its tokens, filled by the fixture, read by the hooks
+KNOWN: dict[str, Any] = {}
+
+
+def _bearer(token: str) -> str:
+    return "Bearer " + token
+
+
+#: the app on a throw-away SQLite file (built at import: Schemathesis parametrizes from it)
+_DIR = tempfile.mkdtemp(prefix="chukker-fuzz-")
+atexit.register(shutil.rmtree, _DIR, True)
+APP = create_app(Path(_DIR) / "fuzz.sqlite3", organiser=ORGANISER)
+APP.state.throttle.max_delay = 0.0  # bad tokens still counted and blocked, never slept on
+
+schema = schemathesis.openapi.from_asgi("/openapi.json", APP).include(path_regex="^/api/")
+schema.config.generation.update(max_examples=EXAMPLES)
+schema.config.max_stream_events = 1  # the first message (the state), then close
+
+
+@pytest.fixture(scope="module", autouse=True)
+def known_match() -> dict[str, Any]:
+    """A match with two events, created once; its id and tokens feed the hooks."""
+    if not KNOWN:
+        with st_asgi.get_client(APP) as c:
+            r = c.post("/api/matches", json=copy.deepcopy(DEMO_HEADER),
+                       headers={"authorization": _bearer(ORGANISER)})
+            assert r.status_code == 201, r.text
+            body = r.json()
+            auth = {"authorization": _bearer(body["timekeeper_token"])}
+            for i, event in enumerate([{"type": "bowl_in"},
+                                       {"type": "goal", "team": "A", "player": 1}]):
+                e = c.post(f"/api/matches/{body['match_id']}/events", headers=auth,
+                           json={"command_id": f"seed-{i}", "event": event})
+                assert e.status_code == 201, e.text
+        KNOWN.update(match_id=body["match_id"], tokens=[
+            ORGANISER, body["timekeeper_token"], body["committee_token"]])
+    return KNOWN
+
+
+@schema.hook
+def flatmap_path_parameters(ctx: Any, params: dict[str, Any] | None) -> Any:
+    """Half the time the real match, so the operations get past the lookup."""
+    if not params or "match_id" not in params:
+        return st.just(params)
+    return st.sampled_from([params, {**params, "match_id": KNOWN["match_id"]}])
+
+
+@schema.hook
+def flatmap_headers(ctx: Any, headers: dict[str, Any] | None) -> Any:
+    """No token, the generated one, or each real token (organiser, timekeeper, committee)."""
+    base = dict(headers or {})
+    choices = [base, {k: v for k, v in base.items() if k.lower() != "authorization"}]
+    choices += [{**base, "authorization": _bearer(t)} for t in KNOWN["tokens"]]
+    return st.sampled_from(choices)
+
+
+def error_is_json_with_code(ctx: Any, response: Any, case: Any) -> bool | None:
+    """Every non-2xx answer is JSON ``{"error": <code>, "code": <code>, ...}``."""
+    if 200 <= response.status_code < 300:
+        return None
+    ctype = response.headers.get("content-type", [""])
+    ctype = ctype[0] if isinstance(ctype, list) else ctype
+    assert ctype.startswith("application/json"), (
+        f"{response.status_code} answered as {ctype!r}: {response.text[:200]!r}")
+    body = json.loads(response.text)
+    assert isinstance(body, dict) and isinstance(body.get("code"), str), body
+    assert body.get("error") == body["code"], body
+    return None
+
+
+@schema.parametrize()
+@settings(derandomize=True, deadline=None, database=None,
+          suppress_health_check=list(HealthCheck),
+          phases=[Phase.explicit, Phase.generate])
+def test_api_operation(case: Any) -> None:
+    case.call_and_validate(
+        checks=[schemathesis.checks.not_a_server_error,
+                schemathesis.checks.response_schema_conformance],
+        additional_checks=[error_is_json_with_code],
+        timeout=10,
+    )
