@@ -30,6 +30,7 @@ from hypothesis import strategies as st  # noqa: E402
 from schemathesis.python import asgi as st_asgi  # noqa: E402
 
 from chukker.web import create_app  # noqa: E402
+from chukker.web.api import EVENT_TYPES  # noqa: E402
 from chukker.web.demo import DEMO_HEADER  # noqa: E402
 
 ORGANISER = "fuzz-organiser-token"
@@ -94,6 +95,58 @@ def flatmap_headers(ctx: Any, headers: dict[str, Any] | None) -> Any:
     return st.sampled_from(choices)
 
 
+#: values an attacker might put anywhere in a body
+HOSTILE = st.one_of(
+    st.text(max_size=80), st.integers(), st.floats(), st.booleans(), st.none(),
+    st.sampled_from(["Bl\ud800ue", "x" * 70, "\u00b2", "e\u0301", [[[[["deep"]]]]],
+                     10**400, -3, 11, {"extra": 1}]),
+)
+
+
+def _hostile_header(draw: Any) -> dict[str, Any]:
+    h = copy.deepcopy(DEMO_HEADER)
+    where = draw(st.sampled_from(["name", "handicap", "player_name", "options", "extra",
+                                  "rules", "none"]))
+    value = draw(HOSTILE)
+    team = h["teams"]["A"]
+    if where == "name":
+        team["name"] = value
+    elif where == "handicap":
+        team["players"][0]["handicap"] = value
+    elif where == "player_name":
+        team["players"][0]["name"] = value
+    elif where == "options":
+        h["options"] = {draw(st.text(max_size=20)): value}
+    elif where == "extra":
+        h[draw(st.text(max_size=20))] = value
+    elif where == "rules":
+        h["rules"] = value
+    return h
+
+
+def _hostile_event(draw: Any) -> dict[str, Any]:
+    kind = draw(st.sampled_from([*sorted(EVENT_TYPES), "nope"]))
+    ev: dict[str, Any] = {"type": kind}
+    for key in draw(st.lists(st.sampled_from(["team", "player", "clause", "penalty",
+                                              "card", "target", "reason", "extra"]),
+                             max_size=3)):
+        ev[key] = draw(st.one_of(st.sampled_from(["A", "B", 1, 2, 3, 0, "2"]), HOSTILE))
+    return ev
+
+
+@schema.hook
+def flatmap_body(ctx: Any, body: Any) -> Any:
+    """Beside the generated bodies, the stock header / well-formed events with one hostile value."""
+    label = ctx.operation.label
+    if label == "POST /api/matches":
+        return st.one_of(st.just(body), st.composite(_hostile_header)())
+    if label == "POST /api/matches/{match_id}/events" and isinstance(body, dict):
+        return st.one_of(st.just(body), st.composite(_hostile_event)().map(
+            lambda ev: {**body, "event": ev}))
+    return st.just(body)
+
+
+
 def error_is_json_with_code(ctx: Any, response: Any, case: Any) -> bool | None:
     """Every non-2xx answer is JSON ``{"error": <code>, "code": <code>, ...}``."""
     if 200 <= response.status_code < 300:
@@ -119,3 +172,48 @@ def test_api_operation(case: Any) -> None:
         additional_checks=[error_is_json_with_code],
         timeout=10,
     )
+
+
+# What the fuzzing found: the OpenAPI described FastAPI's ``HTTPValidationError``
+# for every 422 (the API never sends it) and no 404 on match operations; both now
+# document the refusal body (``ApiError``), which Schemathesis checks above.
+
+def test_openapi_documents_the_refusal_body_for_every_api_error() -> None:
+    doc = APP.openapi()
+    ref = {"$ref": "#/components/schemas/ApiError"}
+    for path, ops in doc["paths"].items():
+        if not path.startswith("/api/"):
+            continue
+        for op in ops.values():
+            if "{match_id}" in path:
+                assert "404" in op["responses"], path
+            for status, resp in op["responses"].items():
+                if status[0] in "45":
+                    assert resp["content"]["application/json"]["schema"] == ref, (path, status)
+
+
+@pytest.mark.parametrize("name", ["attacker_sends_a_lone_surrogate_team_name",
+                                  "attacker_sends_a_huge_handicap",
+                                  "attacker_sends_an_unknown_header_key"])
+def test_hostile_setups_are_json_refusals_matching_the_schema(name: str) -> None:
+    import jsonschema
+
+    from chukker.web.api_errors import ERROR_SCHEMA
+
+    h = copy.deepcopy(DEMO_HEADER)
+    if "surrogate" in name:
+        h["teams"]["A"]["name"] = "Bl\ud800ue"
+    elif "handicap" in name:
+        h["teams"]["A"]["players"][0]["handicap"] = 10**400
+    else:
+        h["x"] = [[[[["deep"]]]]]
+    with st_asgi.get_client(APP) as c:
+        r = c.post("/api/matches", data=json.dumps(h),
+                   headers={"authorization": _bearer(ORGANISER),
+                            "content-type": "application/json"})
+        assert r.status_code == 422, r.text
+        jsonschema.validate(r.json(), ERROR_SCHEMA)
+        # a refusal of the request model itself (FastAPI's validation) has the same shape
+        r = c.post("/api/matches/x/events", json={"command_id": "", "event": []})
+        assert r.status_code == 422
+        jsonschema.validate(r.json(), ERROR_SCHEMA)
