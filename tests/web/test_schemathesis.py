@@ -25,7 +25,7 @@ import pytest
 
 schemathesis = pytest.importorskip("schemathesis")
 
-from hypothesis import HealthCheck, Phase, settings  # noqa: E402
+from hypothesis import HealthCheck, Phase, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 from schemathesis.python import asgi as st_asgi  # noqa: E402
 
@@ -217,3 +217,61 @@ def test_hostile_setups_are_json_refusals_matching_the_schema(name: str) -> None
         r = c.post("/api/matches/x/events", json={"command_id": "", "event": []})
         assert r.status_code == 422
         jsonschema.validate(r.json(), ERROR_SCHEMA)
+
+
+# A sequence phase, hand-written (the OpenAPI has no links for Schemathesis'
+# state machine): a match gets a run of plausible and hostile events, some
+# command_ids reused; after every answer the store holds exactly the events
+# answered 201 ("no answer other than 2xx for a committed event").
+
+_PLAUSIBLE = st.one_of(
+    st.just({"type": "bowl_in"}), st.just({"type": "whistle"}), st.just({"type": "free_hit"}),
+    st.builds(lambda t, p: {"type": "goal", "team": t, "player": p},
+              st.sampled_from("AB"), st.integers(1, 3)),
+    st.builds(lambda t, p, pen: {"type": "foul", "team": t, "player": p, "penalty": pen},
+              st.sampled_from("AB"), st.integers(1, 3),
+              st.sampled_from(["1", "2", "3", "4", "5", "6", "penalty_1", "x"])),
+    st.builds(lambda t: {"type": "timeout", "team": t}, st.sampled_from("AB")),
+    st.builds(lambda n: {"type": "undo", "event": n}, st.integers(-1, 12)),
+    st.builds(lambda r: {"type": "clock", "remaining": r}, st.floats(-10, 500)),
+)
+_SEQUENCE_EVENT = st.one_of(
+    _PLAUSIBLE,
+    st.tuples(_PLAUSIBLE, st.sampled_from(["team", "player", "extra", "type"]), HOSTILE)
+    .map(lambda t: {**t[0], t[1]: t[2]}),
+)
+
+
+@settings(derandomize=True, deadline=None, database=None, max_examples=max(4, EXAMPLES // 2),
+          suppress_health_check=list(HealthCheck))
+@given(steps=st.lists(st.tuples(_SEQUENCE_EVENT, st.integers(0, 5), st.booleans()),
+                      min_size=1, max_size=12))
+def test_sequence_only_2xx_events_are_committed(
+        steps: list[tuple[dict[str, Any], int, bool]]) -> None:
+    with st_asgi.get_client(APP) as c:
+        r = c.post("/api/matches", json=copy.deepcopy(DEMO_HEADER),
+                   headers={"authorization": _bearer(ORGANISER)})
+        assert r.status_code == 201, r.text
+        created = r.json()
+        mid = created["match_id"]
+        tokens = [created["timekeeper_token"], created["committee_token"]]
+        committed = 0
+        for i, (event, reuse, committee) in enumerate(steps):
+            command_id = f"c{reuse}" if reuse < 2 else f"n{i}"
+            r = c.post(f"/api/matches/{mid}/events",
+                       headers={"authorization": _bearer(tokens[committee])},
+                       data=json.dumps({"command_id": command_id, "event": event}))
+            assert r.status_code in (200, 201, 409, 422), (event, r.status_code, r.text)
+            if r.status_code == 201:
+                committed += 1
+            else:
+                assert r.headers["content-type"].startswith("application/json")
+                body = r.json()
+                if r.status_code != 200:
+                    assert body["error"] == body["code"], body
+                else:
+                    assert body["duplicate"] is True
+            report = c.get(f"/api/matches/{mid}").json()
+            assert report["seq"] == committed, (event, r.text)
+        record = c.get(f"/api/matches/{mid}/record").json()
+        assert len(record["events"]) == committed
