@@ -6,7 +6,7 @@ one and with the organiser's, timekeeper's and committee's tokens of a real
 match. Checks: never a 5xx, every non-2xx is JSON with ``error`` and ``code``,
 and responses match the schema the OpenAPI documents for them.
 
-Bounded and deterministic (derandomized, a few examples per operation);
+Bounded and deterministic (derandomized, 25 examples per operation);
 ``CHUKKER_FUZZ_EXAMPLES=500`` runs a longer fuzz locally (see docs/live.md).
 """
 
@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import atexit
 import copy
+import functools
 import json
 import os
 import shutil
@@ -27,6 +28,7 @@ schemathesis = pytest.importorskip("schemathesis")
 
 from hypothesis import HealthCheck, Phase, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
+from schemathesis import GenerationMode  # noqa: E402
 from schemathesis.python import asgi as st_asgi  # noqa: E402
 
 from chukker.web import create_app  # noqa: E402
@@ -35,7 +37,7 @@ from chukker.web.demo import DEMO_HEADER  # noqa: E402
 
 ORGANISER = "fuzz-organiser-token"
 #: examples per operation (raise locally for a longer fuzz)
-EXAMPLES = int(os.environ.get("CHUKKER_FUZZ_EXAMPLES", "12"))
+EXAMPLES = int(os.environ.get("CHUKKER_FUZZ_EXAMPLES", "25"))
 
 pytestmark = pytest.mark.xdist_group("schemathesis")
 
@@ -161,11 +163,26 @@ def error_is_json_with_code(ctx: Any, response: Any, case: Any) -> bool | None:
     return None
 
 
-@schema.parametrize()
-@settings(derandomize=True, deadline=None, database=None,
-          suppress_health_check=list(HealthCheck),
-          phases=[Phase.explicit, Phase.generate])
-def test_api_operation(case: Any) -> None:
+#: the fuzzed operations, one test each ("GET /api/time", ...)
+OPERATIONS = sorted(f"{method.upper()} {path}" for path, ops in APP.openapi()["paths"].items()
+                    if path.startswith("/api/") for method in ops)
+
+
+@functools.cache
+def cases(label: str) -> Any:
+    """Valid and invalid requests of one operation (the hooks above applied)."""
+    method, path = label.split(" ", 1)
+    op = schema[path][method]
+    return st.one_of(op.as_strategy(GenerationMode.POSITIVE),
+                     op.as_strategy(GenerationMode.NEGATIVE))
+
+
+@pytest.mark.parametrize("label", OPERATIONS)
+@settings(derandomize=True, deadline=None, database=None, max_examples=EXAMPLES,
+          suppress_health_check=list(HealthCheck), phases=[Phase.explicit, Phase.generate])
+@given(data=st.data())
+def test_api_operation(label: str, data: st.DataObject) -> None:
+    case = data.draw(cases(label))
     case.call_and_validate(
         checks=[schemathesis.checks.not_a_server_error,
                 schemathesis.checks.response_schema_conformance],
