@@ -99,7 +99,8 @@ def flatmap_headers(ctx: Any, headers: dict[str, Any] | None) -> Any:
 
 #: values an attacker might put anywhere in a body
 HOSTILE = st.one_of(
-    st.text(max_size=80), st.integers(), st.floats(), st.booleans(), st.none(),
+    st.text(max_size=80), st.integers(), st.floats(allow_nan=False, allow_infinity=False),
+    st.booleans(), st.none(),
     st.sampled_from(["Bl\ud800ue", "x" * 70, "\u00b2", "e\u0301", [[[[["deep"]]]]],
                      10**400, -3, 11, {"extra": 1}]),
 )
@@ -292,3 +293,21 @@ def test_sequence_only_2xx_events_are_committed(
             assert report["seq"] == committed, (event, r.text)
         record = c.get(f"/api/matches/{mid}/record").json()
         assert len(record["events"]) == committed
+
+
+@pytest.mark.parametrize("raw", [
+    '{"command_id": "nan1", "event": {"type": "goal", "team": "A", "player": NaN}}',
+    '{"command_id": "inf1", "event": {"type": "clock", "remaining": Infinity}}',
+    '{"command_id": "inf2", "event": {"type": "bowl_in"}, "at": -Infinity}',
+    '{"command_id": "big1", "event": {"type": "undo", "event": 1e999}}',
+])
+def test_attacker_sends_non_finite_numbers_in_an_event(raw: str) -> None:
+    mid = KNOWN["match_id"]
+    with st_asgi.get_client(APP) as c:
+        before = c.get(f"/api/matches/{mid}").json()["seq"]
+        r = c.post(f"/api/matches/{mid}/events", data=raw,
+                   headers={"authorization": _bearer(KNOWN["tokens"][1]),
+                            "content-type": "application/json"})
+        assert r.status_code == 422, r.text
+        assert r.json()["error"] == r.json()["code"]
+        assert c.get(f"/api/matches/{mid}").json()["seq"] == before
