@@ -311,3 +311,17 @@ def test_attacker_sends_non_finite_numbers_in_an_event(raw: str) -> None:
         assert r.status_code == 422, r.text
         assert r.json()["error"] == r.json()["code"]
         assert c.get(f"/api/matches/{mid}").json()["seq"] == before
+
+
+def test_attacker_sends_another_method_or_an_unparsable_body() -> None:
+    """Found by the fuzz: these answered with the body limit as their params."""
+    mid = KNOWN["match_id"]
+    with st_asgi.get_client(APP) as c:
+        r = c.delete(f"/api/matches/{mid}")
+        assert r.status_code == 405
+        assert r.json()["code"] == "http_405" and r.json()["params"] == {}
+        r = c.post(f"/api/matches/{mid}/events", data=b"u\xfd\xc8\xf1",
+                   headers={"authorization": _bearer(KNOWN["tokens"][1]),
+                            "content-type": "multipart/form-data"})
+        assert 400 <= r.status_code < 500, r.text
+        assert r.json()["error"] == r.json()["code"] and "limit" not in r.json()["params"]

@@ -156,7 +156,8 @@ def create_app(store: EventStore | str | Path, *, organiser: str | None = None,
         if request.url.path.startswith("/api/") or request.url.path.startswith("/static/"):
             code = {413: "too_large", 404: "not_found"}.get(exc.status_code,
                                                            f"http_{exc.status_code}")
-            return JSONResponse(api_errors.body(code, {"limit": 64 * 1024}, str(exc.detail)),
+            params = {"limit": lim.max_body_bytes} if exc.status_code == 413 else {}
+            return JSONResponse(api_errors.body(code, params, str(exc.detail)),
                                 status_code=exc.status_code, headers=exc.headers)
         return pages.error_page(request, exc.status_code, str(exc.detail))
 
