@@ -91,15 +91,17 @@ def test_serve_seeds_the_tournament_once_with_the_cli_standings(
 
 
 def test_a_new_database_beside_the_kept_tournaments_gets_no_second_copy(
-        serve: Any, tmp_path: Path) -> None:
-    serve()
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from chukker.store import open_store
     from chukker.web.demo import DemoError, seed_tournament
 
-    store = open_store(tmp_path / "other.sqlite3")
+    monkeypatch.setenv("CHUKKER_TOURNAMENTS_DIR", str(tmp_path / "tournaments"))
+    first, other = open_store(tmp_path / "a.sqlite3"), open_store(tmp_path / "b.sqlite3")
     try:
+        seed_tournament(first, "http://127.0.0.1:8123", 1_800_000_000_000, EXAMPLE)
         with pytest.raises(DemoError, match="already holds 'Fall Arena Classic'"):
-            seed_tournament(store, "http://127.0.0.1:8123", 1_800_000_000_000)
-        assert store.list_matches(1) == []
+            seed_tournament(other, "http://127.0.0.1:8123", 1_800_000_000_000, EXAMPLE)
+        assert other.list_matches(1) == []
     finally:
-        store.close()
+        first.close()
+        other.close()
