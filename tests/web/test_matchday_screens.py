@@ -162,3 +162,20 @@ def test_home_page_follows_each_match(browser: Any, live_server: Any) -> None:
                                                            timeout=10_000)
     expect(row.locator("[data-home-clock]")).to_have_text(re.compile(r"7:[0-3]\d"))
     page.close()
+
+
+def test_big_screen_qr_reads_as_the_phone_page(browser: Any, live_server: Any) -> None:
+    """The QR code as a phone camera sees it: decoded from the big screen's pixels."""
+    zxingcpp = pytest.importorskip("zxingcpp", reason="no QR decoder (pip install zxing-cpp)")
+    import io
+
+    from PIL import Image
+
+    m = long_named_match(live_server)
+    page = browser.new_page(viewport={"width": 1366, "height": 768})
+    page.goto(f"{live_server.url}/m/{m['match_id']}/display")
+    png = page.locator(".phone-qr svg").screenshot()
+    assert page.locator(".overlay .phone-qr, body.overlay svg").count() == 0
+    page.close()
+    found = zxingcpp.read_barcodes(Image.open(io.BytesIO(png)))
+    assert [b.text for b in found] == [f"{live_server.url}/m/{m['match_id']}"]

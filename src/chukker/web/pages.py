@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
 
+import segno
 from fastapi import APIRouter, Request
 from fastapi.openapi.docs import get_redoc_html, get_swagger_ui_html
 from fastapi.responses import (
@@ -18,6 +19,7 @@ from fastapi.responses import (
     Response,
 )
 from jinja2 import Environment, FileSystemLoader, select_autoescape
+from markupsafe import Markup
 
 from chukker.rules import edition
 from chukker.store import UnknownMatch
@@ -390,18 +392,30 @@ async def created_page(request: Request, match_id: str) -> Response:
     return resp
 
 
-def _live_page(template: str) -> Any:
+def phone_qr(request: Request, match_id: str) -> dict[str, Any]:
+    """The spectators' phone page of a match (absolute, from the request's base URL) and
+    its QR code as inline SVG: dark on white with its quiet zone (it must read on the big
+    screen's black), sized by CSS, titled with the URL."""
+    url = str(request.base_url).rstrip("/") + f"/m/{match_id}"
+    svg = segno.make(url, error="m").svg_inline(
+        border=2, dark="#000", light="#fff", title=url, omitsize=True, svgclass="qr-code")
+    return {"phone_url": url, "qr_svg": Markup(svg)}
+
+
+def _live_page(template: str, qr: bool = False) -> Any:
     async def page(request: Request, match_id: str) -> Response:
         ctx = await live_context(request, match_id)
         if isinstance(ctx, Response):
             return ctx
+        if qr:
+            ctx.update(phone_qr(request, match_id))
         return render(request, template, **ctx)
     return page
 
 
 router.add_api_route("/m/{match_id}", _live_page("spectator.html"), methods=["GET"],
                      response_class=HTMLResponse)
-router.add_api_route("/m/{match_id}/display", _live_page("display.html"), methods=["GET"],
+router.add_api_route("/m/{match_id}/display", _live_page("display.html", qr=True), methods=["GET"],
                      response_class=HTMLResponse)
 router.add_api_route("/m/{match_id}/overlay", _live_page("overlay.html"), methods=["GET"],
                      response_class=HTMLResponse)
@@ -417,7 +431,8 @@ async def sheet_parts(request: Request, match_id: str) -> dict[str, Any] | Respo
     rep = ctx["report"]
     events = [e.event for e in lm.stored]
     header = {**lm.row.header, "teams": ctx["teams"]}
-    return {**ctx, **sheet.sheet_data(header, rep, events, ctx["clocks"])}
+    return {**ctx, **sheet.sheet_data(header, rep, events, ctx["clocks"]),
+            **phone_qr(request, match_id)}
 
 
 def _sheet_html(request: Request, ctx: dict[str, Any], pdf: bool = False) -> HTMLResponse:
