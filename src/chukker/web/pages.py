@@ -35,6 +35,24 @@ ENV = Environment(
     loader=FileSystemLoader(HERE / "templates"),
     autoescape=select_autoescape(default=True, default_for_string=True),
 )
+
+
+def rules_title(rules_id: str) -> str:
+    """An edition's title for people ("USPA Arena Rules 2026"), not its id."""
+    try:
+        return str(edition(str(rules_id)).title)
+    except (KeyError, ValueError):
+        return str(rules_id)
+
+
+def stage_name(stage_id: str) -> str:
+    """A tournament stage's id as a heading: "pool-a" -> "Pool A", "semis" -> "Semis"."""
+    words = str(stage_id).replace("_", " ").replace("-", " ").split()
+    return " ".join(w.upper() if len(w) == 1 else w.capitalize() for w in words) or stage_id
+
+
+ENV.filters["rules_title"] = rules_title
+ENV.filters["stage_name"] = stage_name
 router = APIRouter(include_in_schema=False)
 LANG_COOKIE = "chukker_lang"
 
