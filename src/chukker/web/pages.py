@@ -27,7 +27,7 @@ from chukker.store._engine import Match, Setup, SetupError
 from chukker.web import api_errors, sheet
 from chukker.web.api import check_header, match_urls, service
 from chukker.web.i18n import LANGUAGES, language_name, pick_language, translations
-from chukker.web.live import LiveMatch, Role, ServiceError
+from chukker.web.live import LiveMatch, Quarantined, Role, ServiceError
 from chukker.web.security import CSRF_COOKIE, csrf_ok, new_csrf
 
 HERE = Path(__file__).parent
@@ -188,8 +188,16 @@ def render(request: Request, template: str, status: int = 200, **ctx: Any) -> HT
     return resp
 
 
+#: the heading of an error page, by HTTP status (translated)
+ERROR_HEADINGS = {403: "Not allowed", 404: "Not found", 409: "This match cannot be shown",
+                  503: "Not available right now"}
+
+
 def error_page(request: Request, status: int, message: str) -> HTMLResponse:
-    return render(request, "error.html", status=status, message=message)
+    heading = translations(lang_of(request)).gettext(
+        ERROR_HEADINGS.get(status, "Something went wrong"))
+    return render(request, "error.html", status=status, code=status, heading=heading,
+                  message=message)
 
 
 def teams_of(lm: LiveMatch) -> tuple[list[str], dict[str, Any], int]:
@@ -204,10 +212,16 @@ def title_of(header: dict[str, Any]) -> str:
 
 
 async def live_context(request: Request, match_id: str) -> dict[str, Any] | HTMLResponse:
+    tr = translations(lang_of(request))
     try:
         lm = await service(request).load(match_id)
-    except UnknownMatch as e:
-        return error_page(request, 404, str(e))
+    except Quarantined:
+        return error_page(request, 409, tr.gettext(
+            "The record of match %(id)s cannot be replayed. It is kept aside; the committee "
+            "can export its stored events.") % {"id": match_id})
+    except UnknownMatch:
+        return error_page(request, 404, tr.gettext("There is no match %(id)s.")
+                          % {"id": match_id[:16]})
     ids, teams, regular = teams_of(lm)
     report = service(request).report(lm)
     lang = lang_of(request)
@@ -250,7 +264,8 @@ async def index(request: Request) -> Response:
                                 "status": "", "score": "", "clock": ""}
         try:
             rep = svc.report(await svc.load(r.id))
-        except (UnknownMatch, ValueError):  # pragma: no cover - a broken stored match
+        except (UnknownMatch, ValueError):  # a stored match that cannot be replayed
+            item["status"] = tr.gettext("Cannot be replayed")
             matches.append(item)
             continue
         ids = list(r.header.get("teams", {}))
