@@ -78,7 +78,7 @@ def first_link(html: str, pattern: str) -> str:
     return m.group(1).replace("&amp;", "&") if m else ""
 
 
-def other_pages(base: str, which: str, finished: str, mid: str,
+def other_pages(base: str, which: str, finished: str, mid: str, secrets: str,
                 sizes: list[tuple[int, ...]]) -> list[tuple[str, str, int, int]]:
     """Every page a person meets besides the live views, at every size."""
     if not which or which == "none":
@@ -98,7 +98,7 @@ def other_pages(base: str, which: str, finished: str, mid: str,
     plays = httpx.get(base + "/plays/").text
     play = first_link(plays, r"/plays/[a-z0-9_-]+") or "/plays/"
     pages = {
-        "home": "/", "new": "/new", "created": f"/m/{mid}/created",
+        "home": "/", "new": "/new", "created": f"/m/{mid}/created#{secrets}",
         "sheet": f"/m/{finished}/sheet", "finished-spectator": f"/m/{finished}",
         "rules": "/rules/", "rule": rule, "glossary": glossary,
         "search": "/rules/search?q=penalty", "plays": "/plays/", "play": play,
@@ -163,7 +163,8 @@ def main(argv: list[str] | None = None) -> int:
                                     omit_background=screen == "overlay")
                     n += 1
                 page.close()
-        for name, path, w, hgt in other_pages(base, args.pages, finished, mid, sizes) or (
+        for name, path, w, hgt in other_pages(
+            base, args.pages, finished, mid, f"tk={tk}&cm={created['committee_token']}", sizes) or (
                                   ("home", "/", 1366, 768), ("home", "/", 390, 844),
                                    ("new", "/new", 1366, 768), ("new", "/new", 390, 844),
                                    ("sheet", f"/m/{finished}/sheet", 1366, 768),
