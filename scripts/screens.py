@@ -74,7 +74,7 @@ def quarantine(store: Any) -> None:
 
 
 def first_link(html: str, pattern: str) -> str:
-    m = re.search(r'href="(' + pattern + r')"', html)
+    m = re.search(r'href="(' + pattern + r')(?:\?[^"]*)?"', html)
     return m.group(1).replace("&amp;", "&") if m else ""
 
 
@@ -96,7 +96,7 @@ def other_pages(base: str, which: str, finished: str, mid: str, secrets: str,
     rule = first_link(rules, r"/rules/[a-z0-9-]+/en/\d+") or "/rules/uspa-arena-2026/en/5"
     glossary = first_link(rules, r"/rules/glossary/[a-z]+") or "/rules/glossary/en"
     plays = httpx.get(base + "/plays/").text
-    play = first_link(plays, r"/plays/[a-z0-9_-]+") or "/plays/"
+    play = first_link(plays, r"/plays/(?!review)[a-z0-9_-]+") or "/plays/"
     pages = {
         "home": "/", "new": "/new", "created": f"/m/{mid}/created#{secrets}",
         "sheet": f"/m/{finished}/sheet", "finished-spectator": f"/m/{finished}",
