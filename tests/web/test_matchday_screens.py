@@ -144,6 +144,7 @@ def test_other_pages_fit_phones_and_laptops(browser: Any, live_server: Any, stor
                  "/rules/search?q=penalty", "/plays/", "/m/nosuchmatch",
                  "/tournaments", f"/tournaments/{tid}", f"/tournaments/{tid}/teams/potros",
                  f"/tournaments/{tid}/matches/{first}",
+                 "/learn/", "/learn/test?seed=260885&level=umpire",
                  "/?lang=es", f"/m/{done}/sheet?lang=it", f"/tournaments/{tid}?lang=es"):
         page.goto(live_server.url + path)
         got = page.evaluate("() => [document.documentElement.scrollWidth, window.innerWidth, "
