@@ -141,7 +141,8 @@ def test_other_pages_fit_phones_and_laptops(browser: Any, live_server: Any, stor
     wide = []
     for path in ("/", "/new", f"/m/{done}", f"/m/{done}/sheet", f"/m/{m['match_id']}/created",
                  "/rules/", "/rules/uspa-arena-2026/en/5", "/rules/glossary/en",
-                 "/rules/search?q=penalty", "/plays/", "/m/nosuchmatch",
+                 "/rules/search?q=penalty", "/rules/search?q=penalty&lang=it", "/plays/",
+                 "/m/nosuchmatch",
                  "/tournaments", f"/tournaments/{tid}", f"/tournaments/{tid}/teams/potros",
                  f"/tournaments/{tid}/matches/{first}",
                  "/learn/", "/learn/test?seed=260885&level=umpire",
