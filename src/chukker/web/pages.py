@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
 
+import segno
 from fastapi import APIRouter, Request
 from fastapi.openapi.docs import get_redoc_html, get_swagger_ui_html
 from fastapi.responses import (
@@ -18,6 +19,7 @@ from fastapi.responses import (
     Response,
 )
 from jinja2 import Environment, FileSystemLoader, select_autoescape
+from markupsafe import Markup
 
 from chukker.rules import edition
 from chukker.store import UnknownMatch
@@ -25,7 +27,7 @@ from chukker.store._engine import Match, Setup, SetupError
 from chukker.web import api_errors, sheet
 from chukker.web.api import check_header, match_urls, service
 from chukker.web.i18n import LANGUAGES, language_name, pick_language, translations
-from chukker.web.live import LiveMatch, Role, ServiceError
+from chukker.web.live import LiveMatch, Quarantined, Role, ServiceError
 from chukker.web.security import CSRF_COOKIE, csrf_ok, new_csrf
 
 HERE = Path(__file__).parent
@@ -33,6 +35,24 @@ ENV = Environment(
     loader=FileSystemLoader(HERE / "templates"),
     autoescape=select_autoescape(default=True, default_for_string=True),
 )
+
+
+def rules_title(rules_id: str) -> str:
+    """An edition's title for people ("USPA Arena Rules 2026"), not its id."""
+    try:
+        return str(edition(str(rules_id)).title)
+    except (KeyError, ValueError):
+        return str(rules_id)
+
+
+def stage_name(stage_id: str) -> str:
+    """A tournament stage's id as a heading: "pool-a" -> "Pool A", "semis" -> "Semis"."""
+    words = str(stage_id).replace("_", " ").replace("-", " ").split()
+    return " ".join(w.upper() if len(w) == 1 else w.capitalize() for w in words) or stage_id
+
+
+ENV.filters["rules_title"] = rules_title
+ENV.filters["stage_name"] = stage_name
 router = APIRouter(include_in_schema=False)
 LANG_COOKIE = "chukker_lang"
 
@@ -168,8 +188,16 @@ def render(request: Request, template: str, status: int = 200, **ctx: Any) -> HT
     return resp
 
 
+#: the heading of an error page, by HTTP status (translated)
+ERROR_HEADINGS = {403: "Not allowed", 404: "Not found", 409: "This match cannot be shown",
+                  503: "Not available right now"}
+
+
 def error_page(request: Request, status: int, message: str) -> HTMLResponse:
-    return render(request, "error.html", status=status, message=message)
+    heading = translations(lang_of(request)).gettext(
+        ERROR_HEADINGS.get(status, "Something went wrong"))
+    return render(request, "error.html", status=status, code=status, heading=heading,
+                  message=message)
 
 
 def teams_of(lm: LiveMatch) -> tuple[list[str], dict[str, Any], int]:
@@ -184,10 +212,16 @@ def title_of(header: dict[str, Any]) -> str:
 
 
 async def live_context(request: Request, match_id: str) -> dict[str, Any] | HTMLResponse:
+    tr = translations(lang_of(request))
     try:
         lm = await service(request).load(match_id)
-    except UnknownMatch as e:
-        return error_page(request, 404, str(e))
+    except Quarantined:
+        return error_page(request, 409, tr.gettext(
+            "The record of match %(id)s cannot be replayed. It is kept aside; the committee "
+            "can export its stored events.") % {"id": match_id})
+    except UnknownMatch:
+        return error_page(request, 404, tr.gettext("There is no match %(id)s.")
+                          % {"id": match_id[:16]})
     ids, teams, regular = teams_of(lm)
     report = service(request).report(lm)
     lang = lang_of(request)
@@ -230,7 +264,8 @@ async def index(request: Request) -> Response:
                                 "status": "", "score": "", "clock": ""}
         try:
             rep = svc.report(await svc.load(r.id))
-        except (UnknownMatch, ValueError):  # pragma: no cover - a broken stored match
+        except (UnknownMatch, ValueError):  # a stored match that cannot be replayed
+            item["status"] = tr.gettext("Cannot be replayed")
             matches.append(item)
             continue
         ids = list(r.header.get("teams", {}))
@@ -390,18 +425,30 @@ async def created_page(request: Request, match_id: str) -> Response:
     return resp
 
 
-def _live_page(template: str) -> Any:
+def phone_qr(request: Request, match_id: str) -> dict[str, Any]:
+    """The spectators' phone page of a match (absolute, from the request's base URL) and
+    its QR code as inline SVG: dark on white with its quiet zone (it must read on the big
+    screen's black), sized by CSS, titled with the URL."""
+    url = str(request.base_url).rstrip("/") + f"/m/{match_id}"
+    svg = segno.make(url, error="m").svg_inline(
+        border=2, dark="#000", light="#fff", title=url, omitsize=True, svgclass="qr-code")
+    return {"phone_url": url, "qr_svg": Markup(svg)}
+
+
+def _live_page(template: str, qr: bool = False) -> Any:
     async def page(request: Request, match_id: str) -> Response:
         ctx = await live_context(request, match_id)
         if isinstance(ctx, Response):
             return ctx
+        if qr:
+            ctx.update(phone_qr(request, match_id))
         return render(request, template, **ctx)
     return page
 
 
 router.add_api_route("/m/{match_id}", _live_page("spectator.html"), methods=["GET"],
                      response_class=HTMLResponse)
-router.add_api_route("/m/{match_id}/display", _live_page("display.html"), methods=["GET"],
+router.add_api_route("/m/{match_id}/display", _live_page("display.html", qr=True), methods=["GET"],
                      response_class=HTMLResponse)
 router.add_api_route("/m/{match_id}/overlay", _live_page("overlay.html"), methods=["GET"],
                      response_class=HTMLResponse)
@@ -417,7 +464,8 @@ async def sheet_parts(request: Request, match_id: str) -> dict[str, Any] | Respo
     rep = ctx["report"]
     events = [e.event for e in lm.stored]
     header = {**lm.row.header, "teams": ctx["teams"]}
-    return {**ctx, **sheet.sheet_data(header, rep, events, ctx["clocks"])}
+    return {**ctx, **sheet.sheet_data(header, rep, events, ctx["clocks"]),
+            **phone_qr(request, match_id)}
 
 
 def _sheet_html(request: Request, ctx: dict[str, Any], pdf: bool = False) -> HTMLResponse:

@@ -82,7 +82,9 @@
       const h = (r.handicap_goals || {})[t] || 0;
       setText('[data-hcp="' + t + '"]', h ? (L.handicap_goals || "handicap") + " +" + h : "");
     }
-    setText("[data-period]", r.status === "final" ? (L.period || "Period") + " " + r.period : periodLabel(r));
+    // before the bowl-in the period line names the first period (the status says "Pre-match")
+    setText("[data-period]", r.status === "final" || r.status === "pre_match"
+      ? (L.period || "Period") + " " + (r.period || 1) : periodLabel(r));
     setText("[data-phase]", phaseLabel(r));
     const nc = (r.corrections || []).length;
     setText("[data-corrections]", nc ? (L.clock_corrected || "Clock corrected") + (nc > 1 ? " ×" + nc : "") : "");
