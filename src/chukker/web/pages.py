@@ -23,7 +23,7 @@ from chukker.rules import edition
 from chukker.store import UnknownMatch
 from chukker.store._engine import Match, Setup, SetupError
 from chukker.web import api_errors, sheet
-from chukker.web.api import check_header, match_urls, service
+from chukker.web.api import check_header, created_display_token, match_urls, service
 from chukker.web.i18n import LANGUAGES, language_name, pick_language, translations
 from chukker.web.live import LiveMatch, Role, ServiceError
 from chukker.web.security import CSRF_COOKIE, csrf_ok, new_csrf
@@ -371,7 +371,9 @@ async def new_match(request: Request) -> Response:
         return _new_form(request, form, api_errors.fill(text, e.params), status=e.status)
     # post/redirect/get: a reload shows the page again and never creates a second match.
     # The secrets travel in the fragment, which the browser never sends to a server.
-    secrets = urlencode({"tk": created.timekeeper_token, "cm": created.committee_token})
+    secrets = urlencode({"tk": created.timekeeper_token, "cm": created.committee_token,
+                         "dp": created_display_token(created.match_id, created.timekeeper_token,
+                                                     created.committee_token)})
     resp = RedirectResponse(f"/m/{created.match_id}/created?lang={lang_of(request)}#{secrets}",
                             status_code=303)
     resp.headers["cache-control"] = "no-store"
