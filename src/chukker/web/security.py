@@ -4,10 +4,12 @@ strict input checks and CSRF tokens for form posts."""
 from __future__ import annotations
 
 import base64
+import hashlib
 import hmac
 import json
 import math
 import os
+import re
 import secrets
 import time
 import unicodedata
@@ -142,12 +144,26 @@ class Throttle:
         return 0.0 if over <= 0 else min(self.max_delay, 0.05 * 2 ** (over - 1))
 
 
-#: pages may be framed only by themselves; the overlay is embedded by streaming software
-CSP = ("default-src 'self'; script-src 'self' 'unsafe-inline'; style-src 'self' 'unsafe-inline'; "
+#: scripts only from the site's own files (no inline code: pages pass their data in
+#: ``<script type="application/json">`` blocks); pages may be framed by nobody, except
+#: the overlay, which streaming software embeds
+CSP = ("default-src 'self'; script-src 'self'{scripts}; style-src 'self' 'unsafe-inline'; "
        "img-src 'self' data:; media-src 'self' data:; connect-src 'self'; object-src 'none'; "
        "base-uri 'none'; form-action 'self'; frame-ancestors {ancestors}")
-#: the API documentation pages load Swagger UI / ReDoc from their CDN
+#: the API documentation pages (FastAPI's Swagger UI / ReDoc pages, served from the
+#: package) start their viewer with an inline script: it is allowed by its hash
 DOCS_PATHS = ("/docs", "/redoc")
+_INLINE_SCRIPT = re.compile(rb"<script(?![^>]*\bsrc=)[^>]*>(.*?)</script>", re.S | re.I)
+
+
+def inline_script_hashes(html: bytes) -> str:
+    """The CSP sources (``'sha256-…'``) of the inline scripts of ``html``.
+
+    >>> inline_script_hashes(b"<script src=x></script><script>a()</script>")
+    " 'sha256-qVpDBgj7bpq5hMAcGp3AOc79J3Y1Z4HvySTwKrWDoy4='"
+    """
+    return "".join(" 'sha256-" + base64.b64encode(hashlib.sha256(m.group(1)).digest()).decode()
+                   + "'" for m in _INLINE_SCRIPT.finditer(html))
 
 
 class SecurityHeaders:
@@ -169,11 +185,11 @@ class SecurityHeaders:
         ]
         if not overlay:
             extra.append((b"x-frame-options", b"DENY"))
-        if path.startswith(DOCS_PATHS):
-            extra.append((b"content-security-policy", b"frame-ancestors 'none'"))
-        else:
-            csp = CSP.format(ancestors="*" if overlay else "'none'")
-            extra.append((b"content-security-policy", csp.encode()))
+        if path in DOCS_PATHS:
+            await self._docs(scope, receive, send, extra)
+            return
+        csp = CSP.format(scripts="", ancestors="*" if overlay else "'none'")
+        extra.append((b"content-security-policy", csp.encode()))
 
         async def with_headers(msg: Message) -> None:
             if msg["type"] == "http.response.start":
@@ -183,6 +199,25 @@ class SecurityHeaders:
             await send(msg)
 
         await self.app(scope, receive, with_headers)
+
+    async def _docs(self, scope: Scope, receive: Receive, send: Send,
+                    extra: list[tuple[bytes, bytes]]) -> None:
+        """A documentation page, held whole (a few KB) to allow its inline script by hash."""
+        held: list[Message] = []
+
+        async def hold(msg: Message) -> None:
+            held.append(msg)
+
+        await self.app(scope, receive, hold)
+        body = b"".join(m.get("body", b"") for m in held if m["type"] == "http.response.body")
+        csp = CSP.format(scripts=inline_script_hashes(body), ancestors="'none'")
+        extra.append((b"content-security-policy", csp.encode()))
+        for msg in held:
+            if msg["type"] == "http.response.start":
+                have = {k.lower() for k, _ in msg.get("headers", [])}
+                msg["headers"] = list(msg.get("headers", [])) + [
+                    (k, v) for k, v in extra if k not in have]
+            await send(msg)
 
 
 @dataclass
