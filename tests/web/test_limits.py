@@ -82,18 +82,43 @@ def test_slowloris_connection_is_closed_after_the_header_timeout(
         assert httpx.get(srv.url + "/api/time").status_code == 200
 
 
+def eventually(check: Any, seconds: float = 20.0) -> bool:
+    """Poll ``check()`` until it holds or the deadline passes (no fixed sleeps)."""
+    end = time.monotonic() + seconds
+    while not check():
+        if time.monotonic() > end:
+            return False
+        time.sleep(0.01)
+    return True
+
+
 def test_a_closed_stream_gives_its_slot_back(live_server: Any, make_match: Any) -> None:
     caps = live_server.app.state.streams
     svc = live_server.app.state.service
     with live_server.client() as c:
         m = make_match(c)
+
+        def held() -> bool:
+            return caps.open == 1 and len(svc._matches[m.id].subscribers) == 1
+
+        def free() -> bool:
+            return caps.open == 0 and not svc._matches[m.id].subscribers
+
         with c.stream("GET", f"/api/matches/{m.id}/stream") as r:
-            next(r.iter_lines())
-            assert caps.open == 1 and len(svc._matches[m.id].subscribers) == 1
-        end = time.monotonic() + 10
-        while (caps.open or svc._matches[m.id].subscribers) and time.monotonic() < end:
-            time.sleep(0.05)
-        assert caps.open == 0 and not svc._matches[m.id].subscribers
+            # keep the line iterator: a dropped one closes the connection (httpcore),
+            # which made the slot go back before it was checked
+            lines = r.iter_lines()
+            assert next(lines).startswith("retry:")
+            assert held()  # taken before the first byte was sent
+            time.sleep(0.2)
+            assert held()  # and kept while the stream is open
+        assert eventually(free), (caps.open, len(svc._matches[m.id].subscribers))
+        # released when the stream ended, not when the garbage collector got to it
+        with c.stream("GET", f"/api/matches/{m.id}/stream") as r:
+            lines = r.iter_lines()
+            next(lines)
+            assert held()
+        assert eventually(free)
 
 
 def test_over_the_cap_a_spectator_gets_503_with_retry_after(client: Any,
