@@ -308,7 +308,8 @@ def main() -> None:
     ap.add_argument("--seconds", type=float, default=8.0)
     ap.add_argument("--verbose", action="store_true", help="show the server's errors")
     ap.add_argument("--profile", metavar="FILE",
-                    help="py-spy samples of the server during the flood (collapsed stacks)")
+                    help="py-spy samples of the server during the flood (collapsed stacks); "
+                    "needs py-spy (pip install py-spy), not a dependency of chukker")
     args = ap.parse_args()
     res = asyncio.run(asyncio.wait_for(bench(args), timeout=180))
     for k, v in res.items():
