@@ -23,6 +23,7 @@ _CORE = {"replay", "check", "schema"}
 _SUBAPPS: dict[str, tuple[str, str]] = {
     "rules": ("chukker.rulebook.cli", "The rulebook: import, show, search, diff."),
     "plays": ("chukker.plays.cli", "Play diagrams and candidate fouls."),
+    "quiz": ("chukker.education.cli", "Rules tests and the question bank: take, check."),
     "tournament": ("chukker.tournament.cli", "Tournaments: register, schedule, standings."),
 }
 

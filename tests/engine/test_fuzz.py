@@ -9,6 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from chukker.engine import EngineError, Match, check, replay
+from chukker.engine.errors import MESSAGES
 from chukker.engine.simulate import default_setup
 
 VALUES = st.one_of(
@@ -19,10 +20,12 @@ VALUES = st.one_of(
                     max_size=3),
 )
 TYPES = st.sampled_from(["bowl_in", "whistle", "goal", "foul", "free_hit", "timeout", "forfeit",
-                         "shootout_order", "shot", "move_to_15", "undo", "nonsense"])
+                         "shootout_order", "shot", "move_to_15", "undo", "nonsense",
+                         "substitute", "designate", "return", "clock"])
 FIELDS = st.sampled_from(["team", "player", "penalty", "reason", "two_point", "spot", "first",
                           "order", "result", "reached_end_wall", "event", "disabled", "removed",
-                          "substitute", "card", "clause"])
+                          "substitute", "card", "clause", "out", "in", "remaining",
+                          "for_periods", "mount", "equipment"])
 
 
 @st.composite
@@ -47,6 +50,7 @@ def test_fuzz_refusals_are_engine_errors_with_an_event_number(events: list[Any])
     except EngineError as e:
         assert 1 <= e.index <= len(events)
         assert str(e).startswith(f"event {e.index} (")
+        assert e.code in MESSAGES
     for p in check(setup, events):
         assert isinstance(p, EngineError)
     m = Match(setup)

@@ -6,7 +6,8 @@ errors (:class:`EngineError`, :class:`SetupError`). Nothing here does I/O or
 reads a clock: time is integer milliseconds, given by the caller.
 """
 
-from chukker.engine.errors import EngineError, SetupError, fmt_s
+from chukker.engine.core import ACTIONS
+from chukker.engine.errors import MESSAGES, NOTICES, EngineError, SetupError, fmt_s
 from chukker.engine.match import Event, Match, check, replay
 from chukker.engine.setup import FORMAT, Options, Player, Setup, Team
 from chukker.engine.types import (
@@ -26,7 +27,10 @@ from chukker.engine.types import (
 )
 
 __all__ = [
+    "ACTIONS",
     "FORMAT",
+    "MESSAGES",
+    "NOTICES",
     "DecidedBy",
     "End",
     "EngineError",

@@ -19,7 +19,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from chukker.engine import spots
-from chukker.engine.errors import EngineError, fmt_s, message, show
+from chukker.engine.errors import EngineError, message, show
 from chukker.engine.setup import Setup
 from chukker.engine.types import (
     DecidedBy,
@@ -250,25 +250,29 @@ class Core:
                     self.disabled[team][player] = "injury"
                     if player not in self.out[team]:
                         self.out[team][player] = {"status": "retired", "clause": "Rule 16"}
-                self.notice(
-                    d,
-                    inj["event"],
-                    "16",
-                    "injury time-out longer than 15 minutes: "
-                    + (
-                        f"{team} {player} is disabled"
-                        if player is not None
-                        else "the injured player is disabled"
-                    ),
-                )
+                if player is not None:
+                    self.notice(d, inj["event"], "16", "injury_disabled", team=team, player=player)
+                else:
+                    self.notice(d, inj["event"], "16", "injury_disabled_unnamed")
             if d > self.now:
                 self.now = d
             self.reschedule()
         if t != INF and t > self.now:
             self.now = int(t)
 
-    def notice(self, at: int, event: int | None, clause: str, text: str) -> None:
-        self.notices.append({"at": ms_s(at), "event": event, "clause": clause, "text": text})
+    def notice(self, at: int, event: int | None, clause: str, code: str, **params: Any) -> None:
+        """Note something the operator should know (``text`` in English; ``code`` and
+        ``params`` for other languages, as refusals)."""
+        self.notices.append(
+            {
+                "at": ms_s(at),
+                "event": event,
+                "clause": clause,
+                "text": message(code, params),
+                "code": code,
+                "params": params,
+            }
+        )
 
     # --------------------------------------------------------------- periods
     def start_period(self, t: int) -> None:
@@ -370,7 +374,9 @@ class Core:
                     t,
                     ev_index,
                     self.ed.mount_change_max_ms.clause,
-                    f"the mount change at the split took {fmt_s(took)}, more than {fmt_s(limit)}",
+                    "mount_change_long",
+                    took_ms=took,
+                    limit_ms=limit,
                 )
             self.mount_change_since = None
         self.injury = None
@@ -479,6 +485,11 @@ class Core:
         st = self.status
         if self.pending is not None:
             raise Refused("penalty_pending", penalty=self.pending["penalty"])
+        if st is Status.INTERVAL:
+            self.check_interval_over(t)
+        elif st is Status.SHOOTOUT:
+            raise Refused("no_bowl_in_in_shootout")
+        # (every refusal above comes before any change: see allowed_now)
         self.fh_open = False
         if st is Status.IN_PLAY:
             self.awaiting_bowl_in = False
@@ -490,11 +501,7 @@ class Core:
         if st is Status.PRE_MATCH:
             self.start_period(t)
             return
-        if st is Status.INTERVAL:
-            self.check_interval_over(t)
-            self.start_period(t)
-            return
-        raise Refused("no_bowl_in_in_shootout")
+        self.start_period(t)  # after an interval that has run out
 
     def check_interval_over(self, t: int) -> None:
         if t < self.interval_end:
@@ -714,7 +721,7 @@ class Core:
         if team == ref["fouling"]:
             if scored:
                 # "another free hit ... if a goal has not been scored": the goal stands
-                self.notice(t, i, "9", "penalty 6: a goal was scored from the free hit; no retake")
+                self.notice(t, i, "9", "p6_goal_stands")
                 return
             # the fouling team failed to carry out the penalty: the hit is taken again
             self.pending = dict(ref, at=t, event=i, repeat=True)
@@ -726,7 +733,7 @@ class Core:
             self.goals[g["team"]] -= g["points"]
             self.goal_log[self.fh_goal] = dict(g, points=0, cancelled={"event": i, "clause": "9"})
             self.fh_goal = None
-            self.notice(t, i, "9", f"penalty 6: the goal of event {g['event']} is not counted")
+            self.notice(t, i, "9", "p6_goal_cancelled", goal_event=g["event"])
         self.pending = None
         self.restart = _R_CENTER
         self.awaiting_bowl_in = True
@@ -735,9 +742,7 @@ class Core:
         """Penalty 7: the disabled player retires (or a substitute comes in); the fouled
         team's captain designates a fouling player to leave (Rule 9)."""
         if ev.get("disabled") is None:
-            self.notice(
-                t, i, "9", "penalty 7: name the disabled player ('disabled') to derive the removal"
-            )
+            self.notice(t, i, "9", "p7_name_disabled")
             return
         dis = self.player_of(ev, fouled, key="disabled")
         assert dis is not None
@@ -765,7 +770,7 @@ class Core:
             self.bring_in(fouled, dis, sub_no)
         elif sub is True:
             self.out[fouled][dis] = {"status": "replaced", "by": None}
-            self.notice(t, i, "9", f"penalty 7: {fouled} brings a substitute for player {dis}")
+            self.notice(t, i, "9", "p7_unnamed_substitute", team=fouled, player=dis)
         else:
             self.out[fouled][dis] = {"status": "retired", "clause": "Penalty 7"}
         if chosen is None and len(cands) == 1:
@@ -777,8 +782,10 @@ class Core:
                     t,
                     i,
                     "9",
-                    f"penalty 7: {fouled}'s captain designates one of {team} "
-                    f"{', '.join(map(str, sorted(cands)))} to leave the game",
+                    "p7_designate",
+                    team=fouled,
+                    fouling=team,
+                    candidates=sorted(cands),
                 )
             return
         self.remove(team, int(chosen), "7")
@@ -826,7 +833,7 @@ class Core:
             return
         if equipment:
             self.out[team][player] = {"status": "equipment"}
-            self.notice(t, i, "9", f"{team} {player} may return once the equipment is fixed")
+            self.notice(t, i, "9", "p8_may_return", team=team, player=player)
             return
         self.remove(team, player, "8")
 
@@ -876,8 +883,10 @@ class Core:
                     t,
                     i,
                     self.ed.late_penalty_reset_ms.clause,
-                    f"less than {reset // 1000} s left ({fmt_s(rem)}): clock reset to "
-                    f"{fmt_s(reset)} before the free hit",
+                    "clock_reset",
+                    seconds=reset // 1000,
+                    left_ms=rem,
+                    reset_ms=reset,
                 )
             self.resume(t, i)
         elif st is Status.INTERVAL or st is Status.PRE_MATCH:
@@ -1095,7 +1104,7 @@ class Core:
         if not self.ed.has("shootout_rounds"):
             # the 2006 text: "each player will attempt a free hit ... team with most goals
             # wins"; it has no further round, so a tie stands for the committee (Rule 4)
-            self.notice(t, None, "5", "the shootout is tied and the edition has no further round")
+            self.notice(t, None, "5", "shootout_tied_no_round")
             self.finish(t, None, DecidedBy.SHOOTOUT)
             return
         self.so_round += 1
@@ -1382,6 +1391,7 @@ def probe(core: Core, n_events: int, type_: str, at_ms: int) -> dict[str, Any] |
     ``allowed`` tries. ``None`` when no such event can be formed (e.g. no alternate)."""
     at = at_ms / 1000
     a = core.team_ids[0]
+    type_ = str(type_)
     ev: dict[str, Any] = {"at": at, "type": type_}
     if type_ in ("bowl_in", "whistle", "free_hit", "move_to_15"):
         return ev
@@ -1455,22 +1465,25 @@ def allowed_now(core: Core, n_events: int, at_ms: int, undo_ok: bool) -> list[st
         if core.decided_by is DecidedBy.FORFEIT and len(core.forfeited) == 1:
             out.append(str(EventType.FORFEIT))
         return [*out, str(EventType.UNDO)] if undo_ok else out
+    # Every handler refuses a probe before it changes anything, so one scratch copy serves
+    # until a probe is accepted (the property test of ``allowed`` holds us to that).
+    scratch = core.copy()
     for typ in ACTIONS:
         if typ == "undo":
             if undo_ok:
-                out.append(typ)
+                out.append(str(typ))
             continue
         ev = probe(core, n_events, typ, at_ms)
         if ev is None:
             continue
-        c = core.copy()
         try:
-            if at_ms >= c.deadline:
-                c.advance(at_ms)
-            HANDLERS[typ](c, ev, at_ms, n_events + 1)
+            if at_ms >= scratch.deadline:
+                scratch.advance(at_ms)
+            HANDLERS[typ](scratch, ev, at_ms, n_events + 1)
         except Refused:
             continue
         out.append(str(typ))
+        scratch = core.copy()
     return out
 
 
@@ -1489,6 +1502,8 @@ class Fold:
         self.undo_of: dict[int, int] = {}  # undo event (0-based) -> target (0-based)
         self.problems: list[EngineError] = []
         self.core = Core(setup)
+        #: answers that depend on the log only, keyed by its length (see ``match._undo_ok``)
+        self.memo: dict[str, tuple[int, Any]] = {}
 
     def apply(self, ev: Mapping[str, Any]) -> None:
         """Append one event (its index is ``len(events) + 1``); raise if refused.
@@ -1521,7 +1536,7 @@ class Fold:
                     self.events.pop()
                     raise
                 return
-            handler = HANDLERS.get(typ) if type(typ) is str else None
+            handler = HANDLERS.get(typ) if isinstance(typ, str) else None
             if handler is None:
                 raise Refused("unknown_event_type", value=show(typ))
             if t >= core.deadline:

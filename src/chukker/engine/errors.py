@@ -112,7 +112,34 @@ MESSAGES: dict[str, str] = {
     "undo_leaves_refused": "undoing event {target} would leave event {event} ({type} at {at}) "
     "refused: {cause}",
     # the set-up
-    "setup_invalid": "{detail}",
+    "setup_invalid": "the set-up is not valid: {path}: {detail}",
+    "team_key": "{path}: a team key is a short identifier (letters, digits, - or _)",
+    "players_count": "{path}: Rule 3: an arena team has {count} players numbered 1-{count}, "
+    "got {got}",
+    "players_numbering": "{path}: Rule 3: players are numbered 1-{count}, each once; got {got}",
+    "captain_missing": "{path}: Rule 3: each team designates one captain",
+    "captain_not_a_player": "{path}: Rule 3: the captain is one of players 1-{count}",
+    "alternate_number": "{path}: Rule 3: numbers are 1-99 and unique within the team",
+    "opposite_ends": "{path}: the two teams must defend opposite ends",
+}
+
+
+#: English templates of the report's ``notices`` (what the engine noted, not refusals).
+NOTICES: dict[str, str] = {
+    "mount_change_long": "the mount change at the split took {took}, more than {limit}",
+    "clock_reset": "less than {seconds} s left ({left}): clock reset to {reset} before the "
+    "free hit",
+    "injury_disabled": "injury time-out longer than 15 minutes: {team} {player} is disabled",
+    "injury_disabled_unnamed": "injury time-out longer than 15 minutes: the injured player is "
+    "disabled",
+    "p6_goal_stands": "penalty 6: a goal was scored from the free hit; no retake",
+    "p6_goal_cancelled": "penalty 6: the goal of event {goal_event} is not counted",
+    "p7_name_disabled": "penalty 7: name the disabled player ('disabled') to derive the removal",
+    "p7_unnamed_substitute": "penalty 7: {team} brings a substitute for player {player}",
+    "p7_designate": "penalty 7: {team}'s captain designates one of {fouling} {candidates} to "
+    "leave the game",
+    "p8_may_return": "{team} {player} may return once the equipment is fixed",
+    "shootout_tied_no_round": "the shootout is tied and the edition has no further round",
 }
 
 
@@ -145,8 +172,8 @@ def render(
 
 
 def message(code: str, params: Mapping[str, Any]) -> str:
-    """The English text of a refusal."""
-    return render(MESSAGES.get(code, code), params)
+    """The English text of a refusal (or of a notice)."""
+    return render(MESSAGES.get(code) or NOTICES.get(code) or code, params)
 
 
 def show(value: Any) -> str:

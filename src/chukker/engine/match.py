@@ -76,11 +76,16 @@ def _undo_ok(fold: Fold, at_ms: int) -> bool:
         return False
     if fold.events[-1].get("type") != "undo":
         return True
+    cached = fold.memo.get("undo_ok")
+    if cached is not None and cached[0] == n:
+        return bool(cached[1])  # the refold does not depend on the instant
     try:
         fold.verify({"at": at_ms / 1000, "type": "undo", "event": n})
+        ok = True
     except EngineError:
-        return False
-    return True
+        ok = False
+    fold.memo["undo_ok"] = (n, ok)
+    return ok
 
 
 def _report(fold: Fold, core: Core, at_ms: int) -> dict[str, Any]:
@@ -166,6 +171,13 @@ class Match:
         stored = dict(ev) if isinstance(ev, Mapping) else ev
         self._fold.apply_safely(stored)
         return dict(stored)
+
+    def allowed(self, at_ms: int) -> list[str]:
+        """The actions an operator could send at ``at_ms`` (the report's ``allowed``)."""
+        if at_ms < self._fold.core.last_at:
+            return []
+        c = self.state_at(at_ms)
+        return allowed_now(c, len(self._fold.events), at_ms, _undo_ok(self._fold, at_ms))
 
     def probe(self, type_: str, at_ms: int) -> dict[str, Any] | None:
         """The canonical event of ``type_`` that ``allowed`` tries at ``at_ms``."""

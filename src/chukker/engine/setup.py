@@ -283,7 +283,11 @@ def _options(doc: Any, team_ids: tuple[str, str]) -> Options:
             )
         ends = {t: _enum(f"options.first_defends.{t}", raw[t], End) for t in team_ids}
         if ends[team_ids[0]] == ends[team_ids[1]]:
-            raise SetupError("options.first_defends", "the two teams must defend opposite ends")
+            raise SetupError(
+                "options.first_defends",
+                "the two teams must defend opposite ends",
+                "opposite_ends",
+            )
         fd = tuple((t, ends[t]) for t in team_ids)
     return Options(
         periods=_enum("options.periods", doc.get("periods", d.periods), PeriodsOption),
@@ -313,7 +317,9 @@ def _int(path: str, value: Any) -> int:
 def _team(team_id: str, doc: Any, ed: Edition) -> Team:
     path = f"teams.{team_id}"
     if not _TEAM_ID.match(team_id):
-        raise SetupError(path, "a team key is a short identifier (letters, digits, - or _)")
+        raise SetupError(
+            path, "a team key is a short identifier (letters, digits, - or _)", "team_key"
+        )
     if not isinstance(doc, Mapping):
         raise SetupError(path, "must be an object with name, captain and players")
     name = doc.get("name", team_id)
@@ -324,7 +330,11 @@ def _team(team_id: str, doc: Any, ed: Edition) -> Team:
     if not isinstance(players_doc, list) or len(players_doc) != n:
         got = len(players_doc) if isinstance(players_doc, list) else "none"
         raise SetupError(
-            f"{path}.players", f"Rule 3: an arena team has {n} players numbered 1-{n}, got {got}"
+            f"{path}.players",
+            f"Rule 3: an arena team has {n} players numbered 1-{n}, got {got}",
+            "players_count",
+            count=n,
+            got=got,
         )
     players: list[Player] = []
     for i, p in enumerate(players_doc):
@@ -342,13 +352,23 @@ def _team(team_id: str, doc: Any, ed: Edition) -> Team:
         raise SetupError(
             f"{path}.players",
             f"Rule 3: players are numbered 1-{n}, each once; got {sorted(numbers)}",
+            "players_numbering",
+            count=n,
+            got=sorted(numbers),
         )
     players.sort(key=lambda p: p.no)
     if "captain" not in doc:
-        raise SetupError(f"{path}.captain", "Rule 3: each team designates one captain")
+        raise SetupError(
+            f"{path}.captain", "Rule 3: each team designates one captain", "captain_missing"
+        )
     captain = _int(f"{path}.captain", doc.get("captain"))
     if captain not in numbers:
-        raise SetupError(f"{path}.captain", f"Rule 3: the captain is one of players 1-{n}")
+        raise SetupError(
+            f"{path}.captain",
+            f"Rule 3: the captain is one of players 1-{n}",
+            "captain_not_a_player",
+            count=n,
+        )
     alternates: list[Player] = []
     alt_doc = doc.get("alternates", [])
     if not isinstance(alt_doc, list) or len(alt_doc) > 12:
@@ -361,7 +381,9 @@ def _team(team_id: str, doc: Any, ed: Edition) -> Team:
         no = _int(f"{ppath}.no", p.get("no"))
         if not 1 <= no <= 99 or no in seen:
             raise SetupError(
-                f"{ppath}.no", "Rule 3: numbers are 1-99 and unique within the team"
+                f"{ppath}.no",
+                "Rule 3: numbers are 1-99 and unique within the team",
+                "alternate_number",
             )
         seen.add(no)
         pname = p.get("name", "")

@@ -6,7 +6,7 @@ accepted by the engine (the generator drives a live fold and asks it).
 >>> import random
 >>> events = simulate(default_setup(), random.Random(7), events=120)
 >>> from chukker.engine import replay
->>> replay(default_setup(), events)["status"] in {"final", "interval", "shootout"}
+>>> replay(default_setup(), events)["status"] in {"final", "interval", "shootout", "stopped"}
 True
 """
 
@@ -66,6 +66,12 @@ def simulate(setup: Setup, rng: random.Random, events: int = 300) -> list[dict[s
             continue
         if st is Status.STOPPED:
             t += rng.randrange(2_000, 30_000)
+            if rng.random() < 0.03:
+                # the timekeeper corrects the stopped clock (a late whistle)
+                rem = min(max(c.remaining + rng.randrange(-3_000, 3_000), 1_000), c.length)
+                emit({"at": t / 1000, "type": "clock", "remaining": rem / 1000,
+                      "reason": "late whistle"})
+                t += rng.randrange(0, 3_000)
             emit({"at": t / 1000, "type": "free_hit" if c.pending else "bowl_in"})
             continue
         if st is Status.SHOOTOUT:
@@ -73,7 +79,7 @@ def simulate(setup: Setup, rng: random.Random, events: int = 300) -> list[dict[s
             if c.so_order is None:
                 order = {}
                 for team in teams:
-                    ps = [p for p in (1, 2, 3) if p not in c.removed[team]]
+                    ps = c.playing(team)
                     rng.shuffle(ps)
                     order[team] = ps[:1] if setup.options.shootout_players == "one" else ps
                 emit(
@@ -109,7 +115,7 @@ def simulate(setup: Setup, rng: random.Random, events: int = 300) -> list[dict[s
             continue
         roll = rng.random()
         team = rng.choice(teams)
-        eligible = [p for p in (1, 2, 3) if p not in c.removed[team]]
+        eligible: list[int | None] = [*c.playing(team)] or [None]
         if roll < 0.12:
             emit(
                 {

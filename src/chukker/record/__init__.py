@@ -16,32 +16,71 @@ from typing import Any
 from chukker.engine import EngineError
 from chukker.engine import check as _check
 from chukker.engine import replay as _replay
+from chukker.record.definitions import validate_event
+from chukker.record.errors import RecordError
 from chukker.record.io import (
     Format,
-    RecordError,
     dumps,
+    first_invalid_event,
     format_of,
+    header_and_setup,
     load_path,
     loads,
     parse,
+    setup_of,
     validate_header,
+    validate_record,
 )
 from chukker.record.schema import schema
 
 
-def replay(record: Mapping[str, Any], at_ms: int | None = None) -> dict[str, Any]:
-    """Replay a whole record; raises :class:`RecordError` or the first :class:`EngineError`."""
-    setup = validate_header(record)
-    return _replay(setup, record.get("events", []), at_ms)
+def replay(
+    record: Mapping[str, Any], at_ms: int | None = None, *, strict: bool = True
+) -> dict[str, Any]:
+    """Replay a whole record; raises :class:`RecordError` (the header, or the first event
+    that breaks the record's definitions) or the first :class:`EngineError`, whichever
+    event comes first.
+
+    ``strict=False`` leaves the events to the engine alone (which refuses any bad input
+    with an :class:`EngineError`, never another exception): for records already checked,
+    e.g. by :func:`loads`."""
+    setup = header_and_setup(record)[1]
+    events = record.get("events", [])
+    if not strict:
+        return _replay(setup, events, at_ms)
+    bad = first_invalid_event(events)
+    if bad is None:
+        return _replay(setup, events, at_ms)
+    k, err = bad
+    _replay(setup, events[:k], at_ms)  # an earlier refusal by the engine comes first
+    raise err
 
 
 def check(record: Mapping[str, Any]) -> list[ValueError]:
-    """Every problem of a record: a header error, or each refused event (lenient mode)."""
+    """Every problem of a record: a header error, or each event that breaks the record's
+    definitions or is refused by the engine (lenient mode), in order."""
     try:
-        setup = validate_header(record)
+        setup = header_and_setup(record)[1]
     except RecordError as e:
         return [e]
-    return list(_check(setup, record.get("events", [])))
+    events = record.get("events", [])
+    if not isinstance(events, list):
+        return [RecordError(code="field_type", path="record.events", expected="a list")]
+    bad: dict[int, RecordError] = {}
+    for k, ev in enumerate(events):
+        try:
+            validate_event(ev, f"event {k + 1}", require_at=True)
+        except RecordError as e:
+            bad[k + 1] = e
+    problems: list[ValueError] = list(bad.values())
+    problems += [e for e in _check(setup, events) if e.index not in bad]
+    return sorted(problems, key=lambda p: getattr(p, "index", 0) or _index(p))
+
+
+def _index(p: ValueError) -> int:
+    path = str(getattr(p, "params", {}).get("path", ""))
+    num = path.removeprefix("event ").split(".")[0]
+    return int(num) if num.isdigit() else 0
 
 
 __all__ = [
@@ -56,5 +95,8 @@ __all__ = [
     "parse",
     "replay",
     "schema",
+    "setup_of",
+    "validate_event",
     "validate_header",
+    "validate_record",
 ]

@@ -18,7 +18,8 @@ from rich.table import Table
 
 from chukker.engine import EngineError
 from chukker.record import check, parse, replay, schema
-from chukker.record.io import RecordError, format_of
+from chukker.record.errors import RecordError
+from chukker.record.io import format_of
 
 EXIT_REFUSED = 1
 EXIT_UNREADABLE = 3
@@ -121,6 +122,12 @@ def _summary(record: dict[str, Any], r: dict[str, Any]) -> None:
     names = {k: (v.get("name") or k) for k, v in teams.items()}
     title = " vs ".join(f"{names[k]} {r['score'][k]}" for k in r["score"])
     con.print(f"[bold]{title}[/bold]")
+    if r.get("practice"):
+        pr = r["practice"]
+        con.print(
+            f"[yellow]practice[/yellow]: periods of {pr['period_s']:g} s, "
+            f"intervals of {pr['interval_s']:g} s (not a result)"
+        )
     status = r["status"]
     line = f"status: {status}, period {r['period']}, clock {_clock(r['clock']['remaining_ms'])}"
     if r["clock"]["running"]:
@@ -197,5 +204,10 @@ def _summary(record: dict[str, Any], r: dict[str, Any]) -> None:
         where = f" at ({spot[0]:g}, {spot[1]:g}) yd" if spot else ""
         pen = f" (penalty {rs['penalty']})" if rs.get("penalty") else ""
         con.print(f"next restart: {rs['kind']}{pen}{where}")
+    for c in r.get("corrections", []):
+        con.print(
+            f"[yellow]clock corrected[/yellow] {c['at']:.3f} s, period {c['period']}: "
+            f"{_clock(c['from_ms'])} -> {_clock(c['to_ms'])} ({c['reason']})"
+        )
     for n in r.get("notices", []):
         con.print(f"[yellow]notice[/yellow] {n['at']:.3f} s: {n['text']} (Rule {n['clause']})")

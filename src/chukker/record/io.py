@@ -9,10 +9,11 @@ valid record and ``dumps(loads(s)) == s`` for canonical JSON text.
 ...     "events": [{"at": 0.0, "type": "bowl_in"}]})
 >>> loads(dumps(loads(text), "toml"), "toml") == loads(text)
 True
->>> loads('{"format": "chukker-match/1",\\n "teams": 3,}')
-Traceback (most recent call last):
-...
-chukker.record.io.RecordError: line 2, column 13: Expecting property name enclosed in double quotes
+>>> try:
+...     loads('{"format": "chukker-match/1",\\n "teams": 3,}')
+... except RecordError as e:
+...     print(e.code, e.params["line"], e.params["column"])
+not_well_formed 2 13
 """
 
 from __future__ import annotations
@@ -28,19 +29,11 @@ import tomli_w
 
 from chukker.engine import SetupError
 from chukker.engine.setup import Setup
+from chukker.record.definitions import is_clean_event, validate_event, validate_header_doc
+from chukker.record.errors import RecordError as RecordError
 
 Format = Literal["json", "toml"]
 _HEAD = ("format", "rules", "options", "teams", "events")
-
-
-class RecordError(ValueError):
-    """A record that cannot be read: malformed text (with line and column) or a bad header."""
-
-    def __init__(self, message: str, line: int | None = None, column: int | None = None) -> None:
-        self.line = line
-        self.column = column
-        where = f"line {line}, column {column}: " if line is not None else ""
-        super().__init__(f"{where}{message}")
 
 
 def format_of(path: str | Path) -> Format:
@@ -53,6 +46,8 @@ def parse(text: str, fmt: Format = "json") -> dict[str, Any]:
     if fmt == "toml":
         try:
             doc: Any = tomllib.loads(text)
+        except RecursionError:
+            raise RecordError(code="too_deep", path="record") from None
         except tomllib.TOMLDecodeError as e:
             msg = str(e)
             m = re.search(r"\(at line (\d+), column (\d+)\)", msg)
@@ -71,27 +66,66 @@ def parse(text: str, fmt: Format = "json") -> dict[str, Any]:
             doc = json.loads(text)
         except json.JSONDecodeError as e:
             raise RecordError(e.msg, e.lineno, e.colno) from None
+        except RecursionError:
+            raise RecordError(code="too_deep", path="record") from None
+        except ValueError as e:  # e.g. an integer of more than 4,300 digits
+            raise RecordError(str(e)) from None
     if not isinstance(doc, dict):
-        raise RecordError("a match record is an object (a table in TOML)")
+        raise RecordError(code="record_not_an_object")
     return doc
 
 
-def validate_header(doc: Mapping[str, Any]) -> Setup:
-    """The :class:`~chukker.engine.Setup` of a record; :class:`RecordError` if invalid."""
+def validate_header(doc: Any) -> dict[str, Any]:
+    """A normalised copy of a record's header (without its events), checked against the
+    record's definitions and the rules (Rule 3: rosters; editions: options);
+    :class:`RecordError` naming the field."""
+    return header_and_setup(doc)[0]
+
+
+def header_and_setup(doc: Any) -> tuple[dict[str, Any], Setup]:
+    """:func:`validate_header` and the :class:`~chukker.engine.Setup` it describes."""
+    clean = validate_header_doc(doc)
+    clean.pop("events", None)
+    return clean, setup_of(clean)
+
+
+def setup_of(doc: Mapping[str, Any]) -> Setup:
+    """The :class:`~chukker.engine.Setup` of a header; :class:`RecordError` if invalid."""
     try:
-        setup = Setup.from_dict(doc)
+        return Setup.from_dict(doc)
     except SetupError as e:
-        raise RecordError(str(e)) from None
-    events = doc.get("events", [])
+        raise RecordError(code=e.code, **e.params) from None
+
+
+def first_invalid_event(events: Any) -> tuple[int, RecordError] | None:
+    """The first event (0-based) that breaks the record's definitions, or ``None``."""
     if not isinstance(events, list):
-        raise RecordError("events: must be a list of event objects")
+        return None
+    for k, ev in enumerate(events):
+        if is_clean_event(ev):
+            continue
+        try:
+            validate_event(ev, f"event {k + 1}", require_at=True)
+        except RecordError as e:
+            return k, e
+    return None
+
+
+def validate_record(doc: Any) -> Setup:
+    """Check a whole record's header and events against the definitions: the loader's
+    check and ``chukker check``'s; :class:`RecordError` for the first problem."""
+    setup = header_and_setup(doc)[1]
+    bad = first_invalid_event(doc.get("events", []))
+    if bad is not None:
+        raise bad[1]
     return setup
 
 
 def loads(text: str, fmt: Format = "json") -> dict[str, Any]:
-    """Parse and validate a record's header (events are judged by the engine)."""
+    """Parse and validate a record (its header and each event against the record's
+    definitions; whether the events are legal is for the engine)."""
     doc = parse(text, fmt)
-    validate_header(doc)
+    validate_record(doc)
     return doc
 
 
@@ -101,9 +135,9 @@ def load_path(path: str | Path) -> dict[str, Any]:
     try:
         text = p.read_text(encoding="utf-8")
     except OSError as e:
-        raise RecordError(f"cannot read {p}: {e.strerror or e}") from None
+        raise RecordError(code="unreadable", path=str(p), detail=str(e.strerror or e)) from None
     except UnicodeDecodeError:
-        raise RecordError(f"{p} is not UTF-8 text") from None
+        raise RecordError(code="not_utf8", path=str(p)) from None
     return loads(text, format_of(p))
 
 

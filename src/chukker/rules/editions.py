@@ -43,6 +43,9 @@ class Param:
     value: int
     clause: str
     note: str = ""
+    #: where the value comes from: ``rule`` (the clause sets it) or ``contract`` (the clause
+    #: needs a value it does not set; the match-record contract gives it)
+    source: str = "rule"
 
 
 @dataclass(frozen=True, slots=True)
@@ -143,8 +146,10 @@ USPA_ARENA_2026 = Edition(
     ),
     extra_between_interval_ms=Param(
         4 * _MIN,
-        "contract:options.tiebreak",
-        "between extra periods: set by the match-record contract; Rule 5 does not set it",
+        "5.tie-extra-periods",
+        "between extra periods: Rule 5 says 'additional periods, as required' and sets no "
+        "interval; the 4 minutes come from the match-record contract",
+        "contract",
     ),
     shootout_interval_ms=Param(4 * _MIN, "5.tie-shootout-set-up", "interval before the shootout"),
     shootout_round_interval_ms=Param(2 * _MIN, "5.scoring-and-further-rounds", "between rounds"),
@@ -189,6 +194,13 @@ USPA_ARENA_2006 = replace(
     six=PeriodPlan(6, 5 * _MIN, (4 * _MIN, 4 * _MIN, 10 * _MIN, 4 * _MIN, 4 * _MIN), "5"),
     warning_at_ms=Param(30_000, "5", "recommended warning horn"),
     extra_first_interval_ms=Param(10 * _MIN, "5", "interval before extra periods"),
+    extra_between_interval_ms=Param(
+        4 * _MIN,
+        "5",
+        "between extra periods: Rule 5(a) sets no interval; the 4 minutes come from the "
+        "match-record contract",
+        "contract",
+    ),
     shootout_interval_ms=Param(2 * _MIN, "5", "interval before the shootout"),
     shootout_spot_yd=Param(25, "5", "each player attempts a free hit from the 25-yard line"),
     features=frozenset(),

@@ -41,7 +41,7 @@ def serve(
     from chukker.store import is_postgres_url, open_store
     from chukker.web.api import created_display_token
     from chukker.web.app import create_app
-    from chukker.web.demo import DEMO_HEADER, seed_finished_match
+    from chukker.web.demo import DEMO_HEADER, DemoError, seed_finished_match, seed_tournament
     from chukker.web.limits import uvicorn_options
     from chukker.web.live import LiveService
     from chukker.web.logging import configure
@@ -84,6 +84,17 @@ def serve(
         typer.echo(f"  score sheet         {base}/m/{m}/sheet")
         done = seed_finished_match(store, int(time.time() * 1000))
         typer.echo(f"chukker: a finished demo match: {base}/m/{done} (sheet: /m/{done}/sheet)")
+        try:
+            tour = seed_tournament(store, base, int(time.time() * 1000))
+        except DemoError as e:
+            typer.echo(f"chukker: no demo tournament: {e}")
+        else:
+            typer.echo(f"chukker: demo tournament {tour.name} ({len(tour.played)} matches played, "
+                       f"{', '.join(tour.to_play)} to play; its secrets are shown only now):")
+            typer.echo(f"  tournament          {tour.url}")
+            typer.echo(f"  committee token     {tour.committee_token}")
+            for arena, link in tour.consoles.items():
+                typer.echo(f"  {arena + ' console':<19} {link}")
     typer.echo(f"chukker: serving on {base}/ (new match: {base}/new, API: {base}/docs)")
     app = create_app(store, organiser=token, open_mode=open_, settings=s)
     # the client's address behind proxies is chukker's (setting trusted_proxies), not

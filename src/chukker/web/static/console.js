@@ -65,13 +65,26 @@
   live.recordAt = recordAt;
 
   // ------------------------------------------------------------ refusals
+  // a match time in milliseconds as the clock of the match (m:ss.s since the record's start)
+  function matchTime(ms) {
+    const t = Math.max(0, Math.round(Number(ms) / 100)) / 10, m = Math.floor(t / 60);
+    return m + ":" + (t - 60 * m).toFixed(1).padStart(4, "0");
+  }
+  // the engine's rules for its templates: X from X_ms, lists joined, a nested cause
   function fill(tmpl, params) {
     let missing = false;
+    const has = (k) => params && Object.prototype.hasOwnProperty.call(params, k);
     const out = tmpl.replace(/\{(\w+)(?:![rsa])?(?::[^{}]*)?\}/g, (all, k) => {
-      if (params && Object.prototype.hasOwnProperty.call(params, k)) {
+      if (has(k)) {
         const v = params[k];
+        if (Array.isArray(v)) return v.join(", ");
+        if (v && typeof v === "object" && v.code && R[v.code]) {
+          const inner = fill(R[v.code], v.params || {});
+          if (inner) return inner;
+        }
         return typeof v === "string" && L["ev_" + v] ? L["ev_" + v] : String(v); // event names in words
       }
+      if (has(k + "_ms")) return matchTime(params[k + "_ms"]);
       missing = true; return all;
     });
     return missing ? null : out;

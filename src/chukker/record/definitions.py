@@ -1,0 +1,579 @@
+"""The match record's fields, defined once: the validators and the JSON Schema come from here.
+
+Every event type and the header are tables of fields (:class:`Field`): type,
+range, length, allowed values. :func:`validate_event` and
+:func:`validate_header_doc` check a value against them and return a normalised
+copy (strings in NFC); :func:`json_schema` writes the same tables as JSON
+Schema. Unknown fields are refused, strings must be valid Unicode (no lone
+surrogates), numbers finite and in range.
+
+>>> validate_event({"at": 61.25, "type": "goal", "team": "A", "player": 2})
+{'at': 61.25, 'type': 'goal', 'team': 'A', 'player': 2}
+>>> validate_event({"at": 1, "type": "goal", "team": "A", "colour": "red"})
+Traceback (most recent call last):
+...
+chukker.record.errors.RecordError: event.colour: unknown field
+"""
+
+from __future__ import annotations
+
+import math
+import unicodedata
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from chukker.engine.errors import show
+from chukker.engine.types import (
+    End,
+    EventType,
+    Penalty,
+    PeriodsOption,
+    ShootoutPlayers,
+    ShotResult,
+    Tiebreak,
+    TwoPointLine,
+)
+from chukker.record.errors import RecordError
+from chukker.rules.editions import EDITIONS
+
+NAME_MAX = 60
+REASON_MAX = 200
+ID_MAX = 64
+TEAM_ID_MAX = 16
+HANDICAP_MIN, HANDICAP_MAX = -2, 10  # USPA arena handicaps
+PLAYER_MAX = 99
+AT_MAX = 10**9  # seconds
+EVENTS_MAX = 100_000
+
+
+@dataclass(frozen=True, slots=True)
+class Field:
+    """One field: ``kind`` is ``int``, ``number``, ``string``, ``bool``, ``enum``,
+    ``spot``, ``ints`` (a list of whole numbers), ``order``, ``penalty`` or
+    ``int_or_bool``."""
+
+    kind: str
+    required: bool = False
+    min: float | None = None
+    max: float | None = None
+    max_len: int | None = None
+    values: tuple[str, ...] = ()
+    description: str = ""
+    extra: Mapping[str, Any] = field(default_factory=dict)
+
+
+def _int(lo: float, hi: float, required: bool = False, d: str = "") -> Field:
+    return Field("int", required, lo, hi, description=d)
+
+
+def _str(max_len: int, required: bool = False, d: str = "", min_len: int = 0) -> Field:
+    return Field("string", required, min_len, None, max_len, description=d)
+
+
+TEAM = Field("string", True, 1, None, TEAM_ID_MAX, description="a team's key")
+OPT_TEAM = Field("string", False, 1, None, TEAM_ID_MAX, description="a team's key")
+PLAYER = _int(1, PLAYER_MAX, True, "a player's number on the team's sheet")
+OPT_PLAYER = _int(1, PLAYER_MAX, False, "a player's number on the team's sheet")
+SPOT = Field("spot", description="[x, y] in yards; x from the west wall (0-100), y across (0-50)")
+BOOL = Field("bool")
+
+#: the fields of each event type, beside ``at`` and ``type``
+EVENTS: dict[str, dict[str, Field]] = {
+    EventType.BOWL_IN: {},
+    EventType.WHISTLE: {"reason": _str(REASON_MAX), "spot": SPOT},
+    EventType.GOAL: {"team": TEAM, "player": OPT_PLAYER, "two_point": BOOL},
+    EventType.FOUL: {
+        "team": TEAM,
+        "player": OPT_PLAYER,
+        "penalty": Field("penalty", True, values=tuple(str(p) for p in Penalty)),
+        "clause": _str(ID_MAX),
+        "card": _str(ID_MAX),
+        "spot": SPOT,
+        "disabled": OPT_PLAYER,
+        "removed": OPT_PLAYER,
+        "substitute": Field("int_or_bool", min=1, max=PLAYER_MAX),
+        "equipment": BOOL,
+        "mount": BOOL,
+        "for_periods": _int(1, 99),
+    },
+    EventType.FREE_HIT: {},
+    EventType.TIMEOUT: {
+        "reason": _str(REASON_MAX, True, min_len=1),
+        "team": OPT_TEAM,
+        "player": OPT_PLAYER,
+        "spot": SPOT,
+    },
+    EventType.FORFEIT: {"team": TEAM},
+    EventType.SHOOTOUT_ORDER: {"first": TEAM, "order": Field("order", True)},
+    EventType.SHOT: {
+        "team": TEAM,
+        "player": PLAYER,
+        "result": Field("enum", True, values=tuple(str(r) for r in ShotResult)),
+        "reached_end_wall": BOOL,
+    },
+    EventType.MOVE_TO_15: {},
+    EventType.UNDO: {"event": _int(1, EVENTS_MAX, True, "position of the cancelled event")},
+    EventType.SUBSTITUTE: {"team": TEAM, "out": PLAYER, "in": PLAYER},
+    EventType.DESIGNATE: {"team": TEAM, "player": PLAYER},
+    EventType.RETURN: {"team": TEAM, "player": PLAYER},
+    EventType.CLOCK: {
+        "remaining": Field("number", True, 0, 3600, description="seconds, ms precision"),
+        "reason": _str(REASON_MAX, True, min_len=1),
+    },
+}
+AT = Field("number", True, 0, AT_MAX, description="seconds since the record started (ms)")
+
+OPTIONS: dict[str, Field] = {
+    "periods": Field("enum", values=tuple(str(v) for v in PeriodsOption)),
+    "split_periods": BOOL,
+    "tiebreak": Field("enum", values=tuple(str(v) for v in Tiebreak)),
+    "shootout_players": Field("enum", values=tuple(str(v) for v in ShootoutPlayers)),
+    "handicap": BOOL,
+    "warning_horn": BOOL,
+    "two_point_line": Field("enum", values=tuple(str(v) for v in TwoPointLine)),
+    "first_defends": Field("first_defends"),
+    "practice": Field("practice"),
+}
+PRACTICE: dict[str, Field] = {
+    "period_s": Field("number", True, 10, 3600),
+    "interval_s": Field("number", True, 0, 3600),
+}
+PLAYER_DOC: dict[str, Field] = {
+    "no": PLAYER,
+    "name": _str(NAME_MAX),
+    "handicap": _int(HANDICAP_MIN, HANDICAP_MAX, d="USPA arena handicap"),
+}
+TEAM_DOC: dict[str, Field] = {
+    "name": _str(NAME_MAX),
+    "captain": PLAYER,
+    # how many (Rule 3: three, numbered 1-3) is the set-up's check, in Rule 3's words
+    "players": Field("players", True, 0, 12),
+    "alternates": Field("players", False, 0, 12),
+}
+#: the score sheet's details of the match (who, where, when): chukker's addition to the
+#: header, shown on the sheet, never read by the engine
+MATCH_INFO: dict[str, Field] = {
+    k: _str(NAME_MAX if k != "event" else 120)
+    for k in ("event", "venue", "date", "arena", "umpire_1", "umpire_2", "referee",
+              "timekeeper", "scorer")
+}
+HEADER: dict[str, Field] = {
+    "format": Field("enum", values=("chukker-match/1",)),
+    "rules": Field("enum", values=tuple(EDITIONS)),
+    "options": Field("options"),
+    "teams": Field("teams", True),
+    "events": Field("events"),
+    "meta": Field("meta", description="free notes (strings, numbers), not read by the engine"),
+    "match_info": Field(
+        "match_info", description="the score sheet's details: event, venue, date, officials"
+    ),
+}
+
+
+# ------------------------------------------------------------------ checks
+def _text(v: Any, path: str) -> str:
+    if type(v) is not str:
+        raise RecordError(code="field_type", path=path, expected="a string")
+    if v.isascii():
+        return v
+    try:
+        v.encode("utf-8")
+    except UnicodeEncodeError:
+        raise RecordError(code="bad_unicode", path=path) from None
+    return unicodedata.normalize("NFC", v)
+
+
+def _number(v: Any, path: str, f: Field) -> int | float:
+    t = type(v)
+    if t is not int and t is not float:
+        raise RecordError(code="field_type", path=path, expected="a number")
+    lo, hi = f.min, f.max
+    if t is float and not math.isfinite(v):
+        raise RecordError(code="field_type", path=path, expected="a finite number")
+    if (lo is not None and v < lo) or (hi is not None and v > hi):
+        raise RecordError(code="field_range", path=path, min=_n(lo), max=_n(hi))
+    return v  # type: ignore[no-any-return]
+
+
+def _n(x: float | None) -> Any:
+    return int(x) if x is not None and x == int(x) else x
+
+
+def check(v: Any, f: Field, path: str) -> Any:
+    """``v`` checked against ``f``; a normalised copy."""
+    k = f.kind
+    if k == "int":
+        if type(v) is not int:
+            raise RecordError(code="field_type", path=path, expected="a whole number")
+        return _number(v, path, f)
+    if k == "number":
+        return _number(v, path, f)
+    if k == "string":
+        s = _text(v, path)
+        if f.max_len is not None and len(s) > f.max_len:
+            raise RecordError(code="field_too_long", path=path, max=f.max_len)
+        if f.min and len(s) < f.min:
+            raise RecordError(code="field_required", path=path)
+        return s
+    if k == "bool":
+        if type(v) is not bool:
+            raise RecordError(code="field_type", path=path, expected="true or false")
+        return v
+    if k == "enum":
+        if type(v) is not str or v not in f.values:
+            raise RecordError(code="field_enum", path=path, value=show(v), allowed=list(f.values))
+        return v
+    if k == "penalty":
+        if type(v) is int and 1 <= v <= 10:
+            return str(v)
+        if type(v) is str and v.lower() in f.values:
+            return v.lower()
+        raise RecordError(code="field_enum", path=path, value=show(v), allowed=list(f.values))
+    if k == "int_or_bool":
+        if type(v) is bool:
+            return v
+        return check(v, _int(f.min or 1, f.max or PLAYER_MAX), path)
+    if k == "spot":
+        if type(v) is not list or len(v) != 2:
+            raise RecordError(code="field_type", path=path, expected="[x, y] in yards")
+        return [
+            _number(v[0], f"{path}[0]", Field("number", min=0, max=100)),
+            _number(v[1], f"{path}[1]", Field("number", min=0, max=50)),
+        ]
+    if k == "order":
+        if type(v) is not dict or len(v) != 2:
+            raise RecordError(code="field_type", path=path, expected="an object of two teams")
+        out: dict[str, Any] = {}
+        for team, lst in v.items():
+            tp = f"{path}.{_key(team, path)}"
+            check(team, OPT_TEAM, tp)
+            if type(lst) is not list:
+                raise RecordError(code="field_type", path=tp, expected="a list of players")
+            if len(lst) > 20:
+                raise RecordError(code="too_many_items", path=tp, max=20)
+            out[team] = [check(p, PLAYER, f"{tp}[{i}]") for i, p in enumerate(lst)]
+        return out
+    raise AssertionError(k)  # pragma: no cover
+
+
+def _join(path: str, key: str) -> str:
+    return f"{path}.{key}" if path else key
+
+
+def _key(k: Any, path: str) -> str:
+    """A mapping key, checked like a short string (for paths and normalisation)."""
+    s = _text(k, f"{path} (a key)")
+    if len(s) > ID_MAX:
+        raise RecordError(code="field_too_long", path=f"{path} (a key)", max=ID_MAX)
+    return s
+
+
+def _object(
+    doc: Any, fields: Mapping[str, Field], path: str, special: Callable[..., Any] | None = None
+) -> dict[str, Any]:
+    if type(doc) is not dict:
+        raise RecordError(code="field_type", path=path, expected="an object")
+    for k in doc:
+        if k not in fields:
+            raise RecordError(code="unknown_field", path=_join(path, _key(k, path)))
+    out: dict[str, Any] = {}
+    for k, f in fields.items():
+        if k not in doc or doc[k] is None:
+            if f.required:
+                raise RecordError(code="field_required", path=_join(path, k))
+            if k in doc:
+                out[k] = None
+            continue
+        sub = _join(path, k)
+        out[k] = special(doc[k], f, sub) if special and f.kind not in _PLAIN else check(
+            doc[k], f, sub
+        )
+    return out
+
+
+_PLAIN = frozenset({"int", "number", "string", "bool", "enum", "penalty", "int_or_bool", "spot",
+                    "order"})
+def _fast(f: Field) -> Callable[[Any], bool]:
+    """A quick yes for the common, clean value of ``f`` (the slow :func:`check` says why
+    not, and normalises)."""
+    k = f.kind
+    lo = -math.inf if f.min is None else f.min
+    hi = math.inf if f.max is None else f.max
+    if k == "int":
+        return lambda v: type(v) is int and lo <= v <= hi
+    if k == "number":
+        return lambda v: (type(v) is float or type(v) is int) and lo <= v <= hi
+    if k == "string":
+        n = f.max_len or 0
+        m = int(f.min or 0)
+        return lambda v: type(v) is str and m <= len(v) <= n and v.isascii()
+    if k == "bool":
+        return lambda v: type(v) is bool
+    if k == "enum":
+        values = frozenset(f.values)
+        return lambda v: type(v) is str and v in values
+    if k == "penalty":
+        values = frozenset(f.values)
+        return lambda v: type(v) is str and v in values
+    if k == "spot":
+        return lambda v: (
+            type(v) is list
+            and len(v) == 2
+            and type(v[0]) in (int, float)
+            and type(v[1]) in (int, float)
+            and 0 <= v[0] <= 100
+            and 0 <= v[1] <= 50
+        )
+    return lambda v: False
+
+
+_TYPES = frozenset(EVENTS)
+_FAST: dict[str, tuple[frozenset[str], tuple[tuple[str, Field, Callable[[Any], bool]], ...]]] = {
+    t: (frozenset({"at", "type", *fs}), tuple((k, f, _fast(f)) for k, f in fs.items()))
+    for t, fs in EVENTS.items()
+}
+_AT_OK = _fast(AT)
+
+
+def is_clean_event(ev: Any) -> bool:
+    """A quick yes for an event that :func:`validate_event` accepts unchanged (``at``
+    present; plain ASCII strings); ``False`` means: ask :func:`validate_event`."""
+    if type(ev) is not dict:
+        return False
+    typ = ev.get("type")
+    fast = _FAST.get(typ) if type(typ) is str else None
+    if fast is None or not fast[0].issuperset(ev) or not _AT_OK(ev.get("at")):
+        return False
+    for k, f, ok in fast[1]:
+        v = ev.get(k)
+        if v is None:
+            if f.required:
+                return False
+        elif not ok(v):
+            return False
+    return True
+
+
+def validate_event(ev: Any, path: str = "event", *, require_at: bool = False) -> dict[str, Any]:
+    """A normalised copy of operator event ``ev``; :class:`RecordError` naming the field
+    (``path``, e.g. ``event 4``) if it breaks the definitions.
+
+    ``at`` is checked when present; ``require_at`` (the record loader) also refuses an
+    event without it. The live API may check a posted event before it stamps the time.
+    """
+    if type(ev) is not dict:
+        raise RecordError(code="field_type", path=path, expected="an object")
+    typ = ev.get("type")
+    if type(typ) is not str or typ not in _TYPES:
+        if typ is None:
+            raise RecordError(code="field_required", path=f"{path}.type")
+        raise RecordError(
+            code="field_enum", path=f"{path}.type", value=show(typ), allowed=sorted(_TYPES)
+        )
+    allowed, fields = _FAST[typ]
+    if not allowed.issuperset(ev):
+        for k in ev:
+            if k not in allowed:
+                raise RecordError(code="unknown_field", path=f"{path}.{_key(k, path)}")
+    out: dict[str, Any]
+    if "at" in ev:
+        at = ev["at"]
+        out = {"at": at if _AT_OK(at) else _number(at, f"{path}.at", AT), "type": typ}
+    elif require_at:
+        raise RecordError(code="field_required", path=f"{path}.at")
+    else:
+        out = {"type": typ}
+    for k, f, ok in fields:
+        v = ev.get(k)
+        if v is None:
+            if f.required:
+                raise RecordError(code="field_required", path=f"{path}.{k}")
+            if k in ev:
+                out[k] = None
+            continue
+        out[k] = v if ok(v) else check(v, f, f"{path}.{k}")
+    return out
+
+
+def _players(v: Any, f: Field, path: str) -> list[dict[str, Any]]:
+    if type(v) is not list:
+        raise RecordError(code="field_type", path=path, expected="a list of players")
+    if f.max is not None and len(v) > f.max:
+        raise RecordError(code="too_many_items", path=path, max=int(f.max))
+    if f.min is not None and len(v) < f.min:
+        raise RecordError(code="too_few_items", path=path, min=int(f.min))
+    return [_object(p, PLAYER_DOC, f"{path}[{i}]") for i, p in enumerate(v)]
+
+
+def _meta(v: Any, path: str, depth: int = 0) -> Any:
+    if depth > 4:
+        raise RecordError(code="too_deep", path=path)
+    t = type(v)
+    if t is dict:
+        if len(v) > 50:
+            raise RecordError(code="too_many_items", path=path, max=50)
+        return {_key(k, path): _meta(x, f"{path}.{k}", depth + 1) for k, x in v.items()}
+    if t is list:
+        if len(v) > 50:
+            raise RecordError(code="too_many_items", path=path, max=50)
+        return [_meta(x, f"{path}[{i}]", depth + 1) for i, x in enumerate(v)]
+    if t is str:
+        return check(v, _str(REASON_MAX), path)
+    if t is int or t is float:
+        return _number(v, path, Field("number", min=-(10**15), max=10**15))
+    if v is None or t is bool:
+        return v
+    raise RecordError(code="field_type", path=path, expected="JSON data")
+
+
+def _header_special(v: Any, f: Field, path: str) -> Any:
+    k = f.kind
+    if k == "options":
+        return _object(v, OPTIONS, path, _header_special)
+    if k == "practice":
+        return _object(v, PRACTICE, path)
+    if k == "first_defends":
+        if type(v) is not dict or len(v) != 2:
+            raise RecordError(code="field_type", path=path, expected="the end of both teams")
+        return {
+            _key(t, path): check(e, Field("enum", values=tuple(str(x) for x in End)), f"{path}.{t}")
+            for t, e in v.items()
+        }
+    if k == "teams":
+        if type(v) is not dict or len(v) != 2:
+            raise RecordError(code="field_type", path=path, expected="an object of two teams")
+        out = {}
+        for t, doc in v.items():
+            key = check(t, OPT_TEAM, f"{path} (a key)")
+            out[key] = _object(doc, TEAM_DOC, f"{path}.{key}", _header_special)
+        return out
+    if k == "players":
+        return _players(v, f, path)
+    if k == "events":
+        if type(v) is not list:
+            raise RecordError(code="field_type", path=path, expected="a list of events")
+        if len(v) > EVENTS_MAX:
+            raise RecordError(code="too_many_items", path=path, max=EVENTS_MAX)
+        return v  # each event is checked by validate_event, naming it "event N"
+    if k == "meta":
+        return _meta(v, path)
+    if k == "match_info":
+        return _object(v, MATCH_INFO, path)
+    raise AssertionError(k)  # pragma: no cover
+
+
+def validate_header_doc(doc: Any) -> dict[str, Any]:
+    """A normalised copy of a record's header (``events`` are left to
+    :func:`validate_event`); :class:`RecordError` naming the field."""
+    if type(doc) is not dict:
+        raise RecordError(code="record_not_an_object")
+    return _object(doc, HEADER, "", _header_special)
+
+
+# ------------------------------------------------------------------ schema
+def _schema(f: Field) -> dict[str, Any]:
+    k = f.kind
+    out: dict[str, Any]
+    if k in ("int", "number"):
+        out = {"type": "integer" if k == "int" else "number"}
+        if f.min is not None:
+            out["minimum"] = _n(f.min)
+        if f.max is not None:
+            out["maximum"] = _n(f.max)
+    elif k == "string":
+        out = {"type": "string"}
+        if f.max_len is not None:
+            out["maxLength"] = f.max_len
+        if f.min:
+            out["minLength"] = _n(f.min)
+    elif k == "bool":
+        out = {"type": "boolean"}
+    elif k == "enum":
+        out = {"enum": list(f.values)} if len(f.values) != 1 else {"const": f.values[0]}
+    elif k == "penalty":
+        out = {"anyOf": [{"enum": list(f.values)}, {"type": "integer", "minimum": 1,
+                                                    "maximum": 10}]}
+    elif k == "int_or_bool":
+        out = {"anyOf": [{"type": "boolean"}, _schema(_int(1, PLAYER_MAX))]}
+    elif k == "spot":
+        out = {"type": "array", "minItems": 2, "maxItems": 2, "items": {"type": "number"}}
+    elif k == "order":
+        out = {
+            "type": "object",
+            "minProperties": 2,
+            "maxProperties": 2,
+            "additionalProperties": {"type": "array", "maxItems": 20, "items": _schema(PLAYER)},
+        }
+    else:  # pragma: no cover
+        raise AssertionError(k)
+    if f.description:
+        out["description"] = f.description
+    return out
+
+
+def _obj_schema(fields: Mapping[str, Field], extra: Mapping[str, Any] | None = None) -> Any:
+    props = {k: _schema(f) for k, f in fields.items() if f.kind in _PLAIN}
+    props.update(extra or {})
+    out: dict[str, Any] = {"type": "object", "properties": props, "additionalProperties": False}
+    req = [k for k, f in fields.items() if f.required]
+    if req:
+        out["required"] = req
+    return out
+
+
+def json_schema() -> dict[str, Any]:
+    """The JSON Schema (draft 2020-12) of ``chukker-match/1``, from the same tables."""
+    events = []
+    for t, fs in EVENTS.items():
+        s = _obj_schema(fs, {"at": {"$ref": "#/$defs/at"}, "type": {"const": str(t)}})
+        s["required"] = ["at", "type", *s.get("required", [])]
+        events.append(s)
+    players = {"type": "array", "items": _obj_schema(PLAYER_DOC)}
+    team = _obj_schema(
+        {k: f for k, f in TEAM_DOC.items() if f.kind in _PLAIN},
+        {"players": {**players, "minItems": 3, "maxItems": 3},
+         "alternates": {**players, "maxItems": 12}},
+    )
+    team["required"] = ["captain", "players"]
+    options = _obj_schema(
+        {k: f for k, f in OPTIONS.items() if f.kind in _PLAIN},
+        {
+            "first_defends": {
+                "type": "object",
+                "additionalProperties": {"enum": [str(e) for e in End]},
+                "minProperties": 2,
+                "maxProperties": 2,
+            },
+            "practice": _obj_schema(PRACTICE),
+        },
+    )
+    header = _obj_schema(
+        {k: f for k, f in HEADER.items() if f.kind in _PLAIN},
+        {
+            "options": options,
+            "teams": {
+                "type": "object",
+                "minProperties": 2,
+                "maxProperties": 2,
+                "propertyNames": {"maxLength": TEAM_ID_MAX, "minLength": 1},
+                "additionalProperties": team,
+            },
+            "events": {"type": "array", "maxItems": EVENTS_MAX, "items": {"oneOf": events}},
+            "meta": {"type": "object", "description": HEADER["meta"].description},
+            "match_info": {
+                "type": "object",
+                "description": HEADER["match_info"].description,
+                "properties": {k: _schema(f) for k, f in MATCH_INFO.items()},
+                "additionalProperties": False,
+            },
+        },
+    )
+    header["required"] = ["teams"]
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "$id": "https://chukker.invalid/schema/chukker-match-1.json",
+        "title": "chukker match record, version 1 (with the 1.1 additions)",
+        "$defs": {"at": _schema(AT)},
+        **header,
+    }

@@ -1,0 +1,70 @@
+"""The record's refusals: :class:`RecordError` with a code, params and the field's path.
+
+>>> str(RecordError(code="field_type", path="teams.A.name", expected="a string"))
+'teams.A.name: must be a string'
+>>> e = RecordError("Expecting value", 1, 5)
+>>> str(e), e.code
+('line 1, column 5: the text is not well-formed: Expecting value', 'not_well_formed')
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from chukker.engine.errors import MESSAGES as ENGINE_MESSAGES
+from chukker.engine.errors import render
+
+#: English templates of the record's refusal codes (``str.format`` with the params).
+MESSAGES: dict[str, str] = {
+    "not_well_formed": "the text is not well-formed: {detail}",
+    "unreadable": "cannot read {path}: {detail}",
+    "not_utf8": "{path} is not UTF-8 text",
+    "record_not_an_object": "a match record is an object (a table in TOML)",
+    "unknown_field": "{path}: unknown field",
+    "field_required": "{path}: is required",
+    "field_type": "{path}: must be {expected}",
+    "field_range": "{path}: must be from {min} to {max}",
+    "field_enum": "{path}: unknown value {value} (one of {allowed})",
+    "field_too_long": "{path}: at most {max} characters",
+    "too_many_items": "{path}: at most {max} items",
+    "too_few_items": "{path}: at least {min} items",
+    "bad_unicode": "{path}: not valid Unicode text (a lone surrogate)",
+    "too_deep": "{path}: nested too deeply",
+}
+
+
+class RecordError(ValueError):
+    """A record that cannot be read: malformed text (with line and column), a field that
+    breaks the record's definitions, or a bad header.
+
+    ``code`` and ``params`` say why (``params["path"]`` names the field, e.g.
+    ``teams.A.players[0].handicap`` or ``event 4.team``); the message is the English
+    template of the code, after the line and column where there are some.
+    """
+
+    def __init__(
+        self,
+        detail: str | None = None,
+        line: int | None = None,
+        column: int | None = None,
+        *,
+        code: str | None = None,
+        **params: Any,
+    ) -> None:
+        self.line = line
+        self.column = column
+        if code is None:
+            code = "not_well_formed"
+            params.setdefault("detail", detail or "")
+        self.code = code
+        self.params: dict[str, Any] = params
+        text = _render(code, params)
+        if line is not None:
+            self.params.update(line=line, column=column)
+        where = f"line {line}, column {column}: " if line is not None else ""
+        super().__init__(f"{where}{text}")
+
+
+def _render(code: str, params: dict[str, Any]) -> str:
+    template = MESSAGES.get(code) or ENGINE_MESSAGES.get(code) or code
+    return render(template, params)

@@ -1,0 +1,57 @@
+"""Refusals in the user's language: a code and its params to a sentence.
+
+Every refusal the engine, the record loader or the API gives (and every notice
+in the engine's report) has a stable
+``code`` and JSON ``params``; the English sentence is a template per code
+(:data:`chukker.engine.errors.MESSAGES`, :data:`chukker.record.errors.MESSAGES`
+and, when present, ``chukker.web.api_errors.MESSAGES``). Spanish and Italian
+come from the Babel catalogues ``locales/{es,it}/LC_MESSAGES/refusals.po``
+(and ``api.po``), whose msgid is the English template.
+
+>>> refusal_message("ball_dead", {"period": 2, "since_ms": 510000}, "es")
+'la bocha está muerta: el período 2 terminó a los 510.000 s'
+>>> refusal_message("ball_dead", {"period": 2, "since_ms": 510000}, "en")
+'the ball is dead: period 2 ended at 510.000 s'
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Mapping
+from typing import Any
+
+from chukker.engine.errors import MESSAGES as ENGINE_MESSAGES
+from chukker.engine.errors import NOTICES, render
+from chukker.record.errors import MESSAGES as RECORD_MESSAGES
+from chukker.web.i18n import LANGUAGES, translations
+
+
+def templates() -> dict[str, str]:
+    """Every known code's English template (engine refusals and notices, record, API)."""
+    out = dict(ENGINE_MESSAGES)
+    out.update(NOTICES)
+    out.update(RECORD_MESSAGES)
+    try:
+        api = importlib.import_module("chukker.web.api_errors")
+    except ImportError:
+        return out
+    for code, text in getattr(api, "MESSAGES", {}).items():
+        out.setdefault(code, text)
+    return out
+
+
+def refusal_message(code: str, params: Mapping[str, Any] | None, lang: str) -> str:
+    """The sentence for refusal ``code`` with ``params`` in ``lang`` (en, es or it).
+
+    An unknown code gives the code itself; an unknown language gives English.
+    """
+    template = templates().get(code)
+    if template is None:
+        return code
+    if lang != "en" and lang in LANGUAGES:
+        template = translations(lang).gettext(template)
+
+    def cause(sub_code: str, sub_params: Mapping[str, Any]) -> str:
+        return refusal_message(sub_code, sub_params, lang)
+
+    return render(template, params or {}, cause)

@@ -1,0 +1,53 @@
+"""Every refusal code has an English template and a Spanish and an Italian translation."""
+
+from __future__ import annotations
+
+import string
+
+import pytest
+
+from chukker.engine import EngineError, Match
+from chukker.engine.simulate import default_setup
+from chukker.web.i18n import translations
+from chukker.web.refusals import refusal_message, templates
+
+
+def fields(template: str) -> set[str]:
+    return {f for _, f, _, _ in string.Formatter().parse(template) if f}
+
+
+@pytest.mark.parametrize("lang", ["es", "it"])
+def test_every_refusal_code_is_translated_with_the_same_placeholders(lang: str) -> None:
+    catalog = translations(lang)
+    missing, wrong = [], []
+    for code, template in sorted(templates().items()):
+        assert template, code
+        translated = catalog.gettext(template)
+        if translated == template and fields(template) != {"detail"}:
+            missing.append(code)
+        elif fields(translated) != fields(template):
+            wrong.append(code)
+    assert not missing, f"{lang}: untranslated codes {missing}"
+    assert not wrong, f"{lang}: placeholders differ in {wrong}"
+
+
+@pytest.mark.parametrize(
+    ("lang", "expected"),
+    [
+        ("en", "the ball is dead: period 1 ended at 450.000 s"),
+        ("es", "la bocha está muerta: el período 1 terminó a los 450.000 s"),
+        ("it", "la palla è morta: il periodo 1 è finito a 450.000 s"),
+    ],
+)
+def test_an_engine_refusal_in_each_language(lang: str, expected: str) -> None:
+    m = Match(default_setup())
+    m.bowl_in(0)
+    with pytest.raises(EngineError) as e:
+        m.goal(460_000, "A")
+    assert refusal_message(e.value.code, e.value.params, lang) == expected
+    assert refusal_message(e.value.code, e.value.params, "en") == e.value.reason
+
+
+def test_unknown_code_or_language_falls_back() -> None:
+    assert refusal_message("no_such_code", {}, "es") == "no_such_code"
+    assert refusal_message("not_started", {}, "fr") == "the ball is dead: the match has not started"
