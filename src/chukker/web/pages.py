@@ -283,7 +283,7 @@ async def index(request: Request) -> Response:
               ("pre_match", "in_play", "stopped", "interval", "shootout", "final", "period")}
     resp = render(request, "index.html", matches=matches, labels=labels,
                   show_archived=show_archived, n_archived=len(archived))
-    _index_pages[seen[:2]] = (seen, resp.body)
+    _index_pages[seen[:2]] = (seen, bytes(resp.body))
     return resp
 
 
