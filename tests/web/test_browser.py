@@ -49,6 +49,7 @@ def test_create_match_run_period_from_keyboard_display_follows_undo_and_reconnec
     tk.fill("input[name=team_B_p1_hcp]", "2")
     tk.click("button[type=submit]")
     expect(tk.locator("h1")).to_contain_text("<script>alert(1)</script>")
+    expect(tk.locator("#console-link")).to_have_attribute("href", re.compile("#token="))
     console_url = tk.locator("#console-link").get_attribute("href")
     assert console_url and "#token=" in console_url
     match_id = re.search(r"/m/([^/]+)/console", console_url).group(1)  # type: ignore[union-attr]

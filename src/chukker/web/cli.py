@@ -39,6 +39,7 @@ def serve(
 
     from chukker.ops_cli import settings_or_exit
     from chukker.store import is_postgres_url, open_store
+    from chukker.web.api import created_display_token
     from chukker.web.app import create_app
     from chukker.web.demo import DEMO_HEADER, DemoError, seed_finished_match, seed_tournament
     from chukker.web.limits import uvicorn_options
@@ -76,9 +77,10 @@ def serve(
         typer.echo(f"  timekeeper console  {base}/m/{m}/console#token={created.timekeeper_token}")
         typer.echo(f"  timekeeper token    {created.timekeeper_token}")
         typer.echo(f"  committee token     {created.committee_token}")
-        typer.echo(f"  big screen          {base}/m/{m}/display")
+        shown = created_display_token(m, created.timekeeper_token, created.committee_token)
+        typer.echo(f"  big screen          {base}/m/{m}/display#display={shown}")
         typer.echo(f"  spectators          {base}/m/{m}")
-        typer.echo(f"  overlay             {base}/m/{m}/overlay")
+        typer.echo(f"  overlay             {base}/m/{m}/overlay#display={shown}")
         typer.echo(f"  score sheet         {base}/m/{m}/sheet")
         done = seed_finished_match(store, int(time.time() * 1000))
         typer.echo(f"chukker: a finished demo match: {base}/m/{done} (sheet: /m/{done}/sheet)")

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import importlib
+import time
+import weakref
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
@@ -25,7 +27,7 @@ from chukker.rules import edition
 from chukker.store import UnknownMatch
 from chukker.store._engine import Match, Setup, SetupError
 from chukker.web import api_errors, sheet
-from chukker.web.api import check_header, match_urls, service
+from chukker.web.api import check_header, created_display_token, match_urls, service
 from chukker.web.i18n import LANGUAGES, language_name, pick_language, translations
 from chukker.web.live import LiveMatch, Quarantined, Role, ServiceError
 from chukker.web.security import CSRF_COOKIE, csrf_ok, new_csrf
@@ -180,9 +182,13 @@ def render(request: Request, template: str, status: int = 200, **ctx: Any) -> HT
         lang=lang, _=tr.gettext, static=static_url,
         languages=[(c, language_name(c)) for c in LANGUAGES], **ctx,
     )
+    return respond(request, html, status)
+
+
+def respond(request: Request, html: str | bytes, status: int = 200) -> HTMLResponse:
     resp = HTMLResponse(html, status_code=status)
     if request.query_params.get("lang") in LANGUAGES:
-        resp.set_cookie(LANG_COOKIE, lang, max_age=365 * 86400, samesite="lax")
+        resp.set_cookie(LANG_COOKIE, lang_of(request), max_age=365 * 86400, samesite="lax")
     resp.headers["x-content-type-options"] = "nosniff"
     resp.headers["referrer-policy"] = "no-referrer"
     return resp
@@ -248,6 +254,29 @@ async def live_context(request: Request, match_id: str) -> dict[str, Any] | HTML
 fmt_clock = sheet.fmt_clock
 
 
+#: seconds a match's report on the home page may be reused while no event came (the
+#: page reloaded by a crowd computed every listed match's report on every load, holding
+#: the event loop from the timekeeper's POSTs)
+SUMMARY_TTL_S = 1.0
+_summaries: weakref.WeakKeyDictionary[LiveMatch, tuple[int, float, dict[str, Any]]] = (
+    weakref.WeakKeyDictionary())
+
+
+def summary_report(svc: Any, lm: LiveMatch) -> dict[str, Any]:
+    """``svc.report(lm)``, reused for ``SUMMARY_TTL_S`` while the match has no new event."""
+    now = time.monotonic()
+    hit = _summaries.get(lm)
+    if hit is not None and hit[0] == lm.seq and now - hit[1] < SUMMARY_TTL_S:
+        return hit[2]
+    rep: dict[str, Any] = svc.report(lm)
+    _summaries[lm] = (lm.seq, now, rep)
+    return rep
+
+
+#: (language, archived?) -> (what the home page was rendered from, the page)
+_index_pages: dict[tuple[str, bool], tuple[tuple[Any, ...], bytes]] = {}
+
+
 @router.get("/", response_class=HTMLResponse)
 async def index(request: Request) -> Response:
     svc = service(request)
@@ -256,14 +285,16 @@ async def index(request: Request) -> Response:
     show_archived = request.query_params.get("archived") == "1"
     tr = translations(lang_of(request))
     matches = []
-    for r in rows:
+    for n, r in enumerate(rows):
         if (r.id in archived) != show_archived:
             continue
+        if n % 10 == 9:
+            await asyncio.sleep(0)  # let a timekeeper's POST or a horn through
         item: dict[str, Any] = {"id": r.id, "title": title_of(r.header), "team_ids": [],
                                 "practice": practice_of(r.header) is not None,
                                 "status": "", "score": "", "clock": ""}
         try:
-            rep = svc.report(await svc.load(r.id))
+            rep = summary_report(svc, await svc.load(r.id))
         except (UnknownMatch, ValueError):  # a stored match that cannot be replayed
             item["status"] = tr.gettext("Cannot be replayed")
             matches.append(item)
@@ -277,10 +308,18 @@ async def index(request: Request) -> Response:
         if rep["status"] not in ("pre_match", "final"):
             item["clock"] = fmt_clock(iv["remaining_ms"] if iv else rep["clock"]["remaining_ms"])
         matches.append(item)
+    # the same list renders the same page: a crowd reloading it gets the last one
+    # (rendering a hundred matches held the event loop for milliseconds per reload)
+    seen = (lang_of(request), show_archived, len(archived), repr(matches))
+    last = _index_pages.get(seen[:2])
+    if last is not None and last[0] == seen:
+        return respond(request, last[1])
     labels = {k: tr.gettext(JS_LABELS[k]) for k in
               ("pre_match", "in_play", "stopped", "interval", "shootout", "final", "period")}
-    return render(request, "index.html", matches=matches, labels=labels,
+    resp = render(request, "index.html", matches=matches, labels=labels,
                   show_archived=show_archived, n_archived=len(archived))
+    _index_pages[seen[:2]] = (seen, bytes(resp.body))
+    return resp
 
 
 @router.post("/m/{match_id}/archive", response_class=HTMLResponse)
@@ -406,7 +445,9 @@ async def new_match(request: Request) -> Response:
         return _new_form(request, form, api_errors.fill(text, e.params), status=e.status)
     # post/redirect/get: a reload shows the page again and never creates a second match.
     # The secrets travel in the fragment, which the browser never sends to a server.
-    secrets = urlencode({"tk": created.timekeeper_token, "cm": created.committee_token})
+    secrets = urlencode({"tk": created.timekeeper_token, "cm": created.committee_token,
+                         "dp": created_display_token(created.match_id, created.timekeeper_token,
+                                                     created.committee_token)})
     resp = RedirectResponse(f"/m/{created.match_id}/created?lang={lang_of(request)}#{secrets}",
                             status_code=303)
     resp.headers["cache-control"] = "no-store"
