@@ -10,9 +10,7 @@ One page per screen: the states are fed to the page's one rendering entry point
 
 from __future__ import annotations
 
-import os
 import re
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -22,8 +20,6 @@ from chukker.web.demo import DEMO_HEADER, state_reports
 
 pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("browser")]
 
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync"]
 DESKTOP = [(1280, 720), (1366, 768), (1920, 1080), (3840, 2160)]
 PHONES = [(360, 740), (390, 844), (430, 932)]
 #: the longest names the record allows (60 characters), one with a long word
@@ -40,19 +36,6 @@ SHOW = """(rep) => {
 }"""
 
 
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    path = "/usr/bin/chromium"
-    if not os.path.exists(path):
-        if os.environ.get("CHUKKER_REQUIRE_BROWSER") == "1":
-            pytest.fail("CHUKKER_REQUIRE_BROWSER=1 but /usr/bin/chromium is missing")
-        pytest.skip("browser tests need Debian's chromium at /usr/bin/chromium")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=path, args=ARGS)
-        yield b
-        b.close()
 
 
 def long_named_match(server: Any) -> dict[str, Any]:
