@@ -269,8 +269,17 @@ async def bench(args: argparse.Namespace) -> dict[str, Any]:
             if crowd_ready > flood_start:
                 print("warning: the crowd connected after the first flood horn", file=sys.stderr)
             until = max(flood_due[-1] + 500, crowd_ready + phase_ms)
+            spy = None
+            if args.profile:  # sample the server during the flood (py-spy, from PyPI)
+                spy = subprocess.Popen(
+                    ["py-spy", "record", "--pid", str(server.pid), "--format", "raw",
+                     "--nonblocking", "--rate", "250", "--output", args.profile,
+                     "--duration", str(max(1, int((until - crowd_ready) / 1000)))],
+                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
             flood = await timekeeper(http, mid, tk, (until - crowd_ready) / 1000, "whistle")
             stop.set()
+            if spy is not None:
+                spy.wait(60)
             pages, made, refused = await asyncio.to_thread(result.get, True, 60)
             crowd.join(30)
             await asyncio.sleep(1.0)
@@ -298,6 +307,9 @@ def main() -> None:
     ap.add_argument("--streams", type=int, default=1000)
     ap.add_argument("--seconds", type=float, default=8.0)
     ap.add_argument("--verbose", action="store_true", help="show the server's errors")
+    ap.add_argument("--profile", metavar="FILE",
+                    help="py-spy samples of the server during the flood (collapsed stacks); "
+                    "needs py-spy (pip install py-spy), not a dependency of chukker")
     args = ap.parse_args()
     res = asyncio.run(asyncio.wait_for(bench(args), timeout=180))
     for k, v in res.items():

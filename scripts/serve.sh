@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Sets everything up, then starts the web app on an embedded SQLite database with demo content:
-# a match ready to start, a finished match, and the rule pages (imported from the seed
+# a match ready to start, a finished match, a tournament (the worked example, final still to play), and the rule pages (imported from the seed
 # documents in ../shared/seeds when they are there; chukker ships none of their text).
 # The rulebook database is the user's own (its data folder, or $CHUKKER_RULES_DB), the one
 # `chukker rules ...` uses from any folder; importing the same seeds again changes nothing.

@@ -1,10 +1,12 @@
-"""Fixtures shared by the test folders: a throw-away schema on a real PostgreSQL."""
+"""Fixtures shared by the test folders: a throw-away schema on a real PostgreSQL, and
+Debian's chromium driven by Playwright."""
 
 from __future__ import annotations
 
 import os
 import uuid
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
@@ -41,3 +43,24 @@ def pg_schema() -> Iterator[str]:
 def pg_url() -> str:
     """The test PostgreSQL's URL (skips, or fails under CHUKKER_REQUIRE_POSTGRES=1)."""
     return postgres_or_skip()
+
+
+CHROMIUM = "/usr/bin/chromium"
+#: how the browser tests start chromium (no sandbox as root, nothing fetched from outside)
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync"]
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    """Debian's chromium under Playwright (skips, or fails under CHUKKER_REQUIRE_BROWSER=1)."""
+    if not os.path.exists(CHROMIUM):
+        if os.environ.get("CHUKKER_REQUIRE_BROWSER") == "1":
+            pytest.fail(f"CHUKKER_REQUIRE_BROWSER=1 but {CHROMIUM} is missing")
+        pytest.skip(f"browser tests need Debian's chromium at {CHROMIUM}")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield b
+        b.close()

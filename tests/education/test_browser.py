@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import re
 import socket
 import threading
@@ -19,23 +18,8 @@ from chukker.web import create_app
 
 pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("browser")]
 
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync"]
 
 
-@pytest.fixture
-def browser() -> Iterator[Any]:
-    path = "/usr/bin/chromium"
-    if not os.path.exists(path):
-        if os.environ.get("CHUKKER_REQUIRE_BROWSER") == "1":
-            pytest.fail("CHUKKER_REQUIRE_BROWSER=1 but /usr/bin/chromium is missing")
-        pytest.skip("browser tests need Debian's chromium at /usr/bin/chromium")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=path, args=ARGS)
-        yield b
-        b.close()
 
 
 @pytest.fixture

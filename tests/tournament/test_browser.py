@@ -3,8 +3,6 @@ spectator's page following the table and the bracket over Server-Sent Events."""
 
 from __future__ import annotations
 
-import os
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -13,29 +11,8 @@ from tests.tournament.web_helpers import RESULTS, four_team_toml, post
 
 pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("browser")]
 
-ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 
 
-@pytest.fixture
-def browser() -> Iterator[Any]:
-    path = "/usr/bin/chromium"
-    if not os.path.exists(path):
-        if os.environ.get("CHUKKER_REQUIRE_BROWSER") == "1":
-            pytest.fail("CHUKKER_REQUIRE_BROWSER=1 but /usr/bin/chromium is missing")
-        pytest.skip("browser tests need Debian's chromium at /usr/bin/chromium")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=path, args=ARGS)
-        yield b
-        b.close()
 
 
 def test_pool_played_through_the_api_spectator_page_follows(

@@ -352,3 +352,113 @@ def test_attacker_reads_every_match_and_memory_stays_bounded(
     svc = client.app.state.service
     assert len(svc._matches) == 3 and set(svc._matches) == set(ids[3:])
     assert client.get(f"/api/matches/{ids[0]}").status_code == 200  # loads again
+
+
+# ------------------------------------------------------------------------ CSP
+_SCRIPT_TAG = re.compile(r"<script\b([^>]*)>(.*?)</script>", re.S | re.I)
+_LINK = re.compile(r'href="(/[^"#?]*)')
+
+
+def site_pages(c: Any, m: Any, start: list[str]) -> dict[str, httpx.Response]:
+    """Every same-site HTML page reachable from ``start`` (at most 300)."""
+    seen: dict[str, httpx.Response] = {}
+    todo = list(start)
+    while todo and len(seen) < 300:
+        path = todo.pop()
+        if path in seen or path.startswith(("/static/", "/apidocs/", "/api/")):
+            continue
+        r = c.get(path)
+        seen[path] = r
+        if "text/html" in r.headers.get("content-type", ""):
+            todo.extend(p for p in _LINK.findall(r.text) if p not in seen)
+    return seen
+
+
+def test_no_page_runs_inline_script_and_every_page_says_so(
+        tmp_path: Path, monkeypatch: Any, make_match: Any) -> None:
+    """``script-src 'self'`` (no 'unsafe-inline') on every page; no page has inline code
+    (JSON data blocks only); the API docs' viewer is allowed by its hash alone."""
+    from starlette.testclient import TestClient
+    from tests.tournament.web_helpers import four_team_toml
+    from tests.web.conftest import OPEN
+
+    monkeypatch.setenv("CHUKKER_TOURNAMENTS_DIR", str(tmp_path / "tournaments"))
+    with TestClient(create_app(tmp_path / "live.sqlite3", **OPEN)) as c:
+        m = make_match(c)
+        t = c.post("/tournaments/api", json={"text": four_team_toml()})
+        assert t.status_code == 201, t.text
+        tid = t.json()["tournament_id"]
+        arena = "/tournaments/" + t.json()["arenas"]["Arena 1"]["console"].split(
+            "#")[0].split("/tournaments/")[1]
+        pages = site_pages(c, m, [
+            "/", "/new", f"/m/{m.id}", f"/m/{m.id}/console", f"/m/{m.id}/display",
+            f"/m/{m.id}/overlay", f"/m/{m.id}/sheet", f"/m/{m.id}/created", "/tournaments",
+            f"/tournaments/{tid}", arena, arena.replace("/console", "/display"), "/rules",
+            "/plays", "/learn", "/docs", "/redoc", "/no-such-page"])
+        html = {p: r for p, r in pages.items()
+                if "text/html" in r.headers.get("content-type", "")}
+        assert len(html) > 20
+        assert pages[arena].status_code == 200 and pages["/docs"].status_code == 200
+        for path, r in pages.items():
+            csp = r.headers["content-security-policy"]
+            assert "unsafe-inline" not in csp.split("script-src")[1].split(";")[0], path
+            assert "script-src 'self'" in csp, path
+        for path, r in html.items():
+            csp = r.headers["content-security-policy"]
+            for attrs, code in _SCRIPT_TAG.findall(r.text):
+                if "src=" in attrs or not code.strip():
+                    continue
+                if path in ("/docs", "/redoc"):  # FastAPI's viewer: allowed by hash only
+                    assert "'sha256-" in csp, path
+                    continue
+                assert 'type="application/json"' in attrs, (path, code[:80])
+            assert not re.search(r"<[^>]+\son[a-z]+=", r.text), path  # no onclick= etc.
+
+
+@pytest.mark.browser
+@pytest.mark.xdist_group("browser")
+def test_pages_work_in_the_browser_under_the_strict_csp(
+        tmp_path: Path, monkeypatch: Any, server_factory: Any, make_match: Any) -> None:
+    """No page of each kind trips the CSP (chromium reports violations on the console)."""
+    import os
+
+    path = "/usr/bin/chromium"
+    if not os.path.exists(path):
+        if os.environ.get("CHUKKER_REQUIRE_BROWSER") == "1":
+            pytest.fail("CHUKKER_REQUIRE_BROWSER=1 but /usr/bin/chromium is missing")
+        pytest.skip("browser tests need Debian's chromium at /usr/bin/chromium")
+    from playwright.sync_api import expect, sync_playwright
+    from tests.tournament.web_helpers import four_team_toml
+
+    monkeypatch.setenv("CHUKKER_TOURNAMENTS_DIR", str(tmp_path / "tournaments"))
+    with server_factory(tmp_path / "live.sqlite3") as srv, srv.client() as c:
+        m = make_match(c)
+        t = c.post("/tournaments/api", json={"text": four_team_toml()}).json()
+        arena = t["arenas"]["Arena 1"]["console"]
+        with sync_playwright() as p:
+            b = p.chromium.launch(executable_path=path, args=[
+                "--headless", "--no-sandbox", "--disable-gpu"])
+            try:
+                page = b.new_page()
+                bad: list[str] = []
+                page.on("console", lambda msg: bad.append(msg.text)
+                        if "Content Security Policy" in msg.text else None)
+                page.on("pageerror", lambda e: bad.append(str(e)))
+                for url, ready in [
+                    ("/", "body"), ("/new", "form"), (f"/m/{m.id}", "[data-clock]"),
+                    (m.body["urls"]["console"], "#event-log"),
+                    (m.body["urls"]["display"], "[data-clock]"),
+                    (f"/m/{m.id}/overlay", "[data-clock]"), (f"/m/{m.id}/sheet", "body"),
+                    (f"/tournaments/{t['tournament_id']}", "#live"),
+                    (arena, "#arena-open"), (arena.split("#")[0].replace(
+                        "/console", "/display"), "[data-b]"),
+                    ("/tournaments", "#new-tournament"), ("/rules", "body"),
+                    ("/plays", "body"), ("/docs", ".swagger-ui .info")]:
+                    page.goto(url if url.startswith("http") else srv.url + url)
+                    expect(page.locator(ready).first).to_be_attached()
+                    if "[data-clock]" in ready:  # live.js ran: the clock is drawn
+                        expect(page.locator("[data-clock]").first).not_to_be_empty()
+                page.wait_for_timeout(200)
+                assert bad == []
+            finally:
+                b.close()

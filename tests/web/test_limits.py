@@ -82,18 +82,43 @@ def test_slowloris_connection_is_closed_after_the_header_timeout(
         assert httpx.get(srv.url + "/api/time").status_code == 200
 
 
+def eventually(check: Any, seconds: float = 20.0) -> bool:
+    """Poll ``check()`` until it holds or the deadline passes (no fixed sleeps)."""
+    end = time.monotonic() + seconds
+    while not check():
+        if time.monotonic() > end:
+            return False
+        time.sleep(0.01)
+    return True
+
+
 def test_a_closed_stream_gives_its_slot_back(live_server: Any, make_match: Any) -> None:
     caps = live_server.app.state.streams
     svc = live_server.app.state.service
     with live_server.client() as c:
         m = make_match(c)
+
+        def held() -> bool:
+            return caps.open == 1 and len(svc._matches[m.id].subscribers) == 1
+
+        def free() -> bool:
+            return caps.open == 0 and not svc._matches[m.id].subscribers
+
         with c.stream("GET", f"/api/matches/{m.id}/stream") as r:
-            next(r.iter_lines())
-            assert caps.open == 1 and len(svc._matches[m.id].subscribers) == 1
-        end = time.monotonic() + 10
-        while (caps.open or svc._matches[m.id].subscribers) and time.monotonic() < end:
-            time.sleep(0.05)
-        assert caps.open == 0 and not svc._matches[m.id].subscribers
+            # keep the line iterator: a dropped one closes the connection (httpcore),
+            # which made the slot go back before it was checked
+            lines = r.iter_lines()
+            assert next(lines).startswith("retry:")
+            assert held()  # taken before the first byte was sent
+            time.sleep(0.2)
+            assert held()  # and kept while the stream is open
+        assert eventually(free), (caps.open, len(svc._matches[m.id].subscribers))
+        # released when the stream ended, not when the garbage collector got to it
+        with c.stream("GET", f"/api/matches/{m.id}/stream") as r:
+            lines = r.iter_lines()
+            next(lines)
+            assert held()
+        assert eventually(free)
 
 
 def test_over_the_cap_a_spectator_gets_503_with_retry_after(client: Any,
@@ -103,3 +128,84 @@ def test_over_the_cap_a_spectator_gets_503_with_retry_after(client: Any,
     r = client.get(f"/api/matches/{m.id}/stream")
     assert r.status_code == 503 and r.json()["code"] == "too_many_streams"
     assert r.headers["retry-after"] == "5"
+
+
+def _stalled_stream(srv: Any, match_id: str) -> socket.socket:
+    """A client that opens a live stream and never reads a byte of it."""
+    s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    s.connect(("127.0.0.1", srv.port))
+    s.sendall(f"GET /api/matches/{match_id}/stream HTTP/1.1\r\nHost: x\r\n\r\n".encode())
+    return s
+
+
+def _flood(srv: Any, match_id: str, messages: int, size: int) -> None:
+    """Publish ``messages`` comments of ``size`` bytes to the match's streams."""
+    svc = srv.app.state.service
+    lm = svc._matches[match_id]
+    blob = b": " + b"x" * size + b"\n\n"
+    for _ in range(messages):
+        srv._loop.call_soon_threadsafe(svc._enqueue, lm, blob)
+
+
+def test_a_stream_that_stops_reading_gives_its_slot_back_once_far_behind(
+        live_server: Any, make_match: Any, monkeypatch: Any) -> None:
+    from chukker.web import live
+
+    monkeypatch.setattr(live, "QUEUE_LIMIT", 16)
+    caps = live_server.app.state.streams
+    with live_server.client() as c:
+        m = make_match(c)
+    s = _stalled_stream(live_server, m.id)
+    try:
+        assert eventually(lambda: caps.open == 1)
+        lm = live_server.app.state.service._matches[m.id]
+        # 64 KB messages: the socket's buffers fill, the writes block, the queue fills
+        for _ in range(40):
+            _flood(live_server, m.id, 8, 64 * 1024)
+            if eventually(lambda: caps.open == 0, 0.5):
+                break
+        assert eventually(lambda: caps.open == 0 and not lm.subscribers)
+        # the others are not held up: a new stream gets its state at once
+        with live_server.client() as c, c.stream("GET", f"/api/matches/{m.id}/stream") as r:
+            lines = r.iter_lines()
+            assert next(lines).startswith("retry:")
+    finally:
+        s.close()
+
+
+def test_a_connection_whose_writes_stay_blocked_is_cut(
+        server_factory: Any, db_path: Path, monkeypatch: Any, make_match: Any) -> None:
+    import threading
+
+    import uvicorn
+
+    from chukker.web import limits
+
+    monkeypatch.setattr(limits, "WRITE_STALL_S", 0.5)
+    srv = server_factory(db_path)
+    srv.server = uvicorn.Server(uvicorn.Config(srv.app, log_level="warning", lifespan="on",
+                                               **limits.uvicorn_options()))
+    srv.thread = threading.Thread(target=srv.server.run, kwargs={"sockets": [srv.sock]},
+                                  daemon=True)
+    with srv:
+        caps = srv.app.state.streams
+        with srv.client() as c:
+            m = make_match(c)
+        s = _stalled_stream(srv, m.id)
+        try:
+            assert eventually(lambda: caps.open == 1)
+            _flood(srv, m.id, 40, 256 * 1024)  # 10 MB it will never read
+            assert eventually(lambda: caps.open == 0)
+            # the server cut the connection: what it reads ends (reset or end of stream)
+            s.settimeout(10)
+            got = 0
+            try:
+                while (chunk := s.recv(1 << 16)):
+                    got += len(chunk)
+            except ConnectionResetError:
+                pass
+            assert got < 10 * 1024 * 1024
+        finally:
+            s.close()
+        assert httpx.get(srv.url + "/api/time").status_code == 200

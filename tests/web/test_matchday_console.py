@@ -13,7 +13,6 @@ import itertools
 import json
 import os
 import time
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -22,26 +21,11 @@ from chukker.web.demo import DEMO_HEADER
 
 pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("browser")]
 
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync"]
 #: how long the Wi-Fi drop lasts in the test (the issue's 20 s works the same; the
 #: console does not care how long it is offline: CHUKKER_WIFI_DROP_S=20 to try it)
 WIFI_DROP_S = float(os.environ.get("CHUKKER_WIFI_DROP_S", "3"))
 
 
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    path = "/usr/bin/chromium"
-    if not os.path.exists(path):
-        if os.environ.get("CHUKKER_REQUIRE_BROWSER") == "1":
-            pytest.fail("CHUKKER_REQUIRE_BROWSER=1 but /usr/bin/chromium is missing")
-        pytest.skip("browser tests need Debian's chromium at /usr/bin/chromium")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=path, args=ARGS)
-        yield b
-        b.close()
 
 
 def create(server: Any, **options: Any) -> dict[str, Any]:

@@ -10,9 +10,7 @@ One page per screen: the states are fed to the page's one rendering entry point
 
 from __future__ import annotations
 
-import os
 import re
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -22,8 +20,6 @@ from chukker.web.demo import DEMO_HEADER, state_reports
 
 pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("browser")]
 
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync"]
 DESKTOP = [(1280, 720), (1366, 768), (1920, 1080), (3840, 2160)]
 PHONES = [(360, 740), (390, 844), (430, 932)]
 #: the longest names the record allows (60 characters), one with a long word
@@ -40,19 +36,6 @@ SHOW = """(rep) => {
 }"""
 
 
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    path = "/usr/bin/chromium"
-    if not os.path.exists(path):
-        if os.environ.get("CHUKKER_REQUIRE_BROWSER") == "1":
-            pytest.fail("CHUKKER_REQUIRE_BROWSER=1 but /usr/bin/chromium is missing")
-        pytest.skip("browser tests need Debian's chromium at /usr/bin/chromium")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=path, args=ARGS)
-        yield b
-        b.close()
 
 
 def long_named_match(server: Any) -> dict[str, Any]:
@@ -123,18 +106,30 @@ def test_interval_is_the_main_countdown_and_says_when_it_has_run_out(
 
 @pytest.mark.parametrize("width,height", [(360, 740), (1366, 768)])
 def test_other_pages_fit_phones_and_laptops(browser: Any, live_server: Any, store_at: Any,
+                                            tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                             width: int, height: int) -> None:
     import time
 
     from chukker.web.demo import seed_finished_match
 
-    long_named_match(live_server)
+    monkeypatch.setenv("CHUKKER_TOURNAMENTS_DIR", str(tmp_path / "tournaments"))
+    m = long_named_match(live_server)
     done = seed_finished_match(store_at, int(time.time() * 1000))
+    toml = (Path(__file__).parents[2] / "examples/tournament/fall-classic.toml").read_text(
+        encoding="utf-8")
+    with live_server.client() as c:
+        t = c.post("/tournaments/api", json={"text": toml}).json()
+    tid, first = t["tournament_id"], sorted(t["matches"])[0]
     page = browser.new_page(viewport={"width": width, "height": height})
     wide = []
-    for path in ("/", "/new", f"/m/{done}", f"/m/{done}/sheet", "/rules/", "/plays/",
-                 "/tournaments",
-                 "/?lang=es", f"/m/{done}/sheet?lang=it"):
+    for path in ("/", "/new", f"/m/{done}", f"/m/{done}/sheet", f"/m/{m['match_id']}/created",
+                 "/rules/", "/rules/uspa-arena-2026/en/5", "/rules/glossary/en",
+                 "/rules/search?q=penalty", "/rules/search?q=penalty&lang=it", "/plays/",
+                 "/m/nosuchmatch",
+                 "/tournaments", f"/tournaments/{tid}", f"/tournaments/{tid}/teams/potros",
+                 f"/tournaments/{tid}/matches/{first}",
+                 "/learn/", "/learn/test?seed=260885&level=umpire",
+                 "/?lang=es", f"/m/{done}/sheet?lang=it", f"/tournaments/{tid}?lang=es"):
         page.goto(live_server.url + path)
         got = page.evaluate("() => [document.documentElement.scrollWidth, window.innerWidth, "
                             "!!document.querySelector('header.bar .langs a')]")
@@ -162,3 +157,20 @@ def test_home_page_follows_each_match(browser: Any, live_server: Any) -> None:
                                                            timeout=10_000)
     expect(row.locator("[data-home-clock]")).to_have_text(re.compile(r"7:[0-3]\d"))
     page.close()
+
+
+def test_big_screen_qr_reads_as_the_phone_page(browser: Any, live_server: Any) -> None:
+    """The QR code as a phone camera sees it: decoded from the big screen's pixels."""
+    zxingcpp = pytest.importorskip("zxingcpp", reason="no QR decoder (pip install zxing-cpp)")
+    import io
+
+    from PIL import Image
+
+    m = long_named_match(live_server)
+    page = browser.new_page(viewport={"width": 1366, "height": 768})
+    page.goto(f"{live_server.url}/m/{m['match_id']}/display")
+    png = page.locator(".phone-qr svg").screenshot()
+    assert page.locator(".overlay .phone-qr, body.overlay svg").count() == 0
+    page.close()
+    found = zxingcpp.read_barcodes(Image.open(io.BytesIO(png)))
+    assert [b.text for b in found] == [f"{live_server.url}/m/{m['match_id']}"]

@@ -19,6 +19,7 @@ from typing import Annotated, Any, Literal
 from fastapi import APIRouter, Body, Depends, Header, Query, Request
 from fastapi.responses import JSONResponse, PlainTextResponse, Response, StreamingResponse
 from pydantic import BaseModel, Field
+from starlette.types import Receive, Scope, Send
 
 import chukker.record as record_pkg
 from chukker.store import UnknownMatch
@@ -33,7 +34,17 @@ from chukker.web.live import (
     hash_token,
 )
 from chukker.web.logging import annotate
-from chukker.web.security import BadInput, bearer, clean, client_address, require_organiser
+from chukker.web.security import (
+    BadInput,
+    RateLimit,
+    StreamTickets,
+    bearer,
+    clean,
+    client_address,
+    display_token,
+    match_secret,
+    require_organiser,
+)
 
 router = APIRouter(prefix="/api", tags=["live"])
 
@@ -167,7 +178,13 @@ class CreatedOut(BaseModel):
     match_id: str
     timekeeper_token: str
     committee_token: str
+    display_token: str
     urls: dict[str, str]
+
+
+class TicketOut(BaseModel):
+    ticket: str
+    expires_in: float
 
 
 class AcceptedOut(BaseModel):
@@ -224,7 +241,8 @@ async def authorise(request: Request, lm: LiveMatch, authorization: str | None) 
     raise ServiceError(403, "bad_token")
 
 
-def match_urls(request: Request, created_id: str, tk: str | None = None) -> dict[str, str]:
+def match_urls(request: Request, created_id: str, tk: str | None = None,
+               display: str | None = None) -> dict[str, str]:
     base = str(request.base_url).rstrip("/")
     urls = {
         "spectator": f"{base}/m/{created_id}",
@@ -236,7 +254,40 @@ def match_urls(request: Request, created_id: str, tk: str | None = None) -> dict
     }
     if tk is not None:
         urls["console"] += f"#token={tk}"
+    if display is not None:
+        urls["display"] += f"#display={display}"
+        urls["overlay"] += f"#display={display}"
     return urls
+
+
+def created_display_token(match_id: str, timekeeper_token: str, committee_token: str) -> str:
+    """The display token of a match just created, from its two secrets."""
+    return display_token(match_id, hash_token(timekeeper_token), hash_token(committee_token))
+
+
+def match_display_token(lm: LiveMatch) -> str:
+    return display_token(lm.id, lm.row.timekeeper_hash, lm.row.committee_hash)
+
+
+def match_key(lm: LiveMatch) -> bytes:
+    return match_secret(lm.id, lm.row.timekeeper_hash, lm.row.committee_hash)
+
+
+def stream_tickets(request: Request) -> StreamTickets:
+    state = request.app.state
+    found: StreamTickets | None = getattr(state, "stream_tickets", None)
+    if found is None:
+        found = state.stream_tickets = StreamTickets()
+    return found
+
+
+def ticket_rate(request: Request) -> RateLimit:
+    """Tickets per (address, match): 30 at once, then one a second."""
+    state = request.app.state
+    found: RateLimit | None = getattr(state, "ticket_rate", None)
+    if found is None:
+        found = state.ticket_rate = RateLimit(burst=30, rate=1.0)
+    return found
 
 
 @router.get("/time", summary="The server's clock (epoch ms), for clients measuring their offset")
@@ -284,9 +335,50 @@ async def create_match(
     except SetupError as e:
         raise ServiceError(422, "bad_setup", str(e), params={"path": e.path, "reason": e.reason},
                            path=e.path, reason=e.reason) from e
+    lm = await load(request, c.match_id)
+    shown = match_display_token(lm)
     return {"match_id": c.match_id, "timekeeper_token": c.timekeeper_token,
-            "committee_token": c.committee_token,
-            "urls": match_urls(request, c.match_id, c.timekeeper_token)}
+            "committee_token": c.committee_token, "display_token": shown,
+            "urls": match_urls(request, c.match_id, c.timekeeper_token, shown)}
+
+
+@router.post("/matches/{match_id}/stream-ticket", response_model=TicketOut,
+             responses={401: {}, 403: {}, 429: {}},
+             summary="A single-use ticket (valid 60 s) for one live stream of this match in "
+             "the share kept for its screens: `?ticket=` on the stream's URL")
+async def stream_ticket(
+    request: Request, match_id: str,
+    authorization: Annotated[str | None, Header(description=(
+        "Bearer <timekeeper, committee or display token>"))] = None,
+) -> dict[str, Any]:
+    lm = await load(request, match_id)
+    token = bearer(authorization)
+    if token is None or not hmac.compare_digest(token, match_display_token(lm)):
+        role = await authorise(request, lm, authorization)
+        annotate(request, role=role, match_id=lm.id)
+    else:
+        annotate(request, role="display", match_id=lm.id)
+    tickets = stream_tickets(request)
+    wait = ticket_rate(request).take((client_address(request), lm.id))
+    if wait > 0:
+        raise ServiceError(429, "rate_limited", params={"retry_after": int(wait) + 1},
+                           headers={"retry-after": str(int(wait) + 1)})
+    return {"ticket": tickets.issue(lm.id, match_key(lm)), "expires_in": tickets.ttl}
+
+
+@router.get("/matches/{match_id}/display-token",
+            responses={401: {}, 403: {}, 429: {}},
+            summary="The display token and the big screen's and overlay's URLs with it "
+            "(timekeeper or committee token)")
+async def get_display_token(
+    request: Request, match_id: str,
+    authorization: Annotated[str | None, Header()] = None,
+) -> dict[str, Any]:
+    lm = await load(request, match_id)
+    await authorise(request, lm, authorization)
+    shown = match_display_token(lm)
+    urls = match_urls(request, lm.id, display=shown)
+    return {"display_token": shown, "urls": {k: urls[k] for k in ("display", "overlay")}}
 
 
 @router.post("/matches/{match_id}/events", status_code=201, response_model=AcceptedOut,
@@ -358,15 +450,22 @@ async def stream(
     last_event_id: Annotated[str | None, Header()] = None,
     last: Annotated[int | None, Query(ge=0, le=MAX_SEQ, description="as Last-Event-ID")]
     = None,
-    token: Annotated[str | None, Query(max_length=100, description=(
-        "the match's timekeeper or committee token: its screens keep a reserved share "
+    ticket: Annotated[str | None, Query(max_length=100, description=(
+        "a ticket from `POST .../stream-ticket`: the match's screens keep a reserved share "
         "of the streams"))] = None,
+    token: Annotated[str | None, Query(max_length=100, description=(
+        "the match's timekeeper or committee token (prefer a ticket: it keeps the token "
+        "out of URLs)"))] = None,
     authorization: Annotated[str | None, Header()] = None,
 ) -> StreamingResponse:
     lm = await load(request, match_id)
     svc = service(request)
     presented = bearer(authorization) or token
     privileged = presented is not None and svc.role_of(lm, presented) is not None
+    if ticket is not None and not privileged:
+        why = stream_tickets(request).redeem(ticket, lm.id, match_key(lm))
+        privileged = why is None
+        annotate(request, match_id=lm.id, code="ticket" if why is None else f"ticket_{why}")
     caps: StreamCaps = request.app.state.streams
     address = client_address(request)
     if not caps.acquire(address, privileged):
@@ -386,6 +485,7 @@ async def stream(
     if given.isascii() and given.isdigit() and len(given) <= 10:
         since = min(int(given), MAX_SEQ)
     sub, backlog = svc.subscribe(lm, since)
+    sub.on_drop = release  # fell too far behind (stopped reading): its slot goes back now
 
     async def messages() -> AsyncIterator[bytes]:
         try:
@@ -410,8 +510,25 @@ async def stream(
 
     gen = messages()
     weakref.finalize(gen, release)  # also when the stream never started
-    return StreamingResponse(gen, media_type="text/event-stream", headers={
+    return _Stream(gen, release, media_type="text/event-stream", headers={
         "cache-control": "no-cache", "x-accel-buffering": "no"})
+
+
+class _Stream(StreamingResponse):
+    """A streaming response that gives back its slot as soon as it ends, however it ends
+    (a client that went away cancels the generator without closing it: waiting for the
+    garbage collector to finalise it kept the slot for an unbounded time)."""
+
+    def __init__(self, content: AsyncIterator[bytes], on_end: Callable[[], None],
+                 **kwargs: Any) -> None:
+        super().__init__(content, **kwargs)
+        self._on_end = on_end
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        try:
+            await super().__call__(scope, receive, send)
+        finally:
+            self._on_end()
 
 
 async def quarantined_record(request: Request, match_id: str,

@@ -39,8 +39,9 @@ def serve(
 
     from chukker.ops_cli import settings_or_exit
     from chukker.store import is_postgres_url, open_store
+    from chukker.web.api import created_display_token
     from chukker.web.app import create_app
-    from chukker.web.demo import DEMO_HEADER, seed_finished_match
+    from chukker.web.demo import DEMO_HEADER, DemoError, seed_finished_match, seed_tournament
     from chukker.web.limits import uvicorn_options
     from chukker.web.live import LiveService
     from chukker.web.logging import configure
@@ -76,12 +77,24 @@ def serve(
         typer.echo(f"  timekeeper console  {base}/m/{m}/console#token={created.timekeeper_token}")
         typer.echo(f"  timekeeper token    {created.timekeeper_token}")
         typer.echo(f"  committee token     {created.committee_token}")
-        typer.echo(f"  big screen          {base}/m/{m}/display")
+        shown = created_display_token(m, created.timekeeper_token, created.committee_token)
+        typer.echo(f"  big screen          {base}/m/{m}/display#display={shown}")
         typer.echo(f"  spectators          {base}/m/{m}")
-        typer.echo(f"  overlay             {base}/m/{m}/overlay")
+        typer.echo(f"  overlay             {base}/m/{m}/overlay#display={shown}")
         typer.echo(f"  score sheet         {base}/m/{m}/sheet")
         done = seed_finished_match(store, int(time.time() * 1000))
         typer.echo(f"chukker: a finished demo match: {base}/m/{done} (sheet: /m/{done}/sheet)")
+        try:
+            tour = seed_tournament(store, base, int(time.time() * 1000))
+        except DemoError as e:
+            typer.echo(f"chukker: no demo tournament: {e}")
+        else:
+            typer.echo(f"chukker: demo tournament {tour.name} ({len(tour.played)} matches played, "
+                       f"{', '.join(tour.to_play)} to play; its secrets are shown only now):")
+            typer.echo(f"  tournament          {tour.url}")
+            typer.echo(f"  committee token     {tour.committee_token}")
+            for arena, link in tour.consoles.items():
+                typer.echo(f"  {arena + ' console':<19} {link}")
     typer.echo(f"chukker: serving on {base}/ (new match: {base}/new, API: {base}/docs)")
     app = create_app(store, organiser=token, open_mode=open_, settings=s)
     # the client's address behind proxies is chukker's (setting trusted_proxies), not

@@ -1,5 +1,6 @@
 """Connection limits of ``chukker serve``: header and body timeouts (slowloris), a
-ceiling on open connections below the file-descriptor limit, and the live streams'
+write-stall timeout (clients that stop reading), a ceiling on open connections
+below the file-descriptor limit, and the live streams'
 caps per address and in total with a share kept for the match's own screens.
 
 >>> caps = StreamCaps(total=3, per_address=2, reserved=1)
@@ -25,6 +26,9 @@ HEADER_TIMEOUT_S = float(os.environ.get("CHUKKER_HEADER_TIMEOUT_S", "10"))
 BODY_TIMEOUT_S = float(os.environ.get("CHUKKER_BODY_TIMEOUT_S", "10"))
 #: seconds an idle keep-alive connection stays open
 KEEP_ALIVE_S = 5
+#: seconds a connection may keep the server's writes blocked (a client that stopped
+#: reading, its socket's buffers full) before it is cut, freeing its stream slot
+WRITE_STALL_S = float(os.environ.get("CHUKKER_WRITE_STALL_S", "30"))
 
 
 def raise_fd_limit() -> int:
@@ -123,6 +127,7 @@ class GuardedHttp(HttpToolsProtocol):
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
         self._deadline: asyncio.TimerHandle | None = None
+        self._stall: asyncio.TimerHandle | None = None
         if len(self.connections) > self.ceiling:
             transport.abort()
             return
@@ -156,8 +161,24 @@ class GuardedHttp(HttpToolsProtocol):
         self._disarm()
         super().on_message_complete()
 
+    def pause_writing(self) -> None:
+        """The transport's buffer is full: the client is not reading. It has
+        ``WRITE_STALL_S`` to start again before the connection is cut."""
+        super().pause_writing()
+        if self._stall is None:
+            self._stall = self.loop.call_later(WRITE_STALL_S, self._too_slow)
+
+    def resume_writing(self) -> None:
+        if self._stall is not None:
+            self._stall.cancel()
+            self._stall = None
+        super().resume_writing()
+
     def connection_lost(self, exc: Exception | None) -> None:
         self._disarm()
+        if self._stall is not None:
+            self._stall.cancel()
+            self._stall = None
         super().connection_lost(exc)
 
 

@@ -158,6 +158,8 @@ class Accepted:
 class Subscriber:
     queue: asyncio.Queue[bytes] = field(default_factory=lambda: asyncio.Queue(QUEUE_LIMIT))
     dropped: bool = False
+    #: called once when the subscriber is dropped for falling behind (gives back its slot)
+    on_drop: Callable[[], None] | None = None
 
 
 @dataclass(eq=False)
@@ -611,6 +613,10 @@ class LiveService:
             except asyncio.QueueFull:
                 sub.dropped = True
                 lm.subscribers.discard(sub)
+                gone = sub.on_drop
+                if gone is not None:
+                    sub.on_drop = None
+                    gone()
         if end < len(subs):
             asyncio.get_running_loop().call_soon(self._pump, lm, end)
             return

@@ -2,7 +2,7 @@
 
 :func:`configure` sends the ``chukker`` loggers (and uvicorn's) to standard
 error as JSON lines (or text). Every record goes through :func:`redact`,
-which blanks bearer tokens, ``token=`` values and the secrets' JSON fields,
+which blanks bearer tokens, ``token=`` and ``ticket=`` values and the secrets' JSON fields,
 so a token that slips into a message or a URL never reaches the log.
 
 Request handlers add what they know to the request's access line with
@@ -30,8 +30,9 @@ FIELDS = ("match_id", "command_id", "role", "seq", "client", "method", "path", "
 
 _PATTERNS = (
     (re.compile(r"(?i)(bearer\s+)[^\s\"',;]+"), r"\1[redacted]"),
-    (re.compile(r"(?i)((?:^|[?&#\s])[a-z_]*token=)[^&\s#\"']+"), r"\1[redacted]"),
-    (re.compile(r"(?i)(\"[a-z_]*(?:token|secret|password)\"\s*:\s*\")[^\"]*(\")"),
+    (re.compile(r"(?i)((?:^|[?&#\s])[a-z_]*(?:token|ticket|display)=)[^&\s#\"']+"),
+     r"\1[redacted]"),
+    (re.compile(r"(?i)(\"[a-z_]*(?:token|ticket|secret|password)\"\s*:\s*\")[^\"]*(\")"),
      r"\1[redacted]\2"),
     (re.compile(r"(?i)(postgres(?:ql)?://[^:/@\s]+:)[^@\s]+(@)"), r"\1[redacted]\2"),
 )

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import asyncio
 import importlib
+import time
+import weakref
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
 
+import segno
 from fastapi import APIRouter, Request
 from fastapi.openapi.docs import get_redoc_html, get_swagger_ui_html
 from fastapi.responses import (
@@ -18,14 +21,15 @@ from fastapi.responses import (
     Response,
 )
 from jinja2 import Environment, FileSystemLoader, select_autoescape
+from markupsafe import Markup
 
 from chukker.rules import edition
 from chukker.store import UnknownMatch
 from chukker.store._engine import Match, Setup, SetupError
 from chukker.web import api_errors, sheet
-from chukker.web.api import check_header, match_urls, service
+from chukker.web.api import check_header, created_display_token, match_urls, service
 from chukker.web.i18n import LANGUAGES, language_name, pick_language, translations
-from chukker.web.live import LiveMatch, Role, ServiceError
+from chukker.web.live import LiveMatch, Quarantined, Role, ServiceError
 from chukker.web.security import CSRF_COOKIE, csrf_ok, new_csrf
 
 HERE = Path(__file__).parent
@@ -33,6 +37,24 @@ ENV = Environment(
     loader=FileSystemLoader(HERE / "templates"),
     autoescape=select_autoescape(default=True, default_for_string=True),
 )
+
+
+def rules_title(rules_id: str) -> str:
+    """An edition's title for people ("USPA Arena Rules 2026"), not its id."""
+    try:
+        return str(edition(str(rules_id)).title)
+    except (KeyError, ValueError):
+        return str(rules_id)
+
+
+def stage_name(stage_id: str) -> str:
+    """A tournament stage's id as a heading: "pool-a" -> "Pool A", "semis" -> "Semis"."""
+    words = str(stage_id).replace("_", " ").replace("-", " ").split()
+    return " ".join(w.upper() if len(w) == 1 else w.capitalize() for w in words) or stage_id
+
+
+ENV.filters["rules_title"] = rules_title
+ENV.filters["stage_name"] = stage_name
 router = APIRouter(include_in_schema=False)
 LANG_COOKIE = "chukker_lang"
 
@@ -160,16 +182,28 @@ def render(request: Request, template: str, status: int = 200, **ctx: Any) -> HT
         lang=lang, _=tr.gettext, static=static_url,
         languages=[(c, language_name(c)) for c in LANGUAGES], **ctx,
     )
+    return respond(request, html, status)
+
+
+def respond(request: Request, html: str | bytes, status: int = 200) -> HTMLResponse:
     resp = HTMLResponse(html, status_code=status)
     if request.query_params.get("lang") in LANGUAGES:
-        resp.set_cookie(LANG_COOKIE, lang, max_age=365 * 86400, samesite="lax")
+        resp.set_cookie(LANG_COOKIE, lang_of(request), max_age=365 * 86400, samesite="lax")
     resp.headers["x-content-type-options"] = "nosniff"
     resp.headers["referrer-policy"] = "no-referrer"
     return resp
 
 
+#: the heading of an error page, by HTTP status (translated)
+ERROR_HEADINGS = {403: "Not allowed", 404: "Not found", 409: "This match cannot be shown",
+                  503: "Not available right now"}
+
+
 def error_page(request: Request, status: int, message: str) -> HTMLResponse:
-    return render(request, "error.html", status=status, message=message)
+    heading = translations(lang_of(request)).gettext(
+        ERROR_HEADINGS.get(status, "Something went wrong"))
+    return render(request, "error.html", status=status, code=status, heading=heading,
+                  message=message)
 
 
 def teams_of(lm: LiveMatch) -> tuple[list[str], dict[str, Any], int]:
@@ -184,10 +218,16 @@ def title_of(header: dict[str, Any]) -> str:
 
 
 async def live_context(request: Request, match_id: str) -> dict[str, Any] | HTMLResponse:
+    tr = translations(lang_of(request))
     try:
         lm = await service(request).load(match_id)
-    except UnknownMatch as e:
-        return error_page(request, 404, str(e))
+    except Quarantined:
+        return error_page(request, 409, tr.gettext(
+            "The record of match %(id)s cannot be replayed. It is kept aside; the committee "
+            "can export its stored events.") % {"id": match_id})
+    except UnknownMatch:
+        return error_page(request, 404, tr.gettext("There is no match %(id)s.")
+                          % {"id": match_id[:16]})
     ids, teams, regular = teams_of(lm)
     report = service(request).report(lm)
     lang = lang_of(request)
@@ -214,6 +254,29 @@ async def live_context(request: Request, match_id: str) -> dict[str, Any] | HTML
 fmt_clock = sheet.fmt_clock
 
 
+#: seconds a match's report on the home page may be reused while no event came (the
+#: page reloaded by a crowd computed every listed match's report on every load, holding
+#: the event loop from the timekeeper's POSTs)
+SUMMARY_TTL_S = 1.0
+_summaries: weakref.WeakKeyDictionary[LiveMatch, tuple[int, float, dict[str, Any]]] = (
+    weakref.WeakKeyDictionary())
+
+
+def summary_report(svc: Any, lm: LiveMatch) -> dict[str, Any]:
+    """``svc.report(lm)``, reused for ``SUMMARY_TTL_S`` while the match has no new event."""
+    now = time.monotonic()
+    hit = _summaries.get(lm)
+    if hit is not None and hit[0] == lm.seq and now - hit[1] < SUMMARY_TTL_S:
+        return hit[2]
+    rep: dict[str, Any] = svc.report(lm)
+    _summaries[lm] = (lm.seq, now, rep)
+    return rep
+
+
+#: (language, archived?) -> (what the home page was rendered from, the page)
+_index_pages: dict[tuple[str, bool], tuple[tuple[Any, ...], bytes]] = {}
+
+
 @router.get("/", response_class=HTMLResponse)
 async def index(request: Request) -> Response:
     svc = service(request)
@@ -222,15 +285,18 @@ async def index(request: Request) -> Response:
     show_archived = request.query_params.get("archived") == "1"
     tr = translations(lang_of(request))
     matches = []
-    for r in rows:
+    for n, r in enumerate(rows):
         if (r.id in archived) != show_archived:
             continue
+        if n % 10 == 9:
+            await asyncio.sleep(0)  # let a timekeeper's POST or a horn through
         item: dict[str, Any] = {"id": r.id, "title": title_of(r.header), "team_ids": [],
                                 "practice": practice_of(r.header) is not None,
                                 "status": "", "score": "", "clock": ""}
         try:
-            rep = svc.report(await svc.load(r.id))
-        except (UnknownMatch, ValueError):  # pragma: no cover - a broken stored match
+            rep = summary_report(svc, await svc.load(r.id))
+        except (UnknownMatch, ValueError):  # a stored match that cannot be replayed
+            item["status"] = tr.gettext("Cannot be replayed")
             matches.append(item)
             continue
         ids = list(r.header.get("teams", {}))
@@ -242,10 +308,18 @@ async def index(request: Request) -> Response:
         if rep["status"] not in ("pre_match", "final"):
             item["clock"] = fmt_clock(iv["remaining_ms"] if iv else rep["clock"]["remaining_ms"])
         matches.append(item)
+    # the same list renders the same page: a crowd reloading it gets the last one
+    # (rendering a hundred matches held the event loop for milliseconds per reload)
+    seen = (lang_of(request), show_archived, len(archived), repr(matches))
+    last = _index_pages.get(seen[:2])
+    if last is not None and last[0] == seen:
+        return respond(request, last[1])
     labels = {k: tr.gettext(JS_LABELS[k]) for k in
               ("pre_match", "in_play", "stopped", "interval", "shootout", "final", "period")}
-    return render(request, "index.html", matches=matches, labels=labels,
+    resp = render(request, "index.html", matches=matches, labels=labels,
                   show_archived=show_archived, n_archived=len(archived))
+    _index_pages[seen[:2]] = (seen, bytes(resp.body))
+    return resp
 
 
 @router.post("/m/{match_id}/archive", response_class=HTMLResponse)
@@ -371,7 +445,9 @@ async def new_match(request: Request) -> Response:
         return _new_form(request, form, api_errors.fill(text, e.params), status=e.status)
     # post/redirect/get: a reload shows the page again and never creates a second match.
     # The secrets travel in the fragment, which the browser never sends to a server.
-    secrets = urlencode({"tk": created.timekeeper_token, "cm": created.committee_token})
+    secrets = urlencode({"tk": created.timekeeper_token, "cm": created.committee_token,
+                         "dp": created_display_token(created.match_id, created.timekeeper_token,
+                                                     created.committee_token)})
     resp = RedirectResponse(f"/m/{created.match_id}/created?lang={lang_of(request)}#{secrets}",
                             status_code=303)
     resp.headers["cache-control"] = "no-store"
@@ -390,18 +466,30 @@ async def created_page(request: Request, match_id: str) -> Response:
     return resp
 
 
-def _live_page(template: str) -> Any:
+def phone_qr(request: Request, match_id: str) -> dict[str, Any]:
+    """The spectators' phone page of a match (absolute, from the request's base URL) and
+    its QR code as inline SVG: dark on white with its quiet zone (it must read on the big
+    screen's black), sized by CSS, titled with the URL."""
+    url = str(request.base_url).rstrip("/") + f"/m/{match_id}"
+    svg = segno.make(url, error="m").svg_inline(
+        border=2, dark="#000", light="#fff", title=url, omitsize=True, svgclass="qr-code")
+    return {"phone_url": url, "qr_svg": Markup(svg)}
+
+
+def _live_page(template: str, qr: bool = False) -> Any:
     async def page(request: Request, match_id: str) -> Response:
         ctx = await live_context(request, match_id)
         if isinstance(ctx, Response):
             return ctx
+        if qr:
+            ctx.update(phone_qr(request, match_id))
         return render(request, template, **ctx)
     return page
 
 
 router.add_api_route("/m/{match_id}", _live_page("spectator.html"), methods=["GET"],
                      response_class=HTMLResponse)
-router.add_api_route("/m/{match_id}/display", _live_page("display.html"), methods=["GET"],
+router.add_api_route("/m/{match_id}/display", _live_page("display.html", qr=True), methods=["GET"],
                      response_class=HTMLResponse)
 router.add_api_route("/m/{match_id}/overlay", _live_page("overlay.html"), methods=["GET"],
                      response_class=HTMLResponse)
@@ -417,7 +505,8 @@ async def sheet_parts(request: Request, match_id: str) -> dict[str, Any] | Respo
     rep = ctx["report"]
     events = [e.event for e in lm.stored]
     header = {**lm.row.header, "teams": ctx["teams"]}
-    return {**ctx, **sheet.sheet_data(header, rep, events, ctx["clocks"])}
+    return {**ctx, **sheet.sheet_data(header, rep, events, ctx["clocks"]),
+            **phone_qr(request, match_id)}
 
 
 def _sheet_html(request: Request, ctx: dict[str, Any], pdf: bool = False) -> HTMLResponse:

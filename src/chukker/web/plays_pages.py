@@ -170,7 +170,9 @@ async def scenario_page(request: Request) -> Response:
         return _missing(request)
     lang = _lang(request)
     names = {str(pid): s.label(pid, lang) for pid, _ in s.players}
-    cands = [c.to_json() | {"text": describe(c, lang, names)} for c in detect(s.tracking())]
+    cands = [c.to_json() | {"text": describe(c, lang, names),
+                            "who": player_name(f"{c.team}:{c.player}", lang, names)}
+             for c in detect(s.tracking())]
     return _page(
         "plays/scenario.html",
         id=s.id,

@@ -258,15 +258,18 @@ def make_router(db: str | Path | None = None) -> Router:
         ctx = _Ctx(request, lang)
         only = request.query_params.get("in", "")
         only = only if only in langs else ""
+        titles: dict[str, str] = {}
         if corpus is not None:
             has_db = True
             try:
                 if q:
                     hits = search(corpus, q, lang=only or None, limit=50)
+                    titles = {h.edition: edition_title(corpus, h.edition) for h in hits}
             finally:
                 corpus.close()
         return _render(
             "search.html",
+            titles=titles,
             ctx=ctx,
             langs=langs,
             LANGUAGES=_Langs(langs),

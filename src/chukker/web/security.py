@@ -3,10 +3,13 @@ strict input checks and CSRF tokens for form posts."""
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import hmac
 import json
 import math
 import os
+import re
 import secrets
 import time
 import unicodedata
@@ -141,12 +144,26 @@ class Throttle:
         return 0.0 if over <= 0 else min(self.max_delay, 0.05 * 2 ** (over - 1))
 
 
-#: pages may be framed only by themselves; the overlay is embedded by streaming software
-CSP = ("default-src 'self'; script-src 'self' 'unsafe-inline'; style-src 'self' 'unsafe-inline'; "
+#: scripts only from the site's own files (no inline code: pages pass their data in
+#: ``<script type="application/json">`` blocks); pages may be framed by nobody, except
+#: the overlay, which streaming software embeds
+CSP = ("default-src 'self'; script-src 'self'{scripts}; style-src 'self' 'unsafe-inline'; "
        "img-src 'self' data:; media-src 'self' data:; connect-src 'self'; object-src 'none'; "
        "base-uri 'none'; form-action 'self'; frame-ancestors {ancestors}")
-#: the API documentation pages load Swagger UI / ReDoc from their CDN
+#: the API documentation pages (FastAPI's Swagger UI / ReDoc pages, served from the
+#: package) start their viewer with an inline script: it is allowed by its hash
 DOCS_PATHS = ("/docs", "/redoc")
+_INLINE_SCRIPT = re.compile(rb"<script(?![^>]*\bsrc=)[^>]*>(.*?)</script>", re.S | re.I)
+
+
+def inline_script_hashes(html: bytes) -> str:
+    """The CSP sources (``'sha256-…'``) of the inline scripts of ``html``.
+
+    >>> inline_script_hashes(b"<script src=x></script><script>a()</script>")
+    " 'sha256-qVpDBgj7bpq5hMAcGp3AOc79J3Y1Z4HvySTwKrWDoy4='"
+    """
+    return "".join(" 'sha256-" + base64.b64encode(hashlib.sha256(m.group(1)).digest()).decode()
+                   + "'" for m in _INLINE_SCRIPT.finditer(html))
 
 
 class SecurityHeaders:
@@ -168,11 +185,11 @@ class SecurityHeaders:
         ]
         if not overlay:
             extra.append((b"x-frame-options", b"DENY"))
-        if path.startswith(DOCS_PATHS):
-            extra.append((b"content-security-policy", b"frame-ancestors 'none'"))
-        else:
-            csp = CSP.format(ancestors="*" if overlay else "'none'")
-            extra.append((b"content-security-policy", csp.encode()))
+        if path in DOCS_PATHS:
+            await self._docs(scope, receive, send, extra)
+            return
+        csp = CSP.format(scripts="", ancestors="*" if overlay else "'none'")
+        extra.append((b"content-security-policy", csp.encode()))
 
         async def with_headers(msg: Message) -> None:
             if msg["type"] == "http.response.start":
@@ -182,6 +199,25 @@ class SecurityHeaders:
             await send(msg)
 
         await self.app(scope, receive, with_headers)
+
+    async def _docs(self, scope: Scope, receive: Receive, send: Send,
+                    extra: list[tuple[bytes, bytes]]) -> None:
+        """A documentation page, held whole (a few KB) to allow its inline script by hash."""
+        held: list[Message] = []
+
+        async def hold(msg: Message) -> None:
+            held.append(msg)
+
+        await self.app(scope, receive, hold)
+        body = b"".join(m.get("body", b"") for m in held if m["type"] == "http.response.body")
+        csp = CSP.format(scripts=inline_script_hashes(body), ancestors="'none'")
+        extra.append((b"content-security-policy", csp.encode()))
+        for msg in held:
+            if msg["type"] == "http.response.start":
+                have = {k.lower() for k, _ in msg.get("headers", [])}
+                msg["headers"] = list(msg.get("headers", [])) + [
+                    (k, v) for k, v in extra if k not in have]
+            await send(msg)
 
 
 @dataclass
@@ -406,3 +442,88 @@ def csrf_ok(cookie: str | None, field: str | None) -> bool:
     if not cookie or not field:
         return False
     return hmac.compare_digest(cookie.encode(), field.encode())
+
+
+# ------------------------------------------------------------------ stream tickets
+#: seconds a stream ticket stays valid
+TICKET_TTL_S = 60.0
+
+
+def match_secret(match_id: str, timekeeper_hash: str, committee_hash: str) -> bytes:
+    """A per-match secret known only to the servers: derived from the stored hashes of the
+    match's two tokens (every process sharing the database derives the same one)."""
+    msg = f"chukker-match-key\0{match_id}\0{timekeeper_hash}\0{committee_hash}".encode()
+    return hmac.new(b"chukker", msg, "sha256").digest()
+
+
+def _b64(data: bytes) -> str:
+    return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
+
+
+def display_token(match_id: str, timekeeper_hash: str, committee_hash: str) -> str:
+    """The match's display token: lets the big screen and the overlay get stream tickets
+    (their reserved share of the streams) and nothing else. Derived, never stored: the
+    timekeeper and the committee can ask for it again at any time."""
+    key = match_secret(match_id, timekeeper_hash, committee_hash)
+    return "d" + _b64(hmac.new(key, b"display", "sha256").digest()[:24])
+
+
+class StreamTickets:
+    """Short-lived, single-use tickets that give a live stream the reserved share.
+
+    ``EventSource`` cannot send an ``Authorization`` header and the screens keep
+    their tokens out of URLs, so a screen exchanges its token (``POST
+    /api/matches/{id}/stream-ticket``) for a ticket it puts in the stream's URL
+    once. A ticket is ``<expiry>.<nonce>.<mac>``: the MAC (keyed by the match's
+    own secret) binds it to its match and expiry; used nonces are remembered
+    until they expire, so a ticket opens one stream only (per process).
+
+    >>> t = StreamTickets(ttl=60)
+    >>> k = b"k" * 32
+    >>> tk = t.issue("m1", k, now=1000.0)
+    >>> t.redeem(tk, "m2", k, now=1001.0), t.redeem(tk, "m1", k, now=1001.0)
+    ('wrong_match', None)
+    >>> t.redeem(tk, "m1", k, now=1002.0)
+    'used'
+    >>> t.redeem(t.issue("m1", k, now=1000.0), "m1", k, now=1061.0)
+    'expired'
+    """
+
+    def __init__(self, ttl: float = TICKET_TTL_S, capacity: int = 100_000) -> None:
+        self.ttl, self.capacity = ttl, capacity
+        self._used: OrderedDict[str, float] = OrderedDict()
+
+    @staticmethod
+    def _mac(key: bytes, match_id: str, expiry: str, nonce: str) -> str:
+        msg = f"ticket\0{match_id}\0{expiry}\0{nonce}".encode()
+        return _b64(hmac.new(key, msg, "sha256").digest()[:18])
+
+    def issue(self, match_id: str, key: bytes, now: float | None = None) -> str:
+        now = time.time() if now is None else now
+        expiry = str(int((now + self.ttl) * 1000))
+        nonce = secrets.token_urlsafe(12)
+        return f"{expiry}.{nonce}.{self._mac(key, match_id, expiry, nonce)}"
+
+    def redeem(self, ticket: str, match_id: str, key: bytes,
+               now: float | None = None) -> str | None:
+        """None when ``ticket`` is valid for ``match_id`` (it is then used up), else why not."""
+        now = time.time() if now is None else now
+        while self._used and next(iter(self._used.values())) <= now:
+            self._used.popitem(last=False)
+        parts = ticket.split(".")
+        if len(parts) != 3 or not parts[0].isdigit() or len(parts[0]) > 16:
+            return "malformed"
+        expiry, nonce, mac = parts
+        if not hmac.compare_digest(mac, self._mac(key, match_id, expiry, nonce)):
+            return "wrong_match"
+        ends = int(expiry) / 1000
+        if ends <= now:
+            return "expired"
+        if ends > now + self.ttl + 5:
+            return "malformed"
+        if nonce in self._used:
+            return "used"
+        if len(self._used) >= self.capacity:
+            return "busy"
+        self._used[nonce] = ends
+        return None

@@ -33,6 +33,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Annotated, Any
 
+from babel.dates import format_datetime
 from fastapi import APIRouter, Body, Depends, Header, Request
 from fastapi.responses import (
     HTMLResponse,
@@ -285,7 +286,8 @@ def _context(
                 "id": m.id,
                 "stage": m.stage,
                 "arena": m.arena or "",
-                "start": m.start.strftime("%a %d %b %H:%M") if m.start else "",
+                "start": (format_datetime(m.start, "EEE d MMM HH:mm", locale=lang)
+                          if m.start else ""),
                 "day": m.start.date().isoformat() if m.start else "",
                 "teams": [
                     (x, names.get(x, x) if x else ref.describe())

@@ -23,6 +23,9 @@
     history.replaceState(null, "", location.pathname + location.search);
   } else token = sessionStorage.getItem(TKEY);
   if (!token) $("token-form").hidden = false;
+  // the console's stream uses the share kept for the match's screens: before each
+  // (re)connect live.js exchanges the token for a single-use ticket (no token in the URL)
+  live.ticket = () => (token ? live.fetchTicket(token) : Promise.resolve(null));
   $("token-form").addEventListener("submit", (e) => {
     e.preventDefault();
     token = $("token-input").value.trim();

@@ -82,7 +82,9 @@
       const h = (r.handicap_goals || {})[t] || 0;
       setText('[data-hcp="' + t + '"]', h ? (L.handicap_goals || "handicap") + " +" + h : "");
     }
-    setText("[data-period]", r.status === "final" ? (L.period || "Period") + " " + r.period : periodLabel(r));
+    // before the bowl-in the period line names the first period (the status says "Pre-match")
+    setText("[data-period]", r.status === "final" || r.status === "pre_match"
+      ? (L.period || "Period") + " " + (r.period || 1) : periodLabel(r));
     setText("[data-phase]", phaseLabel(r));
     const nc = (r.corrections || []).length;
     setText("[data-corrections]", nc ? (L.clock_corrected || "Clock corrected") + (nc > 1 ? " ×" + nc : "") : "");
@@ -176,11 +178,36 @@
   }
   live.update = update; // the one rendering entry point (also for layout tests and screenshots)
 
-  let es = null;
-  function connect(resume) {
-    if (es) es.close();
-    const url = "/api/matches/" + encodeURIComponent(cfg.match_id) + "/stream" + (resume && live.seq ? "?last=" + live.seq : "");
-    es = new EventSource(url);
+  // The match's own screens get a reserved share of the streams with a single-use ticket
+  // (EventSource sends no Authorization header, and tokens stay out of URLs): the console
+  // sets live.ticket to fetch one with its token; the big screen and the overlay use the
+  // display token of their URL fragment (#display=…), kept for this tab.
+  const apiBase = "/api/matches/" + encodeURIComponent(cfg.match_id);
+  live.fetchTicket = async (tok) => {
+    try {
+      const r = await fetch(apiBase + "/stream-ticket", { method: "POST", cache: "no-store", headers: { authorization: "Bearer " + tok } });
+      return r.ok ? (await r.json()).ticket : null;
+    } catch (e) { return null; }
+  };
+  const DKEY = "chukker-display-" + cfg.match_id;
+  const dm = /(?:^#|&)display=([^&]+)/.exec(location.hash);
+  if (dm) {
+    sessionStorage.setItem(DKEY, decodeURIComponent(dm[1]));
+    history.replaceState(null, "", location.pathname + location.search);
+  }
+  const displayToken = sessionStorage.getItem(DKEY);
+  live.ticket = displayToken ? () => live.fetchTicket(displayToken) : null;
+
+  let es = null, generation = 0;
+  async function connect(resume) {
+    const mine = ++generation;
+    if (es) { es.close(); es = null; }
+    const ticket = live.ticket ? await live.ticket() : null;
+    if (mine !== generation) return;  // another connect() started meanwhile
+    const q = [];
+    if (resume && live.seq) q.push("last=" + live.seq);
+    if (ticket) q.push("ticket=" + encodeURIComponent(ticket));
+    es = new EventSource(apiBase + "/stream" + (q.length ? "?" + q.join("&") : ""));
     // an event or horn message is followed by the patch (RFC 7386) of the report it
     // caused; backlog events (on resume) come without one, before the full state
     let held = [];
@@ -208,7 +235,17 @@
       held = [];
     };
     es.addEventListener("open", () => { live.connected = true; document.body.classList.remove("offline"); measureOffset(); });
-    es.addEventListener("error", () => { live.connected = false; document.body.classList.add("offline"); });
+    const source = es;
+    es.addEventListener("error", () => {
+      live.connected = false; document.body.classList.add("offline");
+      // a ticket opens one stream only: reconnect with a fresh one rather than the browser's
+      // retry; a refused stream (503 when streams are capped) is not retried by the browser
+      if ((ticket || source.readyState === EventSource.CLOSED) && mine === generation) {
+        source.close();
+        const wait = ticket ? 1000 : 2000 + Math.random() * 5000;
+        setTimeout(() => { if (mine === generation) connect(true); }, wait);
+      }
+    });
     es.addEventListener("state", (e) => {
       const d = JSON.parse(e.data);
       if (held.some((h) => h.live)) { changed(d.report); return; }

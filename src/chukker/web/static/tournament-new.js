@@ -1,0 +1,29 @@
+// The new-tournament form: POST /tournaments/api, then show the secrets it returns.
+"use strict";
+(function () {
+  const cfg = JSON.parse(document.getElementById("tournament-new-cfg").textContent);
+  document.getElementById("new-tournament").addEventListener("submit", async (e) => {
+    e.preventDefault();
+    const f = e.target, err = document.getElementById("create-error");
+    err.textContent = "";
+    const headers = { "content-type": "application/json" };
+    if (f.organiser.value) headers.authorization = "Bearer " + f.organiser.value;
+    const r = await fetch("/tournaments/api", { method: "POST", headers, body: JSON.stringify({ text: f.text.value }) });
+    const body = await r.json();
+    if (!r.ok) { err.textContent = body.message || body.error; return; }
+    const out = document.getElementById("created-secrets");
+    out.replaceChildren();
+    const add = (label, value, href) => {
+      const dt = document.createElement("dt"); dt.textContent = label;
+      const dd = document.createElement("dd");
+      const el = document.createElement(href ? "a" : "code");
+      if (href) el.href = href;
+      el.textContent = value; dd.append(el); out.append(dt, dd);
+    };
+    add(cfg.committee_token, body.committee_token);
+    for (const [arena, a] of Object.entries(body.arenas)) add(arena, a.console, a.console);
+    const link = document.getElementById("created-link");
+    link.href = "/tournaments/" + body.tournament_id + "?lang=" + encodeURIComponent(cfg.lang);
+    document.getElementById("created").hidden = false;
+  });
+})();
