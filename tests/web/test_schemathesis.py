@@ -319,7 +319,7 @@ def test_attacker_sends_another_method_or_an_unparsable_body() -> None:
     with st_asgi.get_client(APP) as c:
         r = c.delete(f"/api/matches/{mid}")
         assert r.status_code == 405
-        assert r.json()["code"] == "http_405" and r.json()["params"] == {}
+        assert r.json()["code"] == "method_not_allowed" and r.json()["params"] == {}
         r = c.post(f"/api/matches/{mid}/events", data=b"u\xfd\xc8\xf1",
                    headers={"authorization": _bearer(KNOWN["tokens"][1]),
                             "content-type": "multipart/form-data"})

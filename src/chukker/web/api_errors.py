@@ -49,6 +49,9 @@ MESSAGES: dict[str, str] = {
     "unknown_event_type": "unknown event type {type}; one of {types}",
     "unknown_match": "no match with id {match_id}",
     "server_error": "the server could not answer this request",
+    "bad_body": "the request body cannot be read (send JSON)",
+    "method_not_allowed": "this address does not take that method",
+    "http_error": "the request was refused (HTTP {status})",
 }
 
 

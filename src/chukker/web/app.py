@@ -154,9 +154,11 @@ def create_app(store: EventStore | str | Path, *, organiser: str | None = None,
     @app.exception_handler(StarletteHTTPException)
     async def http_error(request: Request, exc: StarletteHTTPException) -> Response:
         if request.url.path.startswith("/api/") or request.url.path.startswith("/static/"):
-            code = {413: "too_large", 404: "not_found"}.get(exc.status_code,
-                                                           f"http_{exc.status_code}")
-            params = {"limit": lim.max_body_bytes} if exc.status_code == 413 else {}
+            code = {413: "too_large", 404: "not_found", 400: "bad_body",
+                    405: "method_not_allowed"}.get(exc.status_code, "http_error")
+            params: dict[str, Any] = (
+                {"limit": lim.max_body_bytes} if exc.status_code == 413
+                else {"status": exc.status_code} if code == "http_error" else {})
             return JSONResponse(api_errors.body(code, params, str(exc.detail)),
                                 status_code=exc.status_code, headers=exc.headers)
         return pages.error_page(request, exc.status_code, str(exc.detail))
