@@ -48,6 +48,7 @@ from chukker.engine.setup import Setup
 from chukker.tournament.check import check
 from chukker.tournament.export import bracket_svg, matches_csv, results_json, standings_csv
 from chukker.tournament.model import (
+    TeamRef,
     Tournament,
     TournamentError,
     from_dict,
@@ -96,6 +97,21 @@ class LiveTournament:
             "arena_hash": self.arena_hash,
             "live": self.live,
         }
+
+
+def ref_label(ref: TeamRef, lang: str) -> str:
+    """A slot whose team is not known yet, in words: "Pool A, place 1", "Winner of s1"."""
+    from chukker.web.pages import stage_name
+
+    tr = translations(lang)
+    if ref.team is not None:
+        return ref.team
+    if ref.stage is not None:
+        return tr.gettext("%(stage)s, place %(place)s") % {
+            "stage": stage_name(ref.stage), "place": ref.place}
+    if ref.winner_of is not None:
+        return tr.gettext("Winner of %(match)s") % {"match": ref.winner_of}
+    return tr.gettext("Loser of %(match)s") % {"match": ref.loser_of}
 
 
 def _dir() -> Path:
@@ -290,7 +306,7 @@ def _context(
                           if m.start else ""),
                 "day": m.start.date().isoformat() if m.start else "",
                 "teams": [
-                    (x, names.get(x, x) if x else ref.describe())
+                    (x, names.get(x, x) if x else ref_label(ref, lang))
                     for x, ref in zip(r.teams, m.teams, strict=True)
                 ],
                 "score": r.score,
@@ -745,7 +761,7 @@ async def match_card(request: Request, tid: str, mid: str) -> Response:
         live=live,
         qr_svg=qr_svg,
         status_labels=STATUS_LABELS,
-        refs=[ref.describe() for ref in m.teams],
+        refs=[ref_label(ref, lang_of(request)) for ref in m.teams],
     )
 
 
