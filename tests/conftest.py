@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
@@ -64,3 +64,36 @@ def browser() -> Iterator[Any]:
         b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         yield b
         b.close()
+
+
+@pytest.fixture(scope="module")
+def serve_asgi() -> Iterator[Callable[[Any], str]]:
+    """Serve an ASGI app with uvicorn in a thread on a free port; gives its base URL.
+    Every app served is stopped at the end of the module."""
+    import socket
+    import threading
+    import time
+
+    import uvicorn
+
+    running: list[tuple[Any, threading.Thread]] = []
+
+    def serve(app: Any) -> str:
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            port = s.getsockname()[1]
+        server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port,
+                                               log_level="warning"))
+        th = threading.Thread(target=server.run, daemon=True)
+        th.start()
+        running.append((server, th))
+        for _ in range(100):
+            if server.started:
+                break
+            time.sleep(0.05)
+        return f"http://127.0.0.1:{port}"
+
+    yield serve
+    for server, th in running:
+        server.should_exit = True
+        th.join(timeout=5)

@@ -4,11 +4,9 @@ from __future__ import annotations
 
 import csv
 import io
-import os
-import threading
-import time
-from collections.abc import Iterator
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from starlette.testclient import TestClient
@@ -17,7 +15,6 @@ from chukker.plays.review import REVIEWS, analyse_file, candidates_csv, moment, 
 from chukker.web.plays_pages import app
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "gps"
-CHROMIUM = Path("/usr/bin/chromium")
 client = TestClient(app)
 
 
@@ -80,55 +77,29 @@ def test_plays_review_of_a_scenario_and_its_moment() -> None:
 
 
 @pytest.fixture(scope="module")
-def served() -> Iterator[str]:
-    import socket
-
-    import uvicorn
-
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
-    th = threading.Thread(target=server.run, daemon=True)
-    th.start()
-    for _ in range(100):
-        if server.started:
-            break
-        time.sleep(0.05)
-    yield f"http://127.0.0.1:{port}"
-    server.should_exit = True
-    th.join(timeout=5)
+def served(serve_asgi: Callable[[Any], str]) -> str:
+    return serve_asgi(app)
 
 
 @pytest.mark.browser
-def test_plays_review_page_of_the_example_in_browser(served: str) -> None:
-    if not CHROMIUM.exists():
-        if os.environ.get("CHUKKER_REQUIRE_BROWSER") == "1":
-            pytest.fail("CHUKKER_REQUIRE_BROWSER=1 but /usr/bin/chromium is missing")
-        pytest.skip("needs Debian chromium at /usr/bin/chromium")
-    from playwright.sync_api import sync_playwright
-
+def test_plays_review_page_of_the_example_in_browser(served: str, browser: Any) -> None:
     rv = analyse_file(EXAMPLE / "session.toml")
-    args = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-            "--disable-component-update", "--disable-sync"]  # fmt: skip
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=args)
-        try:
-            page = browser.new_page()
-            page.goto(f"{served}/plays/review/{rv.id}?lang=it")
-            assert page.locator(".tl-row").count() == 4
-            # the 13g bar: click it, the moment shows White 1 riding at Blue 1
-            page.click(".tl-bar[data-candidate='2']")
-            page.wait_for_selector(".tl-bar.tl-picked[data-candidate='2']")
-            assert "Bianco 1 ha puntato Blu 1" in page.text_content("p.evidence")
-            page.wait_for_function("document.querySelector('[data-play]').dataset.state")
-            page.click("button.play")
-            assert page.get_attribute("[data-play]", "data-state") == "paused"
-            box = page.locator(".diagram svg").bounding_box()
-            assert box is not None and box["width"] > 300
-            assert page.get_attribute("a.export", "href") == f"/plays/review/{rv.id}.csv?lang=it"
-        finally:
-            browser.close()
+    page = browser.new_page()
+    try:
+        page.goto(f"{served}/plays/review/{rv.id}?lang=it")
+        assert page.locator(".tl-row").count() == 4
+        # the 13g bar: click it, the moment shows White 1 riding at Blue 1
+        page.click(".tl-bar[data-candidate='2']")
+        page.wait_for_selector(".tl-bar.tl-picked[data-candidate='2']")
+        assert "Bianco 1 ha puntato Blu 1" in page.text_content("p.evidence")
+        page.wait_for_function("document.querySelector('[data-play]').dataset.state")
+        page.click("button.play")
+        assert page.get_attribute("[data-play]", "data-state") == "paused"
+        box = page.locator(".diagram svg").bounding_box()
+        assert box is not None and box["width"] > 300
+        assert page.get_attribute("a.export", "href") == f"/plays/review/{rv.id}.csv?lang=it"
+    finally:
+        page.close()
 
 
 def test_plays_review_command_analyses_and_serves(monkeypatch: pytest.MonkeyPatch) -> None:
