@@ -6,6 +6,7 @@ import asyncio
 import importlib
 import time
 import weakref
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
@@ -557,24 +558,25 @@ async def sheet_pdf(request: Request, match_id: str) -> Response:
         "x-pages": str(pages)})
 
 
-@router.get("/m/{match_id}/goals.csv")
-async def goals_csv(request: Request, match_id: str) -> Response:
+async def _sheet_csv(request: Request, match_id: str, what: str,
+                     table: Callable[[dict[str, Any], dict[str, str]], str]) -> Response:
+    """One of the sheet's tables (goals, fouls) as a CSV download."""
     ctx = await sheet_parts(request, match_id)
     if isinstance(ctx, Response):
         return ctx
     names = {k: ctx["teams"][k]["name"] for k in ctx["team_ids"]}
-    return Response(sheet.goals_csv(ctx, names), media_type="text/csv; charset=utf-8", headers={
-        "content-disposition": f'attachment; filename="goals-{match_id}.csv"'})
+    return Response(table(ctx, names), media_type="text/csv; charset=utf-8", headers={
+        "content-disposition": f'attachment; filename="{what}-{match_id}.csv"'})
+
+
+@router.get("/m/{match_id}/goals.csv")
+async def goals_csv(request: Request, match_id: str) -> Response:
+    return await _sheet_csv(request, match_id, "goals", sheet.goals_csv)
 
 
 @router.get("/m/{match_id}/fouls.csv")
 async def fouls_csv(request: Request, match_id: str) -> Response:
-    ctx = await sheet_parts(request, match_id)
-    if isinstance(ctx, Response):
-        return ctx
-    names = {k: ctx["teams"][k]["name"] for k in ctx["team_ids"]}
-    return Response(sheet.fouls_csv(ctx, names), media_type="text/csv; charset=utf-8", headers={
-        "content-disposition": f'attachment; filename="fouls-{match_id}.csv"'})
+    return await _sheet_csv(request, match_id, "fouls", sheet.fouls_csv)
 
 
 @router.get("/m/{match_id}/sheet.json")

@@ -62,7 +62,7 @@ from chukker.tournament.standings import Played, Standings, standings
 from chukker.web import security
 from chukker.web.i18n import LANGUAGES, translations
 from chukker.web.live import LiveService, hash_token, new_match_id
-from chukker.web.pages import ENV, error_page, lang_of, render
+from chukker.web.pages import ENV, error_page, lang_of, phone_qr, render
 
 router = APIRouter()
 POLL_S = 0.5
@@ -728,10 +728,6 @@ async def qr(request: Request, tid: str, mid: str) -> Response:
 async def match_card(request: Request, tid: str, mid: str) -> Response:
     """A match's card for printing beside the score sheet: stage, arena, time, rosters
     and handicaps on the day, result, and the QR code of the match's phone page."""
-    import io
-
-    import segno
-
     lt = _get(request, tid)
     if lt is None or mid not in lt.t.matches:
         return error_page(request, 404, f"no match {mid}")
@@ -743,13 +739,8 @@ async def match_card(request: Request, tid: str, mid: str) -> Response:
         teams = [rec["teams"]["A"], rec["teams"]["B"]]
     except NotReady:
         pass
-    qr_svg = None
     live = lt.live.get(mid)
-    if live is not None:
-        buf = io.BytesIO()
-        url = str(request.base_url).rstrip("/") + f"/m/{live}"
-        segno.make(url, error="m").save(buf, kind="svg", scale=4, border=2, xmldecl=False)
-        qr_svg = Markup(buf.getvalue().decode())
+    qr_svg = phone_qr(request, live)["qr_svg"] if live is not None else None
     return render(
         request,
         "tournament/match.html",
