@@ -567,6 +567,12 @@ class LiveService:
         self._publish_change(lm, sse("event", {"seq": e.seq, "event": e.event}, e.seq), rep)
 
     # ------------------------------------------------------------------ horns
+    def retime(self) -> None:
+        """Arm every match's horn timer again from the clock: after a clock that jumps
+        (a test's virtual clock) a deadline already passed sounds on the next turn."""
+        for lm in list(self._matches.values()):
+            self._reschedule(lm)
+
     def _after_change(self, lm: LiveMatch) -> None:
         if lm.deadline_pending:
             lm.deadline_pending = False
