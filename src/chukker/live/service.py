@@ -223,10 +223,8 @@ class LiveService:
         """End every client's stream (the server is shutting down); they will reconnect."""
         for lm in self._matches.values():
             for sub in list(lm.subscribers):
-                sub.dropped = True
                 lm.subscribers.discard(sub)
-                with contextlib.suppress(asyncio.QueueFull):
-                    sub.queue.put_nowait(b"")
+                sub.end()
 
     def _spawn(self, coro: Any) -> None:
         task = asyncio.get_running_loop().create_task(coro)

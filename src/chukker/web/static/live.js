@@ -213,10 +213,13 @@
     let held = [];
     let base = null;
     // RFC 7386, except that a null member is kept as null (the server sends null for a
-    // member that became null; a report's members never go away)
+    // member that became null; a report's members never go away), and that
+    // {"$append": [...]} extends an array (a goal's patch carries the new goal only)
     const mergePatch = (target, patch) => {
       if (patch === null || typeof patch !== "object" || Array.isArray(patch)) return patch;
-      if (!target || typeof target !== "object" || Array.isArray(target)) return patch;
+      const keys = Object.keys(patch);
+      if (Array.isArray(target) && keys.length === 1 && keys[0] === "$append") return target.concat(patch["$append"]);
+      if (!target || typeof target !== "object" || Array.isArray(target)) target = {};
       const out = Object.assign({}, target);
       for (const k of Object.keys(patch)) out[k] = mergePatch(out[k], patch[k]);
       return out;
