@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import functools
 import gc
@@ -19,6 +20,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from chukker.config import Settings
 from chukker.live import LiveService, ServiceError, api_errors
+from chukker.ops import metrics
 from chukker.store import EventStore, open_store
 from chukker.web.api import routes as api
 from chukker.web.limits import StreamCaps, StreamGate
@@ -90,9 +92,12 @@ def create_app(store: EventStore | str | Path, *, organiser: str | None = None,
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         await svc.start()
         _keep_collector_out_of_the_fanout()
+        metrics.watch_gc()  # what a stall comes from: the collector or the loop
+        lag = asyncio.create_task(metrics.watch_loop())
         try:
             yield
         finally:
+            lag.cancel()
             await svc.stop()
 
     app = FastAPI(
