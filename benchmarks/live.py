@@ -183,7 +183,8 @@ def scrape(text: str) -> dict[str, float]:
     """``name{labels}`` -> value of a Prometheus text page (the GC and loop-lag series)."""
     out: dict[str, float] = {}
     for line in text.splitlines():
-        if line.startswith(("chukker_gc_pause_seconds", "chukker_loop_lag_seconds")):
+        if line.startswith(("chukker_gc_pause_seconds", "chukker_loop_lag_seconds",
+                            "chukker_fanout_seconds")):
             key, _, value = line.rpartition(" ")
             out[key] = float(value)
     return out
@@ -196,8 +197,15 @@ def stalls(before: dict[str, float], after: dict[str, float]) -> dict[str, Any]:
     gc_s = {g: d.get(f'chukker_gc_pause_seconds_sum{{generation="{g}"}}', 0) for g in "012"}
     ticks = d.get("chukker_loop_lag_seconds_count", 0)
     ok = d.get('chukker_loop_lag_seconds_bucket{le="0.02"}', 0)
+    n = d.get("chukker_fanout_seconds_count", 0)
+    buckets = sorted((float(k.split('le="')[1].split('"')[0]), v) for k, v in d.items()
+                     if k.startswith("chukker_fanout_seconds_bucket") and "+Inf" not in k)
+    p99 = next((le for le, v in buckets if n and v >= 0.99 * n), float("inf"))
     return {"gc_count": gc_n, "gc_ms": {g: s * 1000 for g, s in gc_s.items()},
-            "loop_ticks": ticks, "loop_ticks_late_20ms": ticks - ok}
+            "loop_ticks": ticks, "loop_ticks_late_20ms": ticks - ok,
+            "server_fanouts": n,
+            "server_fanout_mean_ms": d.get("chukker_fanout_seconds_sum", 0) * 1000 / max(n, 1),
+            "server_fanout_p99_le_ms": p99 * 1000}
 
 
 def cpu_s(pid: int) -> float:
@@ -470,6 +478,11 @@ def main() -> None:
         f"{ {g: round(ms, 1) for g, ms in st['gc_ms'].items()} } ms; "
         f"{st['loop_ticks_late_20ms']:.0f} of {st['loop_ticks']:.0f} loop ticks (100 ms) "
         f"more than 20 ms late"
+    )
+    print(
+        f"  server side, a message written to every stream ({st['server_fanouts']:.0f} fan-outs, "
+        f"keep-alives and horns included): mean {st['server_fanout_mean_ms']:.1f} ms, "
+        f"p99 <= {st['server_fanout_p99_le_ms']:.0f} ms (histogram bucket)"
     )
     print(
         f"  POST at event 10,000: p50 {res['post_p50_ms_at_10000']:.1f} ms, p99 "
