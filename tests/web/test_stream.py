@@ -178,7 +178,7 @@ def test_a_goal_patch_carries_the_new_goal_not_the_whole_list(
 
 def test_record_patches_rebuild_every_report_in_order() -> None:
     """Property: patching each report into the next, then applying, gives it back."""
-    from hypothesis import given
+    from hypothesis import HealthCheck, given, settings
     from hypothesis import strategies as st
 
     from chukker.live.fanout import apply_patch, merge_diff
@@ -195,6 +195,7 @@ def test_record_patches_rebuild_every_report_in_order() -> None:
             return {k: dense(x) for k, x in v.items() if x is not None}
         return [dense(x) for x in v] if isinstance(v, list) else v
 
+    @settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])  # a loaded machine
     @given(st.lists(report, min_size=2, max_size=6))
     def check(reports: list[dict[str, Any]]) -> None:
         cur = reports[0]
