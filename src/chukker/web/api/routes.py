@@ -522,7 +522,9 @@ class _Stream(StreamingResponse):
                     "headers": self.raw_headers})
         first = ("retry: 1000\n\n" + "".join(self._backlog)).encode()
         await send({"type": "http.response.body", "body": first, "more_body": True})
-        if not wire.ready():
+        if not wire.ready():  # closing already: end the answer as usual
+            with contextlib.suppress(Exception):
+                await send({"type": "http.response.body", "body": b"", "more_body": False})
             return
         # what came while the headers went out, in one write; from now on, direct
         queued = [sub.queue.get_nowait() for _ in range(sub.queue.qsize())]
@@ -541,9 +543,8 @@ class _Stream(StreamingResponse):
             ended.cancel()
             gone.cancel()
         sub.wire = None
-        if not gone.done() or gone.cancelled():
-            with contextlib.suppress(Exception):
-                await send({"type": "http.response.body", "body": b"", "more_body": False})
+        with contextlib.suppress(Exception):  # after a disconnect uvicorn drops it
+            await send({"type": "http.response.body", "body": b"", "more_body": False})
 
 
 async def _disconnected(receive: Receive) -> None:
