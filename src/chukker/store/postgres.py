@@ -414,7 +414,7 @@ class PostgresStore:
 
     # ----------------------------------------------------------------- listen
     async def notifications(
-        self, on_listening: Callable[[], Awaitable[None]] | None = None,
+        self, on_listening: Callable[[], Awaitable[object]] | None = None,
     ) -> AsyncIterator[tuple[str, int]]:
         """Yield ``(match_id, seq)`` for every append committed by any process.
 
