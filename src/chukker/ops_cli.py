@@ -124,8 +124,8 @@ def import_cmd(
     one it holds differently is refused, naming it, and nothing is written.
     Tournament files likewise.
     """
-    from chukker.store import StoreError, is_postgres_url
-    from chukker.store.backup import plan_import, read_export
+    from chukker.store import StoreError
+    from chukker.store.backup import read_export
 
     s = settings_or_exit(config, database=db)
     try:
@@ -134,37 +134,7 @@ def import_cmd(
     except StoreError as e:
         _fail(str(e))
     target = s.database_target()
-    path = target[len("sqlite:///"):] if target.startswith("sqlite:///") else target
-    new_file = not is_postgres_url(target) and not os.path.exists(path)
-    made: list[str] = []
-    if new_file:  # restoring onto a new machine: the data folder may not be there yet
-        folder_of = os.path.dirname(os.path.abspath(path))
-        while not os.path.isdir(folder_of):
-            made.insert(0, folder_of)
-            folder_of = os.path.dirname(folder_of)
-        for d in made:
-            try:
-                os.mkdir(d)
-            except OSError as e:
-                _fail(f"cannot make the folder {d}: {e.strerror or e}")
-    store = _open_or_exit(s, create=True)
-    ok = False
-    try:
-        plan = plan_import(store, loaded, str(folder))
-        if plan.batch:
-            store.import_matches(plan.batch)
-        ok = True
-    except StoreError as e:
-        _fail(str(e))
-    finally:
-        store.close()
-        if new_file and not ok:  # nothing of a failed import stays behind
-            for suffix in ("", "-wal", "-shm", "-journal"):
-                with contextlib.suppress(OSError):
-                    os.unlink(path + suffix)
-            for d in reversed(made):
-                with contextlib.suppress(OSError):
-                    os.rmdir(d)
+    plan = _import_into(s, loaded, folder)
     written = _write_tournament_files(files)
     where = _shown(target)
     added = len(plan.batch) - len(plan.extended)
@@ -179,6 +149,86 @@ def import_cmd(
     same = len(plan.unchanged)
     tail = f"; {same} matches were already there as they are" if same else ""
     typer.echo("chukker: " + ", ".join(parts) + tail)
+
+
+def _import_into(s: Settings, loaded: list[Any], folder: Path) -> Any:
+    """Write the import into the database of ``s``: one transaction into an existing
+    database; a new SQLite file is written beside its place first and renamed into it
+    only once complete, so a failure or a kill never leaves a database there."""
+    from chukker.store import StoreError, is_postgres_url, open_store
+    from chukker.store.backup import plan_import
+
+    target = s.database_target()
+    path = target[len("sqlite:///"):] if target.startswith("sqlite:///") else target
+    if is_postgres_url(target) or os.path.exists(path):
+        store = _open_or_exit(s, create=False)
+        try:
+            plan = plan_import(store, loaded, str(folder))
+            if plan.batch:
+                store.import_matches(plan.batch)
+        except StoreError as e:
+            _fail(str(e))
+        finally:
+            store.close()
+        return plan
+    made: list[str] = []  # restoring onto a new machine: the data folder may not be there yet
+    up = os.path.dirname(os.path.abspath(path))
+    while not os.path.isdir(up):
+        made.insert(0, up)
+        up = os.path.dirname(up)
+    for d in made:
+        try:
+            os.mkdir(d)
+        except OSError as e:
+            _fail(f"cannot make the folder {d}: {e.strerror or e}")
+    part = path + ".import-part"
+    import fcntl
+
+    lock = open(part + ".lock", "a+")  # noqa: SIM115 - held for the import
+    done = False
+    try:
+        try:
+            fcntl.flock(lock.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            _fail(f"another import into {path} is running")
+        for suffix in ("", "-wal", "-shm", "-journal"):  # left by a killed import
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(part + suffix)
+        try:
+            store = open_store(part)
+        except Exception as e:
+            _fail(f"cannot create the database {path}: {e}")
+        try:
+            plan = plan_import(store, loaded, str(folder))
+            store.import_matches(plan.batch)
+        except StoreError as e:
+            _fail(str(e))
+        finally:
+            store.close()
+        import sqlite3
+
+        db = sqlite3.connect(part)  # self-contained: the log folded into the file
+        try:
+            db.execute("PRAGMA journal_mode=DELETE")
+        finally:
+            db.close()
+        try:
+            os.link(part, path)  # never over a database that appeared meanwhile
+        except FileExistsError:
+            _fail(f"{path} appeared while importing; nothing imported (run it again)")
+        except OSError as e:
+            _fail(f"cannot put the database in place at {path}: {e.strerror or e}")
+        done = True
+        return plan
+    finally:
+        for suffix in ("", "-wal", "-shm", "-journal", ".lock"):
+            with contextlib.suppress(OSError):
+                os.unlink(part + suffix)
+        lock.close()
+        if not done:
+            for d in reversed(made):
+                with contextlib.suppress(OSError):
+                    os.rmdir(d)
 
 
 def examples_dir() -> Path | None:

@@ -94,11 +94,14 @@ def test_import_of_an_export_whose_last_match_is_broken_writes_nothing_and_can_b
     assert dump(new) == dump(src)
 
 
+@pytest.mark.parametrize("existing", [True, False], ids=["into-an-empty-database",
+                                                           "into-a-new-file"])
 def test_import_killed_mid_transaction_leaves_nothing_and_the_retry_restores_all(
-        tmp_path: Path, header: dict[str, Any]) -> None:
+        tmp_path: Path, header: dict[str, Any], existing: bool) -> None:
     src, out = exported(tmp_path, header, n=6)
     new = tmp_path / "new.sqlite3"
-    open_store(new).close()  # an existing, empty database: the import is one transaction
+    if existing:
+        open_store(new).close()  # an existing, empty database: the import is one transaction
     kill = textwrap.dedent("""
         import os, signal, sys
         from chukker.store import backup
@@ -119,10 +122,15 @@ def test_import_killed_mid_transaction_leaves_nothing_and_the_retry_restores_all
     """)
     p = chukker("import", str(out), "--db", str(new), cwd=tmp_path, code=kill)
     assert p.returncode == -9, (p.returncode, p.stderr)
-    assert dump(new) == []
+    if existing:
+        assert dump(new) == []
+    else:
+        assert not new.exists()  # a new database is renamed into place only once complete
     p = chukker("import", str(out), "--db", str(new), cwd=tmp_path)
     assert p.returncode == 0, p.stderr
     assert dump(new) == dump(src)
+    assert sorted(x.name for x in tmp_path.iterdir() if x.name.startswith("new")) == [
+        "new.sqlite3"]  # nothing of the killed attempt is left beside it
 
 
 def test_import_refuses_ids_the_api_refuses_naming_the_file(tmp_path: Path,
