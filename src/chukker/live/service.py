@@ -62,6 +62,8 @@ MAX_REPORT_DEPTH = 20
 
 #: how far in the past a posted ``at`` may be (seconds); see ``LiveService.stamp``
 AT_WINDOW_S = 60.0
+#: seconds start-up waits for the first LISTEN subscription on PostgreSQL
+LISTEN_WAIT_S = 5.0
 
 
 def hash_token(token: str) -> str:
@@ -167,6 +169,7 @@ class LiveService:
         self.at_window_ms = round(AT_WINDOW_S * 1000)
         self._tasks: set[asyncio.Task[Any]] = set()
         self._listener: asyncio.Task[None] | None = None
+        self._subscribed = asyncio.Event()
         self._keepalive_task: asyncio.Task[None] | None = None
         #: (deadline wall ms, published wall ms) of recent horns, for the benchmark
         self.horn_lateness: deque[tuple[int, int]] = deque(maxlen=10_000)
@@ -204,7 +207,13 @@ class LiveService:
                     continue
                 self._reschedule(lm)
         if self.store.backend is Backend.POSTGRES:
+            self._subscribed = asyncio.Event()
             self._listener = asyncio.create_task(self._listen())
+            # ready once subscribed (or, if PostgreSQL is slow to answer, after a while:
+            # /readyz then says the listener is reconnecting)
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(LISTEN_WAIT_S):
+                    await self._subscribed.wait()
         self._keepalive_task = asyncio.create_task(self._keepalive())
 
     async def stop(self) -> None:
@@ -244,7 +253,7 @@ class LiveService:
         assert isinstance(self.store, PostgresStore)
         while True:
             try:
-                async for match_id, seq in self.store.notifications(self.catch_up):
+                async for match_id, seq in self.store.notifications(self._on_listening):
                     lm = self._matches.get(match_id)
                     if lm is not None and seq > lm.seq:
                         try:
@@ -258,6 +267,10 @@ class LiveService:
             except Exception:  # pragma: no cover - a bug below; never stop listening
                 log.exception("listening to the other servers failed; again in 1 s")
                 await asyncio.sleep(1.0)
+
+    async def _on_listening(self) -> None:
+        self._subscribed.set()
+        await self.catch_up()
 
     async def catch_up(self) -> int:
         """Pull, for every match in memory, the events stored after the last one this
