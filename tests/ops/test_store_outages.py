@@ -131,3 +131,40 @@ def test_a_full_disk_is_refused_as_storage_full_reported_by_readyz_and_recovered
     text = "\n".join(r.getMessage() for r in caplog.records)
     assert "cannot rollback" not in text
     assert not [r for r in caplog.records if r.levelno >= logging.ERROR], text[-2000:]
+
+
+@pytest.mark.browser
+def test_timekeeper_sees_the_disk_is_full_in_her_language_and_the_key_press_is_kept(
+        tmp_path: Path, browser: Any, ops_factory: Any, header: dict[str, Any]) -> None:
+    """The console keeps the press queued, says why in the page's language, and sends it
+    once space is back: nothing the timekeeper pressed is lost."""
+    from playwright.sync_api import expect
+
+    from chukker.store import StorageFull
+
+    store = SQLiteStore(tmp_path / "tk.sqlite3")
+    real_append = store.append
+    full = {"on": False}
+
+    def append(*args: Any) -> None:
+        if full["on"]:
+            raise StorageFull("database or disk is full")
+        real_append(*args)
+
+    store.append = append  # type: ignore[method-assign]
+    with ops_factory(store) as srv, srv.client() as c:
+        m = c.post("/api/matches", json=header, headers=ORGANISER_AUTH).json()
+        page = browser.new_context(viewport={"width": 1366, "height": 768}).new_page()
+        page.goto(f"{srv.url}/m/{m['match_id']}/console?lang=es#token={m['timekeeper_token']}")
+        page.wait_for_function(
+            "() => window.chukker && window.chukker.state && window.chukker.connected")
+        full["on"] = True
+        page.keyboard.press("Space")  # bowl-in
+        expect(page.locator("#message")).to_contain_text("disco del servidor está lleno",
+                                                         timeout=10_000)
+        assert page.evaluate("() => window.chukker.queue().length") == 1
+        full["on"] = False  # the operator frees space
+        wait_for(lambda: page.evaluate("() => window.chukker.queue().length") == 0,
+                 "the queue drains")
+        events = c.get(f"/api/matches/{m['match_id']}/record").json()["events"]
+        assert [e["type"] for e in events] == ["bowl_in"]
