@@ -313,3 +313,18 @@ def test_store_import_refuses_an_export_changed_after_the_check(tmp_path: Path,
         assert s.list_matches(1) == []
     finally:
         s.close()
+
+
+@pytest.mark.parametrize("rel", ["../outside.json", "/etc/passwd", "matches/../../outside.json",
+                                 "link.json"])
+def test_import_reads_only_files_inside_the_export(tmp_path: Path, header: dict[str, Any],
+                                                   rel: str) -> None:
+    _, out = exported(tmp_path, header, n=1)
+    (tmp_path / "outside.json").write_text("{}")
+    (out / "link.json").symlink_to(tmp_path / "outside.json")
+    mf = json.loads((out / "manifest.json").read_text())
+    mf["files"][rel] = hashlib.sha256(b"{}").hexdigest()
+    (out / "manifest.json").write_text(json.dumps(mf))
+    p = chukker("import", str(out), "--db", str(tmp_path / "n.sqlite3"), cwd=tmp_path)
+    assert p.returncode == 2 and "manifest.json" in p.stderr, p.stderr
+    assert not (tmp_path / "n.sqlite3").exists()

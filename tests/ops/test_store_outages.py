@@ -123,7 +123,7 @@ def test_a_full_disk_is_refused_as_storage_full_reported_by_readyz_and_recovered
         # space comes back: the server recovers by itself
         with store._lock:
             store._db.execute("PRAGMA max_page_count = 1000000")
-        assert c.get("/readyz").status_code == 200
+        wait_for(lambda: c.get("/readyz").status_code == 200, "ready again", timeout=10)
         r = post(c, m, {"type": "whistle"} if acked % 2 == 1 else {"type": "bowl_in"})
         assert r.status_code == 201, r.text
         assert r.json()["seq"] == acked + 1  # every acknowledged event is there, in order

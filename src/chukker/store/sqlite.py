@@ -17,6 +17,7 @@ import errno
 import os
 import sqlite3
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -42,6 +43,8 @@ from chukker.store.base import (
 RECENT = 100
 #: less room than this (on the disk, or under the database's size limit) is "full"
 MIN_FREE_BYTES = 1 << 20
+#: seconds a storage check's answer is reused
+STORAGE_CHECK_S = 1.0
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS matches (
@@ -131,6 +134,9 @@ class SQLiteStore:
         self._recent_gen = 0
         #: why the last write failed for want of space (None: the last write succeeded)
         self._full: str | None = None
+        #: (monotonic time, answer) of the last storage check: a flood of /readyz
+        #: touches the writer's lock at most once a second
+        self._storage_seen: tuple[float, str | None] = (-1e9, None)
 
     @contextlib.contextmanager
     def _writing(self) -> Iterator[sqlite3.Connection]:
@@ -147,14 +153,27 @@ class SQLiteStore:
                         db.execute("ROLLBACK")
                 if isinstance(e, sqlite3.Error | OSError) and is_disk_full(e):
                     self._full = str(e) or "disk full"
+                    self._storage_seen = (-1e9, None)  # check again at once
                     raise StorageFull(self._full) from None
                 raise
-            self._full = None
+            if self._full is not None:
+                self._full = None
+                self._storage_seen = (-1e9, None)
 
     def storage_problem(self) -> str | None:
         """Why a write would not fit now, or None: the free space on the database's
         disk, the room under its size limit (``PRAGMA max_page_count``), and whether
-        the last write failed for want of space (cleared once there is room again)."""
+        the last write failed for want of space (cleared once there is room again).
+        Answered from the last second's check while no write has failed since."""
+        seen_at, seen = self._storage_seen
+        now = time.monotonic()
+        if now - seen_at < STORAGE_CHECK_S and (seen is not None or self._full is None):
+            return seen
+        answer = self._storage_problem()
+        self._storage_seen = (now, answer)
+        return answer
+
+    def _storage_problem(self) -> str | None:
         try:
             st = os.statvfs(os.path.dirname(os.path.abspath(self.path)) or ".")
         except OSError:
