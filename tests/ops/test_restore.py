@@ -328,3 +328,49 @@ def test_import_reads_only_files_inside_the_export(tmp_path: Path, header: dict[
     p = chukker("import", str(out), "--db", str(tmp_path / "n.sqlite3"), cwd=tmp_path)
     assert p.returncode == 2 and "manifest.json" in p.stderr, p.stderr
     assert not (tmp_path / "n.sqlite3").exists()
+
+
+def test_import_is_idempotent_and_completes_any_prefix_the_database_holds(
+        header: dict[str, Any]) -> None:
+    """For any match and any prefix of it already stored, importing the export gives the
+    whole match, and importing it again changes nothing (a property, by Hypothesis)."""
+    import tempfile
+
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    @settings(max_examples=15, deadline=None)
+    @given(n=st.integers(1, 12), data=st.data())
+    def prop(n: int, data: Any) -> None:
+        k = data.draw(st.integers(0, n), label="stored already")
+        kinds = [("bowl_in" if i % 2 else "whistle") for i in range(1, n + 1)]
+        with tempfile.TemporaryDirectory() as d:
+            root = Path(d)
+            src = open_store(root / "src.sqlite3")
+            src.create_match("m", header, 1, "t", "c")
+            for i, kind in enumerate(kinds, start=1):
+                src.append("m", StoredEvent(i, f"c{i}", {"type": kind, "at": float(i)}, i,
+                                            "timekeeper"), 1)
+            export_store(src, root / "x")
+            want = dump(root / "src.sqlite3")
+            src.close()
+            dst = open_store(root / "dst.sqlite3")
+            try:
+                if k:
+                    dst.create_match("m", header, 1, "t", "c")
+                    for i in range(1, k + 1):
+                        dst.append("m", StoredEvent(i, f"c{i}", {"type": kinds[i - 1],
+                                                                 "at": float(i)}, i,
+                                                    "timekeeper"), 1)
+                first = import_store(dst, root / "x")
+                assert first.events == n - k
+                again = import_store(dst, root / "x")
+                assert (again.matches, again.events) == (0, 0)
+            finally:
+                dst.close()
+            got = dump(root / "dst.sqlite3")
+            assert [(r.id, r.header, r.timekeeper_hash) for r, _, _ in got] == [
+                (r.id, r.header, r.timekeeper_hash) for r, _, _ in want]
+            assert [e for _, e, _ in got] == [e for _, e, _ in want]
+
+    prop()
