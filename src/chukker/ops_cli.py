@@ -168,6 +168,8 @@ def _import_into(s: Settings, loaded: list[Any], folder: Path) -> Any:
                 store.import_matches(plan.batch)
         except StoreError as e:
             _fail(str(e))
+        except Exception as e:  # the database refused the transaction: nothing written
+            _fail(f"nothing imported into {_shown(target)}: {type(e).__name__}: {e}"[:400])
         finally:
             store.close()
         return plan
@@ -203,6 +205,8 @@ def _import_into(s: Settings, loaded: list[Any], folder: Path) -> Any:
             store.import_matches(plan.batch)
         except StoreError as e:
             _fail(str(e))
+        except Exception as e:  # the database refused the transaction: nothing written
+            _fail(f"nothing imported into {path}: {type(e).__name__}: {e}"[:400])
         finally:
             store.close()
         import sqlite3

@@ -178,7 +178,7 @@ class PostgresStore:
     # ------------------------------------------------------------ connections
     def _call(self, pool: ConnectionPool[psycopg.Connection[Any]],
               fn: Callable[[psycopg.Connection[Any]], T], *, writing: bool,
-              wait_s: float | None = None) -> T:
+              wait_s: float | None = None, retry: bool = True) -> T:
         for attempt in (1, 2):
             try:
                 with pool.connection(timeout=wait_s) as db:
@@ -192,7 +192,7 @@ class PostgresStore:
                     self._full = str(e).strip().splitlines()[0][:200] or "disk full"
                     raise StorageFull(self._full) from None
                 if _lost(e):
-                    if attempt == 1:
+                    if attempt == 1 and retry:
                         log.warning("PostgreSQL connection lost (%s); trying again on a new one",
                                     type(e).__name__)
                         continue
@@ -342,7 +342,9 @@ class PostgresStore:
                         cur.execute("SELECT pg_notify(%s, %s)",
                                     (self.channel, f"{r.id}:{m.events[-1].seq}"))
 
-        self._write(write)
+        # never retried by itself: after a lost connection nobody knows whether it
+        # committed; running the same import again tells (it is idempotent)
+        self._call(self._wpool, write, writing=True, retry=False)
 
     def record_horn(self, match_id: str, horn: HornRow) -> bool:
         return self._write(lambda db: db.execute(
