@@ -151,6 +151,23 @@ def import_cmd(
     typer.echo("chukker: " + ", ".join(parts) + tail)
 
 
+def _served(path: str) -> bool:
+    """Whether a `chukker serve` holds the SQLite file ``path`` (its lock beside it)."""
+    import fcntl
+
+    try:
+        f = open(path + ".lock")  # noqa: SIM115 - closed below
+    except OSError:
+        return False
+    try:
+        fcntl.flock(f.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        return True
+    finally:
+        f.close()  # closing releases a lock taken here
+    return False
+
+
 def _import_into(s: Settings, loaded: list[Any], folder: Path) -> Any:
     """Write the import into the database of ``s``: one transaction into an existing
     database; a new SQLite file is written beside its place first and renamed into it
@@ -164,6 +181,9 @@ def _import_into(s: Settings, loaded: list[Any], folder: Path) -> Any:
         store = _open_or_exit(s, create=False)
         try:
             plan = plan_import(store, loaded, str(folder))
+            if plan.batch and not is_postgres_url(target) and _served(path):
+                _fail(f"{path} is being served by `chukker serve`; stop it first, or import "
+                      "into a new database (--db new.sqlite3); nothing imported")
             if plan.batch:
                 store.import_matches(plan.batch)
         except StoreError as e:

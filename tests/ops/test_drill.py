@@ -13,6 +13,7 @@ import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import httpx
 import psycopg
@@ -132,3 +133,23 @@ def test_restore_drill_with_postgresql_as_written(tmp_path: Path, pg_url: str,
     finally:
         with psycopg.connect(pg_url, autocommit=True) as db:
             db.execute(f"DROP DATABASE IF EXISTS {check_db}".encode())
+
+
+def test_readme_export_and_import_beside_a_running_server(tmp_path: Path, live: str,
+                                                          header: dict[str, Any]) -> None:
+    """As the README writes it, while the event's server runs: a no-op that says so; an
+    import that would write into the served file is refused (stop the server first)."""
+    p = subprocess.run("chukker export DIR && chukker import DIR", shell=True, cwd=tmp_path,
+                       env=env(), capture_output=True, text=True, timeout=120, check=False)
+    assert p.returncode == 0 and "nothing to import" in p.stdout, p.stdout + p.stderr
+    from chukker.store import open_store
+    from chukker.store.backup import export_store
+
+    other = open_store(tmp_path / "other.sqlite3")
+    other.create_match("elsewhere", header, 1, "t", "c")
+    export_store(other, tmp_path / "other-export")
+    other.close()
+    p = subprocess.run(["chukker", "import", "other-export"], cwd=tmp_path, env=env(),
+                       capture_output=True, text=True, timeout=120, check=False)
+    assert p.returncode == 2 and "being served" in p.stderr, p.stdout + p.stderr
+    assert all(m["match_id"] != "elsewhere" for m in httpx.get(live + "/api/matches").json())
