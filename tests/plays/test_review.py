@@ -120,3 +120,33 @@ def test_plays_review_command_analyses_and_serves(monkeypatch: pytest.MonkeyPatc
     rid = url.split("/review/")[1].split("?")[0]
     assert client.get(f"/plays/review/{rid}").status_code == 200
     assert client.get("/plays/").text.count('href="/plays/review?lang=en"') == 1
+
+
+def test_plays_review_says_it_starts_a_server_on_its_port_and_how_to_stop_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import socket
+
+    import uvicorn
+    from typer.testing import CliRunner
+
+    from chukker.plays.cli import app as cli
+
+    monkeypatch.setattr(uvicorn, "run", lambda app, **kw: None)
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        free = s.getsockname()[1]
+    res = CliRunner().invoke(cli, ["review", str(EXAMPLE / "session.toml"), "--no-open",
+                                   "--port", str(free)])  # fmt: skip
+    assert res.exit_code == 0, res.output
+    assert f"starting a local web server on 127.0.0.1:{free}" in res.output
+    assert "until you press Ctrl-C" in res.output
+    with socket.socket() as busy:  # the port is taken: one line naming --port, no traceback
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        res = CliRunner().invoke(cli, ["review", str(EXAMPLE / "session.toml"), "--no-open",
+                                       "--port", str(port)])  # fmt: skip
+    assert res.exit_code == 2
+    assert f"port {port} is in use; choose another with --port" in res.output
+    assert "Traceback" not in res.output
