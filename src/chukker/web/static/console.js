@@ -237,7 +237,7 @@
     let s = (seq ? "#" + seq + " " : "") + (L["ev_" + ev.type] || ev.type);
     if (ev.team) s += " · " + live.teamName(ev.team);
     if (ev.player != null) s += " · " + live.playerName(ev.team, ev.player);
-    if (ev.two_point) s += " · 2";
+    if (ev.two_point) s += " · " + (L.two_point_goal || "2-point goal");
     if (ev.penalty) s += " · " + (L.penalty || "Penalty") + " " + ev.penalty;
     if (ev.clause) s += " (" + ev.clause + ")";
     if (ev.card) s += " · " + (L["card_" + ev.card] || ev.card);
