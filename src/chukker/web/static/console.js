@@ -533,7 +533,7 @@
     if (!rep || rep.status !== "stopped") return;
     const last = events.length ? events[events.length - 1].at : 0;
     const sinceMs = live.serverNow() - rep.server_time + (rep.at - last) * 1000;
-    document.querySelectorAll("[data-stopped-for]").forEach((el) => { el.textContent = live.fmt(Math.max(sinceMs, 0)); });
+    document.querySelectorAll("[data-stopped-for]").forEach((el) => { el.textContent = live.fmtSince(sinceMs); });
   }, 250);
 
   try { queue = JSON.parse(sessionStorage.getItem(QKEY) || "[]"); } catch (e) { queue = []; }
