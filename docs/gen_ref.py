@@ -228,7 +228,7 @@ def refusals_page() -> str:
     from chukker.engine.errors import MESSAGES as ENGINE
     from chukker.engine.errors import NOTICES
     from chukker.record.errors import MESSAGES as RECORD
-    from chukker.web.i18n import translations
+    from chukker.i18n import translations
     from chukker.web.refusals import templates
 
     all_codes = templates()

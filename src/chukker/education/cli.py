@@ -57,8 +57,8 @@ def check_cmd(
 ) -> None:
     """Check a bank: every clause exists in its edition, every language, answers consistent."""
     try:
-        for p in paths or []:
-            _readable_bank(p)
+        for path in paths or []:
+            _readable_bank(path)
         qs = load_files(paths) if paths else list(load_bank().values())
         exists = corpus_lookup(db) if db is not None else clause_exists
     except BankError as e:

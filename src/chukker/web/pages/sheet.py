@@ -45,7 +45,7 @@ def reason_parts(reason: str) -> tuple[str, str]:
     >>> reason_parts("Late horn"), reason_parts("the horn did not sound")
     (('late horn', ''), ('', 'the horn did not sound'))
     """
-    from chukker.web.i18n import LANGUAGES, translations
+    from chukker.i18n import LANGUAGES, translations
 
     text = reason.strip()
     folded = text.casefold()
