@@ -162,3 +162,42 @@ def test_spectator_sees_both_scores_on_one_baseline_when_one_name_wraps(
             assert sizes[0] == sizes[1], sizes
         _shot(page, f"baseline{path.replace('/', '-') or '-phone'}-{size[0]}x{size[1]}")
         page.close()
+
+
+@pytest.mark.parametrize("size", [(390, 844), (1366, 768)])
+def test_spectator_on_the_home_page_sees_the_match_and_officials_links_behind_a_disclosure(
+    browser: Any, live_server: Any, size: tuple[int, int]
+) -> None:
+    m = create(live_server)
+    page = browser.new_page(viewport={"width": size[0], "height": size[1]})
+    page.goto(f"{live_server.url}/?lang=en")
+    row = page.locator(f"tr[data-match='{m['match_id']}']")
+    visible = [a for a in row.locator("a").all() if a.is_visible()]
+    assert [a.get_attribute("href") for a in visible] == [f"/m/{m['match_id']}"]
+    timekeeper = row.get_by_role("link", name="Timekeeper")
+    assert not timekeeper.is_visible()
+    _shot(page, f"home-{size[0]}x{size[1]}")
+    row.locator("summary", has_text="Officials").click()
+    assert timekeeper.is_visible() and row.get_by_role("link", name="Big screen").is_visible()
+    assert page.evaluate("() => document.documentElement.scrollWidth") <= size[0]
+    _shot(page, f"home-officials-{size[0]}x{size[1]}")
+    page.close()
+
+
+LEGEND_TEXT = """(sel) => [...document.querySelectorAll(sel + ' text')]
+  .filter((t) => t.getClientRects().length)
+  .map((t) => t.getBoundingClientRect().height)"""
+
+
+def test_player_on_a_phone_reads_the_play_diagrams_legend(browser: Any, live_server: Any
+                                                         ) -> None:  # fmt: skip
+    page = browser.new_page(viewport={"width": 390, "height": 844})
+    page.goto(f"{live_server.url}/plays/13b-zigzag?lang=en")
+    heights = page.evaluate(LEGEND_TEXT, ".legend-phone svg")
+    assert heights and min(heights) >= 12, heights  # as tall as the page's small print
+    assert page.evaluate(LEGEND_TEXT, ".diagram svg .legend") == []  # not drawn twice
+    _shot(page, "play-legend-390x844")
+    page.set_viewport_size({"width": 1366, "height": 768})
+    assert page.evaluate(LEGEND_TEXT, ".diagram svg .legend")  # a wide screen: in the diagram
+    assert not page.locator(".legend-phone").is_visible()
+    page.close()
