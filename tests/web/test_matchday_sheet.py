@@ -116,3 +116,18 @@ def test_sheet_says_a_two_point_goal_in_words(client: Any, make_match: Any, post
     assert "#2 · 2-point goal" in goals.group(1) and "· 2<" not in goals.group(1)
     es = client.get(f"/m/{m.id}/sheet?lang=es").text
     assert "Gol de 2 puntos" in es
+
+
+def test_console_offers_the_fixed_correction_reasons_in_its_language(client: Any,
+                                                                     make_match: Any) -> None:
+    from chukker.i18n import translations
+    from chukker.web.pages.sheet import CLOCK_REASONS
+
+    m = make_match(client)
+    for lang in ("en", "es", "it"):
+        html = client.get(f"/m/{m.id}/console?lang={lang}").text
+        offered = re.findall(r'<datalist id="clock-reasons">(.*?)</datalist>', html, re.S)[0]
+        for reason in CLOCK_REASONS:
+            said = translations(lang).gettext(reason)
+            assert lang == "en" or said != reason, (lang, reason)
+            assert f'<option value="{said}">'.replace("'", "&#39;") in offered, (lang, said)

@@ -56,6 +56,8 @@ def stage_name(stage_id: str) -> str:
 
 ENV.filters["rules_title"] = rules_title
 ENV.filters["stage_name"] = stage_name
+#: the fixed clock-correction reasons the console offers (the sheet prints them translated)
+ENV.globals["clock_reasons"] = sheet.CLOCK_REASONS
 router = APIRouter(include_in_schema=False)
 LANG_COOKIE = "chukker_lang"
 
