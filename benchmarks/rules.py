@@ -39,7 +39,7 @@ import time
 from pathlib import Path
 
 from chukker.rulebook.corpus import Corpus
-from chukker.rulebook.importers import parse_file
+from chukker.rulebook.reader import parse_file
 from chukker.rulebook.search import like_search, search
 
 REPO = Path(__file__).resolve().parents[1]
