@@ -88,6 +88,7 @@
 
   // how long something has lasted, with its unit: "42 s", past a minute "1:05 min"
   function fmtSince(ms) {
+    if (!Number.isFinite(ms)) return "";
     const s = Math.max(Math.floor(ms / 1000), 0);
     if (s < 60) return s + " s";
     return Math.floor(s / 60) + ":" + String(s % 60).padStart(2, "0") + " min";
