@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from rapidfuzz.distance import OSA
+from rapidfuzz.distance import DamerauLevenshtein
 
 from chukker.rulebook.corpus import Corpus
 from chukker.rulebook.importers import ParsedSource, SourceKind
@@ -177,7 +177,7 @@ def test_search_misspellings_within_edit_distance_2_still_find_clauses(
         found = lookup(c, typo)
         assert found.hits, (word, typo)
         if found.suggestion is not None:
-            assert OSA.distance(found.suggestion, typo) <= 2
+            assert DamerauLevenshtein.distance(found.suggestion, typo) <= 2
 
 
 def test_search_vocabulary_follows_a_new_import(tmp_path: Path, parsed: list[ParsedSource]) -> None:
@@ -190,3 +190,8 @@ def test_search_vocabulary_follows_a_new_import(tmp_path: Path, parsed: list[Par
             c.store(p)
     with Corpus.open_readonly(path) as c:  # type: ignore[union-attr]
         assert lookup(c, "gallopp").suggestion == "gallop"
+
+
+def test_search_a_dropped_letter_beside_a_swapped_pair_is_two_edits(corpus: Corpus) -> None:
+    # "penalty": drop the e, swap p and n; Damerau-Levenshtein 2 (restricted OSA says 3)
+    assert lookup(corpus, "npalty").suggestion == "penalty"

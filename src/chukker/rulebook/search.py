@@ -17,8 +17,8 @@ also reads
 * a **misspelling**: when the words find nothing, each word that begins no
   indexed word is replaced by the closest word of the index (FTS5's own
   vocabulary, read through an ``fts5vocab`` table) within edit distance 2
-  (1 for words of four letters or fewer; RapidFuzz's optimal string
-  alignment distance, so a swapped pair of letters counts 1); the results are
+  (1 for words of four letters or fewer; RapidFuzz's Damerau-Levenshtein
+  distance, so a swapped pair of letters counts 1); the results are
   those of the corrected query, and the correction is offered as "did you
   mean" (:attr:`SearchResults.suggestion`).
 
@@ -42,7 +42,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 
 from rapidfuzz import process
-from rapidfuzz.distance import OSA
+from rapidfuzz.distance import DamerauLevenshtein
 
 from chukker.rulebook.corpus import Corpus
 from chukker.rulebook.languages import stemmer
@@ -335,7 +335,9 @@ def correct_word(vocab: _Vocabulary, word: str) -> str | None:
     limit = _max_distance(w)
     if not limit or w.isdigit() or _begins_a_word(vocab, w):
         return None
-    found = process.extract(w, vocab.terms, scorer=OSA.distance, score_cutoff=limit, limit=12)
+    found = process.extract(
+        w, vocab.terms, scorer=DamerauLevenshtein.distance, score_cutoff=limit, limit=12
+    )
     if not found:
         return None
     best = min(int(d) for _, d, _ in found)
