@@ -100,3 +100,55 @@ def test_key_card_names_exactly_the_keys_the_console_handles() -> None:
     digits = {d for k in CONSOLE_KEYS for c in k.codes if c.startswith("Digit") for d in c[5:]}
     in_template = re.findall(r'\("(\d)", "(\d)", "(\d)"\)', html)
     assert digits == {d for triple in in_template for d in triple}
+
+
+def _sh_commands(page: str) -> list[str]:
+    """The `chukker ...` lines of a page's ```sh blocks, continuations joined."""
+    text = (REPO / "docs" / page).read_text(encoding="utf-8")
+    out: list[str] = []
+    for block in re.findall(r"```sh\n(.*?)```", text, re.S):
+        for line in block.replace("\\\n", " ").splitlines():
+            line = line.split("  #", 1)[0].strip()
+            if line.startswith("chukker "):
+                out.append(line)
+    return out
+
+
+def test_committee_guide_tournament_commands_run_as_written(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import shlex
+    import shutil
+
+    from typer.testing import CliRunner
+
+    from chukker.cli import build_app
+
+    shutil.copy(REPO / "examples/tournament/fall-classic.toml", tmp_path)
+    shutil.copytree(REPO / "examples/tournament/matches", tmp_path / "matches")
+    monkeypatch.chdir(tmp_path)
+    commands = [c for c in _sh_commands("guide/committee.md")
+                if c.startswith("chukker tournament") and " register " not in c]  # fmt: skip
+    assert len(commands) >= 7
+    move = '--move "s1=2026-12-05T16:00@Arena 2"'
+    commands.append(f"chukker tournament schedule fall-classic.toml {move}")  # the inline one
+    for line in commands:
+        args = shlex.split(line.split(" > ", 1)[0])[1:]
+        res = CliRunner().invoke(build_app(args), args)
+        assert res.exit_code == 0, (line, res.output[-800:])
+
+
+def test_umpire_guide_clinic_quiz_runs_as_written(tmp_path: Path,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    import shlex
+
+    from typer.testing import CliRunner
+
+    from chukker.cli import build_app
+
+    monkeypatch.chdir(tmp_path)
+    (line,) = [c for c in _sh_commands("guide/umpire-player.md") if c.startswith("chukker quiz")]
+    args = shlex.split(line)[1:]
+    res = CliRunner().invoke(build_app(args), args, input="a\n" * 20)
+    assert res.exit_code in (0, 1), res.output[-800:]  # 1: the candidate failed, as it says
+    assert (tmp_path / "clinic.csv").read_text(encoding="utf-8").count("Ana Ruiz") == 1
