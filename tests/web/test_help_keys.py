@@ -46,3 +46,9 @@ def test_key_card_door_anyone_reads_it_and_it_takes_nothing_else(client: Any) ->
     assert client.get("/help/keys/../../etc/passwd").status_code == 404  # names no file
     long = client.get("/help/keys", params={"lang": "e" * 5000})
     assert long.status_code in (200, 414, 431)
+
+
+def test_timekeeper_finds_the_key_card_from_the_console(client: Any, make_match: Any) -> None:
+    m = make_match(client)
+    html = client.get(f"/m/{m.id}/console?lang=it").text
+    assert 'href="/help/keys?lang=it"' in html and "Stampare la scheda dei tasti" in html
