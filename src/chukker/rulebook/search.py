@@ -272,6 +272,15 @@ class _Vocabulary:
 
     terms: tuple[str, ...]
     docs: dict[str, int] = field(hash=False)
+    #: the terms by length: a word within distance d of ``w`` is d letters longer or
+    #: shorter at most, so only those lengths are compared
+    by_len: dict[int, tuple[str, ...]] = field(hash=False, default_factory=dict)
+
+    def near_in_length(self, word: str, d: int) -> list[str]:
+        if not self.by_len and self.terms:  # built by hand (doctests): all terms
+            return list(self.terms)
+        n = len(word)
+        return [t for k in range(n - d, n + d + 1) for t in self.by_len.get(k, ())]
 
 
 _VOCABULARIES: dict[tuple[object, ...], _Vocabulary] = {}
@@ -305,7 +314,11 @@ def vocabulary(corpus: Corpus) -> _Vocabulary:
     ):
         if not str(term).isdigit():
             docs[str(term)] = int(n)
-    vocab = _Vocabulary(tuple(sorted(docs)), docs)
+    terms = tuple(sorted(docs))
+    lengths: dict[int, list[str]] = {}
+    for t in terms:
+        lengths.setdefault(len(t), []).append(t)
+    vocab = _Vocabulary(terms, docs, {k: tuple(v) for k, v in lengths.items()})
     if key is not None:
         if len(_VOCABULARIES) > 8:
             _VOCABULARIES.clear()
@@ -336,7 +349,11 @@ def correct_word(vocab: _Vocabulary, word: str) -> str | None:
     if not limit or w.isdigit() or _begins_a_word(vocab, w):
         return None
     found = process.extract(
-        w, vocab.terms, scorer=DamerauLevenshtein.distance, score_cutoff=limit, limit=12
+        w,
+        vocab.near_in_length(w, limit),
+        scorer=DamerauLevenshtein.distance,
+        score_cutoff=limit,
+        limit=12,
     )
     if not found:
         return None
