@@ -64,3 +64,21 @@ def test_a_player_typing_peanlty_is_asked_did_you_mean_penalty(browser: Any, sit
         assert page.locator("li.hit .cid").first.inner_text() == "9.p2"
     finally:
         page.close()
+
+
+def test_results_follow_the_box_as_a_player_types(browser: Any, site: str) -> None:
+    page = browser.new_page(viewport={"width": 390, "height": 844})
+    try:
+        page.goto(site + "/rules/search?lang=en")
+        page.locator("#q").press_sequentially("zigzg", delay=30)  # no Enter
+        page.wait_for_selector("p.did-you-mean")
+        assert "zigzag" in page.locator("p.did-you-mean").inner_text()
+        assert page.locator("li.hit .cid").first.inner_text() == "13b"
+        page.locator("#q").fill("")
+        page.locator("#q").press_sequentially("13b", delay=30)
+        page.wait_for_function("() => !document.querySelector('p.did-you-mean')")
+        page.wait_for_function("() => (document.querySelector('li.hit .cid') || {})"
+                               ".textContent === '13b'")  # fmt: skip
+        assert "q=13b" in page.url
+    finally:
+        page.close()
