@@ -12,9 +12,6 @@ from tests.tournament.web_helpers import RESULTS, four_team_toml, post
 pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("browser")]
 
 
-
-
-
 def test_pool_played_through_the_api_spectator_page_follows(
     browser: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -16,7 +16,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from chukker.tournament.model import Tournament, TournamentError, load_path
+from chukker.tournament.model import MatchSpec, Stage, Tournament, TournamentError, load_path
 
 app = typer.Typer(no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False)
 
@@ -188,9 +188,21 @@ def schedule_cmd(
         typer.Option(
             "--bracket",
             help="A single elimination STAGE=POOL,POOL[:N] seeded from the first N (2) of each "
-            "pool, from --bracket-start or after the last match.",
+            "pool, of any size (byes to the best seeds), from --bracket-start or after the "
+            "last match.",
         ),
     ] = None,
+    third_place: Annotated[
+        bool, typer.Option("--third-place", help="--bracket: add a third-place match.")
+    ] = False,
+    consolation: Annotated[
+        bool,
+        typer.Option(
+            "--consolation",
+            help="--bracket: add a consolation bracket STAGE-consolation for the losers of "
+            "the first round.",
+        ),
+    ] = False,
     bracket_start: Annotated[
         str | None, typer.Option("--bracket-start", help="First slot of the bracket.")
     ] = None,
@@ -237,12 +249,29 @@ def schedule_cmd(
             first = max(starts) + dt.timedelta(minutes=minutes)
         arenas = arena or sorted({m.arena for m in t.matches.values() if m.arena}) or []
         try:
-            stage, ms = sch.bracket(sid, pools, int(n_s or 2), first, arenas, minutes)
+            per_pool = int(n_s or 2)
+        except ValueError:
+            raise _fail(f"--bracket: N must be a whole number, got {n_s!r}", 2) from None
+        try:
+            stage, ms = sch.bracket(sid, pools, per_pool, first, arenas, minutes, third_place)
+            extra: list[tuple[Stage, list[MatchSpec]]] = [(stage, ms)]
+            if consolation:
+                after = max((m.start for m in ms if m.start is not None), default=first)
+                extra.append(
+                    sch.consolation(
+                        f"{sid}-consolation",
+                        ms,
+                        after + dt.timedelta(minutes=minutes),
+                        arenas,
+                        minutes,
+                    )
+                )
         except ValueError as e:
             raise _fail(f"--bracket: {e}", 2) from None
-        t.stages[stage.id] = stage
-        for m in ms:
-            t.matches[m.id] = m
+        for stage, ms in extra:
+            t.stages[stage.id] = stage
+            for m in ms:
+                t.matches[m.id] = m
         edited = True
     for spec in move or []:
         mid, _, rest = spec.partition("=")
