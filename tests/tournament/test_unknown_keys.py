@@ -1,0 +1,84 @@
+"""A misspelled key in a tournament file (issue 21.8): "unknown key `tiebrake`", with its
+line and the key it was meant to be, once, not one line per match."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from chukker.cli import app
+from chukker.tournament.check import check
+from chukker.tournament.model import loads
+
+EXAMPLE = Path(__file__).parents[2] / "examples" / "tournament"
+
+
+def test_tournament_misspelled_match_option_reported_once_with_line_and_suggestion(
+    tmp_path: Path,
+) -> None:
+    shutil.copytree(EXAMPLE / "matches", tmp_path / "matches")
+    text = (EXAMPLE / "fall-classic.toml").read_text()
+    assert "\ntiebreak =" in text
+    bad = text.replace("\ntiebreak =", "\ntiebrake =", 1)
+    line = bad.splitlines().index(next(ln for ln in bad.splitlines() if ln.startswith("tiebrake")))
+    f = tmp_path / "fall-classic.toml"
+    f.write_text(bad)
+    res = CliRunner().invoke(app, ["tournament", "check", str(f)])
+    out = res.stdout
+    assert res.exit_code == 1
+    assert out.count("tiebrake") == 1, out
+    assert f"line {line + 1}: unknown key `tiebrake` (did you mean `tiebreak`?)" in out
+    assert "record option" not in out
+
+
+def test_tournament_unknown_key_in_every_table_named_where_it_is() -> None:
+    text = """
+format = "chukker-tournament/1"
+name = "Cup"
+vneue = "Pine Hill"
+[[players]]
+id = "ann"
+nmae = "Ann"
+handicaps = [{ from = 2026-01-01, valeu = 2 }]
+[[teams]]
+id = "t"
+players = ["ann"]
+captian = "ann"
+[[stages]]
+id = "p"
+kind = "round-robin"
+[[matches]]
+id = "m1"
+stage = "p"
+arnea = "Arena 1"
+teams = ["t", "t"]
+"""
+    t = loads(text)
+    got = [str(p) for p in t.problems if p.code == "unknown_key"]
+    assert got == [
+        "tournament: line 4: unknown key `vneue` (did you mean `venue`?)",
+        "player ann: line 7: unknown key `nmae` (did you mean `name`?)",
+        "player ann: line 8: unknown key `valeu` (did you mean `value`?)",
+        "team t: line 12: unknown key `captian` (did you mean `captain`?)",
+        "match m1: line 19: unknown key `arnea` (did you mean `arena`?)",
+    ]
+    assert [p for p in check(t) if p.code == "unknown_key"] == [
+        p for p in t.problems if p.code == "unknown_key"
+    ]
+
+
+def test_tournament_unknown_key_in_json_has_its_line_too() -> None:
+    doc = {"format": "chukker-tournament/1", "name": "Cup", "match_options": {"tiebrake": "x"}}
+    text = json.dumps(doc, indent=2)
+    t = loads(text, "json")
+    assert [str(p) for p in t.problems] == [
+        "match_options: line 5: unknown key `tiebrake` (did you mean `tiebreak`?)"
+    ]
+
+
+def test_tournament_unknown_key_far_from_any_says_no_suggestion() -> None:
+    t = loads('format = "chukker-tournament/1"\nname = "Cup"\nzzz = 1\n')
+    assert [str(p) for p in t.problems] == ["tournament: line 3: unknown key `zzz`"]
