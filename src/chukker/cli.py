@@ -25,6 +25,7 @@ _SUBAPPS: dict[str, tuple[str, str]] = {
     "plays": ("chukker.plays.cli", "Play diagrams and candidate fouls."),
     "quiz": ("chukker.education.cli", "Rules tests and the question bank: take, check."),
     "tournament": ("chukker.tournament.cli", "Tournaments: register, schedule, standings."),
+    "season": ("chukker.tournament.season_cli", "A club's season: every match, as CSV."),
 }
 
 #: Top-level commands registered by a module's ``register(app)``: command -> module.
