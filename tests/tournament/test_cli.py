@@ -212,3 +212,13 @@ def test_schedule_a_six_entrant_bracket_with_third_place_and_consolation(tmp_pat
 
     ko_stage = next(s for s in json.loads(out)["stages"] if s["id"] == "ko")
     assert [b["slot"] for b in ko_stage["byes"]] == ["pool-a #1", "pool-b #1"]
+
+
+def test_schedule_a_double_forfeit_reads_both_forfeited() -> None:
+    code, out, err = run("tournament", "schedule", str(EXAMPLE))
+    assert code == 0, err
+    b4 = next(ln for ln in out.splitlines() if " b4 " in ln)
+    assert "both forfeited" in b4 and "0–3" not in b4 and "0-3" not in b4
+    code, out, _ = run("tournament", "export", str(EXAMPLE), "--format", "csv", "--what", "matches")
+    b4 = next(ln for ln in out.splitlines() if ln.startswith("b4,"))
+    assert b4.endswith(",forfeit,lobos pumas")

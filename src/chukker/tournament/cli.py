@@ -17,6 +17,7 @@ from rich.console import Console
 from rich.table import Table
 
 from chukker.tournament.model import MatchSpec, Stage, Tournament, TournamentError, load_path
+from chukker.tournament.standings import MatchResult
 
 app = typer.Typer(no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False)
 
@@ -116,10 +117,12 @@ def standings_cmd(
                 tab.add_row(
                     mr.id,
                     " v ".join(t.team_name(x) for x in mr.teams),
-                    "-".join(map(str, mr.score)) if mr.score else mr.status,
+                    _result(t, mr),
                     t.team_name(mr.winner) if mr.winner else "",
                 )
             con.print(tab)
+            for b in st.byes:
+                con.print(f"  {t.team_name(b['team']) if b['team'] else b['slot']}: bye")
 
 
 @app.command("match")
@@ -307,7 +310,7 @@ def schedule_cmd(
             t.team_name(x) if x is not None else ref.describe()
             for x, ref in zip(r.teams, m.teams, strict=True)
         )
-        res = "-".join(map(str, r.score)) if r.score is not None else r.status
+        res = _result(t, r)
         tab.add_row(
             m.start.strftime("%a %d %b %H:%M") if m.start else "",
             m.arena or "",
@@ -317,6 +320,15 @@ def schedule_cmd(
             res,
         )
     con.print(tab)
+
+
+def _result(t: Tournament, r: MatchResult) -> str:
+    """The result in words (a forfeit reads as one), else the status."""
+    from chukker.tournament.words import result_words
+
+    names = [t.team_name(x) if x else "?" for x in r.teams]
+    words = result_words(r.status, r.score, None, [t.team_name(x) for x in r.forfeited], names)
+    return words if words is not None else r.status
 
 
 @app.command("register")

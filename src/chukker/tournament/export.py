@@ -24,6 +24,7 @@ MATCH_COLUMNS = (
     "score_b",
     "winner",
     "decided_by",
+    "forfeited",
 )
 TABLE_COLUMNS = (
     "stage",
@@ -58,6 +59,7 @@ def matches_csv(t: Tournament, s: Standings) -> str:
                 "" if r.score is None else r.score[1],
                 r.winner or "",
                 r.decided_by or "",
+                " ".join(r.forfeited),
             ]
         )
     return out.getvalue()
