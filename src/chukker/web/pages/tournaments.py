@@ -228,7 +228,10 @@ async def _create_live(svc: LiveService, lt: LiveTournament, s: Standings) -> bo
         rec.pop("events", None)
         Setup.from_dict(rec)  # a header made from a checked tournament; the engine agrees
         live_id = new_match_id()
-        tk_hash = lt.arena_hash.get(_arena_key(m.arena)) or lt.arena_hash[""]
+        # a match with no arena is the committee's to run (or to move to an arena)
+        tk_hash = (
+            lt.arena_hash.get(_arena_key(m.arena)) or lt.arena_hash.get("") or lt.committee_hash
+        )
         await asyncio.to_thread(
             svc.store.create_match, live_id, rec, svc.clock.now_ms(), tk_hash, lt.committee_hash
         )
@@ -265,7 +268,8 @@ def _now_playing(lt: LiveTournament, s: Standings) -> dict[str, dict[str, Any]]:
     by_arena: dict[str, list[str]] = {}
     ordered = sorted(lt.t.matches.values(), key=lambda m: (m.start or dt.datetime.max, m.id))
     for m in ordered:
-        by_arena.setdefault(_arena_key(m.arena), []).append(m.id)
+        if m.arena:  # a match with no arena is on no arena's board
+            by_arena.setdefault(m.arena, []).append(m.id)
     out: dict[str, dict[str, Any]] = {}
     for arena, ids in by_arena.items():
         pending = [mid for mid in ids if s.match(mid).status not in ("final", "refused")]
@@ -515,6 +519,102 @@ def _parse_upload(body: dict[str, Any]) -> Tournament | JSONResponse:
         return _bad("unreadable_tournament", str(e), line=e.line, column=e.column)
 
 
+def identity(t: Tournament) -> tuple[str, str, int | None]:
+    """What makes two uploads the same tournament: its name and venue (case and spaces
+    aside) and the year of its first match. A file fixed and uploaded again is the same
+    tournament (it is updated); another year's edition, or another venue's event of the
+    same name, is another tournament (see docs/tournament.md, "A second upload")."""
+
+    def norm(x: str) -> str:
+        return " ".join(x.split()).casefold()
+
+    starts = [m.start for m in t.matches.values() if m.start is not None]
+    return norm(t.name), norm(t.venue), min(starts).year if starts else None
+
+
+def _named_arenas(t: Tournament) -> list[str]:
+    """The arenas of the tournament: a match with no arena is not an arena."""
+    return sorted({m.arena for m in t.matches.values() if m.arena})
+
+
+async def _started(svc: LiveService, live_id: str) -> bool:
+    try:
+        lm = await svc.load(live_id)
+    except Exception:  # the store lost it: nothing was played
+        return False
+    return lm.seq > 0
+
+
+async def _update(
+    request: Request, old: LiveTournament, t: Tournament
+) -> tuple[dict[str, str], list[str]] | JSONResponse:
+    """The same tournament uploaded again: keep its id, committee token, the tokens of
+    its arenas and every match already played; matches not started whose header or arena
+    changed are made again (the old live match is archived). Refused (409, with the link
+    to the tournament) when the file would change or drop a match already played."""
+    svc = service(request)
+    s_new = _standings(
+        LiveTournament(old.id, {}, t, old.committee_hash, old.arena_hash),
+        (old.last[1] if old.last is not None else {}),
+    )
+    conflicts: list[str] = []
+    keep: dict[str, str] = {}
+    drop: list[str] = []
+    for mid, live_id in old.live.items():
+        started = await _started(svc, live_id)
+        m_new = t.matches.get(mid)
+        m_old = old.t.matches.get(mid)
+        if m_new is None:
+            if started:
+                conflicts.append(f"match {mid} has been played; the new file leaves it out")
+            else:
+                drop.append(live_id)
+            continue
+        try:
+            new_header = header(t, m_new, s_new.match(mid).teams)
+        except NotReady:
+            new_header = None
+        try:
+            lm = await svc.load(live_id)
+            old_header = {k: v for k, v in lm.row.header.items() if k != "events"}
+        except Exception:
+            old_header = None
+        if new_header is not None:
+            new_header.pop("events", None)
+        same_arena = m_old is not None and m_old.arena == m_new.arena
+        if started:
+            old_teams = [x.get("name") for x in (old_header or {}).get("teams", {}).values()]
+            new_teams = [x.get("name") for x in (new_header or {}).get("teams", {}).values()]
+            old_ids = None if m_old is None else [r.to_value() for r in m_old.teams]
+            new_ids = [r.to_value() for r in m_new.teams]
+            if new_header is None or (old_ids != new_ids and old_teams != new_teams):
+                conflicts.append(f"match {mid} has been played; the new file changes its teams")
+            elif not same_arena:
+                conflicts.append(f"match {mid} has been played; it cannot change arena")
+            else:
+                keep[mid] = live_id  # played: its record stays as it was played
+            continue
+        if new_header is not None and new_header == old_header and same_arena:
+            keep[mid] = live_id
+        else:
+            drop.append(live_id)
+    if conflicts:
+        base = str(request.base_url).rstrip("/") + "/tournaments"
+        return _bad(
+            "tournament_exists",
+            f"this tournament exists ({base}/{old.id}) and has matches played that the new "
+            "file would change: " + "; ".join(conflicts),
+            409,
+            tournament_id=old.id,
+            url=f"{base}/{old.id}",
+            problems=conflicts,
+        )
+    for live_id in drop:
+        with contextlib.suppress(Exception):
+            await asyncio.to_thread(svc.store.set_archived, live_id, True, svc.clock.now_ms())
+    return keep, drop
+
+
 @router.post("/api", status_code=201, dependencies=[Depends(require_organiser)])
 async def create_tournament(
     request: Request,
@@ -522,7 +622,11 @@ async def create_tournament(
         dict[str, Any], Body(description='{"text": TOML or JSON} or {"tournament": {...}}')
     ],
 ) -> Response:
-    """Create a live tournament; answers its committee token and one token per arena."""
+    """Create a live tournament; answers its committee token and one token per arena.
+
+    The same tournament again (same name, venue and year, see :func:`identity`) updates
+    it (200, ``"updated": true``): its id, committee token and arena tokens stay, and a
+    token is given only for an arena that is new."""
     t = _parse_upload(body)
     if isinstance(t, JSONResponse):
         return t
@@ -536,15 +640,39 @@ async def create_tournament(
     for mid, m in list(t.matches.items()):
         if m.record is not None:
             t.matches[mid] = replace(m, record=None)
-    tid = secrets.token_hex(4)
-    committee = secrets.token_urlsafe(24)
-    arenas = sorted({_arena_key(m.arena) for m in t.matches.values()} | {""})
-    tokens = {a: secrets.token_urlsafe(24) for a in arenas}
-    doc = json.loads(json.dumps(t.to_dict(), default=_json_default))
-    lt = LiveTournament(
-        tid, doc, t, hash_token(committee), {a: hash_token(tk) for a, tk in tokens.items()}
-    )
     reg = registry(request)
+    same = next((x for x in reg.all() if identity(x.t) == identity(t)), None)
+    doc = json.loads(json.dumps(t.to_dict(), default=_json_default))
+    arenas = _named_arenas(t)
+    committee: str | None = None
+    if same is None:
+        tid = secrets.token_hex(4)
+        committee = secrets.token_urlsafe(24)
+        tokens: dict[str, str | None] = {a: secrets.token_urlsafe(24) for a in arenas}
+        lt = LiveTournament(
+            tid,
+            doc,
+            t,
+            hash_token(committee),
+            {a: hash_token(tk) for a, tk in tokens.items() if tk is not None},
+        )
+    else:
+        async with same.lock:
+            if same.last is None:
+                same.last = (standings(same.t, {}), await _reports(service(request), same))
+            kept = await _update(request, same, t)
+            if isinstance(kept, JSONResponse):
+                return kept
+            tid = same.id
+            tokens = {a: None if a in same.arena_hash else secrets.token_urlsafe(24)
+                      for a in arenas}  # fmt: skip
+            hashes = {a: same.arena_hash[a] for a in arenas if a in same.arena_hash}
+            hashes |= {a: hash_token(tk) for a, tk in tokens.items() if tk is not None}
+            if "" in same.arena_hash:  # made before matches with no arena had no arena
+                hashes[""] = same.arena_hash[""]
+            same.doc, same.t, same.arena_hash, same.live = doc, t, hashes, kept[0]
+            same.last, same.digest = None, None
+            lt = same
     reg.save(lt)
     await refresh(request, lt)
     reg.save(lt)
@@ -552,11 +680,14 @@ async def create_tournament(
     return JSONResponse(
         {
             "tournament_id": tid,
+            "updated": same is not None,
             "committee_token": committee,
             "arenas": {
-                a or "-": {
+                a: {
                     "token": tk,
-                    "console": f"{base}/{tid}/arena/{_slug(a)}/console#token={tk}",
+                    "kept": tk is None,
+                    "console": f"{base}/{tid}/arena/{_slug(a)}/console"
+                    + (f"#token={tk}" if tk is not None else ""),
                 }
                 for a, tk in tokens.items()
             },
@@ -567,7 +698,7 @@ async def create_tournament(
                 "stream": f"{base}/{tid}/stream",
             },
         },
-        status_code=201,
+        status_code=201 if same is None else 200,
         headers={"cache-control": "no-store"},
     )
 
@@ -807,7 +938,7 @@ async def arena_view(request: Request, tid: str, slug: str, view: str) -> Respon
     lt = _get(request, tid)
     if lt is None or view not in ("console", "display"):
         return error_page(request, 404, f"no tournament {tid}")
-    arena = next((a for a in lt.arena_hash if _slug(a) == slug), None)
+    arena = next((a for a in lt.arena_hash if a and _slug(a) == slug), None)
     if arena is None:
         return error_page(request, 404, f"no arena {slug}")
     s, reports = await refresh(request, lt)

@@ -20,8 +20,12 @@
       if (href) el.href = href;
       el.textContent = value; dd.append(el); out.append(dt, dd);
     };
-    add(cfg.committee_token, body.committee_token);
-    for (const [arena, a] of Object.entries(body.arenas)) add(arena, a.console, a.console);
+    // the same tournament again: updated, its tokens kept (only a new arena gets one)
+    document.getElementById("created-updated").hidden = !body.updated;
+    if (body.committee_token) add(cfg.committee_token, body.committee_token);
+    for (const [arena, a] of Object.entries(body.arenas)) {
+      add(arena + (a.kept ? " (" + cfg.kept + ")" : ""), a.console, a.console);
+    }
     const link = document.getElementById("created-link");
     link.href = "/tournaments/" + body.tournament_id + "?lang=" + encodeURIComponent(cfg.lang);
     document.getElementById("created").hidden = false;
