@@ -60,7 +60,8 @@ from chukker.tournament.model import (
 from chukker.tournament.records import NotReady, header, match_day
 from chukker.tournament.register import team_handicap
 from chukker.tournament.schedule import clashes, move
-from chukker.tournament.standings import Played, Standings, standings
+from chukker.tournament.standings import MatchResult, Played, Standings, standings
+from chukker.tournament.words import bold_winner, result_words
 from chukker.web import security
 from chukker.web.pages.matches import ENV, error_page, lang_of, phone_qr, render
 
@@ -112,6 +113,14 @@ def ref_label(ref: TeamRef, lang: str) -> str:
     if ref.winner_of is not None:
         return tr.gettext("Winner of %(match)s") % {"match": ref.winner_of}
     return tr.gettext("Loser of %(match)s") % {"match": ref.loser_of}
+
+
+def result_of(t: Tournament, r: MatchResult, gettext: Any) -> str | None:
+    """A match's result in words in the page's language: "both forfeited", "Reds
+    forfeited", else the score ("7–3"); ``None`` before it starts."""
+    names = [t.team_name(x) if x else "?" for x in r.teams]
+    forf = [t.team_name(x) for x in r.forfeited] if r.final else []
+    return result_words(r.status, r.score, None, forf, names, gettext)
 
 
 def _dir() -> Path:
@@ -295,12 +304,14 @@ def _context(
     t = lt.t
     names = {tid: tm.name for tid, tm in t.teams.items()}
     rows: list[dict[str, Any]] = []
+    gettext = translations(lang).gettext
     for m in sorted(
         t.matches.values(), key=lambda m: (m.start or dt.datetime.max, m.arena or "", m.id)
     ):
         r = s.match(m.id)
         rep = reports.get(m.id, {})
         clock = rep.get("clock", {}).get("remaining_ms")
+        words = result_of(t, r, gettext)
         rows.append(
             {
                 "id": m.id,
@@ -314,7 +325,9 @@ def _context(
                     for x, ref in zip(r.teams, m.teams, strict=True)
                 ],
                 "score": r.score,
-                "winner": r.winner,
+                "result": words,
+                "forfeit": r.final and bool(r.forfeited),
+                "winner": bold_winner(r.winner, r.forfeited),
                 "status": r.status,
                 "period": rep.get("period"),
                 "live": lt.live.get(m.id),
@@ -367,11 +380,18 @@ def _context(
             for place, tied in by_place.items()
             if len(tied) > 1 and not set(tied) & waiting_teams
         ]
+        forfeits = [
+            f"{r.id}: {names.get(r.teams[0] or '', '?')} – {names.get(r.teams[1] or '', '?')}: "
+            + (result_of(t, r, gettext) or "")
+            for r in (s.match(mid) for mid in st.matches)
+            if r.final and r.forfeited
+        ]
         pools.append(
             {
                 "id": st.id,
                 "complete": st.complete,
                 "table": st.table,
+                "forfeits": forfeits,
                 "reasons": [reason_text(x) for x in st.reasons] + shared,
                 "waiting": [
                     (
@@ -405,7 +425,9 @@ def _context(
             if nxt
             else None,
         }
-    svg = bracket_svg(t, s, names, link=None)
+    svg = bracket_svg(
+        t, s, names, link=None, label=lambda ref: ref_label(ref, lang), gettext=gettext
+    )
     return {
         "tid": lt.id,
         "t": t,
@@ -836,7 +858,15 @@ async def bracket(request: Request, tid: str) -> Response:
         return _bad("unknown_tournament", f"no tournament {tid}", 404)
     s, _ = await refresh(request, lt)
     names = {x: tm.name for x, tm in lt.t.teams.items()}
-    return Response(bracket_svg(lt.t, s, names), media_type="image/svg+xml")
+    lang = lang_of(request)
+    svg = bracket_svg(
+        lt.t,
+        s,
+        names,
+        label=lambda ref: ref_label(ref, lang),
+        gettext=translations(lang).gettext,
+    )
+    return Response(svg, media_type="image/svg+xml")
 
 
 @router.get("/{tid}/qr/{mid}.svg")
@@ -884,6 +914,7 @@ async def match_card(request: Request, tid: str, mid: str) -> Response:
         qr_svg=qr_svg,
         status_labels=STATUS_LABELS,
         refs=[ref_label(ref, lang_of(request)) for ref in m.teams],
+        result=result_of(lt.t, r, translations(lang_of(request)).gettext),
     )
 
 
@@ -927,6 +958,9 @@ async def team_page(request: Request, tid: str, team: str) -> Response:
         days=days,
         totals=totals,
         matches=matches,
+        results={
+            m.id: result_of(lt.t, m, translations(lang_of(request)).gettext) for m in matches
+        },
         names=names,
     )
 
