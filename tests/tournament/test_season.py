@@ -228,3 +228,47 @@ def test_season_export_cli_from_the_servers_tournaments(tmp_path: Path, monkeypa
     assert [(r.tournament, r.match, r.winner, r.score_a, r.score_b) for r in got] == [
         ("spring", "f1", "Reds", 3, 2)
     ]
+
+
+def test_season_page_and_csv_of_the_servers_tournaments(tmp_path: Path, monkeypatch: Any) -> None:
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        from starlette.testclient import TestClient
+
+    from tests.tournament.web_helpers import RESULTS, four_team_toml, post
+    from tests.web.conftest import OPEN
+
+    from chukker.web import create_app
+
+    monkeypatch.setenv("CHUKKER_TOURNAMENTS_DIR", str(tmp_path / "tournaments"))
+    with TestClient(create_app(tmp_path / "live.sqlite3", **OPEN)) as c:
+        assert "No tournaments yet." in c.get("/tournaments/season").text
+        body = c.post("/tournaments/api", json={"text": four_team_toml()}).json()
+        tokens = {a: v["token"] for a, v in body["arenas"].items()}
+        for mid, events in RESULTS.items():
+            tok = tokens["Arena 1" if int(mid[1:]) % 2 else "Arena 2"]
+            live = body["matches"][mid]
+            assert post(c, "", live, tok, {"type": "bowl_in"}).status_code == 201
+            if mid == "m2":  # a foul by Golds No. 2 (Rule 13b, Penalty 3) before the forfeit
+                foul = {"type": "foul", "team": "B", "player": 2, "clause": "13b", "penalty": "3"}
+                assert post(c, "", live, tok, foul).status_code == 201
+                assert post(c, "", live, tok, {"type": "free_hit"}).status_code == 201
+            for ev in events:
+                assert post(c, "", live, tok, ev).status_code == 201
+        page = c.get("/tournaments/season")
+        assert page.status_code == 200
+        html = page.text
+        assert "Roll of honour" in html and "Four Cup" in html
+        assert "Golds 2" in html and "Rule 13b" in html and "Penalty 3 × 1" in html
+        assert "Golds forfeited" in html and "Greens forfeited" in html
+        es = c.get("/tournaments/season?lang=es").text
+        assert "Palmarés" in es and "Regla 13b" in es
+        got = read_season_csv(c.get("/tournaments/season.csv").text)
+        assert len(got) == 7
+        m1 = next(r for r in got if r.match == "m1")
+        assert (m1.team_a, m1.team_b, m1.winner, m1.forfeited) == ("Reds", "Blues", "Reds", "B")
+        assert [p.name for p in m1.roster_a] == ["Reds 1", "Reds 2", "Reds 3"]
+        # the tournament's page links the season, and the index too
+        assert "/tournaments/season" in c.get("/tournaments").text

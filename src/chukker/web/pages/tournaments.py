@@ -749,6 +749,91 @@ async def index(request: Request) -> Response:
     return render(request, "tournament/index.html", tournaments=items)
 
 
+#: the season's last computation, per language: (what it was made from, the page data)
+_season_cache: dict[str, tuple[Any, Any]] = {}
+
+
+async def _season(request: Request) -> Any:
+    """The season of every tournament this server holds, from the live matches (computed
+    off the event loop; reused while no match of any tournament changed)."""
+    from chukker.tournament.season import SeasonTournament, add_headers, season
+
+    items = []
+    for lt in registry(request).all():
+        s, reports = await refresh(request, lt)
+        items.append((lt, s, reports))
+    key = tuple((lt.id, id(lt.t), lt.version, _digest(reports)) for lt, _s, reports in items)
+    hit = _season_cache.get("season")
+    if hit is not None and hit[0] == key:
+        return hit[1]
+
+    def build() -> Any:
+        sts = []
+        for lt, s, _reports in items:
+            headers: dict[str, Any] = {}
+            add_headers(lt.t, s, headers)
+            sts.append(SeasonTournament(lt.id, lt.t, s, headers))
+        return season(sts)
+
+    got = await asyncio.to_thread(build)
+    _season_cache["season"] = (key, got)
+    return got
+
+
+@router.get("/season", response_class=HTMLResponse)
+async def season_page(request: Request) -> Response:
+    """The season: results, a roll of honour per tournament, goals per player and
+    penalties per player and per clause, derived from the records (anyone may read it)."""
+    sn = await _season(request)
+    tr = translations(lang_of(request))
+    results: list[tuple[str, list[dict[str, Any]]]] = []
+    for st in sn.tournaments:
+        rows = []
+        for r in st.standings.matches:
+            m = st.t.matches[r.id]
+            bold = bold_winner(r.winner, r.forfeited) if r.final else None
+            rows.append(
+                {
+                    "match": r.id,
+                    "stage": r.stage,
+                    "date": m.start.date().isoformat() if m.start else "",
+                    "time": m.start.strftime("%H:%M") if m.start else "",
+                    "arena": m.arena or "",
+                    "team_a": st.t.team_name(r.teams[0]) if r.teams[0]
+                    else ref_label(m.teams[0], lang_of(request)),
+                    "team_b": st.t.team_name(r.teams[1]) if r.teams[1]
+                    else ref_label(m.teams[1], lang_of(request)),
+                    "bold": "a" if bold and bold == r.teams[0] else "b" if bold else None,
+                    "result": result_of(st.t, r, tr.gettext),
+                    "status": r.status,
+                }
+            )
+        results.append((st.t.name, rows))
+    return render(
+        request,
+        "tournament/season.html",
+        honours=[(h, st.id) for h, st in zip(sn.honours, sn.tournaments, strict=True)],
+        results=results,
+        goals=sn.goals,
+        penalties=sn.penalties,
+        clauses=sn.clauses,
+        status_labels=STATUS_LABELS,
+    )
+
+
+@router.get("/season.csv")
+async def season_csv_export(request: Request) -> Response:
+    """``chukker season export`` of this server's tournaments: one CSV line per match."""
+    from chukker.tournament.season import season_csv
+
+    sn = await _season(request)
+    return PlainTextResponse(
+        season_csv(sn.rows),
+        media_type="text/csv",
+        headers={"content-disposition": 'attachment; filename="season.csv"'},
+    )
+
+
 @router.get("/{tid}", response_class=HTMLResponse)
 async def show(request: Request, tid: str) -> Response:
     lt = _get(request, tid)
