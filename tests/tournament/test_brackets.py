@@ -212,3 +212,34 @@ def test_check_reports_an_entrant_twice_in_a_bracket() -> None:
     got = [str(p) for p in check(t, {})]
     assert "stage ko: team a enters the bracket twice (matches k1, k2)" in got
     assert "stage ko: the winner of k1 goes on twice (matches k2, k3)" in got
+
+
+def test_six_entrant_bracket_uploaded_page_shows_byes(
+    tmp_path: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        from starlette.testclient import TestClient
+
+    from tests.tournament.web_helpers import six_team_toml
+    from tests.web.conftest import OPEN
+
+    from chukker.web import create_app
+
+    monkeypatch.setenv("CHUKKER_TOURNAMENTS_DIR", str(tmp_path / "tournaments"))
+    with TestClient(create_app(tmp_path / "live.sqlite3", **OPEN)) as c:
+        r = c.post("/tournaments/api", json={"text": six_team_toml()})
+        assert r.status_code == 201, r.text
+        tid = r.json()["tournament_id"]
+        page = c.get(f"/tournaments/{tid}").text
+        assert page.count('class="bm"') == 5 and page.count('<g class="bye"') == 2
+        assert "Pool A, place 1" in page  # the seed with a bye, in words
+        es = c.get(f"/tournaments/{tid}?lang=es").text
+        assert ">pase libre</text>" in es
+        s = c.get(f"/tournaments/{tid}/standings.json").json()
+        ko = next(x for x in s["stages"] if x["id"] == "ko")
+        assert [b["slot"] for b in ko["byes"]] == ["pool-a #1", "pool-b #1"]
+        svg = c.get(f"/tournaments/{tid}/bracket.svg").text
+        assert svg.count('<g class="bye"') == 2
