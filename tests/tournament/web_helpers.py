@@ -107,8 +107,10 @@ def six_team_toml() -> str:
         ids = [f"{team}{k}" for k in (1, 2, 3)]
         teams.append({"id": team, "name": team.title(), "players": ids, "captain": ids[0]})
         for k, pid in enumerate(ids, 1):
-            players.append({"id": pid, "name": f"{team.title()} {k}", "registered": [2026],
-                            "handicaps": [{"from": dt.date(2026, 1, 1), "value": (i + k) % 3}]})  # fmt: skip
+            hc = [{"from": dt.date(2026, 1, 1), "value": (i + k) % 3}]
+            players.append(
+                {"id": pid, "name": f"{team.title()} {k}", "registered": [2026], "handicaps": hc}
+            )
     doc = {
         "format": "chukker-tournament/1",
         "name": "Six Cup",
