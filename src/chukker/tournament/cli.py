@@ -116,7 +116,10 @@ def standings_cmd(
             for mr in ms:
                 tab.add_row(
                     mr.id,
-                    " v ".join(t.team_name(x) for x in mr.teams),
+                    " v ".join(
+                        t.team_name(x) if x else ref.describe()
+                        for x, ref in zip(mr.teams, t.matches[mr.id].teams, strict=True)
+                    ),
                     _result(t, mr),
                     t.team_name(mr.winner) if mr.winner else "",
                 )
