@@ -115,3 +115,14 @@ def test_a_match_with_no_arena_is_not_an_arena(client: Any) -> None:
     assert post(client, "", m2, committee, {"type": "bowl_in"}).status_code == 201
     assert post(client, "", m2, body["arenas"]["Arena 1"]["token"], {"type": "goal", "team": "A"}
                 ).status_code == 403  # fmt: skip
+
+
+def test_the_example_tournament_uploaded_twice_is_one_tournament(client: Any) -> None:
+    text = (Path(__file__).parents[2] / "examples" / "tournament" / "fall-classic.toml").read_text()
+    first = upload(client, text)
+    assert first.status_code == 201, first.text
+    second = upload(client, text)
+    assert second.status_code == 200, second.text
+    assert second.json()["tournament_id"] == first.json()["tournament_id"]
+    assert second.json()["matches"] == first.json()["matches"]
+    assert client.get("/tournaments").text.count("Fall Arena Classic") == 1
