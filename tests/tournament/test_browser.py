@@ -78,3 +78,33 @@ def test_spectator_sees_a_six_team_bracket_with_byes(
         box = byes.first.bounding_box()
         target = page.locator('.bracket g.bm[data-match="ko-r2-1"]').bounding_box()
         assert box is not None and target is not None and box["x"] < target["x"]
+
+
+@pytest.mark.parametrize(("lang", "words"), [("en", "both forfeited"),
+                                             ("it", "entrambe hanno perso per forfait")])  # fmt: skip
+def test_double_forfeit_final_on_the_phone_display_and_overlay(
+    browser: Any, tmp_path: Path, lang: str, words: str
+) -> None:
+    from playwright.sync_api import expect
+    from tests.web.conftest import ORGANISER_AUTH, LiveServer
+
+    from chukker.web.demo import DEMO_HEADER
+
+    with LiveServer(tmp_path / "live.sqlite3") as server, server.client() as c:
+        r = c.post(f"{server.url}/api/matches", json=DEMO_HEADER, headers=ORGANISER_AUTH)
+        assert r.status_code == 201, r.text
+        b = r.json()
+        live, tok = b["match_id"], b["timekeeper_token"]
+        ctx = browser.new_context(viewport={"width": 1280, "height": 720})
+        overlay = ctx.new_page()
+        overlay.goto(f"{server.url}/m/{live}/overlay?lang={lang}")
+        for ev in ({"type": "bowl_in"}, {"type": "goal", "team": "B"},
+                   {"type": "forfeit", "team": "A"}, {"type": "forfeit", "team": "B"}):  # fmt: skip
+            assert post(c, server.url, live, tok, ev).status_code == 201
+        # the overlay follows the stream to the final: a forfeit, not a win
+        expect(overlay.locator("[data-phase]")).to_contain_text(words)
+        for view in ("", "/display"):
+            page = ctx.new_page()
+            page.goto(f"{server.url}/m/{live}{view}?lang={lang}")
+            expect(page.locator("[data-status]").first).to_contain_text(words)
+            expect(page.locator("body.forfeit")).to_have_count(1)
