@@ -80,8 +80,10 @@ def test_spectator_sees_a_six_team_bracket_with_byes(
         assert box is not None and target is not None and box["x"] < target["x"]
 
 
-@pytest.mark.parametrize(("lang", "words"), [("en", "both forfeited"),
-                                             ("it", "entrambe hanno perso per forfait")])  # fmt: skip
+FORFEIT_WORDS = [("en", "both forfeited"), ("it", "entrambe hanno perso per forfait")]
+
+
+@pytest.mark.parametrize(("lang", "words"), FORFEIT_WORDS)
 def test_double_forfeit_final_on_the_phone_display_and_overlay(
     browser: Any, tmp_path: Path, lang: str, words: str
 ) -> None:
