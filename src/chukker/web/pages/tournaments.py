@@ -749,10 +749,6 @@ async def index(request: Request) -> Response:
     return render(request, "tournament/index.html", tournaments=items)
 
 
-#: the season's last computation, per language: (what it was made from, the page data)
-_season_cache: dict[str, tuple[Any, Any]] = {}
-
-
 async def _season(request: Request) -> Any:
     """The season of every tournament this server holds, from the live matches (computed
     off the event loop; reused while no match of any tournament changed)."""
@@ -763,7 +759,8 @@ async def _season(request: Request) -> Any:
         s, reports = await refresh(request, lt)
         items.append((lt, s, reports))
     key = tuple((lt.id, id(lt.t), lt.version, _digest(reports)) for lt, _s, reports in items)
-    hit = _season_cache.get("season")
+    # the last season computed (what it was made from, the season), kept with the app
+    hit = getattr(request.app.state, "season_cache", None)
     if hit is not None and hit[0] == key:
         return hit[1]
 
@@ -776,7 +773,7 @@ async def _season(request: Request) -> Any:
         return season(sts)
 
     got = await asyncio.to_thread(build)
-    _season_cache["season"] = (key, got)
+    request.app.state.season_cache = (key, got)
     return got
 
 
