@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import shutil
 from pathlib import Path
+from typing import Any
 
 from typer.testing import CliRunner
 
@@ -82,3 +83,29 @@ def test_tournament_unknown_key_in_json_has_its_line_too() -> None:
 def test_tournament_unknown_key_far_from_any_says_no_suggestion() -> None:
     t = loads('format = "chukker-tournament/1"\nname = "Cup"\nzzz = 1\n')
     assert [str(p) for p in t.problems] == ["tournament: line 3: unknown key `zzz`"]
+
+
+def test_tournament_upload_with_a_misspelled_key_refused_once_with_line(
+    tmp_path: Path, monkeypatch: Any
+) -> None:
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        from starlette.testclient import TestClient
+
+    from tests.tournament.web_helpers import four_team_toml
+    from tests.web.conftest import OPEN
+
+    from chukker.web import create_app
+
+    monkeypatch.setenv("CHUKKER_TOURNAMENTS_DIR", str(tmp_path / "tournaments"))
+    text = four_team_toml().replace("tiebreak =", "tiebrake =")
+    line = text.splitlines().index('tiebrake = "shootout"') + 1
+    with TestClient(create_app(tmp_path / "live.sqlite3", **OPEN)) as c:
+        r = c.post("/tournaments/api", json={"text": text})
+    assert r.status_code == 422
+    problems = r.json()["problems"]
+    assert problems == [
+        f"match_options: line {line}: unknown key `tiebrake` (did you mean `tiebreak`?)"
+    ]
