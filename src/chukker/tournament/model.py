@@ -283,21 +283,32 @@ def _option_keys() -> frozenset[str]:
 
 class KeyLines:
     """Where each key is written in the text (for "line N: unknown key"): the lines of
-    ``key =`` (TOML, bare or quoted, inline tables too) or ``"key":`` (JSON), in order."""
+    ``key =`` (TOML, bare or quoted, inline tables too) or ``"key":`` (JSON), in order.
+    The text is scanned only when a key is looked up (a sound file is never scanned)."""
 
     def __init__(self, text: str = "", fmt: str = "toml") -> None:
-        import re
-
-        self.lines: dict[str, list[int]] = {}
-        if fmt == "json":
-            pat = re.compile(r'"((?:[^"\\]|\\.)*)"\s*:')
-        else:
-            pat = re.compile(r'(?:^|[{,])\s*(?:"([^"]*)"|\'([^\']*)\'|([A-Za-z0-9_-]+))\s*=')
-        for n, line in enumerate(text.splitlines(), 1):
-            for mt in pat.finditer(line):
-                key = next((g for g in mt.groups() if g is not None), "")
-                self.lines.setdefault(key, []).append(n)
+        self.text, self.fmt = text, fmt
+        self._lines: dict[str, list[int]] | None = None
         self.used: dict[str, int] = {}
+
+    @property
+    def lines(self) -> dict[str, list[int]]:
+        if self._lines is None:
+            import re
+
+            if self.fmt == "json":
+                pat = re.compile(r'"((?:[^"\\]|\\.)*)"\s*:')
+            else:
+                pat = re.compile(
+                    r'(?:^|[{,])\s*(?:"([^"]*)"|\'([^\']*)\'|([A-Za-z0-9_-]+))\s*='
+                )
+            found: dict[str, list[int]] = {}
+            for n, line in enumerate(self.text.splitlines(), 1):
+                for mt in pat.finditer(line):
+                    key = next((g for g in mt.groups() if g is not None), "")
+                    found.setdefault(key, []).append(n)
+            self._lines = found
+        return self._lines
 
     def take(self, key: str) -> int | None:
         """The line of the next not yet reported occurrence of ``key``."""

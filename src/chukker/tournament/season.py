@@ -364,7 +364,7 @@ def from_file(path: str | Path, tid: str | None = None) -> SeasonTournament:
             continue
         try:
             rec = load_record(rp)
-            played[m.id] = played_from_record(rec, replay(rec))
+            played[m.id] = played_from_record(rec, replay(rec, strict=False))
             headers[m.id] = rec
         except (RecordError, EngineError, OSError) as e:
             played[m.id] = str(e)
