@@ -77,13 +77,26 @@ def standings_csv(s: Standings) -> str:
 
 
 def results_json(t: Tournament, s: Standings) -> dict[str, Any]:
-    """The standings JSON with each match's stage, start and arena beside its result."""
+    """The standings JSON with each match's stage, start and arena beside its result, how
+    it was decided, who forfeited and the result in words ("both forfeited", "7–3")."""
+    from chukker.tournament.words import result_words
+
     doc = s.to_json()
     for mj in doc["matches"]:
         m = t.matches[mj["id"]]
+        r = s.match(mj["id"])
         mj["stage"] = m.stage
         mj["start"] = m.start.isoformat() if m.start else None
         mj["arena"] = m.arena
+        mj["decided_by"] = r.decided_by if r.final else None
+        mj["forfeited"] = list(r.forfeited) if r.final else []
+        mj["result"] = result_words(
+            r.status,
+            r.score,
+            None,
+            [t.team_name(x) for x in r.forfeited] if r.final else [],
+            [t.team_name(x) if x else "?" for x in r.teams],
+        )
     return doc
 
 
