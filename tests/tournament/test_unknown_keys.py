@@ -75,14 +75,16 @@ def test_tournament_unknown_key_in_json_has_its_line_too() -> None:
     doc = {"format": "chukker-tournament/1", "name": "Cup", "match_options": {"tiebrake": "x"}}
     text = json.dumps(doc, indent=2)
     t = loads(text, "json")
-    assert [str(p) for p in t.problems] == [
+    assert [str(p) for p in t.problems if p.code == "unknown_key"] == [
         "match_options: line 5: unknown key `tiebrake` (did you mean `tiebreak`?)"
     ]
 
 
 def test_tournament_unknown_key_far_from_any_says_no_suggestion() -> None:
-    t = loads('format = "chukker-tournament/1"\nname = "Cup"\nzzz = 1\n')
-    assert [str(p) for p in t.problems] == ["tournament: line 3: unknown key `zzz`"]
+    t = loads('format = "chukker-tournament/1"\nname = "Cup"\nzzz = 1\n[[teams]]\nid = "a"\n')
+    assert [str(p) for p in t.problems if p.code == "unknown_key"] == [
+        "tournament: line 3: unknown key `zzz`"
+    ]
 
 
 def test_tournament_upload_with_a_misspelled_key_refused_once_with_line(
