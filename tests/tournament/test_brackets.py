@@ -243,3 +243,54 @@ def test_six_entrant_bracket_uploaded_page_shows_byes(
         assert [b["slot"] for b in ko["byes"]] == ["pool-a #1", "pool-b #1"]
         svg = c.get(f"/tournaments/{tid}/bracket.svg").text
         assert svg.count('<g class="bye"') == 2
+
+
+def test_six_entrant_bracket_played_on_the_server_byes_wait_for_their_opponents(
+    tmp_path: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Pools played (the better-listed team wins each match by the other's forfeit): the
+    first round becomes live with 2nd v 3rd of the other pool, the seeds with a bye wait
+    for its winner, then play."""
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        from starlette.testclient import TestClient
+
+    from tests.tournament.web_helpers import post, six_team_toml
+
+    from chukker.tournament.model import loads
+    from chukker.web import create_app
+
+    order = ["reds", "blues", "greens", "golds", "whites", "blacks"]
+    t = loads(six_team_toml())
+    monkeypatch.setenv("CHUKKER_TOURNAMENTS_DIR", str(tmp_path / "tournaments"))
+    from tests.web.conftest import OPEN
+
+    with TestClient(create_app(tmp_path / "live.sqlite3", **OPEN)) as c:
+        body = c.post("/tournaments/api", json={"text": six_team_toml()}).json()
+        tid, tokens = body["tournament_id"], {a: v["token"] for a, v in body["arenas"].items()}
+
+        def play(mid: str, loser_key: str) -> None:
+            live = c.get(f"/tournaments/{tid}/results.json").json()
+            m = next(x for x in live["matches"] if x["id"] == mid)
+            tok = tokens[m["arena"]]
+            for ev in ({"type": "bowl_in"}, {"type": "forfeit", "team": loser_key}):
+                assert post(c, "", m["live"], tok, ev).status_code == 201
+
+        for m in t.matches.values():
+            if m.stage.startswith("pool"):
+                a, b = m.teams[0].team, m.teams[1].team
+                assert a is not None and b is not None
+                play(m.id, "B" if order.index(a) < order.index(b) else "A")
+        s = c.get(f"/tournaments/{tid}/standings.json").json()
+        got = {m["id"]: m["teams"] for m in s["matches"] if m["id"].startswith("ko")}
+        # seeds: A1 reds, B1 golds, A2 blues, B2 whites, A3 greens, B3 blacks
+        assert got["ko-r1-1"] == ["whites", "greens"] and got["ko-r1-2"] == ["blues", "blacks"]
+        assert got["ko-r2-1"] == ["reds", None] and got["ko-r2-2"] == ["golds", None]
+        play("ko-r1-1", "B")  # whites beat greens
+        s = c.get(f"/tournaments/{tid}/standings.json").json()
+        r2 = next(m for m in s["matches"] if m["id"] == "ko-r2-1")
+        assert r2["teams"] == ["reds", "whites"]
+        res = c.get(f"/tournaments/{tid}/results.json").json()
+        assert next(m for m in res["matches"] if m["id"] == "ko-r2-1")["live"]
