@@ -116,12 +116,13 @@ def bracket_svg(
     link: str | None = None,
     label: Callable[[TeamRef], str] | None = None,
     gettext: Callable[[str], str] | None = None,
+    stage_label: Callable[[str], str] = str,
 ) -> str:
     """The elimination stages, one block each: matches in columns by round, lines to the
     next round, winners in bold, and a dashed box (``class="bye"``) for each entrant that
     has a bye. A forfeit reads as one ("both forfeited", no one in bold). ``link``: a
     format string with ``{id}`` making each match a link; ``label``: words for a side
-    not known yet; ``gettext``: the page's language."""
+    not known yet; ``gettext``: the page's language; ``stage_label``: a stage's heading."""
     from chukker.tournament.bracket import layout
     from chukker.tournament.words import bold_winner, forfeit_words
 

@@ -63,7 +63,7 @@ from chukker.tournament.schedule import clashes, move
 from chukker.tournament.standings import MatchResult, Played, Standings, standings
 from chukker.tournament.words import bold_winner, result_words
 from chukker.web import security
-from chukker.web.pages.matches import ENV, error_page, lang_of, phone_qr, render
+from chukker.web.pages.matches import ENV, error_page, lang_of, phone_qr, render, stage_name
 
 router = APIRouter()
 POLL_S = 0.5
@@ -426,7 +426,13 @@ def _context(
             else None,
         }
     svg = bracket_svg(
-        t, s, names, link=None, label=lambda ref: ref_label(ref, lang), gettext=gettext
+        t,
+        s,
+        names,
+        link=None,
+        label=lambda ref: ref_label(ref, lang),
+        gettext=gettext,
+        stage_label=stage_name,
     )
     return {
         "tid": lt.id,
@@ -947,6 +953,7 @@ async def bracket(request: Request, tid: str) -> Response:
         names,
         label=lambda ref: ref_label(ref, lang),
         gettext=translations(lang).gettext,
+        stage_label=stage_name,
     )
     return Response(svg, media_type="image/svg+xml")
 
