@@ -258,6 +258,13 @@ def schedule_cmd(
             per_pool = int(n_s or 2)
         except ValueError:
             raise _fail(f"--bracket: N must be a whole number, got {n_s!r}", 2) from None
+        short = [p for p in pools if t.stages[p].teams and len(t.stages[p].teams) < per_pool]
+        if short:
+            p0 = short[0]
+            raise _fail(
+                f"--bracket: {p0} has {len(t.stages[p0].teams)} teams; {per_pool} cannot go on",
+                2,
+            )
         try:
             stage, ms = sch.bracket(sid, pools, per_pool, first, arenas, minutes, third_place)
             extra: list[tuple[Stage, list[MatchSpec]]] = [(stage, ms)]
