@@ -8,6 +8,7 @@ import io
 from collections.abc import Callable
 from html import escape
 from typing import Any
+from xml.sax.saxutils import quoteattr
 
 from chukker.tournament.model import TeamRef, Tournament
 from chukker.tournament.standings import Standings
@@ -117,12 +118,14 @@ def bracket_svg(
     label: Callable[[TeamRef], str] | None = None,
     gettext: Callable[[str], str] | None = None,
     stage_label: Callable[[str], str] = str,
+    caption: str = "Bracket",
 ) -> str:
     """The elimination stages, one block each: matches in columns by round, lines to the
     next round, winners in bold, and a dashed box (``class="bye"``) for each entrant that
     has a bye. A forfeit reads as one ("both forfeited", no one in bold). ``link``: a
     format string with ``{id}`` making each match a link; ``label``: words for a side
-    not known yet; ``gettext``: the page's language; ``stage_label``: a stage's heading."""
+    not known yet; ``gettext``: the page's language; ``stage_label``: a stage's heading;
+    ``caption`` names the drawing for screen readers (its title and label)."""
     from chukker.tournament.bracket import layout
     from chukker.tournament.words import bold_winner, forfeit_words
 
@@ -212,9 +215,13 @@ def bracket_svg(
                 box = f'<a href="{escape(link.format(id=p.match))}">{box}</a>'
             parts.append(box)
         top += head + rows * (bh + gy)
+    heading = f"{caption}: {t.name}" if t.name else caption
     return (
         f'<svg xmlns="http://www.w3.org/2000/svg" class="bracket" viewBox="0 0 {width} '
-        f'{height}" width="{width}" height="{height}" role="img">' + "".join(parts) + "</svg>"
+        f'{height}" width="{width}" height="{height}" role="img" '
+        f"aria-label={quoteattr(heading)}><title>{escape(heading)}</title>"
+        + "".join(parts)
+        + "</svg>"
     )
 
 

@@ -433,6 +433,7 @@ def _context(
         label=lambda ref: ref_label(ref, lang),
         gettext=gettext,
         stage_label=stage_name,
+        caption=tr.gettext("Bracket"),
     )
     return {
         "tid": lt.id,
