@@ -294,3 +294,15 @@ def test_six_entrant_bracket_played_on_the_server_byes_wait_for_their_opponents(
         assert r2["teams"] == ["reds", "whites"]
         res = c.get(f"/tournaments/{tid}/results.json").json()
         assert next(m for m in res["matches"] if m["id"] == "ko-r2-1")["live"]
+
+
+def test_bracket_drawing_names_each_stage_and_itself() -> None:
+    t, played = _pool_then_bracket(7)
+    _c, cms = consolation("ko-consolation", [m for m in t.matches.values() if m.stage == "ko"])
+    t.stages["ko-consolation"] = _c
+    for m in cms:
+        t.matches[m.id] = m
+    svg = bracket_svg(t, standings(t, played), stage_label=str.upper, caption="Cuadro")
+    assert ">KO</text>" in svg and ">KO-CONSOLATION</text>" in svg
+    assert 'aria-label="Cuadro: T"' in svg and "<title>Cuadro: T</title>" in svg
+    assert svg.count('class="bm"') == 6 + 2  # 7 entrants, 3 first-round losers

@@ -148,7 +148,8 @@ def bracket_svg(
     top = 0.0
     for sid, placed, _cols, rows in blocks:
         parts.append(
-            f'<text class="stage" x="{gx}" y="{top + 20}" font-weight="bold">{escape(sid)}</text>'
+            f'<text class="stage" x="{gx}" y="{top + 20}" font-weight="bold">'
+            f"{escape(stage_label(sid))}</text>"
         )
         y0 = top + head
 
