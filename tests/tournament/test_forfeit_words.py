@@ -127,3 +127,13 @@ def test_a_match_page_forfeit_on_the_home_page_and_sheet(client: Any) -> None:
     assert f"{name} forfeited" in _row(home, live)
     sheet = client.get(f"/m/{live}/sheet?lang=it").text
     assert f"{name} ha perso per forfait" in sheet
+
+
+@pytest.mark.parametrize("lang", ["en", "es", "it"])
+def test_a_double_forfeit_on_the_match_pages_before_any_script_runs(client: Any, lang: str) -> None:
+    r = client.post("/api/matches", json=DEMO_HEADER, headers=ORGANISER_AUTH)
+    b = r.json()
+    _double_forfeit(client, b["match_id"], b["timekeeper_token"])
+    for view in ("", "/display", "/overlay"):
+        html = client.get(f"/m/{b['match_id']}{view}?lang={lang}").text
+        assert BOTH[lang] in html, view

@@ -260,6 +260,8 @@ async def live_context(request: Request, match_id: str) -> dict[str, Any] | HTML
     return {"match_id": lm.id, "team_ids": ids, "teams": teams, "report": report, "cfg": cfg,
             "title": title_of(lm.row.header),
             "clock_text": fmt_clock(clock), "lm": lm, "practice": practice,
+            "result_text": forfeit_text(report, {k: str(teams[k]["name"]) for k in ids},
+                                        tr.gettext),
             "clocks": clocks}
 
 
