@@ -85,6 +85,7 @@ def rows(draw: Any) -> SeasonRow:
     score = draw(st.none() | st.tuples(st.integers(0, 40), st.integers(0, 40)))
     return SeasonRow(
         tournament=draw(names),
+        venue=draw(names),
         match=draw(names),
         stage=draw(names),
         date=draw(st.sampled_from(["", "2026-12-05"])),

@@ -52,6 +52,7 @@ class SeasonRow:
     """One match of the season, as the results database takes it."""
 
     tournament: str
+    venue: str
     match: str
     stage: str
     date: str  # YYYY-MM-DD, venue-local; "" when not scheduled
@@ -195,6 +196,7 @@ def rows_of(st: SeasonTournament) -> list[SeasonRow]:
         out.append(
             SeasonRow(
                 tournament=t.name,
+                venue=t.venue,
                 match=r.id,
                 stage=r.stage,
                 date=m.start.date().isoformat() if m.start else "",
@@ -394,7 +396,7 @@ def load_season(paths: Iterable[str | Path]) -> Season:
 
 def columns() -> list[str]:
     """The export's columns: one line per match."""
-    cols = ["tournament", "match", "stage", "date", "time", "arena", "team_a", "team_b"]
+    cols = ["tournament", "venue", "match", "stage", "date", "time", "arena", "team_a", "team_b"]
     for side in ("a", "b"):
         for k in range(1, PLAYERS + 1):
             cols += [f"{side}{k}_name", f"{side}{k}_handicap"]
@@ -410,7 +412,7 @@ def season_csv(rows: Iterable[SeasonRow]) -> str:
     w = csv.writer(out, lineterminator="\n")
     w.writerow(columns())
     for r in rows:
-        line: list[Any] = [r.tournament, r.match, r.stage, r.date, r.time, r.arena,
+        line: list[Any] = [r.tournament, r.venue, r.match, r.stage, r.date, r.time, r.arena,
                            r.team_a, r.team_b]  # fmt: skip
         for roster, total in ((r.roster_a, r.handicap_a), (r.roster_b, r.handicap_b)):
             for k in range(PLAYERS):
