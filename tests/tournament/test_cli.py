@@ -215,6 +215,8 @@ def test_schedule_a_six_entrant_bracket_with_third_place_and_consolation(tmp_pat
 
 
 def test_schedule_a_double_forfeit_reads_both_forfeited() -> None:
+    code, out, err = run("tournament", "standings", str(EXAMPLE))
+    assert code == 0 and "b4: Lobos v Pumas: both forfeited" in out
     code, out, err = run("tournament", "schedule", str(EXAMPLE))
     assert code == 0, err
     b4 = next(ln for ln in out.splitlines() if " b4 " in ln)

@@ -90,6 +90,12 @@ def standings_cmd(
                     (r.decided_by or "").replace("_", " "),
                 )
             con.print(tab)
+            for mid in st.matches:
+                mr = s.match(mid)
+                if mr.final and mr.forfeited:
+                    con.print(
+                        f"  {mid}: {' v '.join(t.team_name(x) for x in mr.teams)}: {_result(t, mr)}"
+                    )
             for reason in st.reasons:
                 con.print(f"  {reason.text(t.team_name)}")
             waiting = {x for w in st.waiting for x in w.teams}
