@@ -111,3 +111,14 @@ def test_tournament_upload_with_a_misspelled_key_refused_once_with_line(
     assert problems == [
         f"match_options: line {line}: unknown key `tiebrake` (did you mean `tiebreak`?)"
     ]
+
+
+def test_tournament_misspelled_criterion_and_stage_kind_suggest_the_name() -> None:
+    t = loads(
+        'format = "chukker-tournament/1"\nname = "Cup"\n'
+        '[order_of_finish]\ncriteria = ["wins", "head_to_haed"]\n'
+        '[[stages]]\nid = "p"\nkind = "round-robbin"\n'
+    )
+    got = [str(p) for p in t.problems]
+    assert any("unknown criterion 'head_to_haed' (did you mean `head_to_head`?)" in g for g in got)
+    assert any("got 'round-robbin' (did you mean `round-robin`?)" in g for g in got)

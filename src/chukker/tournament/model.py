@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -318,6 +318,14 @@ class KeyLines:
         return found[i] if i < len(found) else (found[-1] if found else None)
 
 
+def _did_you_mean(word: str, known: Iterable[str]) -> str:
+    """`` (did you mean `tiebreak`?)`` for the nearest of ``known``, or ``""``."""
+    import difflib
+
+    near = difflib.get_close_matches(word, sorted(known), n=1, cutoff=0.6)
+    return f" (did you mean `{near[0]}`?)" if near else ""
+
+
 class _Reader:
     def __init__(self, t: Tournament, lines: KeyLines | None = None) -> None:
         self.t = t
@@ -326,16 +334,12 @@ class _Reader:
     def unknown_keys(self, subject: str, d: Mapping[str, Any], known: frozenset[str]) -> None:
         """One problem per unknown key: ``line 11: unknown key `tiebrake` (did you mean
         `tiebreak`?)``."""
-        import difflib
-
         for k in d:
             if not isinstance(k, str) or k in known:
                 continue
             line = self.lines.take(k)
             where = f"line {line}: " if line is not None else ""
-            near = difflib.get_close_matches(k, sorted(known), n=1, cutoff=0.6)
-            hint = f" (did you mean `{near[0]}`?)" if near else ""
-            self.bad(subject, f"{where}unknown key `{k}`{hint}", "unknown_key")
+            self.bad(subject, f"{where}unknown key `{k}`{_did_you_mean(k, known)}", "unknown_key")
 
     def bad(self, subject: str, message: str, code: str = "invalid") -> None:
         self.t.problems.append(Problem(subject, message, code))
@@ -472,7 +476,9 @@ def from_dict(
             for c in crit:
                 if c not in CRITERIA:
                     r.bad(
-                        "order_of_finish", f"unknown criterion {c!r} (one of {', '.join(CRITERIA)})"
+                        "order_of_finish",
+                        f"unknown criterion {c!r}{_did_you_mean(c, CRITERIA)} "
+                        f"(one of {', '.join(CRITERIA)})",
                     )
             t.criteria = tuple(c for c in crit if c in CRITERIA)
 
@@ -559,7 +565,11 @@ def from_dict(
             continue
         kind = s.get("kind")
         if kind not in STAGE_KINDS:
-            r.bad(subject, f"kind must be one of {', '.join(STAGE_KINDS)}, got {kind!r}")
+            r.bad(
+                subject,
+                f"kind must be one of {', '.join(STAGE_KINDS)}, got {kind!r}"
+                + (_did_you_mean(kind, STAGE_KINDS) if isinstance(kind, str) else ""),
+            )
             kind = "round-robin"
         t.stages[sid] = Stage(sid, str(kind), r.id_list(subject, s, "teams"))
 
