@@ -17,7 +17,7 @@ with warnings.catch_warnings():
     from starlette.testclient import TestClient
 
 from tests.tournament.web_helpers import four_team_toml, post
-from tests.web.conftest import OPEN
+from tests.web.conftest import OPEN, ORGANISER_AUTH
 
 from chukker.web import create_app
 
@@ -29,8 +29,10 @@ def client(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[TestClie
         yield c
 
 
-def upload(client: Any, text: str) -> Any:
-    return client.post("/tournaments/api", json={"text": text})
+def upload(client: Any, text: str, auth: dict[str, str] | None = None) -> Any:
+    """The organiser uploads (their token: an open server lets anyone create, but only the
+    organiser or the committee update)."""
+    return client.post("/tournaments/api", json={"text": text}, headers=auth or ORGANISER_AUTH)
 
 
 def test_organiser_uploads_the_same_tournament_again_after_fixing_a_typo(client: Any) -> None:
@@ -126,3 +128,21 @@ def test_the_example_tournament_uploaded_twice_is_one_tournament(client: Any) ->
     assert second.json()["tournament_id"] == first.json()["tournament_id"]
     assert second.json()["matches"] == first.json()["matches"]
     assert client.get("/tournaments").text.count("Fall Arena Classic") == 1
+
+
+def test_on_an_open_server_only_the_organiser_or_committee_update_a_tournament(
+    client: Any,
+) -> None:
+    anyone = client.post("/tournaments/api", json={"text": four_team_toml()})
+    assert anyone.status_code == 201  # an open server: anyone creates
+    body = anyone.json()
+    again = client.post("/tournaments/api", json={"text": four_team_toml()})
+    assert again.status_code == 409
+    j = again.json()
+    assert j["code"] == "tournament_exists" and j["url"].endswith(body["tournament_id"])
+    wrong = upload(client, four_team_toml(), {"authorization": "Bearer not-the-token"})
+    assert wrong.status_code == 409
+    committee = {"authorization": f"Bearer {body['committee_token']}"}
+    ok = upload(client, four_team_toml(), committee)
+    assert ok.status_code == 200 and ok.json()["tournament_id"] == body["tournament_id"]
+    assert client.get("/tournaments").text.count("Four Cup") == 1

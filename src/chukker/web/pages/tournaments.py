@@ -561,6 +561,19 @@ def identity(t: Tournament) -> tuple[str, str, int | None]:
     return norm(t.name), norm(t.venue), min(starts).year if starts else None
 
 
+def _may_update(request: Request, lt: LiveTournament) -> bool:
+    """Who may update a tournament by uploading it again: the organiser (their token, not
+    just an open server) or the tournament's committee."""
+    presented = security.bearer(request.headers.get("authorization"))
+    if presented is None:
+        return False
+    organiser = getattr(request.app.state, "organiser", None)
+    token = getattr(organiser, "token", None)
+    if token is not None and hmac.compare_digest(presented.encode(), str(token).encode()):
+        return True
+    return hmac.compare_digest(hash_token(presented), lt.committee_hash)
+
+
 def _named_arenas(t: Tournament) -> list[str]:
     """The arenas of the tournament: a match with no arena is not an arena."""
     return sorted({m.arena for m in t.matches.values() if m.arena})
@@ -654,8 +667,9 @@ async def create_tournament(
     """Create a live tournament; answers its committee token and one token per arena.
 
     The same tournament again (same name, venue and year, see :func:`identity`) updates
-    it (200, ``"updated": true``): its id, committee token and arena tokens stay, and a
-    token is given only for an arena that is new."""
+    it (200, ``"updated": true``) for the organiser's token or the tournament's committee
+    token: its id, committee token and arena tokens stay, and a token is given only for
+    an arena that is new. Anyone else (an open server) is refused with its link (409)."""
     t = _parse_upload(body)
     if isinstance(t, JSONResponse):
         return t
@@ -684,6 +698,18 @@ async def create_tournament(
             t,
             hash_token(committee),
             {a: hash_token(tk) for a, tk in tokens.items() if tk is not None},
+        )
+    elif not _may_update(request, same):
+        # an open server lets anyone create, not change another's tournament
+        base = str(request.base_url).rstrip("/") + "/tournaments"
+        return _bad(
+            "tournament_exists",
+            f"this tournament exists ({base}/{same.id}); to update it, send the organiser's "
+            "token or the tournament's committee token (Authorization: Bearer)",
+            409,
+            tournament_id=same.id,
+            url=f"{base}/{same.id}",
+            problems=[],
         )
     else:
         async with same.lock:
