@@ -10,7 +10,14 @@
     if (f.organiser.value) headers.authorization = "Bearer " + f.organiser.value;
     const r = await fetch("/tournaments/api", { method: "POST", headers, body: JSON.stringify({ text: f.text.value }) });
     const body = await r.json();
-    if (!r.ok) { err.textContent = body.message || body.error; return; }
+    if (!r.ok) {
+      err.textContent = body.message || body.error;
+      if (body.url) {  // the tournament exists: a link to it
+        const a = document.createElement("a");
+        a.href = body.url; a.textContent = " → " + body.url; err.append(a);
+      }
+      return;
+    }
     const out = document.getElementById("created-secrets");
     out.replaceChildren();
     const add = (label, value, href) => {
