@@ -43,10 +43,20 @@ class Clock(Roster):
         """Stop a running clock at ``t``, adding the run to the period's running time."""
         if self.running:
             self.periods[-1][3] += t - self.run_since
-            self.remaining = self.remaining_at(t)
+            self.remaining -= t - self.run_since
             self.running = False
+            self.reschedule()
 
     def reschedule(self) -> None:
+        """Set :attr:`deadline`, the next instant the state changes by itself.
+
+        It reads the clock (``running``, ``run_since``, ``remaining``, ``warning_done``),
+        the interval and the injury time-out; the primitives that change them (:meth:`pause`,
+        :meth:`resume`, :meth:`start_period`, :meth:`begin_interval`, :meth:`finish`, the
+        injury time-out, :meth:`advance`) call it, so the fold need not after every event.
+        A handler that sets those fields itself must call it too (the differential test in
+        ``tests/engine/test_fast_paths.py`` checks the deadline after every event).
+        """
         d: float = INF
         if self.running:
             d = self.run_since + self.remaining
@@ -116,6 +126,7 @@ class Clock(Roster):
         self.last_free_hit = None
         self.fh_open = False
         self.fh_goal = None
+        self.reschedule()
 
     def total(self, team: str) -> int:
         return self.goals[team] + self.hcp[team] + self.bonus[team]
@@ -155,6 +166,7 @@ class Clock(Roster):
             self.awaiting_bowl_in = True
         else:
             self.restart = None
+        self.reschedule()
 
     def finish(self, t: int, winner: str | None, how: DecidedBy) -> None:
         self.pause(t)
@@ -208,6 +220,7 @@ class Clock(Roster):
         self.awaiting_bowl_in = False
         self.stoppage_fouls = set()
         self.stoppage_spot = None
+        self.reschedule()
 
     def on_bowl_in(self, ev: Mapping[str, Any], t: int, i: int) -> None:
         if self.final:

@@ -17,19 +17,12 @@ from chukker.engine.setup import Setup
 from chukker.engine.types import (
     DecidedBy,
     IntervalKind,
-    Penalty,
     RestartKind,
-    ShotResult,
     Status,
 )
 from chukker.rules.editions import introduced_in
 
 INF = math.inf
-_FREE_HIT_PENALTIES = frozenset({"2", "3", "4", "5", "5a", "5b"})
-_PENALTIES = frozenset(str(p) for p in Penalty)
-_SHOT_RESULTS = frozenset(str(r) for r in ShotResult)
-_NOT_IN_SHOOTOUT = _FREE_HIT_PENALTIES | {"1", "6"}
-_NOT_BEFORE_SHOOTOUT = _FREE_HIT_PENALTIES | {"6"}
 # shared restart descriptors (read-only; the report builds fresh objects from them)
 R_CENTER: Mapping[str, Any] = {"kind": RestartKind.BOWL_IN, "where": "center"}
 R_STOP: Mapping[str, Any] = {"kind": RestartKind.BOWL_IN, "where": "stop"}
