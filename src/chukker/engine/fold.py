@@ -43,8 +43,10 @@ class Fold:
         i = len(self.events) + 1
         core = self.core
         try:
-            if type(ev) is not dict and not isinstance(ev, Mapping):
-                raise Refused("not_an_object")
+            if type(ev) is not dict:
+                if not isinstance(ev, Mapping):
+                    raise Refused("not_an_object")
+                ev = dict(ev)  # the handlers read dicts (the record's events are)
             typ = ev.get("type")
             at = ev.get("at")
             # fast path for the common case: a float of seconds with ms precision
@@ -118,7 +120,7 @@ class Fold:
                 counts[j] = False
         return {j for j in range(n) if not counts[j]}
 
-    def _undo(self, ev: Mapping[str, Any], t: int, i: int) -> None:
+    def _undo(self, ev: dict[str, Any], t: int, i: int) -> None:
         target = ev.get("event")
         if type(target) is not int:
             raise Refused("undo_target_invalid", value=show(target))
@@ -231,7 +233,7 @@ class Fold:
                 core.advance(tj)
                 core.last_at = max(core.last_at, tj)
                 continue
-            e = self.events[j]
+            e: Any = self.events[j]  # accepted: a dict
             try:
                 if tj >= core.deadline:
                     core.advance(tj)
