@@ -21,8 +21,24 @@ from setuptools import setup
 from setuptools.command.build_ext import build_ext
 
 ROOT = Path(__file__).resolve().parent
-ENGINE = Path("src", "chukker", "engine")
-MODULES = ("state", "roster", "clock", "shootout", "penalties", "report", "core", "fold", "allowed")
+PACKAGE = Path("src", "chukker")
+#: as chukker.engine.native.MODULES (setup.py cannot import the package it builds)
+MODULES = (
+    "engine.state",
+    "engine.roster",
+    "engine.clock",
+    "engine.shootout",
+    "engine.penalties",
+    "engine.report",
+    "engine.core",
+    "engine.fold",
+    "engine.allowed",
+    "record.quick",
+)
+
+
+def _source(m: str) -> Path:
+    return PACKAGE.joinpath(*m.split(".")).with_suffix(".py")
 BUILDS = {"build", "build_ext", "bdist_wheel", "editable_wheel", "develop", "install"}
 
 
@@ -45,7 +61,7 @@ def _extensions() -> list[Any]:
     try:
         os.chdir(ROOT)
         exts = mypycify(
-            [str(ENGINE / f"{m}.py") for m in MODULES],
+            [str(_source(m)) for m in MODULES],
             opt_level="3",
             target_dir=str(Path("build", "mypyc")),
         )
@@ -67,16 +83,12 @@ class BuildExt(build_ext):
         if not self.extensions:
             return
         built = all(Path(self.get_ext_fullpath(e.name)).is_file() for e in self.extensions)
-        out = Path(self.get_ext_fullpath("chukker.engine.state")).parent
-        stamp = out / "native.json"
+        stamp = Path(self.get_ext_fullpath("chukker.engine.state")).parent / "native.json"
         if not built:
             _say("some engine extensions did not build: the engine runs as pure Python")
             stamp.unlink(missing_ok=True)
             return
-        sources = {
-            m: hashlib.sha256((ROOT / ENGINE / f"{m}.py").read_bytes()).hexdigest()
-            for m in MODULES
-        }
+        sources = {m: hashlib.sha256((ROOT / _source(m)).read_bytes()).hexdigest() for m in MODULES}
         stamp.write_text(json.dumps({"sources": sources}, indent=1) + "\n", encoding="utf-8")
 
     def get_outputs(self) -> list[str]:

@@ -2,7 +2,7 @@
 
 The fold's modules (:data:`MODULES`) are plain, ``mypy --strict`` Python. ``pip install``
 compiles them with mypyc where it can (``setup.py``; a build without mypyc or a C
-compiler installs the pure modules alone) and writes ``native.json`` beside them: the
+compiler installs the pure modules alone) and writes ``native.json`` beside this module: the
 SHA-256 of each source it compiled. The compiled modules are used only when every one is
 present and built from the sources beside it, so an editable install whose ``.py`` files
 changed after the build runs the changed source, never a stale extension.
@@ -26,20 +26,38 @@ from collections.abc import Sequence
 from pathlib import Path
 from types import ModuleType
 
-#: the modules compiled together (the fold and everything it calls per event)
-MODULES = ("state", "roster", "clock", "shootout", "penalties", "report", "core", "fold", "allowed")
+#: the modules compiled together (the fold, everything it calls per event, and the
+#: record's quick yes), under ``chukker``
+MODULES = (
+    "engine.state",
+    "engine.roster",
+    "engine.clock",
+    "engine.shootout",
+    "engine.penalties",
+    "engine.report",
+    "engine.core",
+    "engine.fold",
+    "engine.allowed",
+    "record.quick",
+)
 STAMP = "native.json"
 _HERE = Path(__file__).resolve().parent
-_PACKAGE = __name__.rpartition(".")[0]
+_ROOT = _HERE.parent  # the chukker package
+_TOP = __name__.split(".")[0]
 
 
-def source_hashes(folder: Path = _HERE) -> dict[str, str]:
-    """The SHA-256 of each compiled module's source in ``folder`` (what the stamp holds)."""
-    return {m: hashlib.sha256((folder / f"{m}.py").read_bytes()).hexdigest() for m in MODULES}
+def _path(m: str, suffix: str = ".py") -> Path:
+    *folders, name = m.split(".")
+    return _ROOT.joinpath(*folders, name + suffix)
+
+
+def source_hashes() -> dict[str, str]:
+    """The SHA-256 of each compiled module's source (what the stamp holds)."""
+    return {m: hashlib.sha256(_path(m).read_bytes()).hexdigest() for m in MODULES}
 
 
 def _compiled(m: str) -> bool:
-    return any((_HERE / f"{m}{s}").is_file() for s in importlib.machinery.EXTENSION_SUFFIXES)
+    return any(_path(m, s).is_file() for s in importlib.machinery.EXTENSION_SUFFIXES)
 
 
 def _fresh() -> bool:
@@ -59,10 +77,10 @@ class _Source(importlib.abc.MetaPathFinder):
     def find_spec(
         self, fullname: str, path: Sequence[str] | None, target: ModuleType | None = None
     ) -> importlib.machinery.ModuleSpec | None:
-        pkg, _, name = fullname.rpartition(".")
-        if pkg != _PACKAGE or name not in MODULES:
+        top, _, name = fullname.partition(".")
+        if top != _TOP or name not in MODULES:
             return None
-        return importlib.util.spec_from_file_location(fullname, _HERE / f"{name}.py")
+        return importlib.util.spec_from_file_location(fullname, _path(name))
 
 
 def _choose() -> bool:
@@ -70,12 +88,13 @@ def _choose() -> bool:
         if any(_compiled(m) for m in MODULES):
             sys.meta_path.insert(0, _Source())
         return False
-    try:
+    try:  # the engine's part now (the record's quick yes loads with the record package)
         for m in MODULES:
-            importlib.import_module(f"{_PACKAGE}.{m}")
+            if m.startswith("engine."):
+                importlib.import_module(f"{_TOP}.{m}")
     except ImportError:  # a broken build (e.g. a missing shared part): run the source
         for m in MODULES:
-            sys.modules.pop(f"{_PACKAGE}.{m}", None)
+            sys.modules.pop(f"{_TOP}.{m}", None)
         sys.meta_path.insert(0, _Source())
         return False
     return True
