@@ -119,21 +119,27 @@ def allowed_now(core: Core, n_events: int, at_ms: int, undo_ok: bool) -> list[st
         return [*out, str(EventType.UNDO)] if undo_ok else out
     # Every handler refuses a probe before it changes anything, so one scratch copy serves
     # until a probe is accepted (the property test of ``allowed`` holds us to that).
-    scratch = core.copy()
-    for typ in ACTIONS:
+    # The copy is made when a probe needs one: none after the last accepted probe.
+    scratch: Core | None = None
+    for typ in _ACTION_NAMES:
         if typ == "undo":
             if undo_ok:
-                out.append(str(typ))
+                out.append(typ)
             continue
         ev = probe(core, n_events, typ, at_ms)
         if ev is None:
             continue
+        if scratch is None:
+            scratch = core.copy()
         try:
             if at_ms >= scratch.deadline:
                 scratch.advance(at_ms)
             HANDLERS[typ](scratch, ev, at_ms, n_events + 1)
         except Refused:
             continue
-        out.append(str(typ))
-        scratch = core.copy()
+        out.append(typ)
+        scratch = None
     return out
+
+
+_ACTION_NAMES: tuple[str, ...] = tuple(str(t) for t in ACTIONS)
