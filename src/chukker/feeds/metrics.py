@@ -1,0 +1,48 @@
+"""Prometheus metrics of the MQTT feed (registered on the server's registry by ``web``).
+
+========================================  =========  ====================================
+name                                      type       what
+========================================  =========  ====================================
+chukker_feed_connected                    gauge      1 while connected to the broker
+chukker_feed_queue_depth                  gauge      messages waiting to be published
+chukker_feed_published_total              counter    messages the broker acknowledged, by kind
+chukker_feed_dropped_total                counter    messages given up, by kind and reason
+chukker_feed_horn_to_relay_seconds        histogram  horn instant to the broker's ack of
+                                                     the relay's command
+chukker_feed_reconnects_total             counter    connections made after the first
+========================================  =========  ====================================
+"""
+
+from __future__ import annotations
+
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
+
+_BUCKETS = (0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0)
+
+CONNECTED = Gauge("chukker_feed_connected", "1 while the MQTT feed is connected to its broker",
+                  registry=None)
+QUEUE_DEPTH = Gauge("chukker_feed_queue_depth", "MQTT messages waiting to be published",
+                    registry=None)
+PUBLISHED = Counter("chukker_feed_published_total", "MQTT messages acknowledged by the broker",
+                    ["kind"], registry=None)
+DROPPED = Counter("chukker_feed_dropped_total", "MQTT messages given up (queue full, too late)",
+                  ["kind", "reason"], registry=None)
+HORN_TO_RELAY = Histogram("chukker_feed_horn_to_relay_seconds",
+                          "Horn instant to the broker's acknowledgement of the relay command",
+                          buckets=_BUCKETS, registry=None)
+RECONNECTS = Counter("chukker_feed_reconnects_total", "MQTT connections after the first",
+                     registry=None)
+ALL = (CONNECTED, QUEUE_DEPTH, PUBLISHED, DROPPED, HORN_TO_RELAY, RECONNECTS)
+for _k in ("state", "event", "horn", "relay"):
+    PUBLISHED.labels(_k)
+
+_registered: set[int] = set()
+
+
+def register(registry: CollectorRegistry) -> None:
+    """Add the feed's metrics to ``registry`` (once)."""
+    if id(registry) in _registered:
+        return
+    for c in ALL:
+        registry.register(c)
+    _registered.add(id(registry))
