@@ -20,7 +20,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from chukker.config import Settings
 from chukker.store import EventStore, open_store
-from chukker.web import api, api_errors, observe, pages
+from chukker.web import api, api_errors, feeds_api, observe, pages
 from chukker.web.limits import StreamCaps, StreamGate
 from chukker.web.live import LiveService, ServiceError
 from chukker.web.security import (
@@ -170,6 +170,7 @@ def create_app(store: EventStore | str | Path, *, organiser: str | None = None,
         return JSONResponse(api_errors.body("server_error"), status_code=500)
 
     app.include_router(api.router)
+    app.include_router(feeds_api.router)
     app.include_router(pages.router)
     app.openapi = functools.partial(_openapi, app, app.openapi)  # type: ignore[method-assign]
     app.mount("/static", StaticFiles(directory=HERE / "static"), name="static")

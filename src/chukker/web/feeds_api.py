@@ -1,0 +1,95 @@
+"""The broadcast data feeds: ``GET /api/matches/{id}/feed.json``, ``feed.xml``, ``feed.csv``.
+
+One flat record (:data:`chukker.feeds.payloads.FLAT_FIELDS`): what vMix Data
+Sources, CasparCG templates and online graphics services read by polling a
+URL. Public like the phone page (no token, no body), ``?lang=en|es|it`` for
+``status_text``; each answer is kept for at most :data:`FEED_TTL_S` seconds,
+so a hundred graphics machines polling ten times a second cost the event loop
+five reports a second per match and format. ``Access-Control-Allow-Origin: *``
+lets browser-based graphics services read it (the data is public).
+"""
+
+from __future__ import annotations
+
+import time
+from collections import OrderedDict
+from collections.abc import Callable, Mapping
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Query, Request
+from fastapi.responses import Response
+
+from chukker.feeds import formats
+from chukker.feeds.payloads import flat_record, public_state
+from chukker.web import api
+from chukker.web.i18n import pick_language, translations
+
+router = APIRouter(prefix="/api", tags=["feeds"])
+
+#: seconds an answer is reused (the issue's "cached for at most 200 ms")
+FEED_TTL_S = 0.2
+#: answers kept (match, format, language); the oldest go first
+CACHE_SIZE = 4096
+
+_FORMATS: dict[str, tuple[Callable[[Mapping[str, Any]], bytes], str]] = {
+    "json": (formats.to_json, "application/json"),
+    "xml": (formats.to_xml, "application/xml; charset=utf-8"),
+    "csv": (formats.to_csv, "text/csv; charset=utf-8"),
+}
+
+LangQuery = Annotated[str | None, Query(max_length=8, pattern=r"^[a-zA-Z_-]*$",
+                                        description="en, es or it (status_text)")]
+
+
+def _cache(request: Request) -> OrderedDict[tuple[str, str, str], tuple[float, bytes]]:
+    c: OrderedDict[tuple[str, str, str], tuple[float, bytes]] | None = getattr(
+        request.app.state, "feed_cache", None)
+    if c is None:
+        c = OrderedDict()
+        request.app.state.feed_cache = c
+    return c
+
+
+def feed_record(svc: Any, lm: Any, lang: str) -> dict[str, Any]:
+    """The flat record of a live match as of now, ``status_text`` in ``lang``."""
+    from chukker.web.pages import status_text
+
+    rep = svc.report(lm)
+    state = public_state(lm.row.header, rep)
+    return flat_record(state, status_text(rep, translations(lang).gettext))
+
+
+async def _answer(request: Request, match_id: str, fmt: str, lang: str | None) -> Response:
+    language = pick_language(lang, None, request.headers.get("accept-language"))
+    key = (match_id, fmt, language)
+    cache = _cache(request)
+    now = time.monotonic()
+    hit = cache.get(key)
+    if hit is None or hit[0] <= now:
+        lm = await api.load(request, match_id)  # 404 / 409 as every API route
+        encode, _ = _FORMATS[fmt]
+        hit = (now + FEED_TTL_S, encode(feed_record(api.service(request), lm, language)))
+        cache[key] = hit
+        cache.move_to_end(key)
+        while len(cache) > CACHE_SIZE:
+            cache.popitem(last=False)
+    return Response(hit[1], media_type=_FORMATS[fmt][1], headers={
+        "cache-control": "no-cache", "access-control-allow-origin": "*",
+        "content-language": language})
+
+
+@router.get("/matches/{match_id}/feed.json", summary="Broadcast feed: one flat record (JSON)")
+async def feed_json(request: Request, match_id: str, lang: LangQuery = None) -> Response:
+    return await _answer(request, match_id, "json", lang)
+
+
+@router.get("/matches/{match_id}/feed.xml", summary="Broadcast feed: one flat record (XML)",
+            response_class=Response)
+async def feed_xml(request: Request, match_id: str, lang: LangQuery = None) -> Response:
+    return await _answer(request, match_id, "xml", lang)
+
+
+@router.get("/matches/{match_id}/feed.csv", summary="Broadcast feed: one flat record (CSV)",
+            response_class=Response)
+async def feed_csv(request: Request, match_id: str, lang: LangQuery = None) -> Response:
+    return await _answer(request, match_id, "csv", lang)
