@@ -17,7 +17,8 @@ from tests.web.conftest import OPEN, ORGANISER_AUTH, Match, post_event
 
 from chukker.feeds import formats
 from chukker.feeds.payloads import FLAT_FIELDS
-from chukker.web import create_app, feeds_api
+from chukker.web import create_app
+from chukker.web.api import feeds as feeds_api
 from chukker.web.demo import DEMO_HEADER
 
 with warnings.catch_warnings():
@@ -80,7 +81,7 @@ def _clock(ms: int) -> str:
                                              ("it", None)])
 def test_feed_status_text_in_the_language_asked(client: TestClient, lang: str,
                                                 words: str | None) -> None:
-    from chukker.web.i18n import translations
+    from chukker.i18n import translations
 
     m = new_match(client)
     rec = client.get(f"/api/matches/{m.id}/feed.json?lang={lang}").json()

@@ -21,8 +21,8 @@ from fastapi.responses import Response
 
 from chukker.feeds import formats
 from chukker.feeds.payloads import flat_record, public_state
-from chukker.web import api
-from chukker.web.i18n import pick_language, translations
+from chukker.i18n import pick_language, translations
+from chukker.web.api import routes as api
 
 router = APIRouter(prefix="/api", tags=["feeds"])
 
@@ -52,7 +52,7 @@ def _cache(request: Request) -> OrderedDict[tuple[str, str, str], tuple[float, b
 
 def feed_record(svc: Any, lm: Any, lang: str) -> dict[str, Any]:
     """The flat record of a live match as of now, ``status_text`` in ``lang``."""
-    from chukker.web.pages import status_text
+    from chukker.web.pages.matches import status_text
 
     rep = svc.report(lm)
     state = public_state(lm.row.header, rep)
