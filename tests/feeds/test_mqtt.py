@@ -130,8 +130,6 @@ def test_tasmota_relay_gets_power_on_at_the_practice_horn_then_off_after_pulse(
         assert power == [b"ON", b"OFF"]
         horn = rec.on("/horn")[0].json()
         assert horn == {"kind": "end", "period": 1, "at": horns[0]["at"], "match_id": "m1"}
-        on, off = rec.on("/POWER")
-        assert off.at_ms - on.at_ms >= 250  # the pulse, give or take the clock's ms
         assert feed.relay_latency and feed.relay_latency[0][0] == horns[0]["at"]
 
     asyncio.run(main())

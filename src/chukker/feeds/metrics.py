@@ -1,4 +1,5 @@
-"""Prometheus metrics of the MQTT feed (registered on the server's registry by ``web``).
+"""Prometheus metrics of the MQTT feed, on the server's registry
+(:data:`chukker.ops.metrics.REGISTRY`).
 
 ========================================  =========  ====================================
 name                                      type       what
@@ -15,34 +16,25 @@ chukker_feed_reconnects_total             counter    connections made after the 
 
 from __future__ import annotations
 
-from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
+from prometheus_client import Counter, Gauge, Histogram
+
+from chukker.ops.metrics import REGISTRY
 
 _BUCKETS = (0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0)
 
 CONNECTED = Gauge("chukker_feed_connected", "1 while the MQTT feed is connected to its broker",
-                  registry=None)
+                  registry=REGISTRY)
 QUEUE_DEPTH = Gauge("chukker_feed_queue_depth", "MQTT messages waiting to be published",
-                    registry=None)
+                    registry=REGISTRY)
 PUBLISHED = Counter("chukker_feed_published_total", "MQTT messages acknowledged by the broker",
-                    ["kind"], registry=None)
+                    ["kind"], registry=REGISTRY)
 DROPPED = Counter("chukker_feed_dropped_total", "MQTT messages given up (queue full, too late)",
-                  ["kind", "reason"], registry=None)
+                  ["kind", "reason"], registry=REGISTRY)
 HORN_TO_RELAY = Histogram("chukker_feed_horn_to_relay_seconds",
                           "Horn instant to the broker's acknowledgement of the relay command",
-                          buckets=_BUCKETS, registry=None)
+                          buckets=_BUCKETS, registry=REGISTRY)
 RECONNECTS = Counter("chukker_feed_reconnects_total", "MQTT connections after the first",
-                     registry=None)
+                     registry=REGISTRY)
 ALL = (CONNECTED, QUEUE_DEPTH, PUBLISHED, DROPPED, HORN_TO_RELAY, RECONNECTS)
 for _k in ("state", "event", "horn", "relay"):
     PUBLISHED.labels(_k)
-
-_registered: set[int] = set()
-
-
-def register(registry: CollectorRegistry) -> None:
-    """Add the feed's metrics to ``registry`` (once)."""
-    if id(registry) in _registered:
-        return
-    for c in ALL:
-        registry.register(c)
-    _registered.add(id(registry))

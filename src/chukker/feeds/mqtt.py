@@ -217,21 +217,32 @@ class MqttFeed:
         for relay in self.horn.relays:
             if not relays.serves(relay, arena):
                 continue
+            first: Message | None = None
             for cmd in relays.commands(relay, horn, self.client_id):
-                msg = Message(Kind.RELAY, cmd.topic, cmd.payload, horn_at=at + cmd.delay_ms,
-                              sounds=cmd.sounds)
-                if cmd.delay_ms <= 0:
+                msg = Message(Kind.RELAY, cmd.topic, cmd.payload, horn_at=at, sounds=cmd.sounds)
+                if first is None:
+                    first = msg
                     self.outbox.put(msg)
-                else:
-                    self._later(at + cmd.delay_ms, msg)
+                else:  # the OFF: pulse_ms after the ON goes out, whenever that is
+                    first.then = (cmd.delay_ms, msg)
         self.outbox.put(Message(Kind.HORN, payloads.topic_horn(self.prefix, match_id), body))
         if arena is not None and self._arena_now.get(arena) == match_id:
             self.outbox.put(Message(Kind.HORN, payloads.topic_arena(self.prefix, arena, "horn"),
                                     body))
 
-    def _later(self, due_ms: int, msg: Message) -> None:
+    def _follow(self, msg: Message, now: bool = False) -> None:
+        """Queue what follows ``msg`` (its ``then``): at once, or after its delay."""
+        if msg.then is None:
+            return
+        delay_ms, nxt = msg.then
+        msg.then = None
+        if now:
+            self.outbox.put(nxt)
+        else:
+            self._later(delay_ms / 1000, nxt)
+
+    def _later(self, delay: float, msg: Message) -> None:
         loop = self._loop or asyncio.get_running_loop()
-        delay = max(0.0, (due_ms - self.now_ms()) / 1000)
 
         def fire() -> None:
             self._timers.discard(handle)
@@ -326,6 +337,7 @@ class MqttFeed:
                     now - msg.horn_at > self.horn.relay_max_late_ms:
                 self.outbox.remove_relay(msg)
                 self.outbox.drop(msg, "too_late")
+                self._follow(msg, now=True)
 
     async def _pump(self, client: aiomqtt.Client) -> None:
         inflight: dict[asyncio.Task[None], Message] = {}
@@ -343,6 +355,7 @@ class MqttFeed:
                 if msg.kind is Kind.RELAY and msg.sounds and msg.horn_at is not None and \
                         self.now_ms() - msg.horn_at > self.horn.relay_max_late_ms:
                     self.outbox.drop(msg, "too_late")
+                    self._follow(msg, now=True)
                     continue
                 t = asyncio.create_task(self._send(client, msg, broken, started))
                 inflight[t] = msg
@@ -369,6 +382,7 @@ class MqttFeed:
             handed = True
             await client.publish(msg.topic, body, qos=1, retain=msg.retain)
             acked = True
+            self._follow(msg)  # the OFF: pulse_ms after the broker has the ON
         except aiomqtt.MqttCodeError as e:
             handed = e.rc != paho.MQTT_ERR_NO_CONN  # NO_CONN: it never left this process
         except Exception:  # timed out, or lost with the connection
@@ -396,5 +410,6 @@ class MqttFeed:
             self.outbox.put_state(msg, again=True)
         elif msg.kind is Kind.RELAY and msg.sounds and maybe_delivered:
             self.outbox.drop(msg, "unconfirmed")
+            self._follow(msg, now=True)
         else:
             self.outbox.put(msg, front=True)

@@ -52,6 +52,8 @@ class Message:
     sounds: bool = False
     #: times the broker refused or lost it
     tries: int = field(default=0)
+    #: relay commands: what follows this one, and how long after it goes out (Tasmota's OFF)
+    then: tuple[int, Message] | None = None
 
     def body(self) -> bytes:
         if self.payload is None:

@@ -87,13 +87,19 @@ def create_app(store: EventStore | str | Path, *, organiser: str | None = None,
         else:  # pragma: no cover - a PostgreSQL store object without an environment token
             organiser = os.environ.get("CHUKKER_ORGANISER_TOKEN") or None
 
+    feed = feeds_api.make_feed(svc, settings)  # MQTT (issue 22): only with mqtt.url
+
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         await svc.start()
+        if feed is not None:
+            await feeds_api.start_feed(svc, feed)
         _keep_collector_out_of_the_fanout()
         try:
             yield
         finally:
+            if feed is not None:
+                await feeds_api.stop_feed(svc, feed)
             await svc.stop()
 
     app = FastAPI(
@@ -106,6 +112,7 @@ def create_app(store: EventStore | str | Path, *, organiser: str | None = None,
         docs_url=None, redoc_url=None,  # served from the package by pages.py (no CDN)
     )
     app.state.service = svc
+    app.state.feed = feed
     lim = (settings or Settings()).limits
     app.state.throttle = Throttle(lim.bad_tokens_free, lim.bad_tokens_block,
                                   lim.bad_tokens_window_s)

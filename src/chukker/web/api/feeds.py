@@ -93,3 +93,58 @@ async def feed_xml(request: Request, match_id: str, lang: LangQuery = None) -> R
             response_class=Response)
 async def feed_csv(request: Request, match_id: str, lang: LangQuery = None) -> Response:
     return await _answer(request, match_id, "csv", lang)
+
+
+# ------------------------------------------------------------------ the MQTT feed's wiring
+def make_feed(svc: Any, settings: Any) -> Any:
+    """The MQTT feed of ``settings`` (``None`` without ``mqtt.url``), listening to ``svc``.
+
+    On PostgreSQL the horns are claimed in the servers' database (one server sounds
+    each); on SQLite (one server per file) in the process.
+    """
+    if settings is None or not settings.mqtt.url:
+        return None
+    from chukker.feeds.claims import LocalClaims, PostgresClaims
+    from chukker.feeds.mqtt import MqttFeed
+    from chukker.store import Backend
+
+    client_id = settings.mqtt.client_id
+    store = svc.store
+    claims: Any
+    if store.backend is Backend.POSTGRES:
+        import secrets
+
+        client_id = client_id or f"chukker-{secrets.token_hex(4)}"
+        claims = PostgresClaims(store.url, store.schema, client_id)
+    else:
+        claims = LocalClaims()
+    mqtt = settings.mqtt if client_id == settings.mqtt.client_id else _with_id(settings.mqtt,
+                                                                               client_id)
+    return MqttFeed(mqtt, settings.horn, header_of=lambda mid: _header_of(svc, mid),
+                    claims=claims, claims_block=store.backend is Backend.POSTGRES,
+                    now_ms=svc.clock.now_ms)
+
+
+def _with_id(mqtt: Any, client_id: str) -> Any:
+    import dataclasses
+
+    return dataclasses.replace(mqtt, client_id=client_id)
+
+
+def _header_of(svc: Any, match_id: str) -> Mapping[str, Any] | None:
+    lm = svc._matches.get(match_id)  # the match the service has just told of: loaded
+    return None if lm is None else lm.row.header
+
+
+async def start_feed(svc: Any, feed: Any) -> None:
+    """Listen to ``svc`` and publish the state of every match it has loaded."""
+    svc.add_listener(feed)
+    await feed.start()
+    for lm in list(svc._matches.values()):
+        feed.on_state(lm.id, lm.seq, svc.report(lm))
+
+
+async def stop_feed(svc: Any, feed: Any) -> None:
+    svc.remove_listener(feed)
+    await feed.stop()
+

@@ -76,6 +76,10 @@ async def readyz(request: Request) -> JSONResponse:
     problems = scheduler_problems(svc)
     checks["horn_scheduler"] = "; ".join(problems) if problems else "ok"
     ready = all(v.startswith("ok") for v in checks.values())
-    return JSONResponse({"status": "ok" if ready else "unavailable", "checks": checks},
+    body: dict[str, Any] = {"status": "ok" if ready else "unavailable", "checks": checks}
+    feed = getattr(request.app.state, "feed", None)
+    if feed is not None:  # reported, never failing the server: the screens work without it
+        body["feeds"] = {"mqtt": feed.status()}
+    return JSONResponse(body,
                         status_code=200 if ready else 503,
                         headers=None if ready else {"retry-after": "5"})

@@ -247,6 +247,11 @@ async def refresh(request: Request, lt: LiveTournament) -> tuple[Standings, dict
             reports = await _reports(svc, lt)
             s = _standings(lt, reports)
         lt.last = (s, reports)
+        feed = getattr(request.app.state, "feed", None)
+        if feed is not None:  # the MQTT arena topics and relays follow the arena's match
+            for arena, now in _now_playing(lt, s).items():
+                if arena:
+                    feed.assign_arena(arena, now["live"])
         return s, reports
 
 
