@@ -189,3 +189,59 @@ def test_claims_in_the_process_are_the_sqlite_default(tmp_path: Path) -> None:
     s = Settings(mqtt=MqttSettings(url="mqtt://127.0.0.1:1"))
     app = create_app(tmp_path / "d.sqlite3", settings=s, **OPEN)
     assert isinstance(app.state.feed.claims, LocalClaims)
+
+
+@pytest.mark.slow
+def test_chukker_serve_with_relays_from_the_environment_sounds_a_real_practice_horn(
+        tmp_path: Path, broker_url: str, prefix: str) -> None:
+    """A server started as a club would (settings from CHUKKER_* variables), a practice
+    match of 10-second periods on the real clock, a Tasmota relay that hears its horn."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    import httpx
+
+    relay_topic = prefix.replace("/", "-") + "-serve"
+    port = free_port()
+    env = {**os.environ, "CHUKKER_MQTT_URL": broker_url, "CHUKKER_MQTT_PREFIX": prefix,
+           "CHUKKER_HORN_RELAYS": json.dumps([{"kind": "tasmota", "topic": relay_topic,
+                                               "pulse_ms": 300}]),
+           "CHUKKER_ORGANISER_TOKEN": "feeds-test-organiser-token", "CHUKKER_LOG_ACCESS": "0"}
+    header = copy.deepcopy(PRACTICE)
+    header["options"]["practice"] = {"period_s": 10, "interval_s": 5}
+    proc = subprocess.Popen([sys.executable, "-m", "chukker.cli", "serve", "--port", str(port),
+                             "--db", str(tmp_path / "serve.sqlite3"), "--no-demo"],
+                            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+
+    async def main() -> tuple[list[Any], list[Any]]:
+        base = f"http://127.0.0.1:{port}"
+        async with httpx.AsyncClient(base_url=base, timeout=10) as http:
+            async with asyncio.timeout(30):
+                while True:
+                    try:
+                        if (await http.get("/readyz")).status_code == 200:
+                            break
+                    except httpx.TransportError:
+                        pass
+                    await asyncio.sleep(0.1)
+            r = await http.post("/api/matches", json=header, headers={
+                "authorization": "Bearer feeds-test-organiser-token"})
+            m = Match(r.json())
+            async with Recorder(broker_url, [f"cmnd/{relay_topic}/POWER"]) as rec:
+                r = await http.post(f"/api/matches/{m.id}/events", headers=m.tk,
+                                    json={"command_id": "c1", "event": {"type": "bowl_in"}})
+                assert r.status_code == 201, r.text
+                await rec.wait_for(lambda msg: msg.payload == b"OFF", timeout=30)
+            horns = (await http.get(f"/api/matches/{m.id}/horns")).json()
+        return rec.got, horns
+
+    try:
+        got, horns = asyncio.run(main())
+    finally:
+        proc.terminate()
+        _, err = proc.communicate(timeout=20)
+    assert [m.payload for m in got] == [b"ON", b"OFF"], err.decode()[-2000:]
+    assert horns and horns[0]["kind"] == "end"
+    assert got[0].at_ms >= horns[0]["deadline"]  # never before the horn's instant
