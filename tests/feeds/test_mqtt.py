@@ -340,3 +340,21 @@ def test_two_servers_on_one_postgres_schema_send_one_relay_command_per_horn(
         assert rec.on("/horn")[0].topic.startswith(f"{prefix}/{winner}/")
 
     asyncio.run(main())
+
+
+def test_server_stopping_mid_pulse_sends_the_tasmota_off_at_once(broker_url: str,
+                                                                prefix: str) -> None:
+    relay_topic = prefix.replace("/", "-") + "-stop"
+
+    async def main() -> list[bytes]:
+        feed = make_feed(broker_url, prefix, RelaySettings("tasmota", relay_topic, 60_000))
+        async with Recorder(broker_url, [f"cmnd/{relay_topic}/POWER"]) as rec:
+            await feed.start()
+            await connected(feed)
+            feed.on_horn("m1", {"kind": "end", "period": 1, "at": time.time_ns() // 1_000_000})
+            await rec.wait_for(lambda m: m.payload == b"ON")
+            await feed.stop()  # a minute before the OFF was due
+            await rec.wait_for(lambda m: m.payload == b"OFF")
+        return [m.payload for m in rec.got]
+
+    assert asyncio.run(main()) == [b"ON", b"OFF"]

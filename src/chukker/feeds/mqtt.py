@@ -125,11 +125,14 @@ class MqttFeed:
         self._arena_of: dict[str, str] = {}
         self._arena_now: dict[str, str] = {}
         self._tasks: set[asyncio.Task[Any]] = set()
-        self._timers: set[asyncio.TimerHandle] = set()
+        #: relay commands waiting for their instant (Tasmota's OFF), by timer
+        self._timers: dict[asyncio.TimerHandle, Message] = {}
         self._runner: asyncio.Task[None] | None = None
         self._ticker: asyncio.Task[None] | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self.online_topic = f"{self.prefix}/server/{self.client_id}/online"
+        #: while connected: sends the queued relay commands at once
+        self._relays_now: Callable[[], None] | None = None
 
     # ------------------------------------------------------------- lifecycle
     async def start(self) -> None:
@@ -141,11 +144,13 @@ class MqttFeed:
         """Publish what is queued (up to ``drain_s``), then disconnect."""
         if self._ticker is not None:
             self._ticker.cancel()
+        for h, msg in list(self._timers.items()):  # a horn never stays on: its OFF goes now
+            h.cancel()
+            self.outbox.put(msg)
+        self._timers.clear()
         deadline = time.monotonic() + drain_s
         while self.connected and len(self.outbox) and time.monotonic() < deadline:
             await asyncio.sleep(0.02)
-        for h in list(self._timers):
-            h.cancel()
         for t in list(self._tasks):
             t.cancel()
         if self._runner is not None:
@@ -225,6 +230,8 @@ class MqttFeed:
                     self.outbox.put(msg)
                 else:  # the OFF: pulse_ms after the ON goes out, whenever that is
                     first.then = (cmd.delay_ms, msg)
+        if self._relays_now is not None:
+            self._relays_now()
         self.outbox.put(Message(Kind.HORN, payloads.topic_horn(self.prefix, match_id), body))
         if arena is not None and self._arena_now.get(arena) == match_id:
             self.outbox.put(Message(Kind.HORN, payloads.topic_arena(self.prefix, arena, "horn"),
@@ -245,11 +252,13 @@ class MqttFeed:
         loop = self._loop or asyncio.get_running_loop()
 
         def fire() -> None:
-            self._timers.discard(handle)
+            self._timers.pop(handle, None)
             self.outbox.put(msg)
+            if self._relays_now is not None:
+                self._relays_now()
 
         handle = loop.call_later(delay, fire)
-        self._timers.add(handle)
+        self._timers[handle] = msg
 
     # ---------------------------------------------------------------- states
     def _header(self, match_id: str) -> Mapping[str, Any]:
@@ -344,6 +353,27 @@ class MqttFeed:
         started: set[int] = set()
         broken: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         gone: asyncio.Future[Any] = client._disconnected  # aiomqtt's own signal
+
+        def launch(msg: Message) -> None:
+            if msg.kind is Kind.RELAY and msg.sounds and msg.horn_at is not None and \
+                    self.now_ms() - msg.horn_at > self.horn.relay_max_late_ms:
+                self.outbox.drop(msg, "too_late")
+                self._follow(msg, now=True)
+                return
+            t = asyncio.create_task(self._send(client, msg, broken, started))
+            inflight[t] = msg
+            t.add_done_callback(lambda done: inflight.pop(done, None))
+
+        def relays_now() -> None:
+            """Relay commands go out from the listener's call itself (not on the pump's
+            next turn): a horn is due on the millisecond."""
+            while not broken.done() and not gone.done():
+                msg = self.outbox.pop_relay()
+                if msg is None:
+                    return
+                launch(msg)
+
+        self._relays_now = relays_now
         try:
             while True:
                 if broken.done() or gone.done():
@@ -352,17 +382,11 @@ class MqttFeed:
                 if msg is None:
                     await self.outbox.wait(0.5)
                     continue
-                if msg.kind is Kind.RELAY and msg.sounds and msg.horn_at is not None and \
-                        self.now_ms() - msg.horn_at > self.horn.relay_max_late_ms:
-                    self.outbox.drop(msg, "too_late")
-                    self._follow(msg, now=True)
-                    continue
-                t = asyncio.create_task(self._send(client, msg, broken, started))
-                inflight[t] = msg
-                t.add_done_callback(lambda done: inflight.pop(done, None))
+                launch(msg)
                 if len(inflight) >= WINDOW:
                     await asyncio.wait(list(inflight), return_when=asyncio.FIRST_COMPLETED)
         finally:
+            self._relays_now = None
             left = dict(inflight)
             for t in left:
                 t.cancel()

@@ -140,6 +140,16 @@ class Outbox:
         metrics.QUEUE_DEPTH.set(len(self))
         return msg
 
+    def pop_relay(self) -> Message | None:
+        """The next relay command, or ``None``."""
+        if not self._relay:
+            return None
+        msg = self._relay.popleft()
+        if not len(self):
+            self._ready.clear()
+        metrics.QUEUE_DEPTH.set(len(self))
+        return msg
+
     def relays(self) -> list[Message]:
         """The relay commands waiting (to drop those grown too late)."""
         return list(self._relay)
