@@ -245,3 +245,23 @@ def test_chukker_serve_with_relays_from_the_environment_sounds_a_real_practice_h
     assert [m.payload for m in got] == [b"ON", b"OFF"], err.decode()[-2000:]
     assert horns and horns[0]["kind"] == "end"
     assert got[0].at_ms >= horns[0]["deadline"]  # never before the horn's instant
+
+
+def test_tournament_arenas_topics_follow_each_arenas_current_match(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, broker_url: str, prefix: str) -> None:
+    from tests.tournament.web_helpers import four_team_toml
+
+    monkeypatch.setenv("CHUKKER_TOURNAMENTS_DIR", str(tmp_path / "tournaments"))
+    s = Settings(mqtt=MqttSettings(url=broker_url, prefix=prefix))
+    with TestClient(create_app(tmp_path / "t.sqlite3", settings=s, **OPEN)) as c:
+        body = c.post("/tournaments/api", json={"text": four_team_toml()}).json()
+        assert c.get(f"/tournaments/{body['tournament_id']}").status_code == 200
+        feed = c.app.state.feed  # type: ignore[attr-defined]
+        now = dict(feed._arena_now)
+        deadline = time.monotonic() + 10
+        while (not feed.connected or len(feed.outbox)) and time.monotonic() < deadline:
+            time.sleep(0.02)
+    # the first match of each arena (m1 on Arena 1, m2 on Arena 2) is its current one
+    assert now == {"Arena 1": body["matches"]["m1"], "Arena 2": body["matches"]["m2"]}
+    st = asyncio.run(retained(broker_url, f"{prefix}/arena/arena-2/state"))
+    assert st is not None and st.json()["match_id"] == body["matches"]["m2"]

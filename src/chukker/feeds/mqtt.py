@@ -12,7 +12,7 @@ Topics (payloads JSON, times epoch ms as ``/api/time``; :mod:`chukker.feeds.payl
 * the horn relays' own topics (:mod:`chukker.feeds.relays`).
 
 The listener methods run on the event loop and only queue (:class:`Outbox`);
-one task publishes, reconnecting with exponential backoff (0.2 s to 30 s, with
+one task publishes, reconnecting with exponential backoff (0.2 s to 5 s, with
 jitter) and publishing every retained state again after each reconnect. A
 horn is claimed first (:mod:`chukker.feeds.claims`): only the server that wins
 the claim publishes it and drives the relays.
@@ -28,6 +28,7 @@ import random
 import secrets
 import ssl
 import time
+from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from typing import Any
 from urllib.parse import unquote, urlsplit
@@ -45,9 +46,11 @@ log = logging.getLogger("chukker.feeds")
 #: messages handed to the broker before its acknowledgements are awaited
 WINDOW = 64
 BACKOFF_MIN_S = 0.2
-BACKOFF_MAX_S = 30.0
+BACKOFF_MAX_S = 5.0
 #: seconds to wait for the broker's acknowledgement of one message
 ACK_TIMEOUT_S = 5.0
+#: matches whose last report is kept (for the ticks and the arena topics)
+MATCHES_KEPT = 5000
 
 HeaderOf = Callable[[str], Mapping[str, Any] | None]
 
@@ -119,7 +122,8 @@ class MqttFeed:
         self.last_error: str | None = None
         #: (horn instant, broker's ack) epoch ms of each relay command that sounded
         self.relay_latency: list[tuple[int, int]] = []
-        self._reports: dict[str, Mapping[str, Any]] = {}
+        #: the last report and the header of each match heard of (the newest MATCHES_KEPT)
+        self._reports: OrderedDict[str, Mapping[str, Any]] = OrderedDict()
         self._headers: dict[str, Mapping[str, Any]] = {}
         self._running: set[str] = set()
         self._arena_of: dict[str, str] = {}
@@ -167,9 +171,10 @@ class MqttFeed:
                 "relays": len(self.horn.relays), "error": self.last_error}
 
     # ---------------------------------------------------------------- arenas
-    def assign_arena(self, arena: str, match_id: str | None) -> None:
-        """``match_id`` is now the arena's current match (tournaments); its state is sent
-        on the arena's topic at once."""
+    def assign_arena(self, arena: str, match_id: str | None,
+                     report: Mapping[str, Any] | None = None) -> None:
+        """``match_id`` is now the arena's current match (tournaments); its state (the
+        last heard, else ``report``) is sent on the arena's topic at once."""
         old = self._arena_now.get(arena)
         if match_id is None:
             self._arena_now.pop(arena, None)
@@ -178,6 +183,8 @@ class MqttFeed:
         if old == match_id:
             return
         self._arena_now[arena] = match_id
+        if match_id not in self._reports and report is not None:
+            self._reports[match_id] = report
         if match_id in self._reports:
             self._queue_state(match_id, arena_only=True)
 
@@ -187,6 +194,11 @@ class MqttFeed:
     # -------------------------------------------------------------- listener
     def on_state(self, match_id: str, seq: int, report: Mapping[str, Any]) -> None:
         self._reports[match_id] = report
+        self._reports.move_to_end(match_id)
+        if len(self._reports) > MATCHES_KEPT:
+            old, _ = self._reports.popitem(last=False)
+            self._headers.pop(old, None)
+            self._running.discard(old)
         clock = report.get("clock") or {}
         if clock.get("running") or (report.get("status") == "interval"
                                     and report.get("interval")):

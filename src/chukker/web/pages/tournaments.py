@@ -251,7 +251,7 @@ async def refresh(request: Request, lt: LiveTournament) -> tuple[Standings, dict
         if feed is not None:  # the MQTT arena topics and relays follow the arena's match
             for arena, now in _now_playing(lt, s).items():
                 if arena:
-                    feed.assign_arena(arena, now["live"])
+                    feed.assign_arena(arena, now["live"], reports.get(now["current"] or ""))
         return s, reports
 
 
