@@ -9,8 +9,9 @@ import types
 from pathlib import Path
 from typing import Any
 
-from chukker.feeds.payloads import public_state
 from tests.feeds.fake import PRACTICE
+
+from chukker.feeds.payloads import public_state
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "feeds.md"
 
