@@ -44,7 +44,7 @@ from chukker.feeds.outbox import Kind, Message, Outbox
 log = logging.getLogger("chukker.feeds")
 
 #: messages handed to the broker before its acknowledgements are awaited
-WINDOW = 64
+WINDOW = 16
 BACKOFF_MIN_S = 0.2
 BACKOFF_MAX_S = 5.0
 #: seconds to wait for the broker's acknowledgement of one message
@@ -312,12 +312,14 @@ class MqttFeed:
     # ------------------------------------------------------------- publisher
     def _client(self) -> aiomqtt.Client:
         b = self.broker
-        return aiomqtt.Client(
+        client = aiomqtt.Client(
             b.host, b.port, username=b.user, password=b.password, identifier=self.client_id,
             tls_context=b.tls_context(), keepalive=15, timeout=ACK_TIMEOUT_S,
             will=aiomqtt.Will(self.online_topic, b"0", qos=1, retain=True),
             max_inflight_messages=WINDOW, clean_session=True,
         )
+        client.pending_calls_threshold = 2 * WINDOW  # WINDOW awaited acks is the design
+        return client
 
     async def _run(self) -> None:
         backoff = BACKOFF_MIN_S
