@@ -82,6 +82,8 @@ def test_event_topic_carries_every_event_with_its_seq_undos_too(broker_url: str,
                 await feed.stop()
         seqs = [m.json()["seq"] for m in rec.on("/event")]
         assert seqs == [1, 2, 3]
+        # epoch ms, as /api/time: the match's start (the server_time of its reports) + at
+        assert rec.on("/event")[1].json()["at_ms"] == svc.start_ms + 5_000
         assert rec.on("/event")[-1].json()["event"]["type"] == "undo"
 
     asyncio.run(main())

@@ -125,6 +125,8 @@ class MqttFeed:
         #: the last report and the header of each match heard of (the newest MATCHES_KEPT)
         self._reports: OrderedDict[str, Mapping[str, Any]] = OrderedDict()
         self._headers: dict[str, Mapping[str, Any]] = {}
+        #: each match's start (epoch ms), for the events' ``at_ms``
+        self._start: dict[str, int] = {}
         self._running: set[str] = set()
         self._arena_of: dict[str, str] = {}
         self._arena_now: dict[str, str] = {}
@@ -193,11 +195,15 @@ class MqttFeed:
 
     # -------------------------------------------------------------- listener
     def on_state(self, match_id: str, seq: int, report: Mapping[str, Any]) -> None:
+        if seq > 0 and report.get("server_time") is not None:  # server_time is start + at
+            self._start[match_id] = int(report["server_time"]) - round(
+                float(report.get("at") or 0) * 1000)
         self._reports[match_id] = report
         self._reports.move_to_end(match_id)
         if len(self._reports) > MATCHES_KEPT:
             old, _ = self._reports.popitem(last=False)
             self._headers.pop(old, None)
+            self._start.pop(old, None)
             self._running.discard(old)
         clock = report.get("clock") or {}
         if clock.get("running") or (report.get("status") == "interval"
@@ -208,8 +214,12 @@ class MqttFeed:
         self._queue_state(match_id)
 
     def on_event(self, match_id: str, seq: int, event: Mapping[str, Any]) -> None:
+        start = self._start.get(match_id)
+        if start is None or seq == 1:  # the record starts with its first event: now
+            start = self.now_ms() - round(float(event.get("at", 0)) * 1000)
+            self._start[match_id] = start
         self.outbox.put(Message(Kind.EVENT, payloads.topic_event(self.prefix, match_id),
-                                _dumps(payloads.event_payload(match_id, seq, event))))
+                                _dumps(payloads.event_payload(match_id, seq, event, start))))
 
     def on_horn(self, match_id: str, horn: Mapping[str, Any]) -> None:
         if not self.claims_block:

@@ -132,13 +132,16 @@ def public_state(header: Mapping[str, Any], report: Mapping[str, Any],
     }
 
 
-def event_payload(match_id: str, seq: int, event: Mapping[str, Any]) -> dict[str, Any]:
-    """The event topic's payload: the stored event (undos too) with its ``seq``.
+def event_payload(match_id: str, seq: int, event: Mapping[str, Any],
+                  start_ms: int | None = None) -> dict[str, Any]:
+    """The event topic's payload: the stored event (undos too, ``at`` in record seconds as
+    in the record) with its ``seq`` and, with the match's start, ``at_ms`` (epoch ms).
 
-    >>> event_payload("m1", 4, {"type": "undo", "at": 3.5})
-    {'match_id': 'm1', 'seq': 4, 'event': {'type': 'undo', 'at': 3.5}}
+    >>> event_payload("m1", 4, {"type": "undo", "at": 3.5}, 1_000_000)
+    {'match_id': 'm1', 'seq': 4, 'at_ms': 1003500, 'event': {'type': 'undo', 'at': 3.5}}
     """
-    return {"match_id": match_id, "seq": seq, "event": dict(event)}
+    at_ms = None if start_ms is None else start_ms + round(float(event.get("at", 0)) * 1000)
+    return {"match_id": match_id, "seq": seq, "at_ms": at_ms, "event": dict(event)}
 
 
 def horn_payload(match_id: str, horn: Mapping[str, Any]) -> dict[str, Any]:
