@@ -214,12 +214,15 @@ class MqttFeed:
         self._queue_state(match_id)
 
     def on_event(self, match_id: str, seq: int, event: Mapping[str, Any]) -> None:
-        start = self._start.get(match_id)
-        if start is None or seq == 1:  # the record starts with its first event: now
-            start = self.now_ms() - round(float(event.get("at", 0)) * 1000)
-            self._start[match_id] = start
+        if seq == 1 or match_id not in self._start:  # a first guess; the state after it
+            self._start[match_id] = self.now_ms() - round(float(event.get("at", 0)) * 1000)
+
+        def build() -> bytes:  # when sent: by then the state after the event has come
+            return _dumps(payloads.event_payload(match_id, seq, event,
+                                                 self._start.get(match_id)))
+
         self.outbox.put(Message(Kind.EVENT, payloads.topic_event(self.prefix, match_id),
-                                _dumps(payloads.event_payload(match_id, seq, event, start))))
+                                build=build))
 
     def on_horn(self, match_id: str, horn: Mapping[str, Any]) -> None:
         if not self.claims_block:
