@@ -108,3 +108,11 @@ def _pythonpath() -> dict[str, str]:
     import os
 
     return {k: v for k, v in os.environ.items() if k in ("PYTHONPATH", "HOME")}
+
+
+def test_board_speaks_the_language_asked() -> None:
+    from chukker.i18n import translations
+
+    text = plain(frame({**STATE, "status": "stopped"}, now_ms=1000, width=80,
+                       gettext=translations("es").gettext))
+    assert "Periodo 2 · Reloj detenido" in text

@@ -26,7 +26,7 @@ import contextlib
 import io
 import json
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Annotated, Any
 from urllib.parse import urlsplit
 
@@ -87,9 +87,15 @@ def clock_now(state: Mapping[str, Any], now_ms: int) -> int | None:
     return max(0, int(ms))
 
 
+def _same(text: str) -> str:
+    return text
+
+
 def frame(state: Mapping[str, Any] | None, now_ms: int, width: int = 80,
-          note: str = "") -> RenderableType:
-    """One screen of the board for ``state`` (``None``: waiting for the first state)."""
+          note: str = "", gettext: Callable[[str], str] = _same) -> RenderableType:
+    """One screen of the board for ``state`` (``None``: waiting for the first state);
+    ``gettext``: the words in the board's language (:func:`chukker.i18n.translations`)."""
+    _ = gettext
     if not state:
         return Panel(Align.center(Text("Waiting for the match's state…\n" + note)),
                      title="chukker board")
@@ -99,9 +105,9 @@ def frame(state: Mapping[str, Any] | None, now_ms: int, width: int = 80,
     head = Text.assemble((_clean(a.get("name") or "A"), "bold blue"), f"  {sa} - {sb}  ",
                          (_clean(b.get("name") or "B"), "bold red"), justify="center")
     status = str(state.get("status") or "")
-    words = STATUS_WORDS.get(status, _clean(status))
+    words = _(STATUS_WORDS[status]) if status in STATUS_WORDS else _clean(status)
     if status in ("in_play", "stopped") and state.get("period"):
-        words = f"Period {state['period']} · {words}"
+        words = f"{_('Period')} {_clean(state['period'])} · {words}"
     clock = clock_now(state, now_ms)
     interval = state.get("interval_ms")
     if status == "interval" and isinstance(interval, int | float):
@@ -118,18 +124,18 @@ def frame(state: Mapping[str, Any] | None, now_ms: int, width: int = 80,
     goal = state.get("last_goal")
     if isinstance(goal, Mapping):
         who = teams.get(goal.get("team")) or {}
-        parts.append(Text(f"Last goal: {_clean(who.get('name') or goal.get('team'))}"
+        parts.append(Text(f"{_('Goal')}: {_clean(who.get('name') or goal.get('team'))}"
                           f" No. {_clean(goal.get('player'))}", justify="center"))
     pen = state.get("penalty_pending")
     if isinstance(pen, Mapping):
         to = teams.get(pen.get("to")) or {}
-        parts.append(Text(f"Penalty {_clean(pen.get('penalty'))} to "
+        parts.append(Text(f"{_('Penalty')} {_clean(pen.get('penalty'))} → "
                           f"{_clean(to.get('name') or pen.get('to'))}",
                           justify="center", style="bold"))
     result = state.get("result")
     if isinstance(result, Mapping) and result.get("winner"):
         w = teams.get(result["winner"]) or {}
-        parts.append(Text(f"Winner: {_clean(w.get('name') or result['winner'])}",
+        parts.append(Text(f"{_('Winner')}: {_clean(w.get('name') or result['winner'])}",
                           justify="center", style="bold"))
     if note:
         parts.append(Text(note, justify="center", style="dim"))
@@ -173,7 +179,7 @@ def topic_for(prefix: str, match_id: str | None, arena: str | None) -> str:
 
 async def follow(url: str, topic: str, console: Console, *, once: bool = False,
                  timeout: float | None = None, user: str | None = None,
-                 password: str | None = None) -> int:
+                 password: str | None = None, gettext: Callable[[str], str] = _same) -> int:
     """Show the board until interrupted (``once``: print the first state and return)."""
     import aiomqtt
     from rich.live import Live
@@ -225,12 +231,12 @@ async def follow(url: str, topic: str, console: Console, *, once: bool = False,
             except TimeoutError:
                 console.print(f"no state on {topic} within {timeout} s ({note or 'connected'})")
                 return 1
-            console.print(frame(state, now(), console.width))
+            console.print(frame(state, now(), console.width, gettext=gettext))
             return 0
-        with Live(frame(state, now(), console.width), console=console, screen=True,
-                  auto_refresh=False) as live:
+        with Live(frame(state, now(), console.width, gettext=gettext), console=console,
+                  screen=True, auto_refresh=False) as live:
             while not task.done():
-                live.update(frame(state, now(), console.width, note), refresh=True)
+                live.update(frame(state, now(), console.width, note, gettext), refresh=True)
                 await asyncio.sleep(0.1)
         return 0
     finally:
@@ -256,6 +262,8 @@ def register(app: typer.Typer) -> None:
             "--once", help="Print the current state once and exit (scripts, tests).")] = False,
         timeout: Annotated[float, typer.Option(
             "--timeout", help="With --once: seconds to wait for a state.")] = 10.0,
+        lang: Annotated[str, typer.Option(
+            "--lang", help="Language of the board's words: en, es or it.")] = "en",
     ) -> None:
         """A full-screen terminal scoreboard that follows a match over MQTT."""
         from chukker.config import ConfigError, load
@@ -278,11 +286,18 @@ def register(app: typer.Typer) -> None:
                        err=True)
             raise typer.Exit(2)
         topic = topic_for((prefix or s.mqtt.prefix).rstrip("/"), match_id, arena)
+        from chukker.i18n import LANGUAGES, translations
+
+        if lang not in LANGUAGES:
+            typer.echo(f"chukker board: --lang {lang!r} is not one of {', '.join(LANGUAGES)}",
+                       err=True)
+            raise typer.Exit(2)
         console = Console()
         try:
             code = asyncio.run(follow(broker, topic, console, once=once,
                                       timeout=timeout if once else None,
-                                      user=s.mqtt.user, password=s.mqtt.password))
+                                      user=s.mqtt.user, password=s.mqtt.password,
+                                      gettext=translations(lang).gettext))
         except KeyboardInterrupt:
             code = 0
         raise typer.Exit(code)
