@@ -112,7 +112,7 @@ def test_app_publishes_state_and_readyz_and_metrics_report_the_feed(
     assert st is not None and st.json()["teams"]["B"]["score"] == 1
     assert st.json()["teams"]["B"]["name"] == "Búhos"
     assert ready["feeds"]["mqtt"]["connected"] is True
-    assert "chukker_feed_connected" in metrics and "chukker_feed_horn_to_relay_seconds" in metrics
+    assert "chukker_mqtt_connected" in metrics and "chukker_mqtt_horn_to_relay_seconds" in metrics
 
 
 def test_broker_away_the_timekeeper_works_and_the_server_stays_ready(tmp_path: Path,

@@ -4,7 +4,7 @@ Three lanes, served in this order:
 
 1. relay commands (a horn must sound at its instant);
 2. horns and events, first in first out, at most ``limit``: beyond it the oldest
-   is dropped and counted (``chukker_feed_dropped_total{reason="queue_full"}``);
+   is dropped and counted (``chukker_mqtt_dropped_total{reason="queue_full"}``);
 3. states, coalesced: one per topic, the latest. The latest state of every
    topic is also kept (:attr:`Outbox.retained`, the newest ``retained_limit``
    topics) and queued again after a reconnect (:meth:`Outbox.republish`), so
