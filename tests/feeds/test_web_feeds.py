@@ -164,3 +164,23 @@ def _xml_text(rec: dict[str, Any]) -> dict[str, Any]:
 
 def _csv_text(rec: dict[str, Any]) -> dict[str, Any]:
     return rec
+
+
+def test_graphics_machines_polling_cost_one_report_per_format_and_language(
+        client: TestClient, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A hundred polls within the 200 ms window: one engine report per format and
+    language, so polling cannot hold the event loop from the timekeeper's key presses."""
+    m = new_match(client)
+    calls: list[str] = []
+    real = feeds_api.feed_record
+
+    def counting(svc: Any, lm: Any, lang: str) -> dict[str, Any]:
+        calls.append(lang)
+        return real(svc, lm, lang)
+
+    monkeypatch.setattr(feeds_api, "feed_record", counting)
+    monkeypatch.setattr(feeds_api, "FEED_TTL_S", 60.0)  # the window, made long for the test
+    for i in range(100):
+        fmt = ("json", "xml", "csv")[i % 3]
+        assert client.get(f"/api/matches/{m.id}/feed.{fmt}?lang=es").status_code == 200
+    assert len(calls) == 3
