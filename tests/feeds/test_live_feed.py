@@ -265,3 +265,37 @@ def test_tournament_arenas_topics_follow_each_arenas_current_match(
     assert now == {"Arena 1": body["matches"]["m1"], "Arena 2": body["matches"]["m2"]}
     st = asyncio.run(retained(broker_url, f"{prefix}/arena/arena-2/state"))
     assert st is not None and st.json()["match_id"] == body["matches"]["m2"]
+
+
+def test_after_a_restart_arena_relays_know_their_matches_before_any_page_is_seen(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from tests.tournament.web_helpers import four_team_toml
+
+    monkeypatch.setenv("CHUKKER_TOURNAMENTS_DIR", str(tmp_path / "tournaments"))
+    s = Settings(mqtt=MqttSettings(url=f"mqtt://127.0.0.1:{free_port()}"))
+    with TestClient(create_app(tmp_path / "r.sqlite3", settings=s, **OPEN)) as c:
+        body = c.post("/tournaments/api", json={"text": four_team_toml()}).json()
+    with TestClient(create_app(tmp_path / "r.sqlite3", settings=s, **OPEN)) as c:
+        feed = c.app.state.feed  # type: ignore[attr-defined]
+        arenas = {mid: feed.arena_of(live) for mid, live in body["matches"].items()}
+    assert arenas == {f"m{n}": "Arena 1" if n % 2 else "Arena 2" for n in range(1, 7)}
+
+
+def test_an_arenas_topics_follow_the_match_that_gets_under_way(broker_url: str,
+                                                             prefix: str) -> None:
+    from tests.feeds.fake import FakeService
+
+    async def main() -> None:
+        feed = MqttFeed(MqttSettings(url=broker_url, prefix=prefix))
+        one, two = FakeService(feed, "one"), FakeService(feed, "two")
+        feed.map_arena("one", "Arena 1")
+        feed.map_arena("two", "Arena 1")
+        one.run_to(0)  # both known, neither under way
+        two.run_to(0)
+        assert feed._arena_now.get("Arena 1") is None
+        two.event(0.0, "bowl_in")
+        assert feed._arena_now["Arena 1"] == "two"
+        one.event(0.0, "bowl_in")  # another match of the arena cannot take it mid-match
+        assert feed._arena_now["Arena 1"] == "two"
+
+    asyncio.run(main())

@@ -190,6 +190,11 @@ class MqttFeed:
         if match_id in self._reports:
             self._queue_state(match_id, arena_only=True)
 
+    def map_arena(self, match_id: str, arena: str) -> None:
+        """``match_id`` is played on ``arena`` (its relays sound for it; once it is under
+        way with no other match of the arena under way, the arena's topics follow it)."""
+        self._arena_of[match_id] = arena
+
     def arena_of(self, match_id: str) -> str | None:
         return self._arena_of.get(match_id)
 
@@ -211,6 +216,12 @@ class MqttFeed:
             self._running.add(match_id)
         else:
             self._running.discard(match_id)
+        arena = self._arena_of.get(match_id)
+        if arena is not None and self._arena_now.get(arena) != match_id and \
+                report.get("status") not in ("pre_match", "final", None):
+            cur = self._reports.get(self._arena_now.get(arena) or "")
+            if cur is None or cur.get("status") in ("pre_match", "final"):
+                self._arena_now[arena] = match_id  # the arena's match under way
         self._queue_state(match_id)
 
     def on_event(self, match_id: str, seq: int, event: Mapping[str, Any]) -> None:

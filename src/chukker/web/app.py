@@ -93,7 +93,7 @@ def create_app(store: EventStore | str | Path, *, organiser: str | None = None,
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         await svc.start()
         if feed is not None:
-            await feeds_api.start_feed(svc, feed)
+            await feeds_api.start_feed(svc, feed, app.state)
         _keep_collector_out_of_the_fanout()
         try:
             yield

@@ -136,8 +136,25 @@ def _header_of(svc: Any, match_id: str) -> Mapping[str, Any] | None:
     return None if lm is None else lm.row.header
 
 
-async def start_feed(svc: Any, feed: Any) -> None:
-    """Listen to ``svc`` and publish the state of every match it has loaded."""
+async def start_feed(svc: Any, feed: Any, state: Any = None) -> None:
+    """Listen to ``svc`` and publish the state of every match it has loaded; with the
+    app's ``state``, learn the arena of every tournament match (for the arena relays)."""
+    if state is not None:
+        import asyncio
+
+        from chukker.web.pages import tournaments
+
+        reg = getattr(state, "tournaments", None)
+        if reg is None:
+            reg = state.tournaments = tournaments.Registry(tournaments._dir())
+        try:
+            for lt in await asyncio.to_thread(reg.all):
+                for mid, live_id in lt.live.items():
+                    m = lt.t.matches.get(mid)
+                    if m is not None and m.arena:
+                        feed.map_arena(live_id, m.arena)
+        except Exception:  # an unreadable tournament: its pages say so; the feed goes on
+            pass
     svc.add_listener(feed)
     await feed.start()
     for lm in list(svc._matches.values()):
