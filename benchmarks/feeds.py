@@ -1,7 +1,7 @@
 """The MQTT feed: horn to relay, the timekeeper's POST with the broker up, down and
 flapping, and 100 matches publishing through one broker.
 
-    python benchmarks/feeds.py [--horns 40] [--seconds 6] [--matches 100] [--tick 0.1]
+    python benchmarks/feeds.py [--horns 100] [--seconds 6] [--matches 100] [--tick 0.1]
 
 Starts its own Mosquitto on a free port (``mosquitto`` must be installed) and
 ``chukker serve`` processes on fresh SQLite files, all on 127.0.0.1:
@@ -447,7 +447,7 @@ def report(r: dict[str, Any]) -> None:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--horns", type=int, default=40)
+    ap.add_argument("--horns", type=int, default=100)
     ap.add_argument("--seconds", type=float, default=6.0)
     ap.add_argument("--matches", type=int, default=100)
     ap.add_argument("--tick", type=float, default=0.1)
