@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import time
 from typing import Any
 
@@ -360,3 +361,70 @@ def test_server_stopping_mid_pulse_sends_the_tasmota_off_at_once(broker_url: str
         return [m.payload for m in rec.got]
 
     assert asyncio.run(main()) == [b"ON", b"OFF"]
+
+
+def test_mqtts_with_the_clubs_own_ca_and_a_password(tmp_path: Any, prefix: str) -> None:
+    """TLS to a broker whose certificate the club's CA signed, user and password in the URL."""
+    import shutil
+    import subprocess
+
+    from tests.feeds.conftest import MQTT_HOST, _listening, _missing, free_port
+
+    exe = shutil.which("mosquitto") or "/usr/sbin/mosquitto"
+    openssl = shutil.which("openssl")
+    if not openssl or not os.path.exists(exe):
+        _missing("the TLS test needs mosquitto and openssl")
+    d = tmp_path
+
+    def run(*args: str) -> None:
+        subprocess.run([openssl, *args], cwd=d, check=True, capture_output=True)
+
+    run("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "ca.key", "-out", "ca.pem",
+        "-days", "2", "-subj", "/CN=club CA")
+    run("req", "-newkey", "rsa:2048", "-nodes", "-keyout", "srv.key", "-out", "srv.csr",
+        "-subj", "/CN=localhost")
+    (d / "ext.cnf").write_text("subjectAltName=DNS:localhost,IP:127.0.0.1\n")
+    run("x509", "-req", "-in", "srv.csr", "-CA", "ca.pem", "-CAkey", "ca.key",
+        "-CAcreateserial", "-out", "srv.pem", "-days", "2", "-extfile", "ext.cnf")
+    subprocess.run([shutil.which("mosquitto_passwd") or "/usr/bin/mosquitto_passwd", "-b", "-c",
+                    str(d / "passwd"), "club", "s3cret"], check=True, capture_output=True)
+    port = free_port()
+    (d / "m.conf").write_text(
+        f"listener {port} {MQTT_HOST}\ncafile {d}/ca.pem\ncertfile {d}/srv.pem\n"
+        f"keyfile {d}/srv.key\nallow_anonymous false\npassword_file {d}/passwd\n"
+        "persistence false\n"
+        # as root, mosquitto would become the mosquitto user, who cannot read this folder
+        + ("user root\n" if os.geteuid() == 0 else ""))
+    proc = subprocess.Popen([exe, "-c", str(d / "m.conf")], stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 10
+        while not _listening(port, 0.2):
+            assert time.monotonic() < deadline and proc.poll() is None, "no TLS broker"
+            time.sleep(0.05)
+
+        async def main() -> None:
+            mqtt = MqttSettings(url=f"mqtts://club:s3cret@{MQTT_HOST}:{port}", prefix=prefix,
+                                tls_ca=str(d / "ca.pem"))
+            feed = MqttFeed(mqtt)
+            svc = FakeService(feed)
+            await feed.start()
+            try:
+                await connected(feed)
+                svc.event(0.0, "bowl_in")
+                await drained(feed)
+            finally:
+                await feed.stop()
+            assert feed.published >= 2 and feed.last_error is None
+
+            wrong = MqttFeed(MqttSettings(url=f"mqtts://club:nope@{MQTT_HOST}:{port}",
+                                          tls_ca=str(d / "ca.pem")))
+            await wrong.start()
+            await asyncio.sleep(1.0)
+            await wrong.stop(drain_s=0)
+            assert not wrong.connected and wrong.last_error  # refused: said in /readyz
+
+        asyncio.run(main())
+    finally:
+        proc.kill()
+        proc.wait()
