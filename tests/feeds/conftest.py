@@ -43,9 +43,35 @@ def broker_url() -> str:
 
 
 @pytest.fixture
-def prefix() -> str:
-    """A topic prefix of this test alone (others run tests on the same broker)."""
-    return "chukker-test/" + uuid.uuid4().hex[:10]
+def prefix() -> Iterator[str]:
+    """A topic prefix of this test alone (others run tests on the same broker); the
+    retained messages left under it on the machine's broker are cleared afterwards."""
+    p = "chukker-test/" + uuid.uuid4().hex[:10]
+    yield p
+    if _listening(MQTT_PORT, 0.2):
+        _clear_retained(p)
+
+
+def _clear_retained(prefix: str) -> None:
+    import asyncio
+    import contextlib
+
+    import aiomqtt
+
+    async def clear() -> None:
+        topics: set[str] = set()
+        async with aiomqtt.Client(MQTT_HOST, MQTT_PORT) as c:
+            await c.subscribe(f"{prefix}/#")
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(0.3):
+                    async for m in c.messages:
+                        if m.retain:
+                            topics.add(str(m.topic))
+            for t in topics:
+                await c.publish(t, b"", qos=1, retain=True)
+
+    with contextlib.suppress(Exception):
+        asyncio.run(clear())
 
 
 def free_port() -> int:

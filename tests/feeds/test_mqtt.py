@@ -9,6 +9,7 @@ import os
 import time
 from typing import Any
 
+import aiomqtt
 import pytest
 from tests.feeds.conftest import OwnBroker
 from tests.feeds.fake import FakeService
@@ -187,6 +188,24 @@ def test_a_horn_reported_twice_sounds_the_relay_once(broker_url: str, prefix: st
                 await a.stop()
                 await b.stop()
         assert [m.payload for m in rec.got] == [b"ON", b"OFF"]
+
+    asyncio.run(main())
+
+
+def test_the_online_topic_says_1_while_the_server_publishes_and_0_once_it_stops(
+        broker_url: str, prefix: str) -> None:
+    async def main() -> None:
+        feed = make_feed(broker_url, prefix)
+        await feed.start()
+        await connected(feed)
+        await drained(feed)
+        up = await retained(broker_url, feed.online_topic)
+        await feed.stop()
+        down = await retained(broker_url, feed.online_topic)
+        assert up is not None and up.payload == b"1"
+        assert down is not None and down.payload == b"0"
+        async with aiomqtt.Client("127.0.0.1", int(broker_url.rsplit(":", 1)[1])) as c:
+            await c.publish(feed.online_topic, b"", qos=1, retain=True)  # leave no trace
 
     asyncio.run(main())
 

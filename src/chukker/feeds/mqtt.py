@@ -154,6 +154,8 @@ class MqttFeed:
             h.cancel()
             self.outbox.put(msg)
         self._timers.clear()
+        if self.connected:  # a clean disconnect sends no will: say it ourselves
+            self.outbox.put(Message(Kind.EVENT, self.online_topic, b"0", retain=True))
         deadline = time.monotonic() + drain_s
         while self.connected and len(self.outbox) and time.monotonic() < deadline:
             await asyncio.sleep(0.02)
