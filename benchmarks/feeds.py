@@ -315,16 +315,22 @@ async def horn_phase(args: argparse.Namespace, tmp: Path, broker: Broker) -> dic
 
 async def post_phases(args: argparse.Namespace, tmp: Path, broker: Broker) -> dict[str, Any]:
     db_a, db_b = tmp / "plain.sqlite3", tmp / "mqtt.sqlite3"
-    prepare(db_a, [], args.matches)
-    prepare(db_b, [], args.matches)
+    # horns due every 300 ms through the three phases, the same on both servers (with
+    # a relay on the MQTT one): their lateness in the audit, MQTT against none
+    first = wall_ms() + 12_000
+    due = [first + 300 * i for i in range(round((3 * args.seconds + 6) / 0.3))]
+    horns_a, _ = prepare(db_a, due, args.matches)
+    horns_b, _ = prepare(db_b, due, args.matches)
     plain = Server(db_a, {}, args.verbose)
+    relays = json.dumps([{"kind": "tasmota", "topic": "bench-post-horn", "pulse_ms": 100}])
     mqtt = Server(db_b, {"CHUKKER_MQTT_URL": f"mqtt://127.0.0.1:{broker.port}",
-                         "CHUKKER_MQTT_PREFIX": "bench"}, args.verbose)
+                         "CHUKKER_MQTT_PREFIX": "bench", "CHUKKER_HORN_RELAYS": relays},
+                  args.verbose)
     out: dict[str, Any] = {}
     try:
         await plain.ready()
         await mqtt.ready()
-        await asyncio.sleep(1.0)
+        await asyncio.sleep(max(1.0, (first - wall_ms()) / 1000))
         lat: dict[str, tuple[list[float], list[float]]] = {}
 
         async def side_by_side(name: str) -> None:  # both servers at once: the same machine
@@ -352,6 +358,15 @@ async def post_phases(args: argparse.Namespace, tmp: Path, broker: Broker) -> di
         await fl
         if broker.proc is None:
             broker.start()
+        for srv, ids, key in ((plain, horns_a, "no_mqtt"), (mqtt, horns_b, "mqtt")):
+            late: list[float] = []
+            async with httpx.AsyncClient(base_url=srv.base, timeout=10) as http:
+                for mid in ids:
+                    rows = (await http.get(f"/api/matches/{mid}/horns")).json()
+                    late += [float(h["late_ms"]) for h in rows
+                             if first <= h["deadline"] <= wall_ms()]
+            out[f"horn_late_{key}_p99_ms"] = pct(late, 99)
+            out[f"horn_late_{key}_n"] = len(late)
         async with httpx.AsyncClient(base_url=mqtt.base, timeout=10) as http:
             text = (await http.get("/metrics")).text
         out["mqtt_metrics"] = {line.split(" ")[0]: line.split(" ")[1] for line in text.splitlines()
@@ -438,6 +453,9 @@ def report(r: dict[str, Any]) -> None:
             f"{p[f'post_{name}_base_p50_ms']:.1f} ({p[f'post_{name}_p50_ratio']:.2f}x), "
             f"p99 {p[f'post_{name}_p99_ms']:.1f} ms vs {p[f'post_{name}_base_p99_ms']:.1f} "
             f"({p[f'post_{name}_p99_ratio']:.2f}x)  (target <= 1.2x)")
+    say(f"horn lateness through the three phases (audit): p99 {p['horn_late_mqtt_p99_ms']:.0f} ms "
+        f"with MQTT and a relay ({p['horn_late_mqtt_n']} horns), "
+        f"{p['horn_late_no_mqtt_p99_ms']:.0f} ms without ({p['horn_late_no_mqtt_n']})")
     say(f"{t['matches']} matches through one broker (a state every {t['tick_s']} s each): "
         f"{t['states_per_s']:.0f} state messages/s (of {t['wanted_per_s']:.0f} wanted); server "
         f"CPU {t['server_cpu_us_per_msg']:.0f} us per message beyond the same server without "
