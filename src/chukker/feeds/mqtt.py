@@ -28,6 +28,7 @@ import random
 import secrets
 import ssl
 import time
+import zlib
 from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -49,6 +50,8 @@ BACKOFF_MIN_S = 0.2
 BACKOFF_MAX_S = 5.0
 #: seconds to wait for the broker's acknowledgement of one message
 ACK_TIMEOUT_S = 5.0
+#: turns of the once-a-second states (each match has its own)
+TICK_SLOTS = 10
 #: matches whose last report is kept (for the ticks and the arena topics)
 MATCHES_KEPT = 5000
 
@@ -328,11 +331,15 @@ class MqttFeed:
                                           retain=True, build=build))
 
     async def _tick(self) -> None:
-        """A state every ``tick_s`` for each match whose clock (or interval) runs."""
+        """A state every ``tick_s`` for each match whose clock (or interval) runs, the
+        matches spread over :data:`TICK_SLOTS` turns (a hundred states at once would
+        queue behind a key press)."""
+        turn = 0
         while True:
-            await asyncio.sleep(self.settings.tick_s)
+            await asyncio.sleep(self.settings.tick_s / TICK_SLOTS)
+            turn = (turn + 1) % TICK_SLOTS
             for mid in list(self._running):
-                if mid in self._reports:
+                if zlib.crc32(mid.encode()) % TICK_SLOTS == turn and mid in self._reports:
                     self._queue_state(mid)
 
     # ------------------------------------------------------------- publisher
