@@ -42,6 +42,7 @@ _REGISTERED: dict[str, str] = {
     "export": "chukker.ops_cli",
     "import": "chukker.ops_cli",
     "examples": "chukker.ops_cli",
+    "board": "chukker.feeds.board",
 }
 
 

@@ -259,6 +259,14 @@ async def refresh(request: Request, lt: LiveTournament) -> tuple[Standings, dict
             reports = await _reports(svc, lt)
             s = _standings(lt, reports)
         lt.last = (s, reports)
+        feed = getattr(request.app.state, "feed", None)
+        if feed is not None:  # the MQTT arena topics and relays follow the arena's match
+            for mid, live_id in lt.live.items():
+                if lt.t.matches[mid].arena:
+                    feed.map_arena(live_id, lt.t.matches[mid].arena)
+            for arena, now in _now_playing(lt, s).items():
+                if arena:
+                    feed.assign_arena(arena, now["live"], reports.get(now["current"] or ""))
         return s, reports
 
 
