@@ -22,6 +22,7 @@ from chukker.config import Settings
 from chukker.live import LiveService, ServiceError, api_errors
 from chukker.ops import metrics
 from chukker.store import EventStore, open_store
+from chukker.web.api import feeds as feeds_api
 from chukker.web.api import routes as api
 from chukker.web.limits import StreamCaps, StreamGate
 from chukker.web.ops import observe
@@ -89,9 +90,13 @@ def create_app(store: EventStore | str | Path, *, organiser: str | None = None,
         else:  # pragma: no cover - a PostgreSQL store object without an environment token
             organiser = os.environ.get("CHUKKER_ORGANISER_TOKEN") or None
 
+    feed = feeds_api.make_feed(svc, settings)  # MQTT (issue 22): only with mqtt.url
+
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         await svc.start()
+        if feed is not None:
+            await feeds_api.start_feed(svc, feed, app.state)
         _keep_collector_out_of_the_fanout()
         metrics.watch_gc()  # what a stall comes from: the collector or the loop
         lag = asyncio.create_task(metrics.watch_loop())
@@ -99,6 +104,8 @@ def create_app(store: EventStore | str | Path, *, organiser: str | None = None,
             yield
         finally:
             lag.cancel()
+            if feed is not None:
+                await feeds_api.stop_feed(svc, feed)
             await svc.stop()
 
     app = FastAPI(
@@ -111,6 +118,7 @@ def create_app(store: EventStore | str | Path, *, organiser: str | None = None,
         docs_url=None, redoc_url=None,  # served from the package by pages.py (no CDN)
     )
     app.state.service = svc
+    app.state.feed = feed
     lim = (settings or Settings()).limits
     app.state.throttle = Throttle(lim.bad_tokens_free, lim.bad_tokens_block,
                                   lim.bad_tokens_window_s)
@@ -152,6 +160,7 @@ def create_app(store: EventStore | str | Path, *, organiser: str | None = None,
         return JSONResponse(api_errors.body("server_error"), status_code=500)
 
     app.include_router(api.router)
+    app.include_router(feeds_api.router)
     app.include_router(pages.router)
     app.openapi = functools.partial(_openapi, app, app.openapi)  # type: ignore[method-assign]
     app.mount("/static", StaticFiles(directory=HERE / "static"), name="static")

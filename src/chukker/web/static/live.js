@@ -66,9 +66,21 @@
   }
   live.periodLabel = periodLabel;
 
+  // a final forfeit in words ("both forfeited", "White forfeited"), as the server's
+  // chukker.tournament.words says it; null when the result is not a forfeit
+  function forfeitWords(r) {
+    const f = r.forfeited || [];
+    if (r.status !== "final" || !f.length) return null;
+    if (f.length >= 2) return L.both_forfeited || "both forfeited";
+    return (L.team_forfeited || "%(team)s forfeited").replace("%(team)s", teamName(f[0]));
+  }
+  live.forfeitWords = forfeitWords;
+
   // the short phase the overlay shows: Final, Interval, Shootout, Period N
   function phaseLabel(r) {
     if (r.status === "interval") return L.interval || "Interval";
+    const fw = forfeitWords(r);
+    if (fw) return periodLabel(r) + " · " + fw;
     return periodLabel(r);
   }
 
@@ -107,7 +119,10 @@
     setText("[data-phase]", phaseLabel(r));
     setText("[data-corrections]", correctionShown(r) ? (L.clock_corrected || "Clock corrected") : "");
     let status = L[r.status] || r.status;
-    if (r.status === "final" && r.winner) status += " · " + (L.winner || "Winner") + ": " + teamName(r.winner);
+    const fw = forfeitWords(r);
+    if (fw) status += " · " + fw;
+    else if (r.status === "final" && r.winner) status += " · " + (L.winner || "Winner") + ": " + teamName(r.winner);
+    document.body.classList.toggle("forfeit", !!fw);
     const so = r.shootout;
     if (r.status === "shootout") {  // the shots so far, and who hits next
       const sc = (so && so.score) || {};
