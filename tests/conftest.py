@@ -9,6 +9,12 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
+from hypothesis import settings
+
+# Tests never assert a timing: Hypothesis's per-example deadline is one, and on a
+# loaded machine it fails examples that are merely slow. Examples stay bounded by count.
+settings.register_profile("chukker", deadline=None)
+settings.load_profile("chukker")
 
 PG_URL = os.environ.get("CHUKKER_TEST_POSTGRES_URL", "postgresql://postgres@127.0.0.1:5432/test")
 
