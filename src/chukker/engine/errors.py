@@ -82,6 +82,21 @@ MESSAGES: dict[str, str] = {
     "substitute_for_removed": "{team} {player} was removed: no substitute may take the place "
     "(Penalty {penalty})",
     "nothing_to_return": "{team} {player} is not out for equipment (Penalty 8)",
+    # mounts (record 1.2)
+    "mount_not_listed": "mount {mount} is not on {team}'s list of mounts (Rule 2: no mount may "
+    "be played by more than one team)",
+    "mount_ridden_by_teammate": "mount {mount} is ridden by {team} {rider} now (Rule 5: players "
+    "switch horses with their own team, one rider to a mount): change {rider}'s mount first",
+    "mount_out_of_game": "mount {mount} of {team} was removed from the game ({reason}, Rule "
+    "{clause})",
+    "mount_disqualified": "mount {mount} of {team} is disqualified (Penalty 8)",
+    "mount_rider_may_not_play": "{team} {player} may not play, so rides no mount: {cause}",
+    "shootout_mount_not_final_period": "Rule 5: the mounts in the shootout are those {team} "
+    "used in period {period}; {mount} was not: record umpire_consent for an injury or fatigue",
+    "mount_change_needed": "{team} {player} must change mounts before play resumes: {mount} "
+    "left the game (Rule {clause})",
+    "mount_reason_invalid": "reason {value}: a mount leaves the game for vice, blood, runaway, "
+    "injury or other",
     # the clock
     "clock_not_stopped": "the clock can be corrected only while it is stopped in a period",
     "clock_out_of_range": "remaining {remaining} is outside the period (0 to {length})",
@@ -121,6 +136,10 @@ MESSAGES: dict[str, str] = {
     "captain_not_a_player": "{path}: Rule 3: the captain is one of players 1-{count}",
     "alternate_number": "{path}: Rule 3: numbers are 1-99 and unique within the team",
     "opposite_ends": "{path}: the two teams must defend opposite ends",
+    "mount_two_teams": "{path}: Rule 2: no mount may be played by more than one team; {mount} "
+    "is listed by {a} and {b}",
+    "mount_id": "{path}: a mount's id is 1-32 characters of a-z, 0-9 and -",
+    "mount_listed_twice": "{path}: mount {mount} is listed twice",
 }
 
 
