@@ -74,6 +74,8 @@ MESSAGES: dict[str, str] = {
     "p6_without_free_hit": "penalty 6 needs a penalty 2, 3, 4 or 5 free hit earlier in this "
     "period",
     "p7_not_designable": "penalty 7: {team} {player} cannot be designated; eligible: {eligible}",
+    "p7_one_remedy": "penalty 7: {team}'s captain chooses a substitute or the removal of a "
+    "fouling player, not both (Rule 9)",
     "nothing_to_designate": "no Penalty 7 designation is pending for {team}",
     "already_forfeited": "{team} has already forfeited",
     "no_free_hit_pending": "no free hit is pending: only a foul with penalty 2-5 awards one",

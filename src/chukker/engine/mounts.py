@@ -1,0 +1,303 @@
+"""Mounts: who rides which horse, in which periods, and which horses are out (internal).
+
+Record 1.2 (issue 25). A team's string is ``teams.X.mounts``; the ``mount`` event
+``{team, player, mount, umpire_consent?}`` puts a player on a mount, only while
+the ball is dead; ``mount_out {team, mount, reason}`` removes a mount from the game
+(Rule 2: vice, blood; Rule 16: a runaway); Penalty 8 with ``mount: true``
+disqualifies the mount the named player rides (``equipment: true``: it may
+``return``). A rider whose mount left the game changes mounts before play resumes.
+
+A mount counts as ridden in a period when its rider is on it while that period is
+played: on it when the period starts, or given it at a stoppage or the split. The
+shootout counts as one more period (as for the roster, Rule 5), numbered after the
+last one played. A record without mounts folds exactly as before: every hook here
+is a no-op when no ``mount`` event was accepted.
+
+This layer sits on top of the others and reaches them only through ``super()``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Self
+
+from chukker.engine.errors import show
+from chukker.engine.report import Report
+from chukker.engine.setup import Mount, Setup
+from chukker.engine.state import Refused, bool_field
+from chukker.engine.types import IntervalKind, MountOutReason, MountStatus, Status
+
+_REASONS = frozenset(str(r) for r in MountOutReason)
+#: the clause each reason for leaving the game comes from
+_CLAUSE = {"vice": "2", "blood": "2", "runaway": "16", "injury": "16", "other": "2"}
+
+
+class Mounts(Report):
+    """The mount handlers, and the hooks that keep the pony lines beside the clock."""
+
+    def __init__(self, setup: Setup) -> None:
+        super().__init__(setup)
+        #: each team's string, by id (shared, never changed)
+        self.strings: dict[str, dict[str, Mount]] = {
+            t.id: {m.id: m for m in t.mounts} for t in setup.teams
+        }
+        #: who rides what now: team -> player -> mount id
+        self.riding: dict[str, dict[int, str]] = {t: {} for t in self.team_ids}
+        #: the periods each mount was ridden in: team -> mount id -> [period, ...]
+        self.ridden: dict[str, dict[str, list[int]]] = {t: {} for t in self.team_ids}
+        #: mounts out of the game: team -> mount id -> {status, reason, clause, event, ...}
+        self.mounts_gone: dict[str, dict[str, dict[str, Any]]] = {t: {} for t in self.team_ids}
+        #: riders who must change mounts before play resumes: team -> player -> mount id
+        self.mount_wait: dict[str, dict[int, str]] = {t: {} for t in self.team_ids}
+        #: any mount event accepted (the hooks do nothing until then)
+        self.mounts_kept = False
+
+    def copy(self) -> Self:
+        c = super().copy()
+        c.riding = {k: v.copy() for k, v in self.riding.items()}
+        c.ridden = {k: {m: p.copy() for m, p in v.items()} for k, v in self.ridden.items()}
+        c.mounts_gone = {k: v.copy() for k, v in self.mounts_gone.items()}
+        c.mount_wait = {k: v.copy() for k, v in self.mount_wait.items()}
+        return c
+
+    # ---------------------------------------------------------------- reading
+    def shootout_period(self) -> int:
+        """The number the shootout has among the periods (the one after the last)."""
+        return self.period + 1
+
+    def before_shootout(self) -> bool:
+        """In the shootout, or in the interval before it (its mounts are being set)."""
+        return self.status is Status.SHOOTOUT or (
+            self.status is Status.INTERVAL and self.interval_kind is IntervalKind.SHOOTOUT
+        )
+
+    def rider(self, team: str, mount: str) -> int | None:
+        """The player who rides ``mount`` now: on it and in the game."""
+        for p, m in self.riding[team].items():
+            if m == mount and self.why_not(team, p) is None:
+                return p
+        return None
+
+    def mount_of(self, team: str, player: int) -> str | None:
+        """The mount ``player`` rides now (``None`` when they may not play)."""
+        m = self.riding[team].get(player)
+        if m is None or self.why_not(team, player) is not None:
+            return None
+        return m
+
+    def note_ridden(self, team: str, mount: str, period: int) -> None:
+        ps = self.ridden[team].setdefault(mount, [])
+        if period not in ps:
+            ps.append(period)
+
+    def note_all_ridden(self, period: int) -> None:
+        for team, ride in self.riding.items():
+            for p, m in ride.items():
+                if self.why_not(team, p) is None:
+                    self.note_ridden(team, m, period)
+
+    def check_mounted(self) -> None:
+        """Rule 2, Rule 16: a rider whose mount left the game changes before play resumes."""
+        for team, wait in self.mount_wait.items():
+            for p, m in wait.items():
+                if self.why_not(team, p) is None:
+                    g = self.mounts_gone[team].get(m, {})
+                    raise Refused(
+                        "mount_change_needed",
+                        team=team,
+                        player=p,
+                        mount=m,
+                        clause=g.get("clause", "2"),
+                    )
+
+    def listed(self, team: str, ev: Mapping[str, Any]) -> str:
+        m = ev.get("mount")
+        if type(m) is not str or m not in self.strings[team]:
+            raise Refused("mount_not_listed", team=team, mount=show(m) if type(m) is not str
+                          else m)
+        return m
+
+    def check_in_game(self, team: str, mount: str) -> None:
+        g = self.mounts_gone[team].get(mount)
+        if g is None:
+            return
+        if g["status"] == MountStatus.DISQUALIFIED:
+            raise Refused("mount_disqualified", team=team, mount=mount)
+        raise Refused(
+            "mount_out_of_game", team=team, mount=mount, reason=g["reason"], clause=g["clause"]
+        )
+
+    def take_off(self, team: str, mount: str) -> int | None:
+        """``mount`` leaves the game: its rider (if any) is left waiting for another."""
+        for p, m in list(self.riding[team].items()):
+            if m == mount:
+                del self.riding[team][p]
+                if self.why_not(team, p) is None:
+                    self.mount_wait[team][p] = mount
+                    return p
+        return None
+
+    # --------------------------------------------------------------- handlers
+    def on_mount(self, ev: Mapping[str, Any], t: int, i: int) -> None:
+        """``mount {team, player, mount, umpire_consent?}``: the player rides that mount."""
+        self.check_dead_ball("a change of mounts")
+        team = self.team_of(ev)
+        player = self.player_of(ev, team, required=True)
+        assert player is not None
+        why = self.why_not(team, player)
+        if why is not None:
+            raise Refused(
+                "mount_rider_may_not_play",
+                team=team,
+                player=player,
+                cause={"code": why[0], "params": why[1]},
+            )
+        mount = self.listed(team, ev)
+        self.check_in_game(team, mount)
+        other = self.rider(team, mount)
+        if other is not None and other != player:
+            raise Refused("mount_ridden_by_teammate", team=team, mount=mount, rider=other)
+        consent = bool_field(ev, "umpire_consent")
+        if self.before_shootout() and not consent and self.periods:
+            last = self.periods[-1][0]
+            if last not in self.ridden[team].get(mount, ()):
+                raise Refused(
+                    "shootout_mount_not_final_period", team=team, mount=mount, period=last
+                )
+        # valid: change the pony line
+        self.mounts_kept = True
+        ride = self.riding[team]
+        for p, m in list(ride.items()):
+            if m == mount and p != player:
+                del ride[p]  # its last rider is out of the game
+        ride[player] = mount
+        self.mount_wait[team].pop(player, None)
+        if self.status is Status.STOPPED:
+            self.note_ridden(team, mount, self.period)
+        elif self.status is Status.SHOOTOUT:
+            self.note_ridden(team, mount, self.shootout_period())
+
+    def on_mount_out(self, ev: Mapping[str, Any], t: int, i: int) -> None:
+        """``mount_out {team, mount, reason}``: Rule 2 (vice, blood), Rule 16 (runaway):
+        the umpire stops play (an implied whistle, as a foul's) and orders it removed."""
+        if self.final:
+            self.check_not_final()
+        team = self.team_of(ev)
+        mount = self.listed(team, ev)
+        reason = ev.get("reason")
+        if type(reason) is not str or reason not in _REASONS:
+            raise Refused("mount_reason_invalid", value=show(reason))
+        self.check_in_game(team, mount)
+        self.mounts_kept = True
+        if self.running:
+            self.on_whistle({"reason": f"mount {reason}"}, t, i)
+        rider = self.take_off(team, mount)
+        self.mounts_gone[team][mount] = {
+            "status": MountStatus.OUT,
+            "reason": reason,
+            "clause": _CLAUSE[reason],
+            "event": i,
+            "last_rider": rider,
+        }
+
+    # ------------------------------------------------------------------ hooks
+    def on_bowl_in(self, ev: Mapping[str, Any], t: int, i: int) -> None:
+        if self.mounts_kept and not self.final:
+            self.check_mounted()
+        super().on_bowl_in(ev, t, i)
+
+    def on_free_hit(self, ev: Mapping[str, Any], t: int, i: int) -> None:
+        if self.mounts_kept and not self.final and self.pending is not None:
+            self.check_mounted()
+        super().on_free_hit(ev, t, i)
+
+    def start_period(self, t: int) -> None:
+        super().start_period(t)
+        if self.mounts_kept:
+            self.note_all_ridden(self.period)
+
+    def advance(self, t: float) -> None:
+        before = self.status
+        super().advance(t)
+        if self.mounts_kept and before is not Status.SHOOTOUT and self.status is Status.SHOOTOUT:
+            self.note_all_ridden(self.shootout_period())
+
+    def penalty_8(
+        self, t: int, i: int, ev: Mapping[str, Any], team: str, player: int | None
+    ) -> None:
+        super().penalty_8(t, i, ev, team, player)
+        if player is None or not self.mounts_kept or not bool_field(ev, "mount"):
+            return
+        mount = self.riding[team].get(player)
+        if mount is None:
+            return
+        equipment = bool_field(ev, "equipment")
+        self.take_off(team, mount)
+        self.mounts_gone[team][mount] = {
+            "status": MountStatus.DISQUALIFIED,
+            "reason": "equipment" if equipment else "penalty_8",
+            "clause": "Penalty 8",
+            "event": i,
+            "last_rider": player,
+            "may_return": equipment,
+        }
+
+    def on_return(self, ev: Mapping[str, Any], t: int, i: int) -> None:
+        team = ev.get("team")
+        player = ev.get("player")
+        had = (
+            type(team) is str
+            and team in self.mounts_out
+            and type(player) is int
+            and self.mounts_out[team].get(player) == "equipment"
+            and self.out[team].get(player, {}).get("status") != "equipment"
+        )
+        super().on_return(ev, t, i)
+        if had and type(team) is str:
+            gone = self.mounts_gone[team]
+            for m, g in list(gone.items()):
+                if g.get("may_return") and g.get("last_rider") == player:
+                    del gone[m]  # the equipment is put right: the mount may be ridden again
+
+    # ----------------------------------------------------------------- report
+    def mounts_report(self, team: str) -> dict[str, Any]:
+        """Per mount on ``team``'s string: name, owner, rider, periods ridden, status."""
+        out: dict[str, Any] = {}
+        for mid, m in self.strings[team].items():
+            entry: dict[str, Any] = {"name": m.name, "owner": m.owner}
+            g = self.mounts_gone[team].get(mid)
+            rider = None if g is not None else self.rider(team, mid)
+            entry["rider"] = rider
+            entry["periods"] = list(self.ridden[team].get(mid, ()))
+            if g is not None:
+                entry["status"] = str(g["status"])
+                entry["reason"] = g["reason"]
+                entry["clause"] = g["clause"]
+                entry["event"] = g["event"]
+                entry["last_rider"] = g["last_rider"]
+                if g["status"] == MountStatus.DISQUALIFIED:
+                    entry["may_return"] = g["may_return"]
+            else:
+                entry["status"] = str(MountStatus.RIDING if rider is not None
+                                      else MountStatus.AVAILABLE)
+                entry["reason"] = None
+            out[mid] = entry
+        return out
+
+    def roster_report(self, team: str) -> dict[str, Any]:
+        r = super().roster_report(team)
+        if self.strings[team]:
+            for no, entry in r["players"].items():
+                p = int(no)
+                old = entry.pop("mount", None)
+                if old is not None:
+                    entry["mount_out"] = old  # Penalty 8 on a mount not on the string
+                entry["mount"] = self.mount_of(team, p)
+                if p in self.mount_wait[team] and self.why_not(team, p) is None:
+                    entry["mount_needed"] = True
+        return r
+
+    def report(self, at_ms: int) -> dict[str, Any]:
+        r = super().report(at_ms)
+        r["mounts"] = {t: self.mounts_report(t) for t in self.team_ids}
+        return r
