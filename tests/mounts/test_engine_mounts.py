@@ -115,7 +115,7 @@ def test_rule_2_a_mount_removed_for_blood_cannot_come_back() -> None:
     r = run(events, at=52)
     c = r["mounts"]["A"]["chico"]
     assert c["status"] == "out" and c["reason"] == "blood" and c["rider"] is None
-    assert c["periods"] == [1] and c["clause"] == "2"
+    assert c["periods"] == [1] and c["clause"] == "Rule 2"
     e = refused([*events, mount(60, "A", 3, "chico")])
     assert e.code == "mount_out_of_game" and e.params["reason"] == "blood"
     e = refused([*events, ev(61, "mount_out", team="A", mount="chico", reason="vice")])
@@ -127,12 +127,12 @@ def test_rule_16_a_runaway_mount_stops_play_and_its_rider_changes_before_the_bow
               ev(50, "mount_out", team="A", mount="chico", reason="runaway")]
     r = run(events, at=51)
     assert r["status"] == "stopped" and r["clock"]["remaining_ms"] == 400_000
-    assert r["mounts"]["A"]["chico"]["clause"] == "16"
+    assert r["mounts"]["A"]["chico"]["clause"] == "Rule 16"
     assert r["roster"]["A"]["players"]["2"]["mount_needed"] is True
     assert "bowl_in" not in r["allowed"] and "mount" in r["allowed"]
     e = refused([*events, ev(60, "bowl_in")])
     assert e.code == "mount_change_needed"
-    assert e.params == {"team": "A", "player": 2, "mount": "chico", "clause": "16"}
+    assert e.params == {"team": "A", "player": 2, "mount": "chico", "clause": "Rule 16"}
     r = run([*events, mount(55, "A", 2, "elsa"), ev(60, "bowl_in")], at=61)
     assert r["status"] == "in_play" and r["mounts"]["A"]["elsa"]["periods"] == [1]
 

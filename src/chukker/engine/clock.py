@@ -212,6 +212,8 @@ class Clock(Roster):
     def on_bowl_in(self, ev: Mapping[str, Any], t: int, i: int) -> None:
         if self.final:
             self.check_not_final()
+        if self.mount_wait:
+            self.check_mounted()
         st = self.status
         if self.pending is not None:
             raise Refused("penalty_pending", penalty=self.pending["penalty"])

@@ -89,14 +89,14 @@ MESSAGES: dict[str, str] = {
     "be played by more than one team)",
     "mount_ridden_by_teammate": "mount {mount} is ridden by {team} {rider} now (Rule 5: players "
     "switch horses with their own team, one rider to a mount): change {rider}'s mount first",
-    "mount_out_of_game": "mount {mount} of {team} was removed from the game ({reason}, Rule "
+    "mount_out_of_game": "mount {mount} of {team} was removed from the game ({reason}, "
     "{clause})",
     "mount_disqualified": "mount {mount} of {team} is disqualified (Penalty 8)",
     "mount_rider_may_not_play": "{team} {player} may not play, so rides no mount: {cause}",
     "shootout_mount_not_final_period": "Rule 5: the mounts in the shootout are those {team} "
     "used in period {period}; {mount} was not: record umpire_consent for an injury or fatigue",
     "mount_change_needed": "{team} {player} must change mounts before play resumes: {mount} "
-    "left the game (Rule {clause})",
+    "left the game ({clause})",
     "mount_reason_invalid": "reason {value}: a mount leaves the game for vice, blood, runaway, "
     "injury or other",
     # the clock

@@ -28,8 +28,12 @@ from chukker.engine.state import Refused, bool_field
 from chukker.engine.types import IntervalKind, MountOutReason, MountStatus, Status
 
 _REASONS = frozenset(str(r) for r in MountOutReason)
+# enum members as module constants: a class attribute lookup costs more than the check
+_IN_PLAY, _STOPPED, _SHOOTOUT, _INTERVAL = (
+    Status.IN_PLAY, Status.STOPPED, Status.SHOOTOUT, Status.INTERVAL)
 #: the clause each reason for leaving the game comes from
-_CLAUSE = {"vice": "2", "blood": "2", "runaway": "16", "injury": "16", "other": "2"}
+_CLAUSE = {"vice": "Rule 2", "blood": "Rule 2", "runaway": "Rule 16", "injury": "Rule 16",
+           "other": "Rule 2"}
 
 
 class Mounts(Report):
@@ -47,8 +51,6 @@ class Mounts(Report):
         self.ridden: dict[str, dict[str, list[int]]] = {t: {} for t in self.team_ids}
         #: mounts out of the game: team -> mount id -> {status, reason, clause, event, ...}
         self.mounts_gone: dict[str, dict[str, dict[str, Any]]] = {t: {} for t in self.team_ids}
-        #: riders who must change mounts before play resumes: team -> player -> mount id
-        self.mount_wait: dict[str, dict[int, str]] = {t: {} for t in self.team_ids}
         #: any mount event accepted (the hooks do nothing until then)
         self.mounts_kept = False
 
@@ -57,7 +59,6 @@ class Mounts(Report):
         c.riding = {k: v.copy() for k, v in self.riding.items()}
         c.ridden = {k: {m: p.copy() for m, p in v.items()} for k, v in self.ridden.items()}
         c.mounts_gone = {k: v.copy() for k, v in self.mounts_gone.items()}
-        c.mount_wait = {k: v.copy() for k, v in self.mount_wait.items()}
         return c
 
     # ---------------------------------------------------------------- reading
@@ -71,17 +72,23 @@ class Mounts(Report):
             self.status is Status.INTERVAL and self.interval_kind is IntervalKind.SHOOTOUT
         )
 
+    def may_play(self, team: str, player: int) -> bool:
+        """:meth:`why_not` is ``None``, quickly in the common case (no one of the team out)."""
+        if not self.out[team]:
+            return player in self.field[team]
+        return self.why_not(team, player) is None
+
     def rider(self, team: str, mount: str) -> int | None:
         """The player who rides ``mount`` now: on it and in the game."""
         for p, m in self.riding[team].items():
-            if m == mount and self.why_not(team, p) is None:
+            if m == mount and self.may_play(team, p):
                 return p
         return None
 
     def mount_of(self, team: str, player: int) -> str | None:
         """The mount ``player`` rides now (``None`` when they may not play)."""
         m = self.riding[team].get(player)
-        if m is None or self.why_not(team, player) is not None:
+        if m is None or not self.may_play(team, player):
             return None
         return m
 
@@ -92,23 +99,14 @@ class Mounts(Report):
 
     def note_all_ridden(self, period: int) -> None:
         for team, ride in self.riding.items():
+            ridden = self.ridden[team]
             for p, m in ride.items():
-                if self.why_not(team, p) is None:
-                    self.note_ridden(team, m, period)
-
-    def check_mounted(self) -> None:
-        """Rule 2, Rule 16: a rider whose mount left the game changes before play resumes."""
-        for team, wait in self.mount_wait.items():
-            for p, m in wait.items():
-                if self.why_not(team, p) is None:
-                    g = self.mounts_gone[team].get(m, {})
-                    raise Refused(
-                        "mount_change_needed",
-                        team=team,
-                        player=p,
-                        mount=m,
-                        clause=g.get("clause", "2"),
-                    )
+                if self.may_play(team, p):
+                    ps = ridden.get(m)
+                    if ps is None:
+                        ridden[m] = [period]
+                    elif period not in ps:
+                        ps.append(period)
 
     def listed(self, team: str, ev: Mapping[str, Any]) -> str:
         m = ev.get("mount")
@@ -127,24 +125,29 @@ class Mounts(Report):
             "mount_out_of_game", team=team, mount=mount, reason=g["reason"], clause=g["clause"]
         )
 
-    def take_off(self, team: str, mount: str) -> int | None:
+    def take_off(self, team: str, mount: str, clause: str) -> int | None:
         """``mount`` leaves the game: its rider (if any) is left waiting for another."""
         for p, m in list(self.riding[team].items()):
             if m == mount:
                 del self.riding[team][p]
                 if self.why_not(team, p) is None:
-                    self.mount_wait[team][p] = mount
+                    self.mount_wait[(team, p)] = (mount, clause)
                     return p
         return None
 
     # --------------------------------------------------------------- handlers
     def on_mount(self, ev: Mapping[str, Any], t: int, i: int) -> None:
         """``mount {team, player, mount, umpire_consent?}``: the player rides that mount."""
-        self.check_dead_ball("a change of mounts")
-        team = self.team_of(ev)
-        player = self.player_of(ev, team, required=True)
-        assert player is not None
-        why = self.why_not(team, player)
+        if self.final or self.status is _IN_PLAY:
+            self.check_dead_ball("a change of mounts")
+        team = ev.get("team")
+        if type(team) is not str or team not in self.strings:
+            team = self.team_of(ev)
+        player = ev.get("player")
+        if type(player) is not int or player not in self.sheet[team]:
+            player = self.player_of(ev, team, required=True)
+            assert player is not None
+        why = None if self.may_play(team, player) else self.why_not(team, player)
         if why is not None:
             raise Refused(
                 "mount_rider_may_not_play",
@@ -152,29 +155,39 @@ class Mounts(Report):
                 player=player,
                 cause={"code": why[0], "params": why[1]},
             )
-        mount = self.listed(team, ev)
-        self.check_in_game(team, mount)
-        other = self.rider(team, mount)
-        if other is not None and other != player:
-            raise Refused("mount_ridden_by_teammate", team=team, mount=mount, rider=other)
-        consent = bool_field(ev, "umpire_consent")
-        if self.before_shootout() and not consent and self.periods:
-            last = self.periods[-1][0]
-            if last not in self.ridden[team].get(mount, ()):
-                raise Refused(
-                    "shootout_mount_not_final_period", team=team, mount=mount, period=last
-                )
+        mount = ev.get("mount")
+        if type(mount) is not str or mount not in self.strings[team]:
+            mount = self.listed(team, ev)
+        gone = self.mounts_gone[team]
+        if gone and mount in gone:
+            self.check_in_game(team, mount)
+        ride = self.riding[team]
+        stale = None
+        for p, m in ride.items():
+            if m == mount and p != player:
+                if self.may_play(team, p):
+                    raise Refused("mount_ridden_by_teammate", team=team, mount=mount, rider=p)
+                stale = p
+        st = self.status
+        if (st is _SHOOTOUT or st is _INTERVAL) and self.before_shootout():
+            if not bool_field(ev, "umpire_consent") and self.periods:
+                last = self.periods[-1][0]
+                if last not in self.ridden[team].get(mount, ()):
+                    raise Refused(
+                        "shootout_mount_not_final_period", team=team, mount=mount, period=last
+                    )
+        elif ev.get("umpire_consent") is not None:
+            bool_field(ev, "umpire_consent")
         # valid: change the pony line
         self.mounts_kept = True
-        ride = self.riding[team]
-        for p, m in list(ride.items()):
-            if m == mount and p != player:
-                del ride[p]  # its last rider is out of the game
+        if stale is not None:
+            del ride[stale]  # its last rider is out of the game
         ride[player] = mount
-        self.mount_wait[team].pop(player, None)
-        if self.status is Status.STOPPED:
+        if self.mount_wait:
+            self.mount_wait.pop((team, player), None)
+        if st is _STOPPED:
             self.note_ridden(team, mount, self.period)
-        elif self.status is Status.SHOOTOUT:
+        elif st is _SHOOTOUT:
             self.note_ridden(team, mount, self.shootout_period())
 
     def on_mount_out(self, ev: Mapping[str, Any], t: int, i: int) -> None:
@@ -191,7 +204,7 @@ class Mounts(Report):
         self.mounts_kept = True
         if self.running:
             self.on_whistle({"reason": f"mount {reason}"}, t, i)
-        rider = self.take_off(team, mount)
+        rider = self.take_off(team, mount, _CLAUSE[reason])
         self.mounts_gone[team][mount] = {
             "status": MountStatus.OUT,
             "reason": reason,
@@ -201,16 +214,6 @@ class Mounts(Report):
         }
 
     # ------------------------------------------------------------------ hooks
-    def on_bowl_in(self, ev: Mapping[str, Any], t: int, i: int) -> None:
-        if self.mounts_kept and not self.final:
-            self.check_mounted()
-        super().on_bowl_in(ev, t, i)
-
-    def on_free_hit(self, ev: Mapping[str, Any], t: int, i: int) -> None:
-        if self.mounts_kept and not self.final and self.pending is not None:
-            self.check_mounted()
-        super().on_free_hit(ev, t, i)
-
     def start_period(self, t: int) -> None:
         super().start_period(t)
         if self.mounts_kept:
@@ -219,7 +222,7 @@ class Mounts(Report):
     def advance(self, t: float) -> None:
         before = self.status
         super().advance(t)
-        if self.mounts_kept and before is not Status.SHOOTOUT and self.status is Status.SHOOTOUT:
+        if self.mounts_kept and before is not _SHOOTOUT and self.status is _SHOOTOUT:
             self.note_all_ridden(self.shootout_period())
 
     def penalty_8(
@@ -232,7 +235,7 @@ class Mounts(Report):
         if mount is None:
             return
         equipment = bool_field(ev, "equipment")
-        self.take_off(team, mount)
+        self.take_off(team, mount, "Penalty 8")
         self.mounts_gone[team][mount] = {
             "status": MountStatus.DISQUALIFIED,
             "reason": "equipment" if equipment else "penalty_8",
@@ -262,25 +265,40 @@ class Mounts(Report):
     # ----------------------------------------------------------------- report
     def mounts_report(self, team: str) -> dict[str, Any]:
         """Per mount on ``team``'s string: name, owner, rider, periods ridden, status."""
+        string = self.strings[team]
+        if not string:
+            return {}
+        riders = {m: p for p, m in self.riding[team].items() if self.may_play(team, p)}
+        gone_all = self.mounts_gone[team]
+        ridden = self.ridden[team]
         out: dict[str, Any] = {}
-        for mid, m in self.strings[team].items():
-            entry: dict[str, Any] = {"name": m.name, "owner": m.owner}
-            g = self.mounts_gone[team].get(mid)
-            rider = None if g is not None else self.rider(team, mid)
-            entry["rider"] = rider
-            entry["periods"] = list(self.ridden[team].get(mid, ()))
-            if g is not None:
-                entry["status"] = str(g["status"])
-                entry["reason"] = g["reason"]
-                entry["clause"] = g["clause"]
-                entry["event"] = g["event"]
-                entry["last_rider"] = g["last_rider"]
-                if g["status"] == MountStatus.DISQUALIFIED:
-                    entry["may_return"] = g["may_return"]
-            else:
-                entry["status"] = str(MountStatus.RIDING if rider is not None
-                                      else MountStatus.AVAILABLE)
-                entry["reason"] = None
+        for mid, m in string.items():
+            g = gone_all.get(mid)
+            ps = ridden.get(mid)
+            if g is None:
+                rider = riders.get(mid)
+                out[mid] = {
+                    "name": m.name,
+                    "owner": m.owner,
+                    "rider": rider,
+                    "periods": ps.copy() if ps else [],
+                    "status": "available" if rider is None else "riding",
+                    "reason": None,
+                }
+                continue
+            entry: dict[str, Any] = {
+                "name": m.name,
+                "owner": m.owner,
+                "rider": None,
+                "periods": ps.copy() if ps else [],
+                "status": str(g["status"]),
+                "reason": g["reason"],
+                "clause": g["clause"],
+                "event": g["event"],
+                "last_rider": g["last_rider"],
+            }
+            if g["status"] == MountStatus.DISQUALIFIED:
+                entry["may_return"] = g["may_return"]
             out[mid] = entry
         return out
 
@@ -293,7 +311,7 @@ class Mounts(Report):
                 if old is not None:
                     entry["mount_out"] = old  # Penalty 8 on a mount not on the string
                 entry["mount"] = self.mount_of(team, p)
-                if p in self.mount_wait[team] and self.why_not(team, p) is None:
+                if (team, p) in self.mount_wait and self.why_not(team, p) is None:
                     entry["mount_needed"] = True
         return r
 

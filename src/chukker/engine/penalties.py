@@ -327,6 +327,8 @@ class Penalties(Shootout):
         p = self.pending
         if p is None:
             raise Refused("no_free_hit_pending")
+        if self.mount_wait:
+            self.check_mounted()
         st = self.status
         if st is Status.STOPPED:
             rem = self.remaining

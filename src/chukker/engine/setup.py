@@ -30,6 +30,7 @@ _TEAM_ID = re.compile(r"^[A-Za-z0-9_-]{1,16}$")
 #: a mount's id (record 1.2): 1-32 characters of ``[a-z0-9-]``
 MOUNT_ID = re.compile(r"^[a-z0-9-]{1,32}$")
 MOUNTS_MAX = 64
+_MOUNT_KEYS = frozenset({"id", "name", "owner"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -259,7 +260,16 @@ def _mounts(path: str, doc: Any) -> tuple[Mount, ...]:
         raise SetupError(path, f"must be a list of at most {MOUNTS_MAX} mounts")
     out: list[Mount] = []
     seen: set[str] = set()
+    match = MOUNT_ID.match
     for i, m in enumerate(doc):
+        if type(m) is dict and m.keys() <= _MOUNT_KEYS:
+            # the common, clean case (the record's loader has checked the text already)
+            mid, name, owner = m.get("id"), m.get("name", ""), m.get("owner")
+            if (type(mid) is str and match(mid) and mid not in seen and type(name) is str
+                    and (owner is None or type(owner) is str)):
+                seen.add(mid)
+                out.append(Mount(mid, name, owner))
+                continue
         mpath = f"{path}[{i}]"
         if not isinstance(m, Mapping) or set(m) - {"id", "name", "owner"}:
             raise SetupError(mpath, "must be an object with id, name and owner")

@@ -47,7 +47,15 @@ _LISTS = (
     "so_shots",
 )
 _TABLES = ("field", "out", "mounts_out", "removed", "disabled")
-_FLAT_TABLES = ("goals", "bonus", "so_goals", "so_attempts", "designation", "stoppage_fouls")
+_FLAT_TABLES = (
+    "goals",
+    "bonus",
+    "so_goals",
+    "so_attempts",
+    "designation",
+    "stoppage_fouls",
+    "mount_wait",
+)
 
 
 class Refused(Exception):
@@ -169,6 +177,9 @@ class State:
         self.field = {t.id: [p.no for p in t.players] for t in setup.teams}
         self.out: dict[str, dict[int, dict[str, Any]]] = {t: {} for t in self.team_ids}
         self.mounts_out: dict[str, dict[int, str]] = {t: {} for t in self.team_ids}
+        #: riders whose mount left the game (record 1.2, :mod:`.mounts`): they change mounts
+        #: before play resumes; (team, player) -> (mount id, clause)
+        self.mount_wait: dict[tuple[str, int], tuple[str, str]] = {}
         self.designation: dict[str, dict[str, Any] | None] = {t: None for t in self.team_ids}
         self.removed: dict[str, dict[int, str]] = {t: {} for t in self.team_ids}
         self.disabled: dict[str, dict[int, str]] = {t: {} for t in self.team_ids}

@@ -503,7 +503,10 @@ def _header_special(v: Any, f: Field, path: str) -> Any:
             raise RecordError(code="field_type", path=path, expected="a list of mounts")
         if len(v) > MOUNTS_MAX:
             raise RecordError(code="too_many_items", path=path, max=MOUNTS_MAX)
-        return [_object(m, MOUNT_DOC, f"{path}[{i}]") for i, m in enumerate(v)]
+        return [
+            dict(m) if _clean_mount(m) else _object(m, MOUNT_DOC, f"{path}[{i}]")
+            for i, m in enumerate(v)
+        ]
     if k == "players":
         return _players(v, f, path)
     if k == "events":
@@ -517,6 +520,26 @@ def _header_special(v: Any, f: Field, path: str) -> Any:
     if k == "match_info":
         return _object(v, MATCH_INFO, path)
     raise AssertionError(k)  # pragma: no cover
+
+
+def _clean_mount(m: Any) -> bool:
+    """A quick yes for a mount :func:`_object` would accept unchanged (ASCII, in range)."""
+    if type(m) is not dict or not _MOUNT_KEYS.issuperset(m):
+        return False
+    mid, name, owner = m.get("id"), m.get("name", ""), m.get("owner", "")
+    return (
+        type(mid) is str
+        and MOUNT_ID_RE.match(mid) is not None
+        and type(name) is str
+        and type(owner) is str
+        and len(name) <= NAME_MAX
+        and len(owner) <= NAME_MAX
+        and name.isascii()
+        and owner.isascii()
+    )
+
+
+_MOUNT_KEYS = frozenset(MOUNT_DOC)
 
 
 def _one_team_per_mount(teams: Mapping[str, Any], path: str) -> None:
