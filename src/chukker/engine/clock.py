@@ -319,5 +319,12 @@ class Clock(Roster):
         if ms == 0:
             # the horn that failed: the period ends now
             self.end_period(t)
-        elif self.warn and not self.warning_done and ms <= self.warn_at:
-            self.warning_done = True
+        elif self.warn:
+            # the horn is due once the clock runs at 30 s left: set at or under 30 s it will
+            # not sound; set back above 30 s before it sounded, it is due again
+            if ms <= self.warn_at:
+                self.warning_done = True
+            elif self.warning_done and not any(
+                h[1] == self.period and h[2] == HornKind.WARNING for h in self.horns
+            ):
+                self.warning_done = False
