@@ -88,6 +88,17 @@ def test_rule_5_warning_horn_after_a_clock_corrected_to_30_then_to_40_seconds() 
     assert [(h["kind"], h["at"]) for h in r["horns"]] == [("warning", 120.0), ("end", 150.0)]
 
 
+def test_rule_5_warning_horn_after_corrections_in_a_later_period() -> None:
+    """The horn of period 1 sounded; in period 2 the clock is set to 30 s, then 40 s."""
+    events = [ev(0, "bowl_in"), ev(STARTS[1], "bowl_in"), ev(STARTS[1] + 100, "whistle"),
+              ev(STARTS[1] + 101, "clock", remaining=30, reason="late whistle"),
+              ev(STARTS[1] + 102, "clock", remaining=40, reason="umpire's direction"),
+              ev(STARTS[1] + 110, "bowl_in")]
+    r = run(events, WARN, at=STARTS[1] + 151)
+    assert [(h["kind"], h["period"]) for h in r["horns"]] == [
+        ("warning", 1), ("end", 1), ("warning", 2), ("end", 2)]
+
+
 def test_rule_5_warning_horn_once_the_clock_is_set_to_exactly_30_seconds() -> None:
     events = [ev(0, "bowl_in"), ev(100, "whistle"),
               ev(101, "clock", remaining=30, reason="late whistle"), ev(110, "bowl_in")]
@@ -96,6 +107,24 @@ def test_rule_5_warning_horn_once_the_clock_is_set_to_exactly_30_seconds() -> No
     events[2] = ev(101, "clock", remaining=30.001, reason="late whistle")
     r = run(events, WARN)
     assert [(h["kind"], h["at"]) for h in r["horns"]] == [("warning", 110.001), ("end", 140.001)]
+
+
+def test_rule_5_no_warning_horn_in_a_practice_period_of_exactly_30_seconds() -> None:
+    s = setup(warning_horn=True, practice={"period_s": 30, "interval_s": 10})
+    r = run([ev(0, "bowl_in")], s, at=31)
+    assert [(h["kind"], h["at"]) for h in r["horns"]] == [("end", 30.0)]
+    s = setup(warning_horn=True, practice={"period_s": 31, "interval_s": 10})
+    r = run([ev(0, "bowl_in")], s, at=32)
+    assert [(h["kind"], h["at"]) for h in r["horns"]] == [("warning", 1.0), ("end", 31.0)]
+
+
+def test_rule_5_warning_horn_not_due_after_the_clock_is_set_under_30_seconds() -> None:
+    events = [ev(0, "bowl_in"), ev(100, "whistle"),
+              ev(101, "clock", remaining=20, reason="late whistle"), ev(110, "bowl_in"),
+              ev(111, "whistle"), ev(112, "clock", remaining=35, reason="umpire"),
+              ev(113, "bowl_in")]
+    r = run(events, WARN)
+    assert [(h["kind"], h["at"]) for h in r["horns"]] == [("warning", 118.0), ("end", 148.0)]
 
 
 # ----------------------------------------------- Rule 9: restarts in an interval
@@ -139,6 +168,12 @@ def test_rule_9_penalty_6_after_a_free_hits_goal_and_a_new_penalty_cancels_nothi
     assert r["score"] == {"A": 1, "B": 0}  # the first free hit's goal stands
     assert r["goals"][0]["points"] == 1 and "cancelled" not in r["goals"][0]
     assert r["pending_penalty"] is None and r["restart"]["spot"] == [50.0, 25.0]
+    # a Penalty 6 against the fouling team while the new hit is pending: it is taken again,
+    # whatever the earlier hit scored
+    pending = [*events[:5], ev(31, "foul", team="B", penalty="6")]
+    r = run(pending, at=32)
+    assert r["pending_penalty"]["event"] == 6 and r["score"] == {"A": 1, "B": 0}
+    assert [n["code"] for n in r["notices"]] == []
     # against the fouling team instead: the last free hit is taken again
     events[-1] = ev(41, "foul", team="B", penalty="6")
     r = run(events, at=42)
