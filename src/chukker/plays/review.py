@@ -88,11 +88,19 @@ def review_of(
     return rv
 
 
+def load_any(path: Path) -> Tracking:
+    """A tracking file (``.csv``, ``.parquet``) or a scenario (``.toml``) as :class:`Tracking`."""
+    from chukker.plays.scenario import load
+    from chukker.plays.tracking import read_tracking
+
+    if path.suffix.lower() == ".toml":
+        return load(path).tracking()
+    return read_tracking(path)
+
+
 def analyse_file(path: str | Path, name: str | None = None) -> Review:
     """Read and analyse a tracking CSV/Parquet, a scenario TOML or a GPS session TOML."""
     from chukker.plays import gps
-    from chukker.plays.cli import load_any
-
     p = Path(path)
     h = hashlib.sha1(p.read_bytes())
     session = None
