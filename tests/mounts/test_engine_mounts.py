@@ -68,11 +68,12 @@ def test_rule_5_mounts_are_ridden_in_the_periods_their_riders_play() -> None:
     r = run(events, at=721)
     a = r["mounts"]["A"]
     assert a["bay"] == {"name": "Bay", "owner": None, "rider": 1, "periods": [1, 2],
+                        "rides": [{"period": 1, "player": 1}, {"period": 2, "player": 1}],
                         "status": "riding", "reason": None}
     assert a["dora"]["periods"] == [1] and a["dora"]["status"] == "available"
     assert a["dora"]["rider"] is None
     assert a["chico"]["periods"] == [1, 2] and a["chico"]["owner"] == "R. Paz"
-    assert a["elsa"] == {"name": "", "owner": None, "rider": None, "periods": [],
+    assert a["elsa"] == {"name": "", "owner": None, "rider": None, "periods": [], "rides": [],
                          "status": "available", "reason": None}
     assert r["roster"]["A"]["players"]["1"]["mount"] == "bay"
     assert r["roster"]["A"]["players"]["3"]["mount"] is None
@@ -105,8 +106,11 @@ def test_rule_5_a_mount_ridden_by_a_teammate_now_is_refused() -> None:
     e = refused([*LINE_UP, mount(1, "A", 3, "bay")])
     assert e.code == "mount_ridden_by_teammate" and e.params["rider"] == 1
     # once its rider is on another mount, a teammate may take it
-    r = run([*LINE_UP, mount(1, "A", 1, "dora"), mount(2, "A", 3, "bay")], at=3)
-    assert r["mounts"]["A"]["bay"]["rider"] == 3
+    r = run([*LINE_UP, mount(1, "A", 1, "dora"), mount(2, "A", 3, "bay"), ev(3, "bowl_in"),
+             ev(10, "whistle"), mount(11, "A", 3, "elsa"), mount(12, "A", 1, "bay")], at=13)
+    assert r["mounts"]["A"]["bay"]["rider"] == 1
+    assert r["mounts"]["A"]["bay"]["rides"] == [{"period": 1, "player": 3},
+                                                {"period": 1, "player": 1}]
 
 
 def test_rule_2_a_mount_removed_for_blood_cannot_come_back() -> None:

@@ -49,6 +49,8 @@ class Mounts(Report):
         self.riding: dict[str, dict[int, str]] = {t: {} for t in self.team_ids}
         #: the periods each mount was ridden in: team -> mount id -> [period, ...]
         self.ridden: dict[str, dict[str, list[int]]] = {t: {} for t in self.team_ids}
+        #: who rode it in each: team -> mount id -> [(period, player), ...]
+        self.rides: dict[str, dict[str, list[tuple[int, int]]]] = {t: {} for t in self.team_ids}
         #: mounts out of the game: team -> mount id -> {status, reason, clause, event, ...}
         self.mounts_gone: dict[str, dict[str, dict[str, Any]]] = {t: {} for t in self.team_ids}
         #: any mount event accepted (the hooks do nothing until then)
@@ -58,6 +60,7 @@ class Mounts(Report):
         c = super().copy()
         c.riding = {k: v.copy() for k, v in self.riding.items()}
         c.ridden = {k: {m: p.copy() for m, p in v.items()} for k, v in self.ridden.items()}
+        c.rides = {k: {m: p.copy() for m, p in v.items()} for k, v in self.rides.items()}
         c.mounts_gone = {k: v.copy() for k, v in self.mounts_gone.items()}
         return c
 
@@ -92,21 +95,19 @@ class Mounts(Report):
             return None
         return m
 
-    def note_ridden(self, team: str, mount: str, period: int) -> None:
+    def note_ridden(self, team: str, mount: str, period: int, player: int) -> None:
         ps = self.ridden[team].setdefault(mount, [])
         if period not in ps:
             ps.append(period)
+        rs = self.rides[team].setdefault(mount, [])
+        if (period, player) not in rs:
+            rs.append((period, player))
 
     def note_all_ridden(self, period: int) -> None:
         for team, ride in self.riding.items():
-            ridden = self.ridden[team]
             for p, m in ride.items():
                 if self.may_play(team, p):
-                    ps = ridden.get(m)
-                    if ps is None:
-                        ridden[m] = [period]
-                    elif period not in ps:
-                        ps.append(period)
+                    self.note_ridden(team, m, period, p)
 
     def listed(self, team: str, ev: Mapping[str, Any]) -> str:
         m = ev.get("mount")
@@ -186,9 +187,9 @@ class Mounts(Report):
         if self.mount_wait:
             self.mount_wait.pop((team, player), None)
         if st is _STOPPED:
-            self.note_ridden(team, mount, self.period)
+            self.note_ridden(team, mount, self.period, player)
         elif st is _SHOOTOUT:
-            self.note_ridden(team, mount, self.shootout_period())
+            self.note_ridden(team, mount, self.shootout_period(), player)
 
     def on_mount_out(self, ev: Mapping[str, Any], t: int, i: int) -> None:
         """``mount_out {team, mount, reason}``: Rule 2 (vice, blood), Rule 16 (runaway):
@@ -271,6 +272,7 @@ class Mounts(Report):
         riders = {m: p for p, m in self.riding[team].items() if self.may_play(team, p)}
         gone_all = self.mounts_gone[team]
         ridden = self.ridden[team]
+        rides = self.rides[team]
         out: dict[str, Any] = {}
         for mid, m in string.items():
             g = gone_all.get(mid)
@@ -282,6 +284,7 @@ class Mounts(Report):
                     "owner": m.owner,
                     "rider": rider,
                     "periods": ps.copy() if ps else [],
+                    "rides": [{"period": a, "player": b} for a, b in rides.get(mid, ())],
                     "status": "available" if rider is None else "riding",
                     "reason": None,
                 }
@@ -291,6 +294,7 @@ class Mounts(Report):
                 "owner": m.owner,
                 "rider": None,
                 "periods": ps.copy() if ps else [],
+                "rides": [{"period": a, "player": b} for a, b in rides.get(mid, ())],
                 "status": str(g["status"]),
                 "reason": g["reason"],
                 "clause": g["clause"],

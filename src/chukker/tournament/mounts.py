@@ -87,6 +87,11 @@ class Ridden:
     periods: list[tuple[str, int, int | None]] = field(default_factory=list)
     out: str | None = None  # the status it ended the day with, when not available
 
+    @property
+    def count(self) -> int:
+        """The periods it was ridden in (two riders in one period count once)."""
+        return len({(m, p) for m, p, _ in self.periods})
+
 
 def ridden_by_day(
     t: Tournament, played: Mapping[str, Played | str], s: Standings | None
@@ -106,9 +111,13 @@ def ridden_by_day(
                 continue
             for mid, entry in (mounts.get(key) or {}).items():
                 r = out.setdefault((team, mid, day), Ridden(team, mid, day))
-                rider = entry.get("rider") if entry.get("rider") is not None else entry.get(
-                    "last_rider")
-                r.periods += [(m.id, int(n), rider) for n in entry.get("periods", ())]
+                rides = entry.get("rides")
+                if rides is not None:
+                    r.periods += [(m.id, int(x["period"]), x.get("player")) for x in rides]
+                else:
+                    rider = entry.get("rider") if entry.get("rider") is not None else entry.get(
+                        "last_rider")
+                    r.periods += [(m.id, int(n), rider) for n in entry.get("periods", ())]
                 if entry.get("status") in ("out", "disqualified"):
                     r.out = f"{entry['status']} ({entry.get('reason')})"
     return out
@@ -123,11 +132,11 @@ def welfare_problems(
         return out
     for (team, mid, day), r in sorted(ridden_by_day(t, played, s).items(),
                                        key=lambda kv: (kv[0][2], kv[0][0], kv[0][1])):
-        if len(r.periods) > n:
+        if r.count > n:
             matches = ", ".join(dict.fromkeys(x[0] for x in r.periods))
             out.append(Problem(
                 f"mount {mid}",
-                f"{team}'s {mid} was ridden in {len(r.periods)} periods on {day.isoformat()} "
+                f"{team}'s {mid} was ridden in {r.count} periods on {day.isoformat()} "
                 f"({matches}), more than the {n} of mount_limits.periods_per_day",
                 "mount_periods_per_day"))
     return out
@@ -148,8 +157,8 @@ def over_limit(
     if n is None:
         return []
     return [
-        {"mount": mid, "day": day.isoformat(), "periods": len(r.periods), "limit": n}
+        {"mount": mid, "day": day.isoformat(), "periods": r.count, "limit": n}
         for (tm, mid, day), r in sorted(ridden_by_day(t, played, s).items(),
                                         key=lambda kv: (kv[0][2], kv[0][1]))
-        if tm == team and len(r.periods) > n
+        if tm == team and r.count > n
     ]

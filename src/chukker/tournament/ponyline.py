@@ -164,7 +164,7 @@ def pony_line(
                 "mount": mid,
                 "name": listed[mid].name if mid in listed else mid,
                 "periods": [{"match": a, "period": b} for a, b in periods],
-                "count": len(r.periods),
+                "count": r.count,
                 "out": r.out,
             })
     out = [{"no": k, "name": names[k], "mounts": sorted(per.get(k, []),
