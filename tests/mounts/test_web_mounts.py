@@ -92,7 +92,7 @@ def test_tournament_team_pony_line_shows_next_match_estimate_and_mounts(client: 
         assert post(client, "", live, token, ev).status_code == 201, ev
     page = client.get(f"/tournaments/{tid}/teams/reds/mounts?lang=es")
     assert page.status_code == 200 and "Bay" in page.text
-    part = client.get(f"/tournaments/{tid}/teams/reds/mounts?part=1")
+    part = client.get(f"/tournaments/{tid}/teams/reds/mounts?part=1&lang=en")
     assert "<html" not in part.text and "Playing now" in part.text and "P1" in part.text
     assert "Pony line" in client.get(f"/tournaments/{tid}/teams/reds").text
     assert client.get(f"/tournaments/{tid}/teams/nobody/mounts").status_code == 404
