@@ -128,7 +128,9 @@
     const j = await r.json().catch(() => ({}));
     if (r.status === 503 || (r.status === 429 && (j.code || j.error) === "busy")) {
       const ra = Number(r.headers.get("retry-after"));
-      return { retry: Number.isFinite(ra) && ra > 0 ? ra * 1000 : 1000 };
+      // kept and sent again; a full disk or a lost database is said (the operator must act)
+      const why = (j.code === "storage_full" || j.code === "store_unavailable") ? refusalText(j, r.status) : null;
+      return { retry: Number.isFinite(ra) && ra > 0 ? ra * 1000 : 1000, why };
     }
     if (r.ok) return { ok: true, j };
     if ((j.code || j.error) === "at_not_allowed" && cmd.at != null) {
@@ -155,6 +157,7 @@
         const res = await postOnce(cmd);
         if (res.retry != null) {
           if (res.offline) netDown = true;
+          if (res.why) say(res.why, true);
           renderNet();
           await sleep(res.retry);
           continue;
