@@ -6,7 +6,9 @@ period change (``chukker.engine.simulate.with_mounts``). Times, in the same run
 and on one core, the replay of every record to its final report:
 
 * baseline: the records without mounts;
-* mounts:   the same records with mounts;
+* mounts:   the same records with mounts: every player mounts before the first period,
+  then one player of each team changes at every period change (``--every-player``:
+  all six change every time);
 
 both with ``strict=False`` (the engine alone) and strict (each event checked against the
 record's definitions, as ``chukker replay`` does). Prints the ratio mounts/baseline.
@@ -26,7 +28,7 @@ from chukker.engine.simulate import default_setup, simulate, with_mounts
 from chukker.record import replay
 
 
-def build(n: int, seed: int) -> tuple[list[dict], list[dict]]:  # type: ignore[type-arg]
+def build(n: int, seed: int, every_player: bool = True) -> tuple[list[dict], list[dict]]:  # type: ignore[type-arg]
     rng = random.Random(seed)
     variants = [
         {},
@@ -38,7 +40,7 @@ def build(n: int, seed: int) -> tuple[list[dict], list[dict]]:  # type: ignore[t
     for i in range(n):
         setup = default_setup(**variants[i % len(variants)])
         events = simulate(setup, random.Random(rng.random()), 300)
-        listed, with_events = with_mounts(setup, events)
+        listed, with_events = with_mounts(setup, events, every_player=every_player)
         plain.append({**setup.to_dict(), "events": events})
         mounted.append({**listed.to_dict(), "events": with_events})
     return plain, mounted
@@ -62,8 +64,10 @@ def main() -> None:
     ap.add_argument("--matches", type=int, default=2000)
     ap.add_argument("--repeat", type=int, default=7)
     ap.add_argument("--seed", type=int, default=2026)
+    ap.add_argument("--every-player", action="store_true",
+                    help="every player changes at every period change (default: one per team)")
     a = ap.parse_args()
-    plain, mounted = build(a.matches, a.seed)
+    plain, mounted = build(a.matches, a.seed, a.every_player)
     n0 = sum(len(d["events"]) for d in plain)
     n1 = sum(len(d["events"]) for d in mounted)
     print(f"{a.matches} matches: {n0} events without mounts, {n1} with ({n1 - n0} mount events)")

@@ -153,11 +153,12 @@ def simulate(setup: Setup, rng: random.Random, events: int = 300) -> list[dict[s
 
 
 def with_mounts(
-    setup: Setup, events: list[dict[str, Any]], per_team: int = 6
+    setup: Setup, events: list[dict[str, Any]], per_team: int = 6, every_player: bool = True
 ) -> tuple[Setup, list[dict[str, Any]]]:
-    """The same match with a string of ``per_team`` mounts per team and a ``mount``
-    event for every player at every period change (before the event that opens a
-    period): players 1-3 change between two halves of the string.
+    """The same match with a string of ``per_team`` mounts per team and ``mount`` events
+    at every period change (before the event that opens a period): every player mounts
+    before the first period; then at each change every player (``every_player``) or one
+    player of each team, in turn, changes between two halves of the string.
 
     >>> import random
     >>> s, evs = with_mounts(default_setup(), simulate(default_setup(), random.Random(3), 60))
@@ -179,9 +180,13 @@ def with_mounts(
             st is Status.PRE_MATCH or st is Status.INTERVAL
         )
         if opens:
-            k = fold.core.period % 2
+            period = fold.core.period
+            k = period % 2
             for ti, t in enumerate(s.team_ids):
-                for p in fold.core.playing(t):
+                playing = fold.core.playing(t)
+                if not every_player and period > 0 and playing:
+                    playing = [playing[period % len(playing)]]
+                for p in playing:
                     n = (p - 1) % half + 1 + k * half
                     out.append({"at": ev["at"], "type": "mount", "team": t, "player": p,
                                 "mount": f"{'ab'[ti]}{n}"})
