@@ -49,7 +49,7 @@ MUTANTS: tuple[Mutant, ...] = (
            "and self.length - self.remaining_at(t) >= self.split_after",
            "and self.length - self.remaining_at(t) > self.split_after"),
     Mutant("warning-sounded-any-period", "clock.py",
-           "h[1] == self.period and h[2] == HornKind.WARNING", "h[2] == HornKind.WARNING"),
+           "h[1] == self.period and h[2] == HORN_WARNING", "h[2] == HORN_WARNING"),
     Mutant("warning-correction-never-due-again", "clock.py",
            "                self.warning_done = False", "                pass"),
     Mutant("warning-deadline-inclusive", "clock.py",

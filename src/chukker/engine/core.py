@@ -21,7 +21,7 @@ answers what an operator may send now.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from typing import Any
 
 from chukker.engine.mounts import Mounts
@@ -31,7 +31,7 @@ class Core(Mounts):
     """The derived state of a match after some events: every layer, one class."""
 
 
-HANDLERS: dict[str, Callable[[Core, Mapping[str, Any], int, int], None]] = {
+HANDLERS: dict[str, Callable[[Core, dict[str, Any], int, int], None]] = {
     "bowl_in": Core.on_bowl_in,
     "whistle": Core.on_whistle,
     "goal": Core.on_goal,

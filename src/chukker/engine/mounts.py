@@ -18,19 +18,24 @@ This layer sits on top of the others and reaches them only through ``super()``.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any, Self
 
 from chukker.engine.errors import show
 from chukker.engine.report import Report
 from chukker.engine.setup import Mount, Setup
-from chukker.engine.state import Refused, bool_field
-from chukker.engine.types import IntervalKind, MountOutReason, MountStatus, Status
+from chukker.engine.state import (
+    IV_SHOOTOUT,
+    S_IN_PLAY,
+    S_INTERVAL,
+    S_SHOOTOUT,
+    S_STOPPED,
+    Refused,
+    bool_field,
+)
+from chukker.engine.types import MountOutReason, MountStatus
 
 _REASONS = frozenset(str(r) for r in MountOutReason)
-# enum members as module constants: a class attribute lookup costs more than the check
-_IN_PLAY, _STOPPED, _SHOOTOUT, _INTERVAL = (
-    Status.IN_PLAY, Status.STOPPED, Status.SHOOTOUT, Status.INTERVAL)
+_IN_PLAY, _STOPPED, _SHOOTOUT, _INTERVAL = S_IN_PLAY, S_STOPPED, S_SHOOTOUT, S_INTERVAL
 #: the clause each reason for leaving the game comes from
 _CLAUSE = {"vice": "Rule 2", "blood": "Rule 2", "runaway": "Rule 16", "injury": "Rule 16",
            "other": "Rule 2"}
@@ -39,8 +44,10 @@ _CLAUSE = {"vice": "Rule 2", "blood": "Rule 2", "runaway": "Rule 16", "injury": 
 class Mounts(Report):
     """The mount handlers, and the hooks that keep the pony lines beside the clock."""
 
-    def __init__(self, setup: Setup) -> None:
-        super().__init__(setup)
+    def __init__(self, setup: Setup, *, blank: bool = False) -> None:
+        super().__init__(setup, blank=blank)
+        if blank:
+            return
         #: each team's string, by id (shared, never changed)
         self.strings: dict[str, dict[str, Mount]] = {
             t.id: {m.id: m for m in t.mounts} for t in setup.teams
@@ -58,10 +65,12 @@ class Mounts(Report):
 
     def copy(self) -> Self:
         c = super().copy()
+        c.strings = self.strings
         c.riding = {k: v.copy() for k, v in self.riding.items()}
         c.ridden = {k: {m: p.copy() for m, p in v.items()} for k, v in self.ridden.items()}
         c.rides = {k: {m: p.copy() for m, p in v.items()} for k, v in self.rides.items()}
         c.mounts_gone = {k: v.copy() for k, v in self.mounts_gone.items()}
+        c.mounts_kept = self.mounts_kept
         return c
 
     # ---------------------------------------------------------------- reading
@@ -71,8 +80,8 @@ class Mounts(Report):
 
     def before_shootout(self) -> bool:
         """In the shootout, or in the interval before it (its mounts are being set)."""
-        return self.status is Status.SHOOTOUT or (
-            self.status is Status.INTERVAL and self.interval_kind is IntervalKind.SHOOTOUT
+        return self.status is S_SHOOTOUT or (
+            self.status is S_INTERVAL and self.interval_kind is IV_SHOOTOUT
         )
 
     def may_play(self, team: str, player: int) -> bool:
@@ -109,7 +118,7 @@ class Mounts(Report):
                 if self.may_play(team, p):
                     self.note_ridden(team, m, period, p)
 
-    def listed(self, team: str, ev: Mapping[str, Any]) -> str:
+    def listed(self, team: str, ev: dict[str, Any]) -> str:
         m = ev.get("mount")
         if type(m) is not str or m not in self.strings[team]:
             raise Refused("mount_not_listed", team=team, mount=show(m) if type(m) is not str
@@ -137,7 +146,7 @@ class Mounts(Report):
         return None
 
     # --------------------------------------------------------------- handlers
-    def on_mount(self, ev: Mapping[str, Any], t: int, i: int) -> None:
+    def on_mount(self, ev: dict[str, Any], t: int, i: int) -> None:
         """``mount {team, player, mount, umpire_consent?}``: the player rides that mount."""
         if self.final or self.status is _IN_PLAY:
             self.check_dead_ball("a change of mounts")
@@ -191,7 +200,7 @@ class Mounts(Report):
         elif st is _SHOOTOUT:
             self.note_ridden(team, mount, self.shootout_period(), player)
 
-    def on_mount_out(self, ev: Mapping[str, Any], t: int, i: int) -> None:
+    def on_mount_out(self, ev: dict[str, Any], t: int, i: int) -> None:
         """``mount_out {team, mount, reason}``: Rule 2 (vice, blood), Rule 16 (runaway):
         the umpire stops play (an implied whistle, as a foul's) and orders it removed."""
         if self.final:
@@ -227,7 +236,7 @@ class Mounts(Report):
             self.note_all_ridden(self.shootout_period())
 
     def penalty_8(
-        self, t: int, i: int, ev: Mapping[str, Any], team: str, player: int | None
+        self, t: int, i: int, ev: dict[str, Any], team: str, player: int | None
     ) -> None:
         super().penalty_8(t, i, ev, team, player)
         if player is None or not self.mounts_kept or not bool_field(ev, "mount"):
@@ -246,7 +255,7 @@ class Mounts(Report):
             "may_return": equipment,
         }
 
-    def on_return(self, ev: Mapping[str, Any], t: int, i: int) -> None:
+    def on_return(self, ev: dict[str, Any], t: int, i: int) -> None:
         team = ev.get("team")
         player = ev.get("player")
         had = (

@@ -53,7 +53,7 @@ from chukker.rulebook.pages import (
     known_editions,
     rule_page,
 )
-from chukker.rulebook.search import search
+from chukker.rulebook.search import SearchResults, lookup
 from chukker.rulebook.summaries import RULE_NUMBERS, summaries
 
 HERE = Path(__file__).parent.parent  # chukker/web: templates/ and static/
@@ -250,7 +250,8 @@ def make_router(db: str | Path | None = None) -> Router:
 
     async def search_page(request: Request) -> Response:
         q = request.query_params.get("q", "").strip()[:200]
-        hits = []
+        hits: list[Any] = []
+        found: SearchResults | None = None
         has_db = False
         corpus = open_corpus()
         langs = _page_langs(corpus)
@@ -263,7 +264,8 @@ def make_router(db: str | Path | None = None) -> Router:
             has_db = True
             try:
                 if q:
-                    hits = search(corpus, q, lang=only or None, limit=50)
+                    found = lookup(corpus, q, lang=only or None, limit=50)
+                    hits = list(found.hits)
                     titles = {h.edition: edition_title(corpus, h.edition) for h in hits}
             finally:
                 corpus.close()
@@ -276,6 +278,7 @@ def make_router(db: str | Path | None = None) -> Router:
             q=q,
             only=only,
             hits=hits,
+            suggestion=found.suggestion if found is not None else None,
             has_db=has_db,
         )
 
