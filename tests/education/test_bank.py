@@ -157,3 +157,79 @@ def test_rule_13_quiz_check_against_an_imported_rulebook(
     assert res.exit_code == 1 and "clause '13zz' does not exist" in res.output
     missing = runner.invoke(build_app(["quiz"]), ["quiz", "check", "--db", str(tmp_path / "x")])
     assert missing.exit_code == 1 and "no rulebook database" in missing.output
+
+
+# ------------------------------------------------- explanations say what the seeds say
+#: the marker of a statement that is the project's, not the text's (issue 25, reading 2)
+READING = {"en": "chukker's reading", "es": "lectura de chukker", "it": "lettura di chukker"}
+SEED_LANG = {"arena-rules-summary-2006.en.txt": "en", "uspa-arena-2026-rule-05.es.txt": "es",
+             "uspa-arena-2026-rule-13.it.txt": "it"}
+_NUM = re.compile(r"\d+")
+#: words once found in explanations that no seed says (issue 25): they must not come back
+#: without the marker
+UNSUPPORTED = ("following it most nearly", "walls are part of play", "who joined second",
+               "angle of the contact is the foul", "foot or two or more",
+               "4 min, as Rule 5")
+
+
+def _seed_texts(seed_files: list[Path]) -> dict[tuple[str, str], tuple[str, str]]:
+    """(edition, clause id) -> (the seed's language, every text of the clause)."""
+    out: dict[tuple[str, str], tuple[str, str]] = {}
+    for f in seed_files:
+        lang = SEED_LANG.get(f.name, "en")
+        for r in parse_file(f).rules:
+            for c in r.clauses:
+                body = " ".join([c.heading, c.original,
+                                 *(c.translation(x) for x in LANGS), *map(str, c.plays)])
+                out[(r.edition, c.id)] = (lang, body)
+    own26 = {rule_of_clause_id(c) for e, c in out if e == EDITIONS[0]}
+    for (e, c), v in list(out.items()):
+        if e == EDITIONS[1] and rule_of_clause_id(c) not in own26:
+            out.setdefault((EDITIONS[0], c), v)  # the 2006 text where 2026 is silent
+    return out
+
+
+def test_rule_13_every_explanation_cites_a_clause_that_supports_it(
+    seed_files: list[Path],
+) -> None:
+    """Each explanation, in the language of the seed page of the clause it cites, says
+    chukker's reading or states only numbers that the cited clauses (or the question's
+    own words, the clause ids, the editions' years) give; and none of the readings the
+    issue found unsupported comes back."""
+    from chukker.education.playq import play_questions
+
+    seeds = _seed_texts(seed_files)
+    assert seeds
+    problems = []
+    for q in [*BANK.values(), *play_questions()]:
+        for lang in LANGS:
+            ex = q.explanation(lang)
+            if READING[lang] in ex:
+                continue
+            problems += [(q.id, w) for w in UNSUPPORTED if w in ex]
+        if q.origin == "plays":
+            continue  # a play's explanation tells the play itself: its numbers are the play's
+        for ed in EDITIONS:
+            if not q.holds_for(ed):
+                continue
+            cited: dict[str, list[str]] = {}
+            for cid in q.clauses_in(ed):
+                if (ed, cid) in seeds:
+                    lang, body = seeds[(ed, cid)]
+                    cited.setdefault(lang, []).append(f"{cid} {body}")
+            assert cited or not q.clauses_in(ed), (q.id, ed, "no seed text for its clauses")
+            for lang, bodies in cited.items():
+                ex = q.explanation(lang)
+                if READING[lang] in ex:
+                    continue
+                own = " ".join([*bodies, q.prompt(lang), *q.choices(lang), "2006 2026"])
+                loose = set(_NUM.findall(ex)) - set(_NUM.findall(own))
+                if loose:
+                    problems.append((q.id, ed, lang, sorted(loose)))
+    assert problems == []
+
+
+def test_rule_13_the_support_check_finds_an_unsupported_number(seed_files: list[Path]) -> None:
+    seeds = _seed_texts(seed_files)
+    _, body = seeds[("uspa-arena-2006", "5")]
+    assert "10" in _NUM.findall(body) and "17" not in _NUM.findall(body)

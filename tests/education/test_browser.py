@@ -51,11 +51,11 @@ def test_rule_13_take_a_ten_question_test_in_spanish(browser: Any, server: str) 
     expect(page.locator("h1")).to_have_text("Exámenes de reglas")
     page.select_option("select[name=level]", "umpire")
     page.fill("input[name=n]", "10")
-    page.fill("input[name=seed]", "2000")
+    page.fill("input[name=seed]", "2025")
     page.click("button[type=submit]")
     expect(page.locator("h1")).to_have_text("Examen de reglas")
     expect(page.locator("fieldset.question")).to_have_count(10)
-    quiz = draw(QuizSpec("umpire", "uspa-arena-2026", "es", 10, 2000))
+    quiz = draw(QuizSpec("umpire", "uspa-arena-2026", "es", 10, 2025))
     for k, item in enumerate(quiz.items, 1):
         pick = item.correct if k % 2 else (item.correct + 1) % len(item.order)
         letter = "abcdefgh"[pick]

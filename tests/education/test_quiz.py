@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 
 from chukker.cli import build_app
 from chukker.education import Level, check_bank
-from chukker.education.playq import play_questions
+from chukker.education.playq import TEAM_FOULS, play_questions
 from chukker.education.quiz import QuizSpec, draw, grade, parse_answer, pool, results_csv
 from chukker.plays import Verdict, shipped
 
@@ -24,7 +24,12 @@ def test_rule_13_play_questions_take_their_answers_from_the_scenarios() -> None:
     for sc in shipped():
         v = qs[f"play-{sc.id}-verdict"]
         assert v.choices("en")[v.answer] == ("Foul" if sc.verdict is Verdict.FOUL else "No foul")
-        if sc.culprit is not None:
+        if sc.culprit is not None and sc.id in TEAM_FOULS:
+            # the rule lays the foul on the team and names no rider (issue 25, reading 2)
+            c = qs[f"play-{sc.id}-culprit"]
+            assert c.choices("en")[c.answer] == "White" and c.play is not None
+            assert not c.play.players and "joined second" not in c.explanation("en")
+        elif sc.culprit is not None:
             c = qs[f"play-{sc.id}-culprit"]
             assert c.play is not None and c.play.players[c.answer] == str(sc.culprit)
     assert qs["play-13b-zigzag-row"].choices("en")[qs["play-13b-zigzag-row"].answer] == "Blue 1"

@@ -64,3 +64,21 @@ def test_rule_5_generator_is_reproducible_for_a_seed() -> None:
     b = [q.id for q in generate("uspa-arena-2026", 12, 7)]
     c = [q.id for q in generate("uspa-arena-2026", 12, 8)]
     assert a == b and a != c and len(set(a)) == 12
+
+
+def test_rule_5_the_interval_between_extra_periods_is_named_chukkers_reading() -> None:
+    """Issue 25, reading 2: no edition's Rule 5 sets the 4 minutes between extra periods;
+    the 10 minutes before the first and the shootout's interval are the text's."""
+    marks = {"en": "chukker's reading", "es": "lectura de chukker", "it": "lettura di chukker"}
+    seen = set()
+    for ed in EDITIONS:
+        for seed in range(200):
+            s = make("tie", ed, random.Random(seed))
+            q = s.question()
+            tb = s.params["tiebreak"]
+            seen.add((ed, tb))
+            for lang, mark in marks.items():
+                said = mark in q.explanation(lang)
+                assert said == (tb == "extra-periods-again"), (ed, tb, lang, q.explanation(lang))
+                assert "as Rule 5 of this edition sets it" not in q.explanation(lang) or not said
+    assert len(seen) == 6

@@ -18,6 +18,7 @@ def test_engine_every_file_under_600_lines() -> None:
 def test_engine_core_is_one_class_over_the_concern_layers() -> None:
     from chukker.engine.clock import Clock
     from chukker.engine.core import HANDLERS, Core
+    from chukker.engine.mounts import Mounts
     from chukker.engine.penalties import Penalties
     from chukker.engine.report import Report
     from chukker.engine.roster import Roster
@@ -25,7 +26,7 @@ def test_engine_core_is_one_class_over_the_concern_layers() -> None:
     from chukker.engine.state import State
 
     assert [c.__name__ for c in Core.__mro__[:-1]] == [
-        c.__name__ for c in (Core, Report, Penalties, Shootout, Clock, Roster, State)
+        c.__name__ for c in (Core, Mounts, Report, Penalties, Shootout, Clock, Roster, State)
     ]
     # every handler is a method of the one class the fold runs
     assert all(getattr(Core, h.__name__) is h for h in HANDLERS.values())
@@ -48,6 +49,6 @@ def test_engine_copy_copies_every_field_and_shares_no_table() -> None:
     assert vars(c) == vars(core)
     for k, v in vars(core).items():
         shared = ("other", "hcp", "sheet", "pending", "injury", "so_order", "so_seq",
-                  "restart", "last_free_hit")  # replaced, never changed in place
+                  "restart", "last_free_hit", "strings")  # replaced, never changed in place
         if isinstance(v, list | set | dict) and k not in shared:
             assert vars(c)[k] is not v, k  # every container the fold changes is copied

@@ -122,7 +122,8 @@ def test_rule_9_penalty_7_disabled_player_without_substitute_retires() -> None:
     assert e.code == "player_retired"
 
 
-def test_rule_9_penalty_7_qualified_substitute_takes_the_place() -> None:
+def test_rule_9_penalty_7_qualified_substitute_takes_the_place_and_no_one_is_removed() -> None:
+    """Reading 1 of issue 25: the captain of the team fouled chooses one remedy."""
     s = setup(a=(1, 3, 5), b=(2, 4, 6), alternates=1)
     events = [
         ev(0, "bowl_in"),
@@ -134,8 +135,33 @@ def test_rule_9_penalty_7_qualified_substitute_takes_the_place() -> None:
     assert r["score"]["A"] == 1
     assert r["roster"]["A"]["on_field"] == [1, 4, 3]
     assert r["roster"]["A"]["players"]["2"]["status"] == "replaced"
-    assert r["roster"]["B"]["players"]["2"]["status"] == "removed"
+    assert r["roster"]["B"]["on_field"] == [1, 2, 3]
+    assert {p["status"] for p in r["roster"]["B"]["players"].values()} <= {"playing", "alternate"}
+    assert r["roster"]["B"]["designate"] is None
+    assert "designate" not in r["allowed"]
     assert r["handicap_goals"] == run([], s)["handicap_goals"]  # unchanged (Penalty 7)
+
+
+def test_rule_9_penalty_7_without_a_substitute_the_fouling_player_nearest_above_leaves() -> None:
+    s = setup(a=(1, 3, 5), b=(2, 4, 6), alternates=1)
+    r = run([ev(0, "bowl_in"), ev(10, "foul", team="B", penalty="7", disabled=2)], s, at=11)
+    assert r["roster"]["A"]["players"]["2"]["status"] == "retired"
+    assert r["roster"]["B"]["players"]["2"]["status"] == "removed"  # 4 is nearest above 3
+
+
+def test_rule_9_penalty_7_unnamed_substitute_means_no_removal_either() -> None:
+    s = setup(a=(1, 3, 5), b=(2, 4, 6), alternates=1)
+    r = run([ev(0, "bowl_in"),
+             ev(10, "foul", team="B", penalty="7", disabled=2, substitute=True)], s, at=11)
+    assert r["roster"]["A"]["players"]["2"]["status"] == "replaced"
+    assert {p["status"] for p in r["roster"]["B"]["players"].values()} <= {"playing", "alternate"}
+
+
+def test_rule_9_penalty_7_substitute_and_removal_together_are_refused() -> None:
+    s = setup(a=(1, 3, 5), b=(2, 4, 6), alternates=1)
+    e = refused([ev(0, "bowl_in"),
+                 ev(10, "foul", team="B", penalty="7", disabled=2, substitute=4, removed=2)], s)
+    assert e.code == "p7_one_remedy"
 
 
 def test_rule_9_penalty_7_the_captain_designates_later() -> None:

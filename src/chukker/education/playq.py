@@ -38,9 +38,11 @@ W: dict[str, dict[str, str]] = {
         "who_q": "Who committed the foul?",
         "row_q": "Who has the right of way at this instant?",
         "row_expl": (
-            "{p} has the right of way: of the players riding near the ball, on or close to "
-            "the line of the ball, he is the one following it most nearly (Rules 11 and 12)."
+            "{p} has the right of way in chukker's reading of Rules 11 and 12 (its "
+            "right-of-way model): of the players riding near the ball, on or close to the "
+            "line of the ball, he is the one following it most nearly."
         ),
+        "team_q": "Which team committed the foul?",
         "pen_q": "Which penalty should the umpire award?",
         "pen": "Penalty {p}",
         "pen_expl": (
@@ -57,10 +59,11 @@ W: dict[str, dict[str, str]] = {
         "who_q": "¿Quién cometió la falta?",
         "row_q": "¿Quién tiene el derecho de paso en este instante?",
         "row_expl": (
-            "{p} tiene el derecho de paso: de los jugadores que cabalgan cerca de la bocha, "
-            "sobre la línea de la bocha o cerca de ella, es quien la sigue más de cerca "
-            "(Reglas 11 y 12)."
+            "{p} tiene el derecho de paso según la lectura de chukker de las Reglas 11 y 12 "
+            "(su modelo del derecho de paso): de los jugadores que cabalgan cerca de la "
+            "bocha, sobre la línea de la bocha o cerca de ella, es quien la sigue más de cerca."
         ),
+        "team_q": "¿Qué equipo cometió la falta?",
         "pen_q": "¿Qué penal debería otorgar el umpire?",
         "pen": "Penal {p}",
         "pen_expl": "Penal {p}: la demora ocurrió en la mitad que defiende el equipo con la bocha.",
@@ -75,10 +78,12 @@ W: dict[str, dict[str, str]] = {
         "who_q": "Chi ha commesso il fallo?",
         "row_q": "Chi ha il diritto di passaggio in questo istante?",
         "row_expl": (
-            "{p} ha il diritto di passaggio: tra i giocatori che cavalcano vicino alla palla, "
-            "sulla linea della palla o vicino a essa, è quello che la segue più da vicino "
-            "(Regole 11 e 12)."
+            "{p} ha il diritto di passaggio secondo la lettura di chukker delle Regole 11 e 12 "
+            "(il suo modello del diritto di passaggio): tra i giocatori che cavalcano vicino "
+            "alla palla, sulla linea della palla o vicino a essa, è quello che la segue più "
+            "da vicino."
         ),
+        "team_q": "Quale squadra ha commesso il fallo?",
         "pen_q": "Quale punizione dovrebbe assegnare l'arbitro?",
         "pen": "Punizione {p}",
         "pen_expl": (
@@ -90,6 +95,9 @@ W: dict[str, dict[str, str]] = {
 }
 
 _HIDDEN = {EventKind.FOUL, EventKind.WHISTLE}
+#: fouls the rule lays on a team, naming no rider (Rule 13f: two players of one team riding
+#: off one opponent): the question asks which team fouled (issue 25, reading 2)
+TEAM_FOULS = frozenset({"13f-two-on-one"})
 
 
 def _fmt_t(t: float, lang: str) -> str:
@@ -150,7 +158,17 @@ def questions_for(sc: Scenario) -> list[Question]:
     tr = sc.tracking()
     players = [str(p) for p in tr.players]
     labels = {lang: [sc.label(p, lang) for p in tr.players] for lang in LANGS}
-    if foul and sc.culprit is not None:
+    if foul and sc.culprit is not None and sc.id in TEAM_FOULS:
+        teams = [t.name for t in sc.teams]
+        tlabels = {lang: [text_in(t.label, lang) for t in sc.teams] for lang in LANGS}
+        out.append(
+            Question(
+                f"play-{sc.id}-culprit", Kind.CHOICE, LEVELS, _clauses(sc),
+                teams.index(sc.culprit.team), _texts(sc, at, "team_q", tlabels, expl),
+                Source.PLAY, PlayRef(sc.id, at), "play-team", "plays",
+            )
+        )
+    elif foul and sc.culprit is not None:
         out.append(
             Question(
                 f"play-{sc.id}-culprit", Kind.CHOICE, LEVELS, _clauses(sc),

@@ -420,6 +420,31 @@ def _tie(ed: str, rng: random.Random) -> Situation:
     )
 
 
+#: where each tie interval comes from (issue 25, reading 2: only the 2006 text sets the
+#: interval before the first extra period; no edition's Rule 5 sets one between them)
+_TIE_SOURCE = {
+    "en": ("{ans}, as Rule 5 of this edition sets it.",
+           "{ans}: Rule 5 sets no interval between extra periods (\"additional periods, as "
+           "required\"); the 4 minutes are chukker's reading, from its match-record contract."),
+    "es": ("{ans}, como fija la Regla 5 en esta edición.",
+           "{ans}: la Regla 5 no fija intervalo entre períodos extra; los 4 minutos son la "
+           "lectura de chukker, de su contrato del acta del partido."),
+    "it": ("{ans}, come fissa la Regola 5 in questa edizione.",
+           "{ans}: la Regola 5 non fissa un intervallo tra i supplementari; i 4 minuti sono la "
+           "lettura di chukker, dal suo contratto del referto."),
+}
+_TIE_PARAM = {"extra-periods": "extra_first_interval_ms", "shootout": "shootout_interval_ms",
+              "extra-periods-again": "extra_between_interval_ms"}
+
+
+def _tie_source(s: Situation, lang: str, ans: str) -> str:
+    """The explanation, saying where the interval comes from: the rule's text (10 minutes
+    before the first extra period in both editions; the shootout's interval), or chukker's
+    reading where the text sets none (between extra periods: the contract's 4 minutes)."""
+    param = getattr(get_edition(s.edition), _TIE_PARAM[s.params["tiebreak"]])
+    return _TIE_SOURCE[lang][0 if param.source == "rule" else 1].format(ans=ans)
+
+
 def _tie_words(s: Situation, lang: str, value: Any) -> tuple[str, str]:
     tb, g = s.params["tiebreak"], s.params["goals"]
     ans = fmt_minutes(value, lang)
@@ -433,7 +458,7 @@ def _tie_words(s: Situation, lang: str, value: Any) -> tuple[str, str]:
             "extra-periods-again": f"El primer período extra termina sin goles, todavía {score}. "
             "¿Cuánto después de la bocina puede ser el próximo bowl-in?",
         }[tb]
-        return q, f"{ans}, como fija la Regla 5 en esta edición."
+        return q, _tie_source(s, lang, ans)
     if lang == "it":
         q = {
             "extra-periods": f"Il quarto periodo finisce {score}; il comitato ha scelto i "
@@ -443,7 +468,7 @@ def _tie_words(s: Situation, lang: str, value: Any) -> tuple[str, str]:
             "extra-periods-again": f"Il primo supplementare finisce senza gol, ancora {score}. "
             "Quanto dopo la sirena può esserci il prossimo bowl-in?",
         }[tb]
-        return q, f"{ans}, come fissa la Regola 5 in questa edizione."
+        return q, _tie_source(s, lang, ans)
     q = {
         "extra-periods": f"The fourth period ends {score}; the committee chose extra periods. "
         "How long after the horn may the next bowl-in be?",
@@ -452,7 +477,7 @@ def _tie_words(s: Situation, lang: str, value: Any) -> tuple[str, str]:
         "extra-periods-again": f"The first extra period ends with no goal, still {score}. "
         "How long after the horn may the next bowl-in be?",
     }[tb]
-    return q, f"{ans}, as Rule 5 of this edition sets it."
+    return q, _tie_source(s, lang, ans)
 
 
 # 7. split periods -------------------------------------------------------------------

@@ -31,6 +31,8 @@ ACTIONS: tuple[str, ...] = (
     EventType.DESIGNATE,
     EventType.RETURN,
     EventType.CLOCK,
+    EventType.MOUNT,
+    EventType.MOUNT_OUT,
     EventType.UNDO,
 )
 
@@ -96,6 +98,22 @@ def probe(core: Core, n_events: int, type_: str, at_ms: int) -> dict[str, Any] |
         return None
     elif type_ == "clock":
         ev.update(remaining=max(core.remaining, 0) / 1000, reason="correction")
+    elif type_ == "mount":
+        for t in core.team_ids:
+            for p in core.playing(t) if core.strings[t] else ():
+                for m in core.strings[t]:
+                    if (m not in core.mounts_gone[t] and core.riding[t].get(p) != m
+                            and core.rider(t, m) is None):
+                        ev.update(team=t, player=p, mount=m, umpire_consent=True)
+                        return ev
+        return None
+    elif type_ == "mount_out":
+        for t in core.team_ids:
+            for m in core.strings[t]:
+                if m not in core.mounts_gone[t]:
+                    ev.update(team=t, mount=m, reason="other")
+                    return ev
+        return None
     elif type_ == "undo":
         if n_events == 0:
             return None

@@ -236,6 +236,8 @@ class Clock(Roster):
     def on_bowl_in(self, ev: dict[str, Any], t: int, i: int) -> None:
         if self.final:
             self.check_not_final()
+        if self.mount_wait:
+            self.check_mounted()
         st = self.status
         if self.pending is not None:
             raise Refused("penalty_pending", penalty=self.pending["penalty"])
@@ -341,5 +343,12 @@ class Clock(Roster):
         if ms == 0:
             # the horn that failed: the period ends now
             self.end_period(t)
-        elif self.warn and not self.warning_done and ms <= self.warn_at:
-            self.warning_done = True
+        elif self.warn:
+            # the horn is due once the clock runs at 30 s left: set at or under 30 s it will
+            # not sound; set back above 30 s before it sounded, it is due again
+            if ms <= self.warn_at:
+                self.warning_done = True
+            elif self.warning_done and not any(
+                h[1] == self.period and h[2] == HORN_WARNING for h in self.horns
+            ):
+                self.warning_done = False

@@ -11,7 +11,8 @@ Core is built in layers, one per concern, each on the ones below it:
 - :mod:`.clock`: clock and periods, deadlines, stoppages, the end of the match;
 - :mod:`.shootout`: the Rule 5 shootout;
 - :mod:`.penalties`: goals, fouls, penalties, free hits, forfeits;
-- :mod:`.report`: the report and its restarts.
+- :mod:`.report`: the report and its restarts;
+- :mod:`.mounts`: the pony lines (record 1.2: Rules 2, 5, 16; Penalty 8).
 
 :data:`HANDLERS` maps each event type to its handler; :mod:`.fold` replays
 events through them (one pure function over events) and :mod:`.allowed`
@@ -23,10 +24,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from chukker.engine.report import Report
+from chukker.engine.mounts import Mounts
 
 
-class Core(Report):
+class Core(Mounts):
     """The derived state of a match after some events: every layer, one class."""
 
 
@@ -45,4 +46,6 @@ HANDLERS: dict[str, Callable[[Core, dict[str, Any], int, int], None]] = {
     "designate": Core.on_designate,
     "return": Core.on_return,
     "clock": Core.on_clock,
+    "mount": Core.on_mount,
+    "mount_out": Core.on_mount_out,
 }

@@ -74,6 +74,8 @@ MESSAGES: dict[str, str] = {
     "p6_without_free_hit": "penalty 6 needs a penalty 2, 3, 4 or 5 free hit earlier in this "
     "period",
     "p7_not_designable": "penalty 7: {team} {player} cannot be designated; eligible: {eligible}",
+    "p7_one_remedy": "penalty 7: {team}'s captain chooses a substitute or the removal of a "
+    "fouling player, not both (Rule 9)",
     "nothing_to_designate": "no Penalty 7 designation is pending for {team}",
     "already_forfeited": "{team} has already forfeited",
     "no_free_hit_pending": "no free hit is pending: only a foul with penalty 2-5 awards one",
@@ -82,6 +84,21 @@ MESSAGES: dict[str, str] = {
     "substitute_for_removed": "{team} {player} was removed: no substitute may take the place "
     "(Penalty {penalty})",
     "nothing_to_return": "{team} {player} is not out for equipment (Penalty 8)",
+    # mounts (record 1.2)
+    "mount_not_listed": "mount {mount} is not on {team}'s list of mounts (Rule 2: no mount may "
+    "be played by more than one team)",
+    "mount_ridden_by_teammate": "mount {mount} is ridden by {team} {rider} now (Rule 5: players "
+    "switch horses with their own team, one rider to a mount): change {rider}'s mount first",
+    "mount_out_of_game": "mount {mount} of {team} was removed from the game ({reason}, "
+    "{clause})",
+    "mount_disqualified": "mount {mount} of {team} is disqualified (Penalty 8)",
+    "mount_rider_may_not_play": "{team} {player} may not play, so rides no mount: {cause}",
+    "shootout_mount_not_final_period": "Rule 5: the mounts in the shootout are those {team} "
+    "used in period {period}; {mount} was not: record umpire_consent for an injury or fatigue",
+    "mount_change_needed": "{team} {player} must change mounts before play resumes: {mount} "
+    "left the game ({clause})",
+    "mount_reason_invalid": "reason {value}: a mount leaves the game for vice, blood, runaway, "
+    "injury or other",
     # the clock
     "clock_not_stopped": "the clock can be corrected only while it is stopped in a period",
     "clock_out_of_range": "remaining {remaining} is outside the period (0 to {length})",
@@ -121,6 +138,10 @@ MESSAGES: dict[str, str] = {
     "captain_not_a_player": "{path}: Rule 3: the captain is one of players 1-{count}",
     "alternate_number": "{path}: Rule 3: numbers are 1-99 and unique within the team",
     "opposite_ends": "{path}: the two teams must defend opposite ends",
+    "mount_two_teams": "{path}: Rule 2: no mount may be played by more than one team; {mount} "
+    "is listed by {a} and {b}",
+    "mount_id": "{path}: a mount's id is 1-32 characters of a-z, 0-9 and -",
+    "mount_listed_twice": "{path}: mount {mount} is listed twice",
 }
 
 

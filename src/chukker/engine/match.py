@@ -400,6 +400,40 @@ class Match:
     def can_clock(self, at_ms: int, remaining_ms: int, reason: str) -> bool:
         return self.can(_ev(EventType.CLOCK, at_ms, remaining=remaining_ms / 1000, reason=reason))
 
+    # --------------------------------------------------------- mounts (record 1.2)
+    @staticmethod
+    def _mount_ev(at_ms: int, team: str, player: int, mount: str, consent: bool) -> dict[str, Any]:
+        return _ev(EventType.MOUNT, at_ms, team=team, player=player, mount=mount,
+                   umpire_consent=consent or None)
+
+    def verify_mount(
+        self, at_ms: int, team: str, player: int, mount: str, umpire_consent: bool = False
+    ) -> None:
+        """Raise :class:`EngineError` if ``player`` may not ride ``mount`` now (Rules 2, 5)."""
+        self.verify(self._mount_ev(at_ms, team, player, mount, umpire_consent))
+
+    def can_mount(
+        self, at_ms: int, team: str, player: int, mount: str, umpire_consent: bool = False
+    ) -> bool:
+        return self.can(self._mount_ev(at_ms, team, player, mount, umpire_consent))
+
+    def mount(
+        self, at_ms: int, team: str, player: int, mount: str, umpire_consent: bool = False
+    ) -> Event:
+        """From now on ``player`` rides ``mount`` (only while the ball is dead)."""
+        return self._do(self._mount_ev(at_ms, team, player, mount, umpire_consent))
+
+    def verify_mount_out(self, at_ms: int, team: str, mount: str, reason: str) -> None:
+        self.verify(_ev(EventType.MOUNT_OUT, at_ms, team=team, mount=mount, reason=reason))
+
+    def can_mount_out(self, at_ms: int, team: str, mount: str, reason: str) -> bool:
+        return self.can(_ev(EventType.MOUNT_OUT, at_ms, team=team, mount=mount, reason=reason))
+
+    def mount_out(self, at_ms: int, team: str, mount: str, reason: str) -> Event:
+        """Rule 2, Rule 16: ``mount`` leaves the game (``vice``, ``blood``, ``runaway``,
+        ``injury`` or ``other``); its rider changes before play resumes."""
+        return self._do(_ev(EventType.MOUNT_OUT, at_ms, team=team, mount=mount, reason=reason))
+
     def verify_undo(self, at_ms: int, event: int) -> None:
         self.verify(_ev(EventType.UNDO, at_ms, event=event))
 

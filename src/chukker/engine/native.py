@@ -35,6 +35,7 @@ MODULES = (
     "engine.shootout",
     "engine.penalties",
     "engine.report",
+    "engine.mounts",
     "engine.core",
     "engine.fold",
     "engine.allowed",

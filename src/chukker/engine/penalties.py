@@ -224,8 +224,9 @@ class Penalties(Shootout):
         self.awaiting_bowl_in = True
 
     def penalty_7(self, t: int, i: int, ev: dict[str, Any], team: str, fouled: str) -> None:
-        """Penalty 7: the disabled player retires (or a substitute comes in); the fouled
-        team's captain designates a fouling player to leave (Rule 9)."""
+        """Penalty 7: the fouled team's captain chooses one remedy (Rule 9): a qualified
+        substitute for the disabled player, or the removal of a fouling player designated
+        by handicap ("nearest and above"). With a substitute no one is removed."""
         if ev.get("disabled") is None:
             self.notice(t, i, "9", "p7_name_disabled")
             return
@@ -236,6 +237,17 @@ class Penalties(Shootout):
         sub_no: int | None = None
         if sub is not None and sub is not True and sub is not False:
             sub_no = self.check_alternate(fouled, sub)
+        chosen = ev.get("removed")
+        if sub is not None and sub is not False:
+            if chosen is not None:
+                raise Refused("p7_one_remedy", team=fouled)
+            self.disabled[fouled][dis] = "foul (Penalty 7)"
+            if sub_no is not None:
+                self.bring_in(fouled, dis, sub_no)
+            else:
+                self.out[fouled][dis] = {"status": "replaced", "by": None}
+                self.notice(t, i, "9", "p7_unnamed_substitute", team=fouled, player=dis)
+            return
         h = self.sheet[fouled][dis].handicap
         eligible = [self.sheet[team][p] for p in self.playing(team)]
         above = [p for p in eligible if p.handicap > h]
@@ -244,20 +256,13 @@ class Penalties(Shootout):
             cands = [p.no for p in above if p.handicap == nearest]
         else:
             cands = [p.no for p in eligible]
-        chosen = ev.get("removed")
         if chosen is not None and chosen not in cands:
             raise Refused(
                 "p7_not_designable", team=team, player=show(chosen), eligible=sorted(cands)
             )
         # valid: change the roster
         self.disabled[fouled][dis] = "foul (Penalty 7)"
-        if sub_no is not None:
-            self.bring_in(fouled, dis, sub_no)
-        elif sub is True:
-            self.out[fouled][dis] = {"status": "replaced", "by": None}
-            self.notice(t, i, "9", "p7_unnamed_substitute", team=fouled, player=dis)
-        else:
-            self.out[fouled][dis] = {"status": "retired", "clause": "Penalty 7"}
+        self.out[fouled][dis] = {"status": "retired", "clause": "Penalty 7"}
         if chosen is None and len(cands) == 1:
             chosen = cands[0]
         if chosen is None:
@@ -328,6 +333,8 @@ class Penalties(Shootout):
         p = self.pending
         if p is None:
             raise Refused("no_free_hit_pending")
+        if self.mount_wait:
+            self.check_mounted()
         st = self.status
         if st is S_STOPPED:
             rem = self.remaining

@@ -89,6 +89,13 @@ class Roster(State):
         )
         self.designation[team] = None
 
+    def check_mounted(self) -> None:
+        """Rules 2, 16 (record 1.2): a rider whose mount left the game changes mounts before
+        play resumes (the ``bowl_in`` or ``free_hit`` waits)."""
+        for (team, p), (m, clause) in self.mount_wait.items():
+            if self.why_not(team, p) is None:
+                raise Refused("mount_change_needed", team=team, player=p, mount=m, clause=clause)
+
     def check_dead_ball(self, action: str) -> None:
         if self.final:
             self.check_not_final()

@@ -27,6 +27,10 @@ from chukker.rules.editions import Edition, PeriodPlan, edition, introduced_in
 FORMAT = "chukker-match/1"
 DEFAULT_RULES = "uspa-arena-2026"
 _TEAM_ID = re.compile(r"^[A-Za-z0-9_-]{1,16}$")
+#: a mount's id (record 1.2): 1-32 characters of ``[a-z0-9-]``
+MOUNT_ID = re.compile(r"^[a-z0-9-]{1,32}$")
+MOUNTS_MAX = 64
+_MOUNT_KEYS = frozenset({"id", "name", "owner"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,6 +84,21 @@ class Player:
 
 
 @dataclass(frozen=True, slots=True)
+class Mount:
+    """A horse on a team's list (record 1.2, ``teams.X.mounts``)."""
+
+    id: str
+    name: str = ""
+    owner: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"id": self.id, "name": self.name}
+        if self.owner is not None:
+            out["owner"] = self.owner
+        return out
+
+
+@dataclass(frozen=True, slots=True)
 class Team:
     id: str
     name: str
@@ -88,6 +107,8 @@ class Team:
     extra: tuple[tuple[str, Any], ...] = ()
     #: players who may come in (Rule 3; Penalty 7; Rule 16), numbers unique in the team
     alternates: tuple[Player, ...] = ()
+    #: the team's string of mounts (record 1.2); empty: mounts are not kept
+    mounts: tuple[Mount, ...] = ()
 
     @property
     def handicap(self) -> int:
@@ -108,6 +129,8 @@ class Team:
         }
         if self.alternates:
             out["alternates"] = [p.to_dict() for p in self.alternates]
+        if self.mounts:
+            out["mounts"] = [m.to_dict() for m in self.mounts]
         out.update(self.extra)
         return out
 
@@ -208,11 +231,66 @@ class Setup:
         if len(teams_doc) != 2:
             raise SetupError("teams", f"a match has exactly two teams, got {len(teams_doc)}")
         teams = tuple(_team(str(k), v, ed) for k, v in teams_doc.items())
+        _one_team_per_mount(teams[0], teams[1])
         options = _options(doc.get("options", {}), (teams[0].id, teams[1].id))
         _edition_has(ed, options)
         known = {"format", "rules", "options", "teams", "events"}
         extra = tuple((k, v) for k, v in doc.items() if k not in known)
         return cls(rules, ed, options, (teams[0], teams[1]), extra)
+
+
+def _one_team_per_mount(a: Team, b: Team) -> None:
+    """Rule 2: "No mount may be played by more than one team": the same id on both lists."""
+    ids = {m.id for m in a.mounts}
+    for i, m in enumerate(b.mounts):
+        if m.id in ids:
+            raise SetupError(
+                f"teams.{b.id}.mounts[{i}].id",
+                f"Rule 2: no mount may be played by more than one team; {m.id} is listed "
+                f"by {a.id} and {b.id}",
+                "mount_two_teams",
+                mount=m.id,
+                a=a.id,
+                b=b.id,
+            )
+
+
+def _mounts(path: str, doc: Any) -> tuple[Mount, ...]:
+    if not isinstance(doc, list) or len(doc) > MOUNTS_MAX:
+        raise SetupError(path, f"must be a list of at most {MOUNTS_MAX} mounts")
+    out: list[Mount] = []
+    seen: set[str] = set()
+    match = MOUNT_ID.match
+    for i, m in enumerate(doc):
+        if type(m) is dict and m.keys() <= _MOUNT_KEYS:
+            # the common, clean case (the record's loader has checked the text already)
+            mid, name, owner = m.get("id"), m.get("name", ""), m.get("owner")
+            if (type(mid) is str and match(mid) and mid not in seen and type(name) is str
+                    and (owner is None or type(owner) is str)):
+                seen.add(mid)
+                out.append(Mount(mid, name, owner))
+                continue
+        mpath = f"{path}[{i}]"
+        if not isinstance(m, Mapping) or set(m) - {"id", "name", "owner"}:
+            raise SetupError(mpath, "must be an object with id, name and owner")
+        mid = m.get("id")
+        if not isinstance(mid, str) or not MOUNT_ID.match(mid):
+            raise SetupError(
+                f"{mpath}.id", "a mount's id is 1-32 characters of a-z, 0-9 and -", "mount_id"
+            )
+        if mid in seen:
+            raise SetupError(
+                f"{mpath}.id", f"mount {mid} is listed twice", "mount_listed_twice", mount=mid
+            )
+        seen.add(mid)
+        name = m.get("name", "")
+        owner = m.get("owner")
+        if not isinstance(name, str):
+            raise SetupError(f"{mpath}.name", "must be a string")
+        if owner is not None and not isinstance(owner, str):
+            raise SetupError(f"{mpath}.owner", "must be a string")
+        out.append(Mount(mid, name, owner))
+    return tuple(out)
 
 
 def _edition_has(ed: Edition, options: Options) -> None:
@@ -394,6 +472,7 @@ def _team(team_id: str, doc: Any, ed: Edition) -> Team:
         if not isinstance(pname, str):
             raise SetupError(f"{ppath}.name", "must be a string")
         alternates.append(Player(no, pname, _int(f"{ppath}.handicap", p.get("handicap", 0))))
-    known = {"name", "captain", "players", "alternates"}
+    mounts = _mounts(f"{path}.mounts", doc["mounts"]) if doc.get("mounts") is not None else ()
+    known = {"name", "captain", "players", "alternates", "mounts"}
     extra = tuple((k, v) for k, v in doc.items() if k not in known)
-    return Team(team_id, name, captain, tuple(players), extra, tuple(alternates))
+    return Team(team_id, name, captain, tuple(players), extra, tuple(alternates), mounts)

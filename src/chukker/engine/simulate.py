@@ -150,3 +150,46 @@ def simulate(setup: Setup, rng: random.Random, events: int = 300) -> list[dict[s
         else:
             emit({"at": t / 1000, "type": "whistle", "reason": "ball out"})
     return out
+
+
+def with_mounts(
+    setup: Setup, events: list[dict[str, Any]], per_team: int = 6, every_player: bool = True
+) -> tuple[Setup, list[dict[str, Any]]]:
+    """The same match with a string of ``per_team`` mounts per team and ``mount`` events
+    at every period change (before the event that opens a period): every player mounts
+    before the first period; then at each change every player (``every_player``) or one
+    player of each team, in turn, changes between two halves of the string.
+
+    >>> import random
+    >>> s, evs = with_mounts(default_setup(), simulate(default_setup(), random.Random(3), 60))
+    >>> [e["mount"] for e in evs[:3]]
+    ['a1', 'a2', 'a3']
+    """
+    doc = setup.to_dict()
+    for k, t in enumerate(setup.team_ids):
+        doc["teams"][t]["mounts"] = [
+            {"id": f"{'ab'[k]}{n}", "name": f"Horse {'AB'[k]}{n}"} for n in range(1, per_team + 1)
+        ]
+    s = Setup.from_dict(doc)
+    fold = Fold(setup)
+    out: list[dict[str, Any]] = []
+    half = per_team // 2
+    for ev in events:
+        st = fold.core.status
+        opens = ev.get("type") in ("bowl_in", "free_hit") and (
+            st is Status.PRE_MATCH or st is Status.INTERVAL
+        )
+        if opens:
+            period = fold.core.period
+            k = period % 2
+            for ti, t in enumerate(s.team_ids):
+                playing = fold.core.playing(t)
+                if not every_player and period > 0 and playing:
+                    playing = [playing[period % len(playing)]]
+                for p in playing:
+                    n = (p - 1) % half + 1 + k * half
+                    out.append({"at": ev["at"], "type": "mount", "team": t, "player": p,
+                                "mount": f"{'ab'[ti]}{n}"})
+        fold.apply(ev)
+        out.append(ev)
+    return s, out

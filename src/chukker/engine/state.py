@@ -182,6 +182,9 @@ class State:
         self.field = {t.id: [p.no for p in t.players] for t in setup.teams}
         self.out: dict[str, dict[int, dict[str, Any]]] = {t: {} for t in self.team_ids}
         self.mounts_out: dict[str, dict[int, str]] = {t: {} for t in self.team_ids}
+        #: riders whose mount left the game (record 1.2, :mod:`.mounts`): they change mounts
+        #: before play resumes; (team, player) -> (mount id, clause)
+        self.mount_wait: dict[tuple[str, int], tuple[str, str]] = {}
         self.designation: dict[str, dict[str, Any] | None] = {t: None for t in self.team_ids}
         self.removed: dict[str, dict[int, str]] = {t: {} for t in self.team_ids}
         self.disabled: dict[str, dict[int, str]] = {t: {} for t in self.team_ids}
@@ -260,6 +263,7 @@ class State:
         c.field = {k: v.copy() for k, v in self.field.items()}
         c.out = {k: v.copy() for k, v in self.out.items()}
         c.mounts_out = {k: v.copy() for k, v in self.mounts_out.items()}
+        c.mount_wait = self.mount_wait.copy()
         c.designation = self.designation.copy()
         c.removed = {k: v.copy() for k, v in self.removed.items()}
         c.disabled = {k: v.copy() for k, v in self.disabled.items()}

@@ -22,6 +22,9 @@ class EventType(StrEnum):
     DESIGNATE = "designate"
     RETURN = "return"
     CLOCK = "clock"
+    # version 1.2: mounts
+    MOUNT = "mount"
+    MOUNT_OUT = "mount_out"
 
 
 class Status(StrEnum):
@@ -113,3 +116,20 @@ class IntervalKind(StrEnum):
     EXTRA = "extra"
     SHOOTOUT = "shootout"
     SHOOTOUT_ROUND = "shootout-round"
+
+
+class MountOutReason(StrEnum):
+    """Why a mount leaves the game (Rule 2: vice, blood; Rule 16: runaway)."""
+
+    VICE = "vice"
+    BLOOD = "blood"
+    RUNAWAY = "runaway"
+    INJURY = "injury"
+    OTHER = "other"
+
+
+class MountStatus(StrEnum):
+    AVAILABLE = "available"
+    RIDING = "riding"
+    OUT = "out"
+    DISQUALIFIED = "disqualified"

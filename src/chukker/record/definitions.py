@@ -18,6 +18,7 @@ chukker.record.errors.RecordError: event.colour: unknown field
 from __future__ import annotations
 
 import math
+import re
 import unicodedata
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -27,6 +28,7 @@ from chukker.engine.errors import show
 from chukker.engine.types import (
     End,
     EventType,
+    MountOutReason,
     Penalty,
     PeriodsOption,
     ShootoutPlayers,
@@ -78,6 +80,10 @@ PLAYER = _int(1, PLAYER_MAX, True, "a player's number on the team's sheet")
 OPT_PLAYER = _int(1, PLAYER_MAX, False, "a player's number on the team's sheet")
 SPOT = Field("spot", description="[x, y] in yards; x from the west wall (0-100), y across (0-50)")
 BOOL = Field("bool")
+#: a mount's id (record 1.2): 1-32 characters of ``[a-z0-9-]``
+MOUNT_ID_RE = re.compile(r"^[a-z0-9-]{1,32}$")
+MOUNT = Field("mount_id", True, description="a mount's id on the team's list ([a-z0-9-], 1-32)")
+MOUNTS_MAX = 64
 
 #: the fields of each event type, beside ``at`` and ``type``
 EVENTS: dict[str, dict[str, Field]] = {
@@ -122,6 +128,25 @@ EVENTS: dict[str, dict[str, Field]] = {
         "remaining": Field("number", True, 0, 3600, description="seconds, ms precision"),
         "reason": _str(REASON_MAX, True, min_len=1),
     },
+    # version 1.2: mounts
+    EventType.MOUNT: {
+        "team": TEAM,
+        "player": PLAYER,
+        "mount": MOUNT,
+        "umpire_consent": Field(
+            "bool", description="Rule 5: a shootout mount replaced for injury or fatigue"
+        ),
+    },
+    EventType.MOUNT_OUT: {
+        "team": TEAM,
+        "mount": MOUNT,
+        "reason": Field(
+            "enum",
+            True,
+            values=tuple(str(r) for r in MountOutReason),
+            description="Rule 2 (vice, blood), Rule 16 (runaway), injury, other",
+        ),
+    },
 }
 AT = Field("number", True, 0, AT_MAX, description="seconds since the record started (ms)")
 
@@ -151,6 +176,13 @@ TEAM_DOC: dict[str, Field] = {
     # how many (Rule 3: three, numbered 1-3) is the set-up's check, in Rule 3's words
     "players": Field("players", True, 0, 12),
     "alternates": Field("players", False, 0, 12),
+    # version 1.2: the team's string of mounts (Rule 2: no mount plays for two teams)
+    "mounts": Field("mounts", False, 0, MOUNTS_MAX),
+}
+MOUNT_DOC: dict[str, Field] = {
+    "id": MOUNT,
+    "name": _str(NAME_MAX),
+    "owner": _str(NAME_MAX),
 }
 #: the score sheet's details of the match (who, where, when): chukker's addition to the
 #: header, shown on the sheet, never read by the engine
@@ -242,6 +274,12 @@ def check(v: Any, f: Field, path: str) -> Any:
             _number(v[0], f"{path}[0]", Field("number", min=0, max=100)),
             _number(v[1], f"{path}[1]", Field("number", min=0, max=50)),
         ]
+    if k == "mount_id":
+        if type(v) is not str or not MOUNT_ID_RE.match(v):
+            raise RecordError(
+                code="field_type", path=path, expected="1-32 characters of a-z, 0-9 and -"
+            )
+        return v
     if k == "order":
         if type(v) is not dict or len(v) != 2:
             raise RecordError(code="field_type", path=path, expected="an object of two teams")
@@ -309,7 +347,7 @@ def _plan(fields: Mapping[str, Field]) -> _Plan:
 
 
 _PLAIN = frozenset({"int", "number", "string", "bool", "enum", "penalty", "int_or_bool", "spot",
-                    "order"})
+                    "order", "mount_id"})
 def _fast(f: Field) -> Callable[[Any], bool]:
     """A quick yes for the common, clean value of ``f`` (the slow :func:`check` says why
     not, and normalises)."""
@@ -326,6 +364,9 @@ def _fast(f: Field) -> Callable[[Any], bool]:
         return lambda v: type(v) is str and m <= len(v) <= n and v.isascii()
     if k == "bool":
         return lambda v: type(v) is bool
+    if k == "mount_id":
+        match = MOUNT_ID_RE.match
+        return lambda v: type(v) is str and match(v) is not None
     if k == "enum":
         values = frozenset(f.values)
         return lambda v: type(v) is str and v in values
@@ -530,7 +571,15 @@ def validate_event(ev: Any, path: str = "event", *, require_at: bool = False) ->
     out: dict[str, Any]
     if "at" in ev:
         at = ev["at"]
-        out = {"at": at if _AT_OK(at) else _number(at, f"{path}.at", AT), "type": typ}
+        if not _AT_OK(at):
+            if type(at) in (int, float) and -AT_MAX <= at < 0:
+                # reading 3 of issue 25: name the event and its type, as every refusal does
+                at_ms = min(round(at * 1000), -1)
+                raise RecordError(
+                    code="at_before_start", path=f"{path}.at", event=path, type=typ, at_ms=at_ms
+                )
+            at = _number(at, f"{path}.at", AT)
+        out = {"at": at, "type": typ}
     elif require_at:
         raise RecordError(code="field_required", path=f"{path}.at")
     else:
@@ -598,7 +647,17 @@ def _header_special(v: Any, f: Field, path: str) -> Any:
         for t, doc in v.items():
             key = check(t, OPT_TEAM, f"{path} (a key)")
             out[key] = _object(doc, TEAM_DOC, f"{path}.{key}", _header_special)
+        _one_team_per_mount(out, path)
         return out
+    if k == "mounts":
+        if type(v) is not list:
+            raise RecordError(code="field_type", path=path, expected="a list of mounts")
+        if len(v) > MOUNTS_MAX:
+            raise RecordError(code="too_many_items", path=path, max=MOUNTS_MAX)
+        return [
+            dict(m) if _clean_mount(m) else _object(m, MOUNT_DOC, f"{path}[{i}]")
+            for i, m in enumerate(v)
+        ]
     if k == "players":
         return _players(v, f, path)
     if k == "events":
@@ -612,6 +671,37 @@ def _header_special(v: Any, f: Field, path: str) -> Any:
     if k == "match_info":
         return _object(v, MATCH_INFO, path)
     raise AssertionError(k)  # pragma: no cover
+
+
+def _clean_mount(m: Any) -> bool:
+    """A quick yes for a mount :func:`_object` would accept unchanged (ASCII, in range)."""
+    if type(m) is not dict or not _MOUNT_KEYS.issuperset(m):
+        return False
+    mid, name, owner = m.get("id"), m.get("name", ""), m.get("owner", "")
+    return (
+        type(mid) is str
+        and MOUNT_ID_RE.match(mid) is not None
+        and type(name) is str
+        and type(owner) is str
+        and len(name) <= NAME_MAX
+        and len(owner) <= NAME_MAX
+        and name.isascii()
+        and owner.isascii()
+    )
+
+
+_MOUNT_KEYS = frozenset(MOUNT_DOC)
+
+
+def _one_team_per_mount(teams: Mapping[str, Any], path: str) -> None:
+    """Rule 2: "No mount may be played by more than one team": the same id on both lists."""
+    (a, da), (b, db) = teams.items()
+    ids = {m["id"] for m in (da.get("mounts") or [])}
+    for i, m in enumerate(db.get("mounts") or []):
+        if m["id"] in ids:
+            raise RecordError(
+                code="mount_two_teams", path=f"{path}.{b}.mounts[{i}].id", mount=m["id"], a=a, b=b
+            )
 
 
 def validate_header_doc(doc: Any) -> dict[str, Any]:
@@ -647,6 +737,8 @@ def _schema(f: Field) -> dict[str, Any]:
                                                     "maximum": 10}]}
     elif k == "int_or_bool":
         out = {"anyOf": [{"type": "boolean"}, _schema(_int(1, PLAYER_MAX))]}
+    elif k == "mount_id":
+        out = {"type": "string", "pattern": MOUNT_ID_RE.pattern}
     elif k == "spot":
         out = {"type": "array", "minItems": 2, "maxItems": 2, "items": {"type": "number"}}
     elif k == "order":
@@ -684,7 +776,10 @@ def json_schema() -> dict[str, Any]:
     team = _obj_schema(
         {k: f for k, f in TEAM_DOC.items() if f.kind in _PLAIN},
         {"players": {**players, "minItems": 3, "maxItems": 3},
-         "alternates": {**players, "maxItems": 12}},
+         "alternates": {**players, "maxItems": 12},
+         "mounts": {"type": "array", "maxItems": MOUNTS_MAX, "items": {
+             **_obj_schema(MOUNT_DOC), "description": "a mount; Rule 2: the same id on both "
+             "teams' lists is refused"}}},
     )
     team["required"] = ["captain", "players"]
     options = _obj_schema(
@@ -724,7 +819,7 @@ def json_schema() -> dict[str, Any]:
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "$id": "https://chukker.invalid/schema/chukker-match-1.json",
-        "title": "chukker match record, version 1 (with the 1.1 additions)",
+        "title": "chukker match record, version 1 (with the 1.1 and 1.2 additions)",
         "$defs": {"at": _schema(AT)},
         **header,
     }

@@ -30,6 +30,8 @@ MESSAGES: dict[str, str] = {
     "too_few_items": "{path}: at least {min} items",
     "bad_unicode": "{path}: not valid Unicode text (a lone surrogate)",
     "too_deep": "{path}: nested too deeply",
+    "at_before_start": "{event} ({type} at {at}): before the start of the record "
+    "(times count from 0 s)",
 }
 
 

@@ -15,6 +15,7 @@ from itertools import combinations
 from typing import Any
 
 from chukker.tournament.model import DECIDERS, MatchSpec, Problem, Tournament
+from chukker.tournament.mounts import mount_problems
 from chukker.tournament.register import team_handicap
 from chukker.tournament.standings import (
     Played,
@@ -183,6 +184,7 @@ def check(t: Tournament, played: Mapping[str, Played | str] | None = None) -> li
     for m in t.matches.values():
         teams = s.match(m.id).teams if s is not None else (None, None)
         _check_match(t, m, teams, p.get(m.id), bad)
+    out += mount_problems(t, p, s)  # Rule 2 across the strings; the welfare limit (issue 25)
     return out
 
 

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from chukker.engine.setup import MOUNT_ID, MOUNTS_MAX, Mount
 from chukker.record.io import RecordError
 from chukker.record.io import parse as _parse_text
 
@@ -108,6 +109,8 @@ class Team:
     players: tuple[str, ...]
     alternates: tuple[str, ...] = ()
     captain: str | None = None
+    #: the team's string for the event (issue 25; the match record's ``teams.X.mounts``)
+    mounts: tuple[Mount, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"id": self.id, "name": self.name, "players": list(self.players)}
@@ -115,6 +118,8 @@ class Team:
             out["alternates"] = list(self.alternates)
         if self.captain is not None:
             out["captain"] = self.captain
+        if self.mounts:
+            out["mounts"] = [m.to_dict() for m in self.mounts]
         return out
 
 
@@ -261,7 +266,7 @@ KEYS: dict[str, frozenset[str]] = {
     "tournament": frozenset(
         {
             "format", "name", "rules", "venue", "team_handicap", "match_options",
-            "order_of_finish", "players", "teams", "stages", "matches", "decided",
+            "order_of_finish", "players", "teams", "stages", "matches", "decided", "mount_limits",
         }
     ),
     "team_handicap": frozenset({"min", "max"}),
@@ -435,6 +440,31 @@ def _team_ref(r: _Reader, subject: str, v: Any) -> TeamRef:
     return TeamRef(team="?")
 
 
+def _mounts(r: _Reader, subject: str, v: Any) -> tuple[Mount, ...]:
+    """``teams[].mounts``: a list of ``{id, name, owner?}`` (ids as in the match record)."""
+    if v is None:
+        return ()
+    if not isinstance(v, list) or len(v) > MOUNTS_MAX:
+        r.bad(subject, f"mounts must be a list of at most {MOUNTS_MAX} {{id, name, owner}}")
+        return ()
+    out: list[Mount] = []
+    for k, m in enumerate(v):
+        mid = m.get("id") if isinstance(m, Mapping) else None
+        if not isinstance(mid, str) or not MOUNT_ID.match(mid):
+            r.bad(subject, f"mounts[{k}]: id must be 1-32 characters of a-z, 0-9 and -",
+                  "mount_id")
+            continue
+        if any(x.id == mid for x in out):
+            r.bad(subject, f"mount {mid} is listed twice", "duplicate_id")
+            continue
+        name, owner = m.get("name", ""), m.get("owner")
+        if not isinstance(name, str) or not (owner is None or isinstance(owner, str)):
+            r.bad(subject, f"mount {mid}: name and owner are strings")
+            continue
+        out.append(Mount(mid, name, owner))
+    return tuple(out)
+
+
 def from_dict(
     doc: Mapping[str, Any], base: Path | None = None, lines: KeyLines | None = None
 ) -> Tournament:
@@ -551,6 +581,7 @@ def from_dict(
             r.id_list(subject, tm, "players"),
             r.id_list(subject, tm, "alternates"),
             cap,
+            _mounts(r, subject, tm.get("mounts")),
         )
 
     for i, s in r.table_list(doc, "stages"):

@@ -39,6 +39,8 @@ def roster(t: Tournament, team: Team, day: dt.date) -> dict[str, Any]:
     if team.alternates:
         n = len(team.players)
         out["alternates"] = [entry(n + i, pid) for i, pid in enumerate(team.alternates, 1)]
+    if team.mounts:
+        out["mounts"] = [m.to_dict() for m in team.mounts]  # the team's string (issue 25)
     return out
 
 

@@ -89,6 +89,8 @@ JS_LABELS = {
     "horn_end": "end of period", "horn_split": "split", "horn_warning": "30 seconds",
     "before_period": "Before period", "shots": "Shots", "next": "Next",
     "both_forfeited": "both forfeited", "team_forfeited": "%(team)s forfeited",
+    "ev_mount": "Change mounts", "ev_mount_out": "Mount out", "in_use": "in use",
+    "no_mounts": "The team has listed no mounts.",
 }
 
 
@@ -512,6 +514,39 @@ router.add_api_route("/m/{match_id}/console", _live_page("console.html"), method
                      response_class=HTMLResponse)
 
 
+@router.get("/m/{match_id}/mounts", response_class=HTMLResponse)
+async def mounts_page(request: Request, match_id: str) -> Response:
+    """The pony line of one match (issue 25), for grooms on a phone: per team and player
+    the mounts ridden by period, the one ridden now, and those out. Anonymous, read-only,
+    from the match's own report (``?part=1``: the live part only, which the page fetches
+    again on each update of the match's stream)."""
+    ctx = await live_context(request, match_id)
+    if isinstance(ctx, Response):
+        return ctx
+    rep = ctx["report"]
+    lines = {}
+    by = sheet.mounts_by_player(rep)
+    for key in ctx["team_ids"]:
+        string = (rep.get("mounts") or {}).get(key) or {}
+        roster = rep.get("roster", {}).get(key, {}).get("players", {})
+        team = ctx["teams"][key]
+        people = [*team.get("players", []), *team.get("alternates", [])]
+        lines[key] = {
+            "players": [
+                {"no": p["no"], "name": p.get("name") or "",
+                 "now": (roster.get(str(p["no"])) or {}).get("mount"),
+                 "needed": bool((roster.get(str(p["no"])) or {}).get("mount_needed")),
+                 "periods": sorted(by.get(key, {}).get(int(p["no"]), {}).items())}
+                for p in people if by.get(key, {}).get(int(p["no"])) or
+                (roster.get(str(p["no"])) or {}).get("status") == "playing"],
+            "string": string,
+        }
+    template = "_mounts.html" if request.query_params.get("part") else "mounts.html"
+    resp = render(request, template, lines=lines, **ctx)
+    resp.headers["cache-control"] = "no-store"
+    return resp
+
+
 async def sheet_parts(request: Request, match_id: str) -> dict[str, Any] | Response:
     ctx = await live_context(request, match_id)
     if isinstance(ctx, Response):
@@ -521,7 +556,7 @@ async def sheet_parts(request: Request, match_id: str) -> dict[str, Any] | Respo
     events = [e.event for e in lm.stored]
     header = {**lm.row.header, "teams": ctx["teams"]}
     return {**ctx, **sheet.sheet_data(header, rep, events, ctx["clocks"]),
-            **phone_qr(request, match_id)}
+            "mounts": sheet.mounts_by_player(rep), **phone_qr(request, match_id)}
 
 
 def _sheet_html(request: Request, ctx: dict[str, Any], pdf: bool = False) -> HTMLResponse:

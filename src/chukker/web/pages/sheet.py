@@ -259,3 +259,23 @@ def render_pdf(html: str) -> tuple[bytes, int]:
     css = weasyprint.CSS(string=(HERE / "static" / "live.css").read_text(encoding="utf-8"))
     doc = weasyprint.HTML(string=html.replace(link, "")).render(stylesheets=[css])
     return bytes(doc.write_pdf()), len(doc.pages)
+
+
+def mounts_by_player(report: dict[str, Any]) -> dict[str, dict[int, dict[int, list[str]]]]:
+    """Each player's mounts by period (record 1.2): team -> player -> period -> [mount ids].
+
+    >>> rep = {"mounts": {"A": {"bay": {"rides": [{"period": 1, "player": 2},
+    ...     {"period": 2, "player": 3}]}, "dora": {"rides": [{"period": 1, "player": 2}]}},
+    ...     "B": {}}}
+    >>> mounts_by_player(rep)["A"]
+    {2: {1: ['bay', 'dora']}, 3: {2: ['bay']}}
+    """
+    out: dict[str, dict[int, dict[int, list[str]]]] = {}
+    for team, mounts in (report.get("mounts") or {}).items():
+        per: dict[int, dict[int, list[str]]] = {}
+        for mid, m in mounts.items():
+            for r in m.get("rides") or ():
+                per.setdefault(int(r["player"]), {}).setdefault(int(r["period"]), []).append(mid)
+        out[team] = per
+    return out
+

@@ -57,6 +57,8 @@ from chukker.tournament.model import (
     loads,
     to_datetime,
 )
+from chukker.tournament.mounts import over_limit
+from chukker.tournament.ponyline import next_match, pony_line
 from chukker.tournament.records import NotReady, header, match_day
 from chukker.tournament.register import team_handicap
 from chukker.tournament.schedule import clashes, move
@@ -1072,9 +1074,13 @@ async def team_page(request: Request, tid: str, team: str) -> Response:
     totals = [team_handicap(tm, lt.t.players, d) for d in days]
     matches = [m for m in s.matches if team in m.teams]
     names = {x: t2.name for x, t2 in lt.t.teams.items()}
+    reports = (lt.last or (None, {}))[1]
+    played = {mid: Played(("A", "B"), rep) for mid, rep in reports.items()}
     return render(
         request,
         "tournament/team.html",
+        over=over_limit(lt.t, played, s, team),
+        has_mounts=bool(tm.mounts),
         tid=tid,
         t=lt.t,
         team=tm,
@@ -1087,6 +1093,53 @@ async def team_page(request: Request, tid: str, team: str) -> Response:
         },
         names=names,
     )
+
+
+def _local_now(request: Request) -> dt.datetime:
+    """The live service's clock as the venue's local time (the schedule's times are local)."""
+    return dt.datetime.fromtimestamp(service(request).clock.now_ms() / 1000)
+
+
+def pony_context(
+    lt: LiveTournament, s: Standings, reports: dict[str, dict[str, Any]], team: str,
+    now: dt.datetime,
+) -> dict[str, Any]:
+    """What the grooms' page shows (issue 25): the next match and its estimated start, per
+    player the mounts ridden today with their periods, and those out."""
+    t = lt.t
+    nm = next_match(t, s, reports, team, now)
+    day = nm.scheduled.date() if nm is not None and nm.scheduled is not None else now.date()
+    played = {mid: Played(("A", "B"), rep) for mid, rep in reports.items()}
+    late = None
+    if nm is not None and nm.estimated is not None and nm.scheduled is not None:
+        late = round((nm.estimated - nm.scheduled).total_seconds() / 60)
+    return {
+        "team": t.teams[team],
+        "next": nm,
+        "late": late,
+        "opponent": t.team_name(nm.opponent) if nm is not None and nm.opponent else None,
+        "day": day,
+        "players": pony_line(t, s, played, team, day),
+        "over": [x for x in over_limit(t, played, s, team) if x["day"] == day.isoformat()],
+        "now": now,
+    }
+
+
+@router.get("/{tid}/teams/{team}/mounts", response_class=HTMLResponse)
+async def pony_line_page(request: Request, tid: str, team: str) -> Response:
+    """The pony line for a team's grooms, on a phone: anonymous and read-only; it reads the
+    tournament's own state only (no path or file from the request) and updates from the
+    tournament's stream, so it adds no work to the matches' events, horns or fan-out."""
+    lt = _get(request, tid)
+    if lt is None or team not in lt.t.teams:
+        return error_page(request, 404, f"no team {team}")
+    s, reports = await refresh(request, lt)
+    ctx = pony_context(lt, s, reports, team, _local_now(request))
+    template = "tournament/_mounts.html" if request.query_params.get("part") else (
+        "tournament/mounts.html")
+    resp = render(request, template, tid=tid, t=lt.t, **ctx)
+    resp.headers["cache-control"] = "no-store"
+    return resp
 
 
 @router.get("/{tid}/arena/{slug}/{view}", response_class=HTMLResponse)

@@ -454,6 +454,71 @@
     enqueue({ type: "clock", remaining, reason: String(f.get("reason")).trim() }, live.serverNow());
   });
 
+  // R: the mount dialog. The team's string from the report, the mounts in use (ridden by
+  // a teammate) or out of the game greyed out; a reason records a mount_out instead.
+  function fillMounts() {
+    const f = $("mount-form"), rep = live.state || {};
+    const team = f.elements.team.value;
+    const string = (rep.mounts || {})[team] || {};
+    const roster = ((rep.roster || {})[team] || {}).players || {};
+    const players = (cfg.teams[team] || {}).players || [];
+    const sel = f.elements.player, keep = sel.value;
+    sel.textContent = "";
+    for (const p of players) {
+      const st = (roster[String(p.no)] || {}).status;
+      if (st && st !== "playing") continue;
+      const o = document.createElement("option");
+      o.value = String(p.no); o.textContent = p.no + (p.name ? " · " + p.name : "");
+      sel.appendChild(o);
+    }
+    if (keep && [...sel.options].some((o) => o.value === keep)) sel.value = keep;
+    const me = Number(sel.value);
+    const box = f.querySelector("[data-mount-list]");
+    box.textContent = "";
+    let first = true;
+    for (const [id, m] of Object.entries(string)) {
+      const gone = m.status === "out" || m.status === "disqualified";
+      const used = m.rider != null && m.rider !== me;
+      const lab = document.createElement("label");
+      const inp = document.createElement("input");
+      inp.type = "radio"; inp.name = "mount"; inp.value = id;
+      inp.disabled = used || gone;
+      if (gone) lab.classList.add("gone");
+      if (used || gone) lab.classList.add("in-use");
+      if (!inp.disabled && !gone && first && m.rider !== me) { inp.checked = true; first = false; }
+      lab.appendChild(inp);
+      const note = gone ? " (" + m.status + ")" : used ? " (" + (L.in_use || "in use") + ": " + m.rider + ")" : m.rider === me ? " ✓" : "";
+      lab.appendChild(document.createTextNode(" " + (m.name || id) + note));
+      box.appendChild(lab);
+    }
+    if (!Object.keys(string).length) box.textContent = L.no_mounts || "—";
+  }
+  function mountKey() {
+    if (!can("mount") && !can("mount_out")) { notNow("mount"); return; }
+    const f = $("mount-form");
+    f.elements.reason.value = "";
+    f.elements.umpire_consent.checked = false;
+    fillMounts();
+    open($("mount-dialog"));
+  }
+  $("mount-form").elements.team.addEventListener("change", fillMounts);
+  $("mount-form").elements.player.addEventListener("change", fillMounts);
+  dialogKeys($("mount-dialog"));
+  $("mount-dialog").addEventListener("close", () => {
+    if ($("mount-dialog").returnValue !== "ok") return;
+    const f = new FormData($("mount-form"));
+    const mount = f.get("mount");
+    if (!mount) return;
+    const team = String(f.get("team"));
+    if (f.get("reason")) {
+      enqueue({ type: "mount_out", team, mount: String(mount), reason: String(f.get("reason")) }, live.serverNow());
+      return;
+    }
+    const ev = { type: "mount", team, player: Number(f.get("player")), mount: String(mount) };
+    if (f.get("umpire_consent")) ev.umpire_consent = true;
+    enqueue(ev, live.serverNow());
+  });
+
   $("order-form").addEventListener("submit", (e) => {
     e.preventDefault();
     const f = new FormData(e.target), order = {};
@@ -474,6 +539,7 @@
   onClick($("btn-foul"), foulKey);
   onClick($("btn-clock"), clockKey);
   onClick($("btn-undo"), undoLast);
+  onClick($("btn-mount"), mountKey);
   onClick($("btn-move15"), (e) => act("move_to_15", { type: "move_to_15" }, e));
   document.querySelectorAll("button.goal").forEach((b) =>
     onClick(b, (e) => goal(b.dataset.team, Number(b.dataset.player), e)));
@@ -514,6 +580,7 @@
     else if (k === "KeyF") foulKey(e);
     else if (k === "KeyC") clockKey(e);
     else if (k === "KeyU" || k === "Backspace") undoLast();
+    else if (k === "KeyR") mountKey(e);
     else if (k === "KeyD") $("two-point").checked = !$("two-point").checked;
     else if (k === "KeyG") shot("goal", e);
     else if (k === "KeyM") shot("miss", e);

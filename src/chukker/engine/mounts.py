@@ -1,0 +1,334 @@
+"""Mounts: who rides which horse, in which periods, and which horses are out (internal).
+
+Record 1.2 (issue 25). A team's string is ``teams.X.mounts``; the ``mount`` event
+``{team, player, mount, umpire_consent?}`` puts a player on a mount, only while
+the ball is dead; ``mount_out {team, mount, reason}`` removes a mount from the game
+(Rule 2: vice, blood; Rule 16: a runaway); Penalty 8 with ``mount: true``
+disqualifies the mount the named player rides (``equipment: true``: it may
+``return``). A rider whose mount left the game changes mounts before play resumes.
+
+A mount counts as ridden in a period when its rider is on it while that period is
+played: on it when the period starts, or given it at a stoppage or the split. The
+shootout counts as one more period (as for the roster, Rule 5), numbered after the
+last one played. A record without mounts folds exactly as before: every hook here
+is a no-op when no ``mount`` event was accepted.
+
+This layer sits on top of the others and reaches them only through ``super()``.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Self
+
+from chukker.engine.errors import show
+from chukker.engine.report import Report
+from chukker.engine.setup import Mount, Setup
+from chukker.engine.state import (
+    IV_SHOOTOUT,
+    S_IN_PLAY,
+    S_INTERVAL,
+    S_SHOOTOUT,
+    S_STOPPED,
+    Refused,
+    bool_field,
+)
+from chukker.engine.types import MountOutReason, MountStatus
+
+_REASONS = frozenset(str(r) for r in MountOutReason)
+_IN_PLAY, _STOPPED, _SHOOTOUT, _INTERVAL = S_IN_PLAY, S_STOPPED, S_SHOOTOUT, S_INTERVAL
+#: the clause each reason for leaving the game comes from
+_CLAUSE = {"vice": "Rule 2", "blood": "Rule 2", "runaway": "Rule 16", "injury": "Rule 16",
+           "other": "Rule 2"}
+
+
+class Mounts(Report):
+    """The mount handlers, and the hooks that keep the pony lines beside the clock."""
+
+    def __init__(self, setup: Setup, *, blank: bool = False) -> None:
+        super().__init__(setup, blank=blank)
+        if blank:
+            return
+        #: each team's string, by id (shared, never changed)
+        self.strings: dict[str, dict[str, Mount]] = {
+            t.id: {m.id: m for m in t.mounts} for t in setup.teams
+        }
+        #: who rides what now: team -> player -> mount id
+        self.riding: dict[str, dict[int, str]] = {t: {} for t in self.team_ids}
+        #: the periods each mount was ridden in: team -> mount id -> [period, ...]
+        self.ridden: dict[str, dict[str, list[int]]] = {t: {} for t in self.team_ids}
+        #: who rode it in each: team -> mount id -> [(period, player), ...]
+        self.rides: dict[str, dict[str, list[tuple[int, int]]]] = {t: {} for t in self.team_ids}
+        #: mounts out of the game: team -> mount id -> {status, reason, clause, event, ...}
+        self.mounts_gone: dict[str, dict[str, dict[str, Any]]] = {t: {} for t in self.team_ids}
+        #: any mount event accepted (the hooks do nothing until then)
+        self.mounts_kept = False
+
+    def copy(self) -> Self:
+        c = super().copy()
+        c.strings = self.strings
+        c.riding = {k: v.copy() for k, v in self.riding.items()}
+        c.ridden = {k: {m: p.copy() for m, p in v.items()} for k, v in self.ridden.items()}
+        c.rides = {k: {m: p.copy() for m, p in v.items()} for k, v in self.rides.items()}
+        c.mounts_gone = {k: v.copy() for k, v in self.mounts_gone.items()}
+        c.mounts_kept = self.mounts_kept
+        return c
+
+    # ---------------------------------------------------------------- reading
+    def shootout_period(self) -> int:
+        """The number the shootout has among the periods (the one after the last)."""
+        return self.period + 1
+
+    def before_shootout(self) -> bool:
+        """In the shootout, or in the interval before it (its mounts are being set)."""
+        return self.status is S_SHOOTOUT or (
+            self.status is S_INTERVAL and self.interval_kind is IV_SHOOTOUT
+        )
+
+    def may_play(self, team: str, player: int) -> bool:
+        """:meth:`why_not` is ``None``, quickly in the common case (no one of the team out)."""
+        if not self.out[team]:
+            return player in self.field[team]
+        return self.why_not(team, player) is None
+
+    def rider(self, team: str, mount: str) -> int | None:
+        """The player who rides ``mount`` now: on it and in the game."""
+        for p, m in self.riding[team].items():
+            if m == mount and self.may_play(team, p):
+                return p
+        return None
+
+    def mount_of(self, team: str, player: int) -> str | None:
+        """The mount ``player`` rides now (``None`` when they may not play)."""
+        m = self.riding[team].get(player)
+        if m is None or not self.may_play(team, player):
+            return None
+        return m
+
+    def note_ridden(self, team: str, mount: str, period: int, player: int) -> None:
+        ps = self.ridden[team].setdefault(mount, [])
+        if period not in ps:
+            ps.append(period)
+        rs = self.rides[team].setdefault(mount, [])
+        if (period, player) not in rs:
+            rs.append((period, player))
+
+    def note_all_ridden(self, period: int) -> None:
+        for team, ride in self.riding.items():
+            for p, m in ride.items():
+                if self.may_play(team, p):
+                    self.note_ridden(team, m, period, p)
+
+    def listed(self, team: str, ev: dict[str, Any]) -> str:
+        m = ev.get("mount")
+        if type(m) is not str or m not in self.strings[team]:
+            raise Refused("mount_not_listed", team=team, mount=show(m) if type(m) is not str
+                          else m)
+        return m
+
+    def check_in_game(self, team: str, mount: str) -> None:
+        g = self.mounts_gone[team].get(mount)
+        if g is None:
+            return
+        if g["status"] == MountStatus.DISQUALIFIED:
+            raise Refused("mount_disqualified", team=team, mount=mount)
+        raise Refused(
+            "mount_out_of_game", team=team, mount=mount, reason=g["reason"], clause=g["clause"]
+        )
+
+    def take_off(self, team: str, mount: str, clause: str) -> int | None:
+        """``mount`` leaves the game: its rider (if any) is left waiting for another."""
+        for p, m in list(self.riding[team].items()):
+            if m == mount:
+                del self.riding[team][p]
+                if self.why_not(team, p) is None:
+                    self.mount_wait[(team, p)] = (mount, clause)
+                    return p
+        return None
+
+    # --------------------------------------------------------------- handlers
+    def on_mount(self, ev: dict[str, Any], t: int, i: int) -> None:
+        """``mount {team, player, mount, umpire_consent?}``: the player rides that mount."""
+        if self.final or self.status is _IN_PLAY:
+            self.check_dead_ball("a change of mounts")
+        team = ev.get("team")
+        if type(team) is not str or team not in self.strings:
+            team = self.team_of(ev)
+        player = ev.get("player")
+        if type(player) is not int or player not in self.sheet[team]:
+            player = self.player_of(ev, team, required=True)
+            assert player is not None
+        why = None if self.may_play(team, player) else self.why_not(team, player)
+        if why is not None:
+            raise Refused(
+                "mount_rider_may_not_play",
+                team=team,
+                player=player,
+                cause={"code": why[0], "params": why[1]},
+            )
+        mount = ev.get("mount")
+        if type(mount) is not str or mount not in self.strings[team]:
+            mount = self.listed(team, ev)
+        gone = self.mounts_gone[team]
+        if gone and mount in gone:
+            self.check_in_game(team, mount)
+        ride = self.riding[team]
+        stale = None
+        for p, m in ride.items():
+            if m == mount and p != player:
+                if self.may_play(team, p):
+                    raise Refused("mount_ridden_by_teammate", team=team, mount=mount, rider=p)
+                stale = p
+        st = self.status
+        if (st is _SHOOTOUT or st is _INTERVAL) and self.before_shootout():
+            if not bool_field(ev, "umpire_consent") and self.periods:
+                last = self.periods[-1][0]
+                if last not in self.ridden[team].get(mount, ()):
+                    raise Refused(
+                        "shootout_mount_not_final_period", team=team, mount=mount, period=last
+                    )
+        elif ev.get("umpire_consent") is not None:
+            bool_field(ev, "umpire_consent")
+        # valid: change the pony line
+        self.mounts_kept = True
+        if stale is not None:
+            del ride[stale]  # its last rider is out of the game
+        ride[player] = mount
+        if self.mount_wait:
+            self.mount_wait.pop((team, player), None)
+        if st is _STOPPED:
+            self.note_ridden(team, mount, self.period, player)
+        elif st is _SHOOTOUT:
+            self.note_ridden(team, mount, self.shootout_period(), player)
+
+    def on_mount_out(self, ev: dict[str, Any], t: int, i: int) -> None:
+        """``mount_out {team, mount, reason}``: Rule 2 (vice, blood), Rule 16 (runaway):
+        the umpire stops play (an implied whistle, as a foul's) and orders it removed."""
+        if self.final:
+            self.check_not_final()
+        team = self.team_of(ev)
+        mount = self.listed(team, ev)
+        reason = ev.get("reason")
+        if type(reason) is not str or reason not in _REASONS:
+            raise Refused("mount_reason_invalid", value=show(reason))
+        self.check_in_game(team, mount)
+        self.mounts_kept = True
+        if self.running:
+            self.on_whistle({"reason": f"mount {reason}"}, t, i)
+        rider = self.take_off(team, mount, _CLAUSE[reason])
+        self.mounts_gone[team][mount] = {
+            "status": MountStatus.OUT,
+            "reason": reason,
+            "clause": _CLAUSE[reason],
+            "event": i,
+            "last_rider": rider,
+        }
+
+    # ------------------------------------------------------------------ hooks
+    def start_period(self, t: int) -> None:
+        super().start_period(t)
+        if self.mounts_kept:
+            self.note_all_ridden(self.period)
+
+    def advance(self, t: float) -> None:
+        before = self.status
+        super().advance(t)
+        if self.mounts_kept and before is not _SHOOTOUT and self.status is _SHOOTOUT:
+            self.note_all_ridden(self.shootout_period())
+
+    def penalty_8(
+        self, t: int, i: int, ev: dict[str, Any], team: str, player: int | None
+    ) -> None:
+        super().penalty_8(t, i, ev, team, player)
+        if player is None or not self.mounts_kept or not bool_field(ev, "mount"):
+            return
+        mount = self.riding[team].get(player)
+        if mount is None:
+            return
+        equipment = bool_field(ev, "equipment")
+        self.take_off(team, mount, "Penalty 8")
+        self.mounts_gone[team][mount] = {
+            "status": MountStatus.DISQUALIFIED,
+            "reason": "equipment" if equipment else "penalty_8",
+            "clause": "Penalty 8",
+            "event": i,
+            "last_rider": player,
+            "may_return": equipment,
+        }
+
+    def on_return(self, ev: dict[str, Any], t: int, i: int) -> None:
+        team = ev.get("team")
+        player = ev.get("player")
+        had = (
+            type(team) is str
+            and team in self.mounts_out
+            and type(player) is int
+            and self.mounts_out[team].get(player) == "equipment"
+            and self.out[team].get(player, {}).get("status") != "equipment"
+        )
+        super().on_return(ev, t, i)
+        if had and type(team) is str:
+            gone = self.mounts_gone[team]
+            for m, g in list(gone.items()):
+                if g.get("may_return") and g.get("last_rider") == player:
+                    del gone[m]  # the equipment is put right: the mount may be ridden again
+
+    # ----------------------------------------------------------------- report
+    def mounts_report(self, team: str) -> dict[str, Any]:
+        """Per mount on ``team``'s string: name, owner, rider, periods ridden, status."""
+        string = self.strings[team]
+        if not string:
+            return {}
+        riders = {m: p for p, m in self.riding[team].items() if self.may_play(team, p)}
+        gone_all = self.mounts_gone[team]
+        ridden = self.ridden[team]
+        rides = self.rides[team]
+        out: dict[str, Any] = {}
+        for mid, m in string.items():
+            g = gone_all.get(mid)
+            ps = ridden.get(mid)
+            if g is None:
+                rider = riders.get(mid)
+                out[mid] = {
+                    "name": m.name,
+                    "owner": m.owner,
+                    "rider": rider,
+                    "periods": ps.copy() if ps else [],
+                    "rides": [{"period": a, "player": b} for a, b in rides.get(mid, ())],
+                    "status": "available" if rider is None else "riding",
+                    "reason": None,
+                }
+                continue
+            entry: dict[str, Any] = {
+                "name": m.name,
+                "owner": m.owner,
+                "rider": None,
+                "periods": ps.copy() if ps else [],
+                "rides": [{"period": a, "player": b} for a, b in rides.get(mid, ())],
+                "status": str(g["status"]),
+                "reason": g["reason"],
+                "clause": g["clause"],
+                "event": g["event"],
+                "last_rider": g["last_rider"],
+            }
+            if g["status"] == MountStatus.DISQUALIFIED:
+                entry["may_return"] = g["may_return"]
+            out[mid] = entry
+        return out
+
+    def roster_report(self, team: str) -> dict[str, Any]:
+        r = super().roster_report(team)
+        if self.strings[team]:
+            for no, entry in r["players"].items():
+                p = int(no)
+                old = entry.pop("mount", None)
+                if old is not None:
+                    entry["mount_out"] = old  # Penalty 8 on a mount not on the string
+                entry["mount"] = self.mount_of(team, p)
+                if (team, p) in self.mount_wait and self.why_not(team, p) is None:
+                    entry["mount_needed"] = True
+        return r
+
+    def report(self, at_ms: int) -> dict[str, Any]:
+        r = super().report(at_ms)
+        r["mounts"] = {t: self.mounts_report(t) for t in self.team_ids}
+        return r

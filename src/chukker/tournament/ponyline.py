@@ -1,0 +1,180 @@
+"""The pony line (issue 25): for a team's grooms, its next match and when it will really
+start, and what each player's horses did so far today.
+
+The estimate follows each arena's live progress: matches in an arena are played in
+the order of their scheduled starts. A match in play ends after the play time it has
+left (the clock, the periods and intervals still to come, from the engine's report);
+one not started yet starts at its scheduled time, or, when the arena runs late, as
+soon as the match before it has ended plus the changeover the schedule leaves between
+them. Pure: the caller passes the instant ``now`` (the live service's clock; tests a
+virtual one).
+
+>>> import datetime as dt
+>>> from chukker.rules.editions import edition
+>>> plan = edition("uspa-arena-2026").regulation
+>>> rep = {"status": "in_play", "period": 2, "clock": {"remaining_ms": 100_000}}
+>>> remaining_ms(rep, plan) // 1000  # 100 s, then 10 + 4 min of intervals, two periods
+1840
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import itertools
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from chukker.rules.editions import PeriodPlan, edition
+from chukker.tournament.model import MatchSpec, Tournament
+from chukker.tournament.mounts import ridden_by_day
+from chukker.tournament.records import match_day
+from chukker.tournament.standings import Played, Standings
+
+#: what an extra period or a shootout still to play is reckoned at
+_TIEBREAK_MS = 8 * 60_000
+
+
+def match_ms(plan: PeriodPlan) -> int:
+    """A match's play time without stoppages: its periods and the intervals between."""
+    return plan.count * plan.length_ms + sum(plan.intervals_ms)
+
+
+def remaining_ms(report: Mapping[str, Any] | None, plan: PeriodPlan) -> int:
+    """The play time a match has left, from its report (``None``: not started)."""
+    if report is None:
+        return match_ms(plan)
+    st = report.get("status")
+    if st == "final":
+        return 0
+    if st in (None, "pre_match"):
+        return match_ms(plan)
+    p = int(report.get("period") or 0)
+    n = plan.count
+    if p > n or st == "shootout":
+        return _TIEBREAK_MS
+    if st == "interval":
+        iv = report.get("interval") or {}
+        left = int(iv.get("remaining_ms") or 0)
+        if p >= n:  # before an extra period or the shootout
+            return left + _TIEBREAK_MS
+        return left + (n - p) * plan.length_ms + sum(plan.intervals_ms[p:])
+    clock = int((report.get("clock") or {}).get("remaining_ms") or 0)
+    return max(clock, 0) + (n - p) * plan.length_ms + sum(plan.intervals_ms[p - 1:])
+
+
+def changeover(ms: list[MatchSpec], length: dt.timedelta) -> dt.timedelta:
+    """The changeover the schedule leaves between two matches of one arena on one day
+    (the shortest; 5 minutes where the schedule shows none)."""
+    gaps = [
+        b.start - a.start - length
+        for a, b in itertools.pairwise(ms)
+        if a.start is not None and b.start is not None and a.start.date() == b.start.date()
+    ]
+    return max(min(gaps, default=dt.timedelta(minutes=5)), dt.timedelta(0))
+
+
+def _started(report: Mapping[str, Any] | None) -> bool:
+    return report is not None and report.get("status") not in (None, "pre_match")
+
+
+def estimate_starts(
+    t: Tournament, reports: Mapping[str, Mapping[str, Any]], now: dt.datetime
+) -> dict[str, dt.datetime]:
+    """The estimated start of every scheduled match not started yet, per arena in order."""
+    plan = edition(t.rules).plan(str(t.match_options.get("periods", "regulation")))
+    length = dt.timedelta(milliseconds=match_ms(plan))
+    by_arena: dict[str, list[MatchSpec]] = {}
+    for m in t.matches.values():
+        if m.start is not None:
+            by_arena.setdefault(m.arena or "", []).append(m)
+    out: dict[str, dt.datetime] = {}
+    for ms in by_arena.values():
+        ms.sort(key=lambda m: (m.start or dt.datetime.max, m.id))
+        turnaround = changeover(ms, length)
+        free: dt.datetime | None = None  # when the arena is free of the match before
+        for m in ms:
+            assert m.start is not None
+            rep = reports.get(m.id)
+            if rep is not None and rep.get("status") == "final":
+                free = now  # it ended (at the latest now)
+                continue
+            if _started(rep):
+                free = now + dt.timedelta(milliseconds=remaining_ms(rep, plan))
+                continue
+            start = m.start if free is None else max(m.start, free + turnaround)
+            if free is not None and free <= now and start < now:
+                start = max(m.start, now)  # the arena is free: it may start now
+            out[m.id] = start
+            free = start + length
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class NextMatch:
+    match: str
+    opponent: str | None
+    arena: str
+    scheduled: dt.datetime | None
+    estimated: dt.datetime | None
+    playing: bool
+
+
+def next_match(
+    t: Tournament, s: Standings, reports: Mapping[str, Mapping[str, Any]], team: str,
+    now: dt.datetime,
+) -> NextMatch | None:
+    """The team's match in play, or its next one, with its estimated start."""
+    est = estimate_starts(t, reports, now)
+    ms = sorted(t.matches.values(), key=lambda m: (m.start or dt.datetime.max, m.id))
+    for m in ms:
+        teams = s.match(m.id).teams
+        if team not in teams:
+            continue
+        rep = reports.get(m.id)
+        if rep is not None and rep.get("status") == "final":
+            continue
+        other = teams[1] if teams[0] == team else teams[0]
+        return NextMatch(m.id, other, m.arena or "", m.start, est.get(m.id), _started(rep))
+    return None
+
+
+def pony_line(
+    t: Tournament, s: Standings, played: Mapping[str, Played | str], team: str,
+    day: dt.date,
+) -> list[dict[str, Any]]:
+    """Per player of ``team``: the mounts ridden so far on ``day``, each with its matches
+    and periods, and whether it is out; then the string's mounts not ridden yet."""
+    tm = t.teams[team]
+    roster = [*tm.players, *tm.alternates]
+    names = {k: (t.players[p].name if p in t.players else p) for k, p in enumerate(roster, 1)}
+    per: dict[int | None, list[dict[str, Any]]] = {}
+    ridden = ridden_by_day(t, played, s)
+    listed = {m.id: m for m in tm.mounts}
+    used = set()
+    for (tid, mid, d), r in ridden.items():
+        if tid != team or d != day:
+            continue
+        used.add(mid)
+        by_rider: dict[int | None, list[tuple[str, int]]] = {}
+        for match, period, rider in r.periods:
+            by_rider.setdefault(rider, []).append((match, period))
+        for rider, periods in by_rider.items():
+            per.setdefault(rider, []).append({
+                "mount": mid,
+                "name": listed[mid].name if mid in listed else mid,
+                "periods": [{"match": a, "period": b} for a, b in periods],
+                "count": r.count,
+                "out": r.out,
+            })
+    out = [{"no": k, "name": names[k], "mounts": sorted(per.get(k, []),
+                                                          key=lambda x: str(x["mount"]))}
+           for k in sorted(names)]
+    spare = [{"mount": m.id, "name": m.name} for m in tm.mounts if m.id not in used]
+    if spare:
+        out.append({"no": None, "name": None, "mounts": spare})
+    return out
+
+
+def day_of(t: Tournament, match_id: str) -> dt.date:
+    return match_day(t, t.matches[match_id])

@@ -1,0 +1,70 @@
+"""The console's mount dialog (issue 25): a key like every action; the team's string with
+the mounts in use greyed out; Enter records, Escape cancels (Playwright, Debian chromium)."""
+
+from __future__ import annotations
+
+import copy
+import time
+from typing import Any
+
+import pytest
+
+from chukker.web.demo import DEMO_HEADER
+
+pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("browser")]
+
+
+def create(server: Any) -> dict[str, Any]:
+    h = copy.deepcopy(DEMO_HEADER)
+    a = next(iter(h["teams"]))
+    h["teams"][a]["mounts"] = [{"id": "bay", "name": "Bay"}, {"id": "chico", "name": "Chico"},
+                               {"id": "dora", "name": "Dora"}]
+    with server.client() as c:
+        r = c.post("/api/matches", json=h)
+        assert r.status_code == 201, r.text
+        body: dict[str, Any] = r.json()
+    body["team"] = a
+    return body
+
+
+def events(server: Any, m: dict[str, Any], n: int) -> list[dict[str, Any]]:
+    end = time.monotonic() + 10
+    while True:
+        with server.client() as c:
+            ev: list[dict[str, Any]] = c.get(f"/api/matches/{m['match_id']}/record"
+                                             ).json()["events"]
+        if len(ev) >= n or time.monotonic() > end:
+            return ev
+        time.sleep(0.05)
+
+
+def test_timekeeper_gives_mounts_with_the_r_key_and_in_use_ones_are_greyed(
+    browser: Any, live_server: Any
+) -> None:
+    from playwright.sync_api import expect
+
+    m = create(live_server)
+    page = browser.new_context(viewport={"width": 1366, "height": 768}).new_page()
+    page.goto(f"{live_server.url}/m/{m['match_id']}/console#token={m['timekeeper_token']}")
+    page.wait_for_function(
+        "() => window.chukker && window.chukker.state && window.chukker.connected")
+    page.keyboard.press("r")
+    dlg = page.locator("#mount-dialog")
+    expect(dlg).to_be_visible()
+    expect(dlg.locator("[data-mount-list] input")).to_have_count(3)
+    page.keyboard.press("Enter")  # player 1 on the first free mount: Bay
+    expect(dlg).to_be_hidden()
+    ev = events(live_server, m, 1)
+    assert ev[0] == {**ev[0], "type": "mount", "team": m["team"], "player": 1, "mount": "bay"}
+    page.wait_for_function("() => window.chukker.state.mounts && "
+                           f"window.chukker.state.mounts['{m['team']}'].bay.rider === 1")
+    page.keyboard.press("r")
+    expect(dlg).to_be_visible()
+    page.select_option("#mount-form select[name=player]", "2")
+    bay = dlg.locator("[data-mount-list] input[value=bay]")
+    expect(bay).to_be_disabled()  # ridden by a teammate: greyed out
+    expect(dlg.locator("[data-mount-list] label.in-use")).to_have_count(1)
+    page.keyboard.press("Escape")
+    expect(dlg).to_be_hidden()
+    page.wait_for_timeout(300)
+    assert len(events(live_server, m, 1)) == 1

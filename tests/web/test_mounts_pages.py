@@ -1,0 +1,99 @@
+"""The pony-line pages (issue 25): a match's (/m/<id>/mounts), a tournament team's
+(/tournaments/<t>/teams/<team>/mounts), the score sheet's mounts by period. Anonymous,
+read-only, from the server's own state."""
+
+from __future__ import annotations
+
+import copy
+import uuid
+import warnings
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore")
+    from starlette.testclient import TestClient
+
+from tests.tournament.web_helpers import four_team_toml, post
+from tests.web.conftest import OPEN, ORGANISER_AUTH
+
+from chukker.web import create_app
+from chukker.web.demo import DEMO_HEADER
+
+STRING_A = [{"id": "bay", "name": "Bay"}, {"id": "chico", "name": "Chico", "owner": "R. Paz"},
+            {"id": "dora", "name": "Dora"}]
+
+
+@pytest.fixture
+def client(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[TestClient]:
+    monkeypatch.setenv("CHUKKER_TOURNAMENTS_DIR", str(tmp_path / "tournaments"))
+    with TestClient(create_app(tmp_path / "live.sqlite3", **OPEN)) as c:
+        yield c
+
+
+def send(c: Any, mid: str, tk: str, ev: dict[str, Any]) -> Any:
+    return c.post(f"/api/matches/{mid}/events", headers={"authorization": "Bearer " + tk},
+                  json={"command_id": uuid.uuid4().hex, "event": ev})
+
+
+def test_match_pony_line_and_score_sheet_show_each_players_mounts_by_period(
+    client: Any,
+) -> None:
+    h = copy.deepcopy(DEMO_HEADER)
+    a = next(iter(h["teams"]))
+    h["teams"][a]["mounts"] = STRING_A
+    r = client.post("/api/matches", json=h, headers=ORGANISER_AUTH)
+    assert r.status_code == 201, r.text
+    mid, tk = r.json()["match_id"], r.json()["timekeeper_token"]
+    for ev in ({"type": "mount", "team": a, "player": 1, "mount": "bay"},
+               {"type": "mount", "team": a, "player": 2, "mount": "chico"},
+               {"type": "bowl_in"}, {"type": "whistle"},
+               {"type": "mount_out", "team": a, "mount": "chico", "reason": "blood"}):
+        assert send(client, mid, tk, ev).status_code == 201, ev
+    refused = send(client, mid, tk, {"type": "bowl_in"})
+    assert refused.status_code == 409 and refused.json()["code"] == "mount_change_needed"
+    assert send(client, mid, tk, {"type": "mount", "team": a, "player": 2,
+                                  "mount": "dora"}).status_code == 201
+    page = client.get(f"/m/{mid}/mounts")
+    assert page.status_code == 200
+    assert "Bay" in page.text and "Dora" in page.text and "blood" in page.text
+    assert "ponyline.js" in page.text
+    part = client.get(f"/m/{mid}/mounts?part=1&lang=es")
+    assert part.status_code == 200 and "<html" not in part.text and "Bay" in part.text
+    sheet = client.get(f"/m/{mid}/sheet")
+    assert sheet.status_code == 200 and "sheet-mounts" in sheet.text
+    assert "bay" in sheet.text and "chico, dora" in sheet.text
+    # the display and the phone show nothing of mounts: grooms have their page
+    for view in ("", "/display"):
+        assert "Chico" not in client.get(f"/m/{mid}{view}").text
+    assert client.get("/m/nope/mounts").status_code == 404
+    # read-only: no other method
+    assert client.post(f"/m/{mid}/mounts").status_code in (404, 405)
+
+
+def test_tournament_team_pony_line_shows_next_match_estimate_and_mounts(client: Any) -> None:
+    text = four_team_toml().replace(
+        'id = "reds"\n',
+        'id = "reds"\nmounts = [{ id = "r-bay", name = "Bay" }, { id = "r-fox", name = "Fox" }]\n',
+        1)
+    r = client.post("/tournaments/api", json={"text": text})
+    assert r.status_code == 201, r.text
+    body = r.json()
+    tid, live = body["tournament_id"], body["matches"]["m1"]
+    token = body["arenas"]["Arena 1"]["token"]
+    page = client.get(f"/tournaments/{tid}/teams/reds/mounts")
+    assert page.status_code == 200
+    assert "m1" in page.text and "Estimated start" in page.text and "09:00" in page.text
+    for ev in ({"type": "mount", "team": "A", "player": 1, "mount": "r-bay"},
+               {"type": "bowl_in"}):
+        assert post(client, "", live, token, ev).status_code == 201, ev
+    page = client.get(f"/tournaments/{tid}/teams/reds/mounts?lang=es")
+    assert page.status_code == 200 and "Bay" in page.text
+    part = client.get(f"/tournaments/{tid}/teams/reds/mounts?part=1&lang=en")
+    assert "<html" not in part.text and "Playing now" in part.text and "P1" in part.text
+    assert "Pony line" in client.get(f"/tournaments/{tid}/teams/reds").text
+    assert client.get(f"/tournaments/{tid}/teams/nobody/mounts").status_code == 404
+    assert client.get(f"/tournaments/{tid}/teams/..%2F..%2Fetc/mounts").status_code == 404
