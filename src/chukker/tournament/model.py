@@ -280,6 +280,10 @@ KEYS: dict[str, frozenset[str]] = {
 }  # fmt: skip
 
 
+#: known top-level tables that their own modules read from ``Tournament.extra``
+EXTENSIONS = frozenset({"mount_limits"})
+
+
 def _option_keys() -> frozenset[str]:
     from chukker.record.definitions import OPTIONS
 
@@ -479,7 +483,7 @@ def from_dict(
     t.name = r.string("tournament", doc, "name", required=False)
     t.rules = r.string("tournament", doc, "rules", required=False) or "uspa-arena-2026"
     t.venue = r.string("tournament", doc, "venue", required=False)
-    t.extra = {k: v for k, v in doc.items() if k not in KEYS["tournament"]}
+    t.extra = {k: v for k, v in doc.items() if k not in KEYS["tournament"] or k in EXTENSIONS}
     lim = doc.get("team_handicap", {})
     if not isinstance(lim, Mapping):
         r.bad("team_handicap", "must be a table {min = N, max = M}")
