@@ -301,7 +301,7 @@ def write_csv(tr: Tracking, path: str | Path) -> None:
 
 
 def write_parquet(tr: Tracking, path: str | Path) -> None:
-    import pyarrow as pa  # type: ignore[import-untyped]
+    import pyarrow as pa
     import pyarrow.parquet as pq  # type: ignore[import-untyped]
 
     t, ent, x, y = to_long(tr)
