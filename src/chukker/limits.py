@@ -82,6 +82,9 @@ class LimitError(ValueError):
     def __post_init__(self) -> None:
         super().__init__(self.message)
 
+    def __reduce__(self) -> tuple[Any, ...]:  # crosses process boundaries (worker pools)
+        return (LimitError, (self.code, self.params))
+
     @property
     def message(self) -> str:
         return MESSAGES[self.code].format(**self.params)

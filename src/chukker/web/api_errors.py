@@ -19,6 +19,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from chukker.limits import MESSAGES as LIMIT_MESSAGES
+from chukker.web.heavy import MESSAGES as HEAVY_MESSAGES
+
 MESSAGES: dict[str, str] = {
     "bad_request": "the request is not valid: {problems}",
     "bad_setup": "the match set-up is not valid: {path}: {reason}",
@@ -53,6 +56,8 @@ MESSAGES: dict[str, str] = {
     "method_not_allowed": "this address does not take that method",
     "http_error": "the request was refused (HTTP {status})",
 }
+MESSAGES.update(LIMIT_MESSAGES)  # over a parser's cap (chukker.limits)
+MESSAGES.update(HEAVY_MESSAGES)  # a heavy-work pool is full or a task ran over (web.heavy)
 
 
 def fill(template: str, params: dict[str, Any]) -> str:

@@ -21,10 +21,11 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from chukker.config import Settings
 from chukker.store import EventStore, open_store
 from chukker.web import api, api_errors, observe, pages
+from chukker.web.guard import Guard
+from chukker.web.heavy import Busy, OverLimit, Pools
 from chukker.web.limits import StreamCaps, StreamGate
 from chukker.web.live import LiveService, ServiceError
 from chukker.web.security import (
-    BodyLimit,
     Organiser,
     RateLimit,
     SecurityHeaders,
@@ -118,6 +119,7 @@ def create_app(store: EventStore | str | Path, *, organiser: str | None = None,
             yield
         finally:
             await svc.stop()
+            app.state.heavy.close()
 
     app = FastAPI(
         title="chukker live",
@@ -129,6 +131,7 @@ def create_app(store: EventStore | str | Path, *, organiser: str | None = None,
         docs_url=None, redoc_url=None,  # served from the package by pages.py (no CDN)
     )
     app.state.service = svc
+    app.state.heavy = Pools()  # heavy work's own bounded pools (web/heavy.py)
     lim = (settings or Settings()).limits
     app.state.throttle = Throttle(lim.bad_tokens_free, lim.bad_tokens_block,
                                   lim.bad_tokens_window_s)
@@ -151,9 +154,27 @@ def create_app(store: EventStore | str | Path, *, organiser: str | None = None,
         return JSONResponse(api_errors.body("bad_request", {"problems": text},
                                             problems=problems[:10]), status_code=422)
 
+    @app.exception_handler(Busy)
+    @app.exception_handler(OverLimit)
+    async def heavy_refused(request: Request, exc: Exception) -> Response:
+        assert isinstance(exc, Busy | OverLimit)
+        status = 503 if isinstance(exc, Busy) else 422
+        headers = {"retry-after": str(exc.retry_after)} if isinstance(exc, Busy) else {}
+        door = request.scope.get("chukker.door")
+        if getattr(door, "json", False) or request.url.path.startswith("/api/"):
+            return JSONResponse(api_errors.body(exc.code, exc.params), status_code=status,
+                                headers=headers)
+        from chukker.web.refusals import refusal_message
+        resp = pages.error_page(request, status,
+                                refusal_message(exc.code, exc.params, pages.lang_of(request)))
+        resp.headers.update(headers)
+        return resp
+
     @app.exception_handler(StarletteHTTPException)
     async def http_error(request: Request, exc: StarletteHTTPException) -> Response:
-        if request.url.path.startswith("/api/") or request.url.path.startswith("/static/"):
+        door = request.scope.get("chukker.door")
+        if (getattr(door, "json", False) or request.url.path.startswith("/api/")
+                or request.url.path.startswith("/static/")):
             code = {413: "too_large", 404: "not_found", 400: "bad_body",
                     405: "method_not_allowed"}.get(exc.status_code, "http_error")
             params: dict[str, Any] = (
@@ -174,7 +195,7 @@ def create_app(store: EventStore | str | Path, *, organiser: str | None = None,
     app.openapi = functools.partial(_openapi, app, app.openapi)  # type: ignore[method-assign]
     app.mount("/static", StaticFiles(directory=HERE / "static"), name="static")
     _mount_optional(app)
-    app.add_middleware(BodyLimit, limit=lim.max_body_bytes)
+    app.add_middleware(Guard, api_limit=lim.max_body_bytes)  # every door's declaration
     app.add_middleware(SecurityHeaders)
     app.add_middleware(StreamGate)
     observe.install(app, settings)
