@@ -39,9 +39,9 @@ import httpx
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
+from chukker.live import Clock, hash_token  # noqa: E402
 from chukker.store import StoredEvent, open_store  # noqa: E402
 from chukker.web.demo import DEMO_HEADER  # noqa: E402
-from chukker.web.live import Clock, hash_token  # noqa: E402
 
 PERIOD_MS = 450_000
 
@@ -186,7 +186,7 @@ async def service_cost(samples: int = 300) -> tuple[float, float]:
     """Median ms of ``LiveService.submit`` (check, store, apply, publish) at event 100
     and at event 10,000, alternating between the two matches so that both see the same
     machine; in this process, the store on a RAM disk so the disk does not hide it."""
-    from chukker.web.live import LiveService, Role
+    from chukker.live import LiveService, Role
 
     shm = Path("/dev/shm") if Path("/dev/shm").is_dir() else Path(tempfile.gettempdir())
     folder = Path(tempfile.mkdtemp(prefix="chukker-cost-", dir=shm))

@@ -50,9 +50,9 @@ import httpx
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
+from chukker.live import Clock, hash_token  # noqa: E402
 from chukker.store import StoredEvent, open_store  # noqa: E402
 from chukker.web.demo import DEMO_HEADER  # noqa: E402
-from chukker.web.live import Clock, hash_token  # noqa: E402
 
 HORN_TARGET_MS = 20.0
 FANOUT_TARGET_MS = 250.0

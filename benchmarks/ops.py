@@ -29,10 +29,10 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
-from chukker.web import metrics
-from chukker.web.logging import configure
-from chukker.web.observe import ObserveMiddleware
-from chukker.web.proxy import TrustedProxies
+from chukker.ops import metrics
+from chukker.ops.logging import configure
+from chukker.ops.proxy import TrustedProxies
+from chukker.web.ops.observe import ObserveMiddleware
 
 
 async def trivial(scope: Any, receive: Any, send: Any) -> None:

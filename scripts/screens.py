@@ -29,10 +29,10 @@ from typing import Any
 
 import uvicorn
 
+from chukker.live import hash_token
 from chukker.store import StoredEvent, open_store
 from chukker.web import create_app
 from chukker.web.demo import DEMO_HEADER, seed_finished_match, state_reports
-from chukker.web.live import hash_token
 
 SIZES = [(1280, 720), (1366, 768), (1920, 1080), (3840, 2160), (360, 740), (390, 844),
          (430, 932)]

@@ -27,6 +27,10 @@ _SUBAPPS: dict[str, tuple[str, str]] = {
     "tournament": ("chukker.tournament.cli", "Tournaments: register, schedule, standings."),
 }
 
+#: Sub-apps that get a command from ``chukker.web.cli`` (the part itself knows nothing of
+#: the web): ``chukker plays review``.
+_WEB_COMMANDS = {"plays"}
+
 #: Top-level commands registered by a module's ``register(app)``: command -> module.
 #: A module may register several commands; list each of them here.
 _REGISTERED: dict[str, str] = {
@@ -59,7 +63,10 @@ def build_app(argv: list[str] | None = None) -> typer.Typer:
             wanted = None  # no command or an unknown one: mount all, so help lists them
     for name, (module, help_text) in _SUBAPPS.items():
         if wanted in (None, name):
-            app.add_typer(importlib.import_module(module).app, name=name, help=help_text)
+            sub = importlib.import_module(module).app
+            if name in _WEB_COMMANDS:  # commands of a part that serve its pages
+                importlib.import_module("chukker.web.cli").register_plays(sub)
+            app.add_typer(sub, name=name, help=help_text)
     registered: set[str] = set()
     for command, module in _REGISTERED.items():
         if wanted in (None, command) and module not in registered:

@@ -69,6 +69,10 @@ MESSAGES: dict[str, str] = {
     "compressed": "{where}: a {kind}-compressed file; send it uncompressed",
     "not_in_upload": "{where}: names a file that is not part of this upload; "
                      "send the file in the same request",
+    # the heavy-work pools of the web app (chukker.web.heavy)
+    "heavy_busy": "the server is busy with other {kind} requests; try again in {retry_after} s",
+    "heavy_limit": "this {kind} request needs more than the server gives one request "
+                   "({limit}); send a smaller file",
 }  # fmt: skip
 
 

@@ -9,7 +9,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from chukker.engine import EngineError, Match, Setup, replay
-from chukker.engine.core import Fold
+from chukker.engine.fold import Fold
 from chukker.engine.simulate import default_setup, simulate
 from chukker.record import dumps, loads
 

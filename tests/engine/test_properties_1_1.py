@@ -10,7 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from chukker.engine import EngineError, Match, Setup, replay
-from chukker.engine.core import ACTIONS
+from chukker.engine.allowed import ACTIONS
 from chukker.engine.errors import MESSAGES, message
 from chukker.engine.simulate import default_setup, simulate
 

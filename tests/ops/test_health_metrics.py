@@ -45,7 +45,7 @@ def test_readyz_is_503_when_the_database_is_gone(ops_server: Any) -> None:
 
 
 def test_readyz_sees_a_stuck_horn_scheduler(ops_server: Any, make_match: Any) -> None:
-    from chukker.web import health
+    from chukker.web.ops import health
 
     svc = ops_server.app.state.service
 

@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
+from chukker.ops.logging import JsonFormatter, TextFormatter, configure, redact
 from chukker.web import create_app
-from chukker.web.logging import JsonFormatter, TextFormatter, configure, redact
 
 with warnings.catch_warnings():
     warnings.simplefilter("ignore")

@@ -15,10 +15,10 @@ import pytest
 from fastapi import Request
 
 from chukker.config import load
+from chukker.ops.logging import configure
+from chukker.ops.proxy import TrustedProxies, forwarded_for, parse_address
 from chukker.web import create_app
-from chukker.web.logging import configure
-from chukker.web.observe import client_address
-from chukker.web.proxy import TrustedProxies, forwarded_for, parse_address
+from chukker.web.ops.observe import client_address
 
 with warnings.catch_warnings():
     warnings.simplefilter("ignore")

@@ -11,8 +11,8 @@ from starlette.applications import Starlette
 from starlette.routing import Mount
 from starlette.testclient import TestClient
 
-from chukker.web.plays_pages import illustrating
-from chukker.web.plays_pages import router as plays_router
+from chukker.web.pages.plays import illustrating
+from chukker.web.pages.plays import router as plays_router
 
 SEEDS = Path(
     os.environ.get("CHUKKER_SEEDS", Path(__file__).resolve().parents[3] / "shared" / "seeds")
@@ -31,8 +31,8 @@ def test_rule_13b_is_illustrated_by_both_zigzags() -> None:
 @pytest.fixture(scope="module")
 def client(tmp_path_factory: pytest.TempPathFactory) -> TestClient:
     from chukker.rulebook.corpus import Corpus
-    from chukker.rulebook.importers import parse_file
-    from chukker.web.rules_pages import make_router
+    from chukker.rulebook.reader import parse_file
+    from chukker.web.pages.rules import make_router
 
     files = sorted(SEEDS.glob("*.txt")) if SEEDS.is_dir() else []
     if not files:

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from starlette.testclient import TestClient
 
-from chukker.web.plays_pages import app, router
+from chukker.web.pages.plays import app, router
 
 client = TestClient(app)
 

@@ -6,12 +6,12 @@ import re
 
 import pytest
 
+from chukker.i18n import translations
 from chukker.plays import detect, shipped
 from chukker.plays.candidates import Candidate, Clause
 from chukker.plays.gps import NOT_RUN_ON_GPS, NOT_RUN_WITHOUT_BALL
 from chukker.plays.synthetic import generated_play
 from chukker.plays.words import SENTENCES, TEAM_WORDS, describe, variant
-from chukker.web.i18n import translations
 
 FIELDS = re.compile(r"%\((\w+)\)s")
 

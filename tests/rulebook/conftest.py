@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 
 from chukker.rulebook.corpus import Corpus
-from chukker.rulebook.importers import ParsedSource, SourceKind, parse_file
+from chukker.rulebook.importers import ParsedSource, SourceKind
+from chukker.rulebook.reader import parse_file
 
 REPO = Path(__file__).resolve().parents[2]
 SEEDS = next(

@@ -18,8 +18,9 @@ from typer.testing import CliRunner
 from chukker.rulebook.cli import app as cli
 from chukker.rulebook.corpus import Corpus
 from chukker.rulebook.documents import parse_pdf
-from chukker.rulebook.importers import RulebookFormatError, SourceKind, parse_file, parse_text
-from chukker.web.rules_pages import make_app
+from chukker.rulebook.importers import RulebookFormatError, SourceKind
+from chukker.rulebook.reader import parse_file, parse_text
+from chukker.web.pages.rules import make_app
 
 from .docs_for_tests import (
     DUTCH_PAGE,

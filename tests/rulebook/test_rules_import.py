@@ -16,10 +16,9 @@ from chukker.rulebook.importers import (
     ParsedSource,
     RulebookFormatError,
     SourceKind,
-    parse_file,
-    parse_text,
 )
 from chukker.rulebook.model import ClauseKind
+from chukker.rulebook.reader import parse_file, parse_text
 
 RULE_13_IDS = [
     "13", "13a", "13a(1)", "13a(2)", "13a(3)", "13a(4)", "13a(5)", "13a(6)", "13b", "13c",

@@ -18,7 +18,8 @@ from typer.testing import CliRunner
 
 from chukker.rulebook.cli import app as cli
 from chukker.rulebook.corpus import Corpus, StoreStatus, default_db_path
-from chukker.rulebook.importers import ParsedSource, parse_file, parse_text
+from chukker.rulebook.importers import ParsedSource
+from chukker.rulebook.reader import parse_file, parse_text
 
 from .conftest import SEEDS
 from .docs_for_tests import DUTCH_PAGE, ENGLISH_HTML, FRENCH_HTML, FRENCH_PAGE, two_column_pdf

@@ -245,7 +245,7 @@ def backdated_match(store: EventStore, header: dict[str, Any], ago_ms: int) -> s
     Lets a test reach a horn without waiting 7:30: the period ends
     ``450_000 - ago_ms`` ms from now.
     """
-    from chukker.web.live import Clock, hash_token, new_match_id
+    from chukker.live import Clock, hash_token, new_match_id
 
     now = Clock().now_ms()
     mid = new_match_id()

@@ -25,8 +25,8 @@ runner = CliRunner()
 @pytest.fixture
 def serve(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Any:
     """`chukker serve` up to the point it would listen: returns its output and its app."""
+    import chukker.ops.logging as web_logging
     import chukker.web.cli as web_cli
-    import chukker.web.logging as web_logging
 
     apps: list[Any] = []
 

@@ -13,9 +13,9 @@ from typing import Any
 import httpx
 import pytest
 
+from chukker.live import hash_token
 from chukker.store import StoredEvent, open_store
 from chukker.web import create_app
-from chukker.web.live import hash_token
 from chukker.web.security import RateLimit, Throttle
 
 ORGANISER = "test-organiser-token"
@@ -343,7 +343,7 @@ def test_posted_at_is_taken_when_plausible_else_the_server_stamps(
 
 def test_attacker_reads_every_match_and_memory_stays_bounded(
         client: Any, make_match: Any, monkeypatch: Any) -> None:
-    from chukker.web import live
+    from chukker.live import service as live
 
     monkeypatch.setattr(live, "MAX_LOADED", 3)
     ids = [make_match(client).id for _ in range(6)]

@@ -150,7 +150,7 @@ def _flood(srv: Any, match_id: str, messages: int, size: int) -> None:
 
 def test_a_stream_that_stops_reading_gives_its_slot_back_once_far_behind(
         live_server: Any, make_match: Any, monkeypatch: Any) -> None:
-    from chukker.web import live
+    from chukker.live import fanout as live
 
     monkeypatch.setattr(live, "QUEUE_LIMIT", 16)
     caps = live_server.app.state.streams

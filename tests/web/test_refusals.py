@@ -8,7 +8,7 @@ import pytest
 
 from chukker.engine import EngineError, Match
 from chukker.engine.simulate import default_setup
-from chukker.web.i18n import translations
+from chukker.i18n import translations
 from chukker.web.refusals import refusal_message, templates
 
 

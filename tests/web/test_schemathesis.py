@@ -32,7 +32,7 @@ from schemathesis import GenerationMode  # noqa: E402
 from schemathesis.python import asgi as st_asgi  # noqa: E402
 
 from chukker.web import create_app  # noqa: E402
-from chukker.web.api import EVENT_TYPES  # noqa: E402
+from chukker.web.api.routes import EVENT_TYPES  # noqa: E402
 from chukker.web.demo import DEMO_HEADER  # noqa: E402
 
 ORGANISER = "fuzz-organiser-token"
@@ -216,7 +216,7 @@ def test_openapi_documents_the_refusal_body_for_every_api_error() -> None:
 def test_hostile_setups_are_json_refusals_matching_the_schema(name: str) -> None:
     import jsonschema
 
-    from chukker.web.api_errors import ERROR_SCHEMA
+    from chukker.live.api_errors import ERROR_SCHEMA
 
     h = copy.deepcopy(DEMO_HEADER)
     if "surrogate" in name:

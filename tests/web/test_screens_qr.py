@@ -40,7 +40,7 @@ def test_no_qr_on_the_overlay_nor_the_phone_view(client: Any, make_match: Any) -
 
 
 def test_the_qr_helper_uses_the_base_url_with_its_path() -> None:
-    from chukker.web.pages import phone_qr
+    from chukker.web.pages.matches import phone_qr
 
     class Req:
         base_url = "https://scores.example.org/chukker/"

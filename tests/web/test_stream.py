@@ -126,7 +126,7 @@ def test_patches_rebuild_exactly_the_report_the_server_sent(
 
 def test_idle_streams_get_keep_alive_comments_from_one_timer(
         db_path: Any, server_factory: Any, make_match: Any, monkeypatch: Any) -> None:
-    from chukker.web import live
+    from chukker.live import fanout as live
 
     monkeypatch.setattr(live, "KEEPALIVE_S", 0.2)
     with server_factory(db_path) as srv, srv.client() as c:

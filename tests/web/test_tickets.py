@@ -20,8 +20,8 @@ from typing import Any
 import httpx
 import pytest
 
+from chukker.ops.logging import JsonFormatter
 from chukker.web.limits import StreamCaps
-from chukker.web.logging import JsonFormatter
 from chukker.web.security import StreamTickets
 
 

@@ -6,7 +6,7 @@ errors (:class:`EngineError`, :class:`SetupError`). Nothing here does I/O or
 reads a clock: time is integer milliseconds, given by the caller.
 """
 
-from chukker.engine.core import ACTIONS
+from chukker.engine.allowed import ACTIONS
 from chukker.engine.errors import MESSAGES, NOTICES, EngineError, SetupError, fmt_s
 from chukker.engine.match import Event, Match, check, replay
 from chukker.engine.setup import FORMAT, Options, Player, Setup, Team

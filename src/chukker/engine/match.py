@@ -32,9 +32,12 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
 
-from chukker.engine.core import INF, Core, Fold, allowed_now, probe
+from chukker.engine.allowed import allowed_now, probe
+from chukker.engine.core import Core
 from chukker.engine.errors import EngineError
+from chukker.engine.fold import Fold
 from chukker.engine.setup import Setup
+from chukker.engine.state import INF
 from chukker.engine.types import EventType, Status
 
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from chukker.engine.core import Fold
+from chukker.engine.fold import Fold
 from chukker.engine.setup import Setup
 from chukker.engine.types import Status
 

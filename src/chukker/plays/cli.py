@@ -19,16 +19,6 @@ app = typer.Typer(
 )
 
 
-def load_any(path: Path) -> Tracking:
-    """A tracking file (``.csv``, ``.parquet``) or a scenario (``.toml``) as :class:`Tracking`."""
-    from chukker.plays.scenario import load
-    from chukker.plays.tracking import read_tracking
-
-    if path.suffix.lower() == ".toml":
-        return load(path).tracking()
-    return read_tracking(path)
-
-
 def _parse_defends(values: list[str]) -> list[tuple[str, Side]]:
     out = []
     for v in values:
@@ -77,6 +67,8 @@ def analyze(
                 ses = sessions[path] = gps.read_session(path)
                 tr = ses.tracking
             else:
+                from chukker.plays.review import load_any
+
                 tr = load_any(path)
         except (TrackingError, OSError) as exc:
             err.print(f"error: {exc}", markup=False, highlight=False)
@@ -165,38 +157,6 @@ def render(
         typer.echo(f"error: {output}: output must end in .svg or .png", err=True)
         raise typer.Exit(2)
     typer.echo(str(output))
-
-
-@app.command()
-def review(
-    file: Annotated[
-        Path, typer.Argument(help="Tracking CSV/Parquet, scenario TOML or GPS session TOML.")
-    ],
-    port: Annotated[int, typer.Option("--port", help="Port of the local page.")] = 8765,
-    lang: Annotated[str, typer.Option("--lang", help="en, es or it")] = "en",
-    open_browser: Annotated[
-        bool, typer.Option("--open/--no-open", help="Open the page in a browser.")
-    ] = True,
-) -> None:
-    """Analyse FILE and open its review page (timeline, evidence, diagrams, CSV export)."""
-    import threading
-    import webbrowser
-
-    import uvicorn
-
-    from chukker.plays.review import analyse_file
-    from chukker.web.plays_pages import app as pages
-
-    try:
-        rv = analyse_file(file)
-    except (TrackingError, OSError) as exc:
-        typer.echo(f"error: {exc}", err=True)
-        raise typer.Exit(2) from None
-    url = f"http://127.0.0.1:{port}/plays/review/{rv.id}?lang={lang}"
-    typer.echo(f"{len(rv.candidates)} candidates; review at {url} (Ctrl-C to stop)")
-    if open_browser:
-        threading.Timer(1.0, webbrowser.open, args=(url,)).start()
-    uvicorn.run(pages, host="127.0.0.1", port=port, log_level="warning")
 
 
 @app.command("list")

@@ -97,6 +97,16 @@ def remember(rv: Review) -> None:
         del REVIEWS[next(iter(REVIEWS))]
 
 
+def load_any(path: Path) -> Tracking:
+    """A tracking file (``.csv``, ``.parquet``) or a scenario (``.toml``) as :class:`Tracking`."""
+    from chukker.plays.scenario import load
+    from chukker.plays.tracking import read_tracking
+
+    if path.suffix.lower() == ".toml":
+        return load(path).tracking()
+    return read_tracking(path)
+
+
 def analyse_file(
     path: str | Path, name: str | None = None, files: Mapping[str, Path] | None = None,
     *, keep: bool = True,
@@ -108,7 +118,6 @@ def analyse_file(
     line (relative to the session's folder). ``keep=False`` leaves :data:`REVIEWS`
     alone (a worker process analyses, the server keeps)."""
     from chukker.plays import gps
-    from chukker.plays.cli import load_any
 
     p = Path(path)
     h = hashlib.sha1(p.read_bytes())

@@ -71,7 +71,7 @@ SENTENCES: dict[str, str] = {
 def _gettext(lang: str) -> Callable[[str], str]:
     if lang == "en":
         return lambda s: s
-    from chukker.web.i18n import translations
+    from chukker.i18n import translations
 
     return translations(lang).gettext
 

@@ -13,9 +13,10 @@ from chukker.rulebook.diff import (
 )
 from chukker.rulebook.documents import parse_html, parse_pdf
 from chukker.rulebook.glossary import GlossaryEntry, glossary
-from chukker.rulebook.importers import ParsedSource, RulebookFormatError, parse_file, parse_text
+from chukker.rulebook.importers import ParsedSource, RulebookFormatError
 from chukker.rulebook.model import Clause, ClauseKind, Origin, Passage, Play, Rule
 from chukker.rulebook.pages import RulePage, rule_page
+from chukker.rulebook.reader import parse_file, parse_text
 from chukker.rulebook.search import SearchHit, search
 from chukker.rulebook.summaries import EngineParam, RuleSummary, engine_params, summary
 

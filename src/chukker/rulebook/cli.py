@@ -15,10 +15,11 @@ import typer
 
 from chukker.rulebook.corpus import Corpus, default_db_path
 from chukker.rulebook.diff import EditionDiff, diff_editions
-from chukker.rulebook.importers import RulebookFormatError, parse_file
+from chukker.rulebook.importers import RulebookFormatError
 from chukker.rulebook.languages import language
 from chukker.rulebook.model import rule_of_clause_id
 from chukker.rulebook.pages import DEFAULT_EDITION, render_clause, render_text, rule_page
+from chukker.rulebook.reader import parse_file
 from chukker.rulebook.search import search as run_search
 
 app = typer.Typer(

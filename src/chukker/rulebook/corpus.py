@@ -11,7 +11,7 @@ So importing the same documents in any order gives the same database, and
 re-importing changes nothing. Each document is stored in one transaction:
 a failure halfway leaves the database as it was.
 
->>> from chukker.rulebook.importers import parse_text
+>>> from chukker.rulebook.reader import parse_text
 >>> corpus = Corpus.open(":memory:")
 >>> src = parse_text("RULE 1\\nFIELD:\\nA flat floor.\\n", "demo.txt", edition="demo-arena-2000")
 >>> [r.status.value for r in corpus.store(src)]

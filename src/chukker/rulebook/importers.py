@@ -18,8 +18,11 @@ from fixed line numbers:
   ``9.p1`` ... ``9.p10``.
 
 Anything else is refused with one :class:`RulebookFormatError` naming the
-line.
+line. :mod:`chukker.rulebook.reader` chooses the reader (these, or the web
+page and PDF readers of :mod:`chukker.rulebook.documents`, which build on
+these types).
 
+>>> from chukker.rulebook.reader import parse_text  # the one entry point
 >>> page = parse_text("RULE 1\\nFIELD:\\nA flat floor.\\n(a) Walls all round.\\n", "x.txt",
 ...                   edition="demo-arena-2000")
 >>> [c.id for c in page.rules[0].clauses]
@@ -666,53 +669,3 @@ def parse_summary(text: str, source: str = "<text>", edition: str | None = None)
         rules=tuple(rules),
         extras=tuple(extras),
     )
-
-
-# ------------------------------------------------------------------ dispatch
-
-
-def parse_text(
-    text: str, source: str = "<text>", edition: str | None = None, lang: str | None = None
-) -> ParsedSource:
-    """Parse ``text`` with whichever importer recognises it (a web page by its markup)."""
-    head = text.lstrip()[:200].lower()
-    if head.startswith(("<!doctype html", "<html")) or source.lower().endswith((".html", ".htm")):
-        from chukker.rulebook.documents import parse_html
-
-        return parse_html(text, source, lang, edition)
-    paras = [_Para(i, ln.strip()) for i, ln in enumerate(text.splitlines(), 1) if ln.strip()]
-    try:
-        page = _looks_like_page(paras, lang)
-    except RulebookFormatError as exc:
-        raise RulebookFormatError(source, exc.line, exc.message) from None
-    if page is not None:
-        return parse_bilingual_page(text, source, edition, lang)
-    if any(_SUMMARY_RULE.match(p.text) for p in paras):
-        return parse_summary(text, source, edition)
-    first = paras[0] if paras else _Para(1, "")
-    raise RulebookFormatError(
-        source,
-        first.line,
-        "not a rulebook page or summary: expected a title like "
-        f"'Regla 5 · USPA 2026 Arena Rules' or a 'RULE 1' line, found {first.text[:60]!r}",
-    )
-
-
-def parse_file(path: Path, edition: str | None = None, lang: str | None = None) -> ParsedSource:
-    """Read ``path`` and parse it: a PDF, a web page or UTF-8 text.
-
-    Errors name the file and the line (or page). ``lang`` is the document's
-    language when it does not say.
-    """
-    with path.open("rb") as fh:
-        magic = fh.read(5)
-    if magic == b"%PDF-":
-        from chukker.rulebook.documents import parse_pdf
-
-        return parse_pdf(path, lang, edition)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError as exc:
-        line = path.read_bytes()[: exc.start].count(b"\n") + 1
-        raise RulebookFormatError(str(path), line, "not UTF-8 text") from None
-    return parse_text(text, str(path), edition, lang)

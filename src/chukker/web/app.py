@@ -5,26 +5,28 @@ from __future__ import annotations
 import contextlib
 import functools
 import gc
-import importlib
 import logging
 import os
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
-from fastapi import APIRouter, FastAPI, Request
+from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from chukker.config import Settings
+from chukker.live import LiveService, ServiceError, api_errors
 from chukker.store import EventStore, open_store
-from chukker.web import api, api_errors, observe, pages
+from chukker.web.api import routes as api
 from chukker.web.guard import Guard
 from chukker.web.heavy import Busy, OverLimit, Pools
 from chukker.web.limits import StreamCaps, StreamGate
-from chukker.web.live import LiveService, ServiceError
+from chukker.web.ops import observe
+from chukker.web.pages import learn, plays, rules, tournaments
+from chukker.web.pages import matches as pages
 from chukker.web.security import (
     Organiser,
     RateLimit,
@@ -35,32 +37,6 @@ from chukker.web.security import (
 
 log = logging.getLogger("chukker.web")
 HERE = Path(__file__).parent
-
-
-#: Page modules of the other concerns (each with a ``router``), mounted when present.
-#: One line per concern; add yours here.
-OPTIONAL_PAGES: tuple[tuple[str, str], ...] = (
-    ("chukker.web.rules_pages", "/rules"),
-    ("chukker.web.plays_pages", "/plays"),
-    ("chukker.web.tournament_pages", "/tournaments"),
-    ("chukker.web.education_pages", "/learn"),
-)
-
-
-def _mount_optional(app: FastAPI) -> None:
-    """The rulebook, plays, tournament and education pages; mounted when present."""
-    for module, prefix in OPTIONAL_PAGES:
-        try:
-            router = importlib.import_module(module).router
-        except ImportError:
-            continue
-        except Exception:  # a neighbour's module is broken: serve the rest
-            log.exception("cannot mount %s", module)
-            continue
-        if isinstance(router, APIRouter):
-            app.include_router(router, prefix=prefix)
-        else:
-            app.mount(prefix, router)
 
 
 def _keep_collector_out_of_the_fanout() -> None:
@@ -194,7 +170,11 @@ def create_app(store: EventStore | str | Path, *, organiser: str | None = None,
     app.include_router(pages.router)
     app.openapi = functools.partial(_openapi, app, app.openapi)  # type: ignore[method-assign]
     app.mount("/static", StaticFiles(directory=HERE / "static"), name="static")
-    _mount_optional(app)
+    # every part, unconditionally: a broken module fails here and in the tests
+    app.mount("/rules", rules.router)
+    app.include_router(plays.router, prefix=plays.PREFIX)
+    app.include_router(tournaments.router, prefix="/tournaments")
+    app.include_router(learn.router, prefix="/learn")
     app.add_middleware(Guard, api_limit=lim.max_body_bytes)  # every door's declaration
     app.add_middleware(SecurityHeaders)
     app.add_middleware(StreamGate)

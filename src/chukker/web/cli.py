@@ -37,15 +37,15 @@ def serve(
     """Serve the timekeeper's console, big screen, phones, overlay and API."""
     import uvicorn
 
+    from chukker.live import LiveService
+    from chukker.ops.logging import configure
     from chukker.ops_cli import settings_or_exit
     from chukker.store import is_postgres_url, open_store
-    from chukker.web.api import created_display_token
+    from chukker.web.api.routes import created_display_token
     from chukker.web.app import create_app
     from chukker.web.demo import DEMO_HEADER, DemoError, seed_finished_match, seed_tournament
     from chukker.web.limits import uvicorn_options
-    from chukker.web.live import LiveService
-    from chukker.web.logging import configure
-    from chukker.web.observe import apply_process_settings
+    from chukker.web.ops.observe import apply_process_settings
     from chukker.web.security import organiser_token
 
     s = settings_or_exit(config, **{"server.host": host, "server.port": port, "database": db,
@@ -159,6 +159,45 @@ def organiser_token_command(
                    "(the same for every server); it is not set.", err=True)
         raise typer.Exit(1)
     typer.echo(token)
+
+
+def plays_review(
+    file: Annotated[
+        Path, typer.Argument(help="Tracking CSV/Parquet, scenario TOML or GPS session TOML.")
+    ],
+    port: Annotated[int, typer.Option("--port", help="Port of the local page.")] = 8765,
+    lang: Annotated[str, typer.Option("--lang", help="en, es or it")] = "en",
+    open_browser: Annotated[
+        bool, typer.Option("--open/--no-open", help="Open the page in a browser.")
+    ] = True,
+) -> None:
+    """Analyse FILE and open its review page (timeline, evidence, diagrams, CSV export)."""
+    import threading
+    import webbrowser
+
+    import uvicorn
+
+    from chukker.plays.review import analyse_file
+    from chukker.plays.tracking import TrackingError
+    from chukker.web.pages.plays import app as pages
+
+    try:
+        rv = analyse_file(file)
+    except (TrackingError, OSError) as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2) from None
+    url = f"http://127.0.0.1:{port}/plays/review/{rv.id}?lang={lang}"
+    typer.echo(f"{len(rv.candidates)} candidates; review at {url} (Ctrl-C to stop)")
+    if open_browser:
+        threading.Timer(1.0, webbrowser.open, args=(url,)).start()
+    uvicorn.run(pages, host="127.0.0.1", port=port, log_level="warning")
+
+
+def register_plays(plays: typer.Typer) -> None:
+    """Add ``review`` (the analysis served as local pages) to ``chukker plays``: the
+    plays package knows nothing of the web, so the command lives here."""
+    if not any(c.name == "review" for c in plays.registered_commands):
+        plays.command("review")(plays_review)
 
 
 def register(app: typer.Typer) -> None:

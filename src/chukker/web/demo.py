@@ -13,8 +13,8 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from chukker.engine import Match, Setup
+from chukker.live import Clock, hash_token, new_match_id
 from chukker.store import EventStore, StoredEvent
-from chukker.web.live import Clock, hash_token, new_match_id
 
 DEMO_HEADER: dict[str, Any] = {
     "format": "chukker-match/1",
@@ -187,7 +187,7 @@ async def _seed_tournament(store: EventStore, path: Path, base: str, now_ms: int
     from chukker.record import RecordError
     from chukker.record import load_path as load_record
     from chukker.tournament.model import TournamentError, load_path
-    from chukker.web.tournament_pages import Registry, _dir
+    from chukker.web.pages.tournaments import Registry, _dir
 
     try:
         t = load_path(path)

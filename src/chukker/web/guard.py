@@ -118,8 +118,8 @@ DOORS: tuple[Door, ...] = (
     Door("GET", "/api/matches/{match_id}/display-token", T, json=True, credential=HEADER,
          answers={**MATCH, **TOKEN}),
     Door("POST", "/api/matches/{match_id}/events", T, body=API, json=True, credential=HEADER,
-         depth=VALIDATED,         answers={**MATCH, **TOKEN, 400: "bad_body", 409: "refused", 413: "too_large",
-                  422: "bad_request", 503: "busy"}),
+         depth=VALIDATED, answers={**MATCH, **TOKEN, 400: "bad_body", 409: "refused",
+                                   413: "too_large", 422: "bad_request", 503: "busy"}),
     Door("GET", "/api/matches/{match_id}", S, json=True, answers={**MATCH, 422: "bad_request"}),
     Door("GET", "/api/matches/{match_id}/record", S, json=True, media="application/toml",
          answers={**MATCH, 422: "bad_request"}),
@@ -254,7 +254,7 @@ class _TooLarge(Exception):
 def _json_answer(status: int, code: str, params: dict[str, Any],
                  headers: dict[str, str] | None = None) -> tuple[int, list[tuple[bytes, bytes]],
                                                               bytes]:
-    from chukker.web.api_errors import body
+    from chukker.live.api_errors import body
 
     data = json.dumps(body(code, params)).encode()
     hs = [(b"content-type", b"application/json"), (b"content-length", str(len(data)).encode())]
@@ -336,8 +336,8 @@ class Guard:
     def _pool_refusal(self, scope: Scope, kind: Kind) -> Any:
         from types import SimpleNamespace
 
+        from chukker.ops.proxy import client_of_request
         from chukker.web.heavy import pools_of
-        from chukker.web.proxy import client_of_request
 
         app = scope.get("app")
         pool = pools_of(getattr(app, "state", None)).pools[kind]

@@ -40,6 +40,8 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, TypeVar
 
+from chukker.limits import MESSAGES as LIMIT_MESSAGES
+
 T = TypeVar("T")
 
 
@@ -79,11 +81,7 @@ DEFAULT_SPECS: dict[Kind, PoolSpec] = {
 }
 
 #: the codes of this module's refusals (es, it: ``web/locales/*/api.po``)
-MESSAGES: dict[str, str] = {
-    "heavy_busy": "the server is busy with other {kind} requests; try again in {retry_after} s",
-    "heavy_limit": "this {kind} request needs more than the server gives one request "
-                   "({limit}); send a smaller file",
-}  # fmt: skip
+MESSAGES: dict[str, str] = {k: v for k, v in LIMIT_MESSAGES.items() if k.startswith("heavy_")}
 
 
 @dataclass(eq=False)

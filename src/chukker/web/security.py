@@ -23,7 +23,7 @@ from fastapi import Header, Request
 from starlette.exceptions import HTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from chukker.web.proxy import client_of_request
+from chukker.ops.proxy import client_of_request
 
 MAX_BODY = 64 * 1024
 
@@ -56,7 +56,7 @@ class BodyLimit:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        from chukker.web.api_errors import body
+        from chukker.live.api_errors import body
 
         refusal = body("too_large", {"limit": self.limit})
         for k, v in scope.get("headers", []):
@@ -262,7 +262,7 @@ def client_address(request: Request) -> str:
     """The address every per-address limit and log uses for ``request``.
 
     The peer's address, or, when the peer is a trusted proxy (setting
-    ``trusted_proxies``), the client it forwards for (:mod:`chukker.web.proxy`).
+    ``trusted_proxies``), the client it forwards for (:mod:`chukker.ops.proxy`).
     """
     return client_of_request(request)
 
@@ -321,8 +321,8 @@ class Organiser:
     limit: RateLimit = field(default_factory=lambda: RateLimit(burst=10, rate=0.5))
 
     def check(self, request: Request, presented: str | None) -> None:
-        """Raise :class:`~chukker.web.live.ServiceError` unless ``presented`` may create."""
-        from chukker.web.live import ServiceError
+        """Raise :class:`~chukker.live.ServiceError` unless ``presented`` may create."""
+        from chukker.live import ServiceError
 
         if self.token is not None and presented is not None and hmac.compare_digest(
                 presented.encode(), self.token.encode()):

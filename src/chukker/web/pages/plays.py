@@ -1,4 +1,5 @@
-"""Play diagram pages: a Starlette :data:`router` the web app mounts at ``/plays``.
+"""Play diagram pages: the :data:`router` (an ``APIRouter``) the web app includes at
+``/plays``.
 
 * ``/`` lists the shipped scenarios; ``?clause=13b`` keeps those that illustrate
   that clause (rule pages link here).
@@ -6,8 +7,8 @@
   verdict and the detector's candidates; ``/{id}.svg`` and ``/{id}.png?t=2.6``
   are the files.
 
-Links are made from the mount point (``root_path``). :data:`app` is a tiny
-standalone ASGI app with the router at ``/plays``, for tests.
+Links are made from :data:`PREFIX` below the app's ``root_path`` (behind a proxy).
+:data:`app` is a tiny standalone app with the router at ``/plays``, for tests.
 """
 
 from __future__ import annotations
@@ -16,12 +17,10 @@ import io
 from pathlib import Path
 from typing import Any
 
+from fastapi import APIRouter, FastAPI, Request
+from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 from markupsafe import Markup
-from starlette.applications import Starlette
-from starlette.requests import Request
-from starlette.responses import HTMLResponse, RedirectResponse, Response
-from starlette.routing import Mount, Route, Router
 
 from chukker.plays.detectors import detect
 from chukker.plays.render_png import render_png
@@ -30,7 +29,7 @@ from chukker.plays.scenario import LANGS, Scenario, ScenarioError, Verdict, load
 from chukker.plays.scenario import text_in as _text
 from chukker.plays.words import describe, player_name
 
-HERE = Path(__file__).parent
+HERE = Path(__file__).parent.parent  # chukker/web: templates/ and static/
 _env = Environment(
     loader=FileSystemLoader(HERE / "templates"),
     autoescape=select_autoescape(["html"]),
@@ -106,7 +105,7 @@ T: dict[str, dict[str, str]] = {
 
 
 def _gettext(lang: str, text: str) -> str:
-    from chukker.web.i18n import translations
+    from chukker.i18n import translations
 
     return text if lang == "en" else str(translations(lang).gettext(text))
 
@@ -116,8 +115,12 @@ def _lang(request: Request) -> str:
     return lang if lang in LANGS else "en"
 
 
+#: where the app includes :data:`router`
+PREFIX = "/plays"
+
+
 def _base(request: Request) -> str:
-    return str(request.scope.get("root_path", "")).rstrip("/")
+    return str(request.scope.get("root_path", "")).rstrip("/") + PREFIX
 
 
 def _page(name: str, status: int = 200, **ctx: Any) -> HTMLResponse:
@@ -461,23 +464,25 @@ async def asset(request: Request) -> Response:
     return Response((HERE / "static" / name).read_text(encoding="utf-8"), media_type=types[name])
 
 
-router = Router(
-    routes=[
-        Route("/", index),
-        Route("/assets/{name}", asset),
-        Route("/review", review_form, methods=["GET", "POST"]),
-        Route("/review/{rid:str}.csv", review_csv),
-        Route("/review/{rid:str}", review_page),
-        Route("/{sid:str}.svg", scenario_svg),
-        Route("/{sid:str}.png", scenario_png),
-        Route("/{sid:str}", scenario_page),
-    ]
-)
+router = APIRouter(include_in_schema=False)
+for _path, _endpoint, _methods in (
+    ("/", index, ["GET"]),
+    ("/assets/{name}", asset, ["GET"]),
+    ("/review", review_form, ["GET", "POST"]),
+    ("/review/{rid:str}.csv", review_csv, ["GET"]),
+    ("/review/{rid:str}", review_page, ["GET"]),
+    ("/{sid:str}.svg", scenario_svg, ["GET"]),
+    ("/{sid:str}.png", scenario_png, ["GET"]),
+    ("/{sid:str}", scenario_page, ["GET"]),
+):
+    router.add_route(_path, _endpoint, methods=_methods)
 
 
-async def _home(request: Request) -> Response:
-    return RedirectResponse("/plays/")
+#: standalone app for tests and ``chukker plays review``: the router at ``/plays``
+app = FastAPI(docs_url=None, redoc_url=None, openapi_url=None)
+app.include_router(router, prefix=PREFIX)
 
 
-#: standalone app for tests: the router at ``/plays``
-app = Starlette(routes=[Route("/", _home), Mount("/plays", app=router)])
+@app.get("/", include_in_schema=False)
+async def _home() -> Response:
+    return RedirectResponse(PREFIX + "/")

@@ -10,7 +10,7 @@
 * writes one access line (JSON) with match id, command id and role, never a token.
 
 It also times the store's appends; the live service reports horn lateness and fan-out
-time itself (:mod:`chukker.web.metrics`).
+time itself (:mod:`chukker.ops.metrics`).
 """
 
 from __future__ import annotations
@@ -26,9 +26,10 @@ from fastapi.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from chukker.config import Settings
-from chukker.web import health, metrics
-from chukker.web.logging import log_fields
-from chukker.web.proxy import TrustedProxies, client_of_request, client_of_scope
+from chukker.ops import metrics
+from chukker.ops.logging import log_fields
+from chukker.ops.proxy import TrustedProxies, client_of_request, client_of_scope
+from chukker.web.ops import health
 
 access_log = logging.getLogger("chukker.access")
 
@@ -199,7 +200,10 @@ def apply_process_settings(s: Settings) -> None:
     rulebook's database and the tournaments' folder."""
     import os
 
-    from chukker.web import i18n, limits, live, pages
+    from chukker import i18n
+    from chukker.live import fanout as live
+    from chukker.web import limits
+    from chukker.web.pages import matches as pages
 
     live.KEEPALIVE_S = s.server.stream_keepalive_s
     limits.HEADER_TIMEOUT_S = s.limits.header_timeout_s

@@ -25,16 +25,19 @@ import asyncio
 import contextlib
 import hashlib
 import hmac
-import json
 import logging
 import secrets
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from enum import StrEnum
-from typing import Any
+from typing import Any, Protocol
 
+from chukker.live import fanout
+from chukker.live.clock import Clock
+from chukker.live.errors import Quarantined, Role, ServiceError
+from chukker.live.fanout import Outbox, Subscriber, merge_diff, sse
+from chukker.ops import metrics
 from chukker.store import (
     Backend,
     CommandExists,
@@ -43,62 +46,14 @@ from chukker.store import (
     MatchRow,
     SeqTaken,
     StoredEvent,
-    UnknownMatch,
 )
 from chukker.store._engine import EngineError, Match, Setup
-from chukker.web import api_errors, metrics
 
 log = logging.getLogger("chukker.live")
 
-#: messages a slow client may have queued before it is dropped (it reconnects
-#: with Last-Event-ID and gets what it missed)
-QUEUE_LIMIT = 512
 #: matches kept folded in memory beyond which idle ones (no stream, no clock running,
 #: nothing in flight) are let go, least recently used first; they load again on demand
 MAX_LOADED = 2000
-#: seconds between two keep-alive comments on every stream
-KEEPALIVE_S = 15.0
-#: subscribers served per event-loop iteration when a message fans out
-FANOUT_SLICE = 64
-
-
-class Role(StrEnum):
-    TIMEKEEPER = "timekeeper"
-    COMMITTEE = "committee"
-
-
-class ServiceError(ValueError):
-    """A refused request: ``status`` is the HTTP status, ``code`` a stable identifier,
-    ``params`` its values (the English text comes from ``chukker.web.api_errors``)."""
-
-    def __init__(self, status: int, code: str, message: str | None = None, *,
-                 params: dict[str, Any] | None = None, headers: dict[str, str] | None = None,
-                 **extra: Any) -> None:
-        self.status = status
-        self.code = code
-        self.params = dict(params or {})
-        self.message = message if message is not None else api_errors.message(code, self.params)
-        self.headers = headers
-        self.extra = extra
-        super().__init__(self.message)
-
-    def body(self) -> dict[str, Any]:
-        return api_errors.body(self.code, self.params, self.message, **self.extra)
-
-
-class Quarantined(UnknownMatch):
-    """A stored match the engine cannot replay: kept aside, never loaded, never fatal."""
-
-    def __init__(self, match_id: str, reason: str) -> None:
-        super().__init__(match_id)
-        self.reason = reason
-        self.args = (api_errors.message("quarantined",
-                                        {"match_id": match_id, "reason": reason}),)
-
-    def __str__(self) -> str:
-        return str(self.args[0])
-
-
 #: deeper reports or headers cannot be sent (JSON encoders stop) and are quarantined
 MAX_REPORT_DEPTH = 20
 
@@ -117,22 +72,24 @@ def new_match_id() -> str:
     return secrets.token_hex(5)
 
 
-class Clock:
-    """Wall-clock milliseconds read from the monotonic clock, anchored once.
+class Listener(Protocol):
+    """A non-HTTP adapter of the live service (arena feeds, horn relays, boards).
 
-    Manual changes of the system clock after start do not move it.
+    Called synchronously on the event loop's thread: a listener must neither
+    block nor raise (the service logs and swallows its exceptions); an adapter
+    queues its own work.
     """
 
-    def __init__(self) -> None:
-        self._wall0 = time.time_ns() // 1_000_000
-        self._mono0 = time.monotonic_ns()
+    def on_state(self, match_id: str, seq: int, report: Mapping[str, Any]) -> None:
+        """After every change of a match's state (event, undo, correction, horn),
+        with the report the screens get."""
 
-    def now_ms(self) -> int:
-        return self._wall0 + (time.monotonic_ns() - self._mono0) // 1_000_000
+    def on_event(self, match_id: str, seq: int, event: Mapping[str, Any]) -> None:
+        """Every accepted event as stored (undo included)."""
 
-    def loop_time(self, wall_ms: int) -> float:
-        """The ``loop.time()`` (``time.monotonic``) instant of a wall-clock instant."""
-        return (self._mono0 + (wall_ms - self._wall0) * 1_000_000) / 1e9
+    def on_horn(self, match_id: str, horn: Mapping[str, Any]) -> None:
+        """When this server's scheduler sounds a horn: ``{kind, period, at}`` (``at`` in
+        epoch ms)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -155,14 +112,6 @@ class Accepted:
 
 
 @dataclass(eq=False)
-class Subscriber:
-    queue: asyncio.Queue[bytes] = field(default_factory=lambda: asyncio.Queue(QUEUE_LIMIT))
-    dropped: bool = False
-    #: called once when the subscriber is dropped for falling behind (gives back its slot)
-    on_drop: Callable[[], None] | None = None
-
-
-@dataclass(eq=False)
 class LiveMatch:
     row: MatchRow
     match: Match
@@ -175,7 +124,7 @@ class LiveMatch:
     #: a deadline came while an append was in flight; handled after it
     deadline_pending: bool = False
     #: messages being handed to the subscribers, oldest first, with who gets them
-    outbox: deque[tuple[bytes, list[Subscriber], float]] = field(default_factory=deque)
+    outbox: Outbox = field(default_factory=Outbox)
     #: the report last sent to the subscribers (patches are computed from it)
     last_report: dict[str, Any] | None = None
     #: command_id -> stored event (idempotency without scanning the log)
@@ -201,16 +150,6 @@ class LiveMatch:
         return round(float(self.stored[-1].event["at"]) * 1000) if self.stored else 0
 
 
-def sse(kind: str, data: dict[str, Any], seq: int | None) -> str:
-    """One Server-Sent Events message.
-
-    >>> sse("state", {"seq": 2}, 2)
-    'id: 2\\nevent: state\\ndata: {"seq":2}\\n\\n'
-    """
-    head = f"id: {seq}\n" if seq is not None else ""
-    return f"{head}event: {kind}\ndata: {json.dumps(data, separators=(',', ':'))}\n\n"
-
-
 class LiveService:
     """Matches, events, the clock and the subscribers of one server process."""
 
@@ -230,6 +169,24 @@ class LiveService:
         self.horn_lateness: deque[tuple[int, int]] = deque(maxlen=10_000)
         self.on_publish: Callable[[str, str], None] | None = None
         self.loop: asyncio.AbstractEventLoop | None = None
+        self._listeners: list[Listener] = []
+
+    # ---------------------------------------------------------------- listeners
+    def add_listener(self, listener: Listener) -> None:
+        """Call ``listener`` after every change, event and horn (see :class:`Listener`)."""
+        if listener not in self._listeners:
+            self._listeners.append(listener)
+
+    def remove_listener(self, listener: Listener) -> None:
+        with contextlib.suppress(ValueError):
+            self._listeners.remove(listener)
+
+    def _tell(self, what: str, *args: Any) -> None:
+        for listener in tuple(self._listeners):
+            try:
+                getattr(listener, what)(*args)
+            except Exception:  # a listener must not raise: log it, serve the others
+                log.exception("listener %r failed in %s", listener, what)
 
     # ---------------------------------------------------------------- lifecycle
     async def start(self) -> None:
@@ -570,6 +527,8 @@ class LiveService:
         """
         prev = lm.last_report
         lm.last_report = rep
+        if self._listeners:
+            self._tell("on_state", lm.id, lm.seq, rep)
         patch = None if prev is None else merge_diff(prev, rep)
         if patch is None:
             tail = sse("state", {"seq": lm.seq, "report": rep}, lm.seq)
@@ -589,48 +548,31 @@ class LiveService:
         self._enqueue(lm, msg.encode())
 
     def _enqueue(self, lm: LiveMatch, data: bytes) -> None:
-        lm.outbox.append((data, list(lm.subscribers), time.perf_counter()))
-        if len(lm.outbox) == 1:
-            self._pump(lm, 0)
+        lm.outbox.send(data, lm.subscribers)
 
     async def _keepalive(self) -> None:
         """A comment to every stream every ``KEEPALIVE_S``: one timer for all of them
         (a timer per stream and per message costs more than the message)."""
         while True:
-            await asyncio.sleep(KEEPALIVE_S)
+            await asyncio.sleep(fanout.KEEPALIVE_S)
             for lm in list(self._matches.values()):
                 if lm.subscribers:
                     self._enqueue(lm, b": keepalive\n\n")
 
-    def _pump(self, lm: LiveMatch, start: int) -> None:
-        msg, subs, t0 = lm.outbox[0]
-        end = min(start + FANOUT_SLICE, len(subs))
-        for sub in subs[start:end]:
-            if sub.dropped:
-                continue
-            try:
-                sub.queue.put_nowait(msg)
-            except asyncio.QueueFull:
-                sub.dropped = True
-                lm.subscribers.discard(sub)
-                gone = sub.on_drop
-                if gone is not None:
-                    sub.on_drop = None
-                    gone()
-        if end < len(subs):
-            asyncio.get_running_loop().call_soon(self._pump, lm, end)
-            return
-        lm.outbox.popleft()
-        metrics.fanned_out(time.perf_counter() - t0)
-        if lm.outbox:
-            asyncio.get_running_loop().call_soon(self._pump, lm, 0)
-
     def _publish_event(self, lm: LiveMatch, e: StoredEvent) -> None:
         at_ms = round(float(e.event["at"]) * 1000)
         rep = self.report(lm, max(at_ms, 0))
+        if self._listeners:
+            self._tell("on_event", lm.id, e.seq, e.event)
         self._publish_change(lm, sse("event", {"seq": e.seq, "event": e.event}, e.seq), rep)
 
     # ------------------------------------------------------------------ horns
+    def retime(self) -> None:
+        """Arm every match's horn timer again from the clock: after a clock that jumps
+        (a test's virtual clock) a deadline already passed sounds on the next turn."""
+        for lm in list(self._matches.values()):
+            self._reschedule(lm)
+
     def _after_change(self, lm: LiveMatch) -> None:
         if lm.deadline_pending:
             lm.deadline_pending = False
@@ -669,6 +611,9 @@ class LiveService:
         self._publish_change(lm, head, rep)
         lm.horn_cursor_ms = d
         for h in sounded:
+            if self._listeners:
+                self._tell("on_horn", lm.id, {"kind": h.get("kind"), "period": h.get("period"),
+                                              "at": lm.start_ms + round(float(h["at"]) * 1000)})
             self.horn_lateness.append((lm.start_ms + d, now))
             metrics.horn_sounded((now - lm.start_ms - d) / 1000)
             row = HornRow(round(float(h["at"]) * 1000), int(h.get("period", 0)),
@@ -681,35 +626,6 @@ def _with_start(row: MatchRow, start_ms: int) -> MatchRow:
     return MatchRow(
         row.id, row.header, row.created_ms, start_ms, row.timekeeper_hash, row.committee_hash
     )
-
-
-def merge_diff(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
-    """The RFC 7386 merge patch that turns ``old`` into ``new``.
-
-    A member that becomes null (or goes) is sent as null: applied by RFC 7386
-    it is left out, which readers take as null; ``live.js`` keeps it as null,
-    which gives back ``new`` exactly (a report's members never go away).
-    Arrays that change are sent whole (RFC 7386 has no way to append).
-
-    >>> merge_diff({"a": 1, "c": {"x": 1, "y": 2}, "d": 4}, {"a": 1, "c": {"x": 3, "y": 2}})
-    {'d': None, 'c': {'x': 3}}
-    >>> merge_diff({"w": "A", "r": None}, {"w": None, "r": {"spot": None}})
-    {'w': None, 'r': {'spot': None}}
-    """
-    patch: dict[str, Any] = {}
-    for k in old:
-        if k not in new:
-            patch[k] = None
-    for k, v in new.items():
-        if k in old:
-            o = old[k]
-            if o == v:
-                continue
-            if isinstance(v, dict) and isinstance(o, dict):
-                patch[k] = merge_diff(o, v)
-                continue
-        patch[k] = v
-    return patch
 
 
 def _depth(v: Any, limit: int = MAX_REPORT_DEPTH + 1) -> int:

@@ -1,7 +1,7 @@
 """The HTTP API: matches, events, reports, records and the live stream.
 
 Every refusal is JSON ``{"error": <code>, "code": <code>, "params": {...},
-"message": <English text>, ...}`` (codes in ``chukker.web.api_errors``). Every
+"message": <English text>, ...}`` (codes in ``chukker.live.api_errors``). Every
 request is checked in full before anything is stored.
 """
 
@@ -22,10 +22,7 @@ from pydantic import BaseModel, Field
 from starlette.types import Receive, Scope, Send
 
 import chukker.record as record_pkg
-from chukker.store import UnknownMatch
-from chukker.store._engine import EventType, SetupError, dumps
-from chukker.web.limits import StreamCaps
-from chukker.web.live import (
+from chukker.live import (
     LiveMatch,
     LiveService,
     Quarantined,
@@ -33,7 +30,10 @@ from chukker.web.live import (
     ServiceError,
     hash_token,
 )
-from chukker.web.logging import annotate
+from chukker.ops.logging import annotate
+from chukker.store import UnknownMatch
+from chukker.store._engine import EventType, SetupError, dumps
+from chukker.web.limits import StreamCaps
 from chukker.web.security import (
     BadInput,
     RateLimit,

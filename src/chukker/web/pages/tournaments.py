@@ -45,6 +45,8 @@ from fastapi.responses import (
 from markupsafe import Markup
 
 from chukker.engine.setup import Setup
+from chukker.i18n import LANGUAGES, translations
+from chukker.live import LiveService, hash_token, new_match_id
 from chukker.tournament.check import check
 from chukker.tournament.export import bracket_svg, matches_csv, results_json, standings_csv
 from chukker.tournament.model import (
@@ -60,9 +62,7 @@ from chukker.tournament.register import team_handicap
 from chukker.tournament.schedule import clashes, move
 from chukker.tournament.standings import Played, Standings, standings
 from chukker.web import security
-from chukker.web.i18n import LANGUAGES, translations
-from chukker.web.live import LiveService, hash_token, new_match_id
-from chukker.web.pages import ENV, error_page, lang_of, phone_qr, render
+from chukker.web.pages.matches import ENV, error_page, lang_of, phone_qr, render
 
 router = APIRouter()
 POLL_S = 0.5
@@ -101,7 +101,7 @@ class LiveTournament:
 
 def ref_label(ref: TeamRef, lang: str) -> str:
     """A slot whose team is not known yet, in words: "Pool A, place 1", "Winner of s1"."""
-    from chukker.web.pages import stage_name
+    from chukker.web.pages.matches import stage_name
 
     tr = translations(lang)
     if ref.team is not None:

@@ -7,7 +7,7 @@ so a token that slips into a message or a URL never reaches the log.
 
 Request handlers add what they know to the request's access line with
 :func:`annotate` (``role``, ``command_id``); the access middleware
-(:mod:`chukker.web.observe`) writes that line when the answer is sent.
+(:mod:`chukker.web.ops.observe`) writes that line when the answer is sent.
 
 >>> redact('POST with Authorization: Bearer abc.DEF-123 and ?token=xyz&x=1')
 'POST with Authorization: Bearer [redacted] and ?token=[redacted]&x=1'

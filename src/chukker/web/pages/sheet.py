@@ -16,7 +16,7 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-HERE = Path(__file__).parent
+HERE = Path(__file__).parent.parent  # chukker/web: templates/ and static/
 
 #: the header's optional block of match details (spec: "implementations may add fields")
 INFO_KEY = "match_info"

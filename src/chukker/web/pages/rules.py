@@ -56,7 +56,7 @@ from chukker.rulebook.pages import (
 from chukker.rulebook.search import search
 from chukker.rulebook.summaries import RULE_NUMBERS, summaries
 
-HERE = Path(__file__).parent
+HERE = Path(__file__).parent.parent  # chukker/web: templates/ and static/
 _env = Environment(
     loader=FileSystemLoader(HERE / "templates"),
     autoescape=select_autoescape(["html"]),
@@ -91,7 +91,7 @@ LANGUAGES = _Langs(SITE_LANGS)
 def _plays_for(clause: str, lang: str) -> list[dict[str, Any]]:
     """Shipped plays illustrating ``clause`` (links and the figure's drawing); none if absent."""
     try:
-        from chukker.web.plays_pages import illustrating
+        from chukker.web.pages.plays import illustrating
     except ImportError:
         return []
     return illustrating(clause, lang)

@@ -32,7 +32,7 @@ from chukker.education.quiz import (
     spec_from,
 )
 from chukker.rules.editions import EDITIONS as EDITION_TABLE
-from chukker.web.pages import lang_of, render
+from chukker.web.pages.matches import lang_of, render
 
 router = APIRouter(include_in_schema=False)
 

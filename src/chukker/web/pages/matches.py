@@ -24,16 +24,16 @@ from fastapi.responses import (
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 from markupsafe import Markup
 
+from chukker.i18n import LANGUAGES, language_name, pick_language, translations
+from chukker.live import LiveMatch, Quarantined, Role, ServiceError, api_errors
 from chukker.rules import edition
 from chukker.store import UnknownMatch
 from chukker.store._engine import Match, Setup, SetupError
-from chukker.web import api_errors, sheet
-from chukker.web.api import check_header, created_display_token, match_urls, service
-from chukker.web.i18n import LANGUAGES, language_name, pick_language, translations
-from chukker.web.live import LiveMatch, Quarantined, Role, ServiceError
+from chukker.web.api.routes import check_header, created_display_token, match_urls, service
+from chukker.web.pages import sheet
 from chukker.web.security import CSRF_COOKIE, csrf_ok, new_csrf
 
-HERE = Path(__file__).parent
+HERE = Path(__file__).parent.parent  # chukker/web: templates/ and static/
 ENV = Environment(
     loader=FileSystemLoader(HERE / "templates"),
     autoescape=select_autoescape(default=True, default_for_string=True),
@@ -93,7 +93,7 @@ def refusal_templates(lang: str) -> dict[str, str]:
     """Each refusal code's message template in ``lang``, for the console to fill in.
 
     The engine's templates (``chukker.engine.errors.MESSAGES``) and the API's
-    (``chukker.web.api_errors.MESSAGES``), each translated through the merged
+    (``chukker.live.api_errors.MESSAGES``), each translated through the merged
     catalog (``refusals.po``, ``api.po``: msgid = the English template). The console
     fills ``{name}`` from the refusal's ``params``; a refusal whose code is not here
     is shown with its English ``message``.
@@ -103,7 +103,7 @@ def refusal_templates(lang: str) -> dict[str, str]:
     """
     tr = translations(lang)
     out: dict[str, str] = {}
-    for module in ("chukker.engine.errors", "chukker.web.api_errors"):
+    for module in ("chukker.engine.errors", "chukker.live.api_errors"):
         try:
             table = getattr(importlib.import_module(module), "MESSAGES", {})
         except ImportError:

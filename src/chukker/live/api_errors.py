@@ -20,7 +20,6 @@ from __future__ import annotations
 from typing import Any
 
 from chukker.limits import MESSAGES as LIMIT_MESSAGES
-from chukker.web.heavy import MESSAGES as HEAVY_MESSAGES
 
 MESSAGES: dict[str, str] = {
     "bad_request": "the request is not valid: {problems}",
@@ -56,8 +55,7 @@ MESSAGES: dict[str, str] = {
     "method_not_allowed": "this address does not take that method",
     "http_error": "the request was refused (HTTP {status})",
 }
-MESSAGES.update(LIMIT_MESSAGES)  # over a parser's cap (chukker.limits)
-MESSAGES.update(HEAVY_MESSAGES)  # a heavy-work pool is full or a task ran over (web.heavy)
+MESSAGES.update(LIMIT_MESSAGES)  # over a parser's cap, a heavy-work pool full (chukker.limits)
 
 
 def fill(template: str, params: dict[str, Any]) -> str:

@@ -23,7 +23,7 @@ from babel.messages.pofile import read_po
 from babel.support import NullTranslations, Translations
 
 LANGUAGES = ("en", "es", "it")
-LOCALES = Path(__file__).with_name("locales")
+LOCALES = Path(__file__).parent / "web" / "locales"
 
 
 def _compiled(po: Path, lang: str) -> Translations:

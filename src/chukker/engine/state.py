@@ -1,0 +1,273 @@
+"""The state of one fold, its constructor, copy and shared checks (internal).
+
+Time is integer milliseconds since the record started; nothing here reads a clock.
+Every refusal is a :class:`Refused` with a code and its params (see
+:data:`chukker.engine.errors.MESSAGES`).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from typing import Any, Self
+
+from chukker.engine import spots
+from chukker.engine.errors import message, show
+from chukker.engine.setup import Setup
+from chukker.engine.types import (
+    DecidedBy,
+    IntervalKind,
+    Penalty,
+    RestartKind,
+    ShotResult,
+    Status,
+)
+from chukker.rules.editions import introduced_in
+
+INF = math.inf
+_FREE_HIT_PENALTIES = frozenset({"2", "3", "4", "5", "5a", "5b"})
+_PENALTIES = frozenset(str(p) for p in Penalty)
+_SHOT_RESULTS = frozenset(str(r) for r in ShotResult)
+_NOT_IN_SHOOTOUT = _FREE_HIT_PENALTIES | {"1", "6"}
+_NOT_BEFORE_SHOOTOUT = _FREE_HIT_PENALTIES | {"6"}
+# shared restart descriptors (read-only; the report builds fresh objects from them)
+R_CENTER: Mapping[str, Any] = {"kind": RestartKind.BOWL_IN, "where": "center"}
+R_STOP: Mapping[str, Any] = {"kind": RestartKind.BOWL_IN, "where": "stop"}
+R_PENDING: Mapping[str, Any] = {"kind": RestartKind.FREE_HIT, "where": "pending"}
+R_RULE10: Mapping[str, Any] = {"kind": RestartKind.BOWL_IN, "where": "rule10"}
+# what Core.copy copies: lists, tables of containers, flat tables and sets
+_LISTS = (
+    "corrections",
+    "goal_log",
+    "foul_log",
+    "horns",
+    "periods",
+    "notices",
+    "forfeited",
+    "so_shots",
+)
+_TABLES = ("field", "out", "mounts_out", "removed", "disabled")
+_FLAT_TABLES = ("goals", "bonus", "so_goals", "so_attempts", "designation", "stoppage_fouls")
+
+
+class Refused(Exception):
+    """Raised inside a handler; the fold turns it into an :class:`EngineError`."""
+
+    def __init__(self, code: str, **params: Any) -> None:
+        super().__init__(code)
+        self.code = code
+        self.params = params
+
+    @property
+    def reason(self) -> str:
+        return message(self.code, self.params)
+
+
+def to_ms(at: Any) -> int:
+    """Seconds (up to millisecond precision) to integer milliseconds."""
+    if isinstance(at, bool) or not isinstance(at, int | float):
+        raise Refused("at_invalid", value=show(at))
+    if isinstance(at, int):
+        if at < 0 or at >= 10**9:
+            raise Refused("at_invalid", value=show(at))
+        return at * 1000
+    if not math.isfinite(at) or at < 0 or at >= 1e9:
+        raise Refused("at_invalid", value=show(at))
+    x = at * 1000.0
+    ms = int(x + 0.5)
+    if abs(x - ms) > 1e-6 * max(1.0, x) and abs(x - ms) > 1e-3:
+        raise Refused("at_precision", value=show(at))
+    return ms
+
+
+def ms_s(ms: int) -> float:
+    return ms / 1000
+
+
+def bool_field(ev: Mapping[str, Any], key: str) -> bool:
+    v = ev.get(key, False)
+    if v is None:
+        return False
+    if not isinstance(v, bool):
+        raise Refused("field_invalid", field=key, expected="true or false", value=show(v))
+    return v
+
+
+def parse_spot(raw: Any) -> tuple[float, float] | None:
+    if raw is None:
+        return None
+    if (
+        isinstance(raw, Sequence)
+        and not isinstance(raw, str)
+        and len(raw) == 2
+        and all(isinstance(v, int | float) and not isinstance(v, bool) for v in raw)
+    ):
+        try:
+            x, y = float(raw[0]), float(raw[1])
+        except OverflowError:
+            x = y = -1.0
+        if 0 <= x <= spots.LENGTH and 0 <= y <= spots.WIDTH:
+            return (x, y)
+    raise Refused("spot_invalid", value=show(raw))
+
+
+class State:
+    """The derived state of a match after some events, and the checks every handler
+    shares. :class:`~chukker.engine.core.Core` adds the handlers, one layer per concern."""
+
+    def __init__(self, setup: Setup) -> None:
+        self.setup = setup
+        self.ed = setup.edition
+        self.opts = setup.options
+        self.plan = setup.plan
+        self.length = self.plan.length_ms
+        self.team_ids = setup.team_ids
+        self.other = {self.team_ids[0]: self.team_ids[1], self.team_ids[1]: self.team_ids[0]}
+        self.hcp = setup.handicap_goals()
+        self.warn = self.opts.warning_horn
+        self.warn_at = self.ed.warning_at_ms.value
+        self.split = self.opts.split_periods and self.ed.has("split_periods")
+        self.split_after = self.ed.split_after_ms.value
+        self.sheet = {t.id: {p.no: p for p in t.players + t.alternates} for t in setup.teams}
+
+        self.now = 0
+        self.last_at = 0
+        self.status = Status.PRE_MATCH
+        self.period = 0
+        # clock
+        self.running = False
+        self.remaining = self.length
+        self.run_since = 0
+        self.warning_done = False
+        self.split_done = False
+        self.mount_change_since: int | None = None
+        self.corrections: list[dict[str, Any]] = []
+        # intervals
+        self.interval_kind: IntervalKind | None = None
+        self.interval_start = 0
+        self.interval_end = 0
+        self.interval_over = False
+        self.deadline: float = INF
+        # score and history
+        self.goals = {t: 0 for t in self.team_ids}
+        self.bonus = {t: 0 for t in self.team_ids}
+        self.goal_log: list[dict[str, Any]] = []
+        self.foul_log: list[dict[str, Any]] = []
+        self.horns: list[tuple[int, int, str]] = []
+        self.periods: list[list[Any]] = []
+        self.notices: list[dict[str, Any]] = []
+        # restarts and penalties
+        self.awaiting_bowl_in = True
+        self.restart: Mapping[str, Any] | None = R_CENTER
+        self.pending: dict[str, Any] | None = None
+        self.last_free_hit: dict[str, Any] | None = None
+        self.fh_open = False  # play since the last free hit has not been stopped or scored
+        self.fh_goal: int | None = None  # goal_log index of a goal scored from that free hit
+        self.stoppage_fouls: set[str] = set()
+        self.stoppage_spot: tuple[float, float] | None = None
+        # roster (who is on the field; who may not play and why)
+        self.field = {t.id: [p.no for p in t.players] for t in setup.teams}
+        self.out: dict[str, dict[int, dict[str, Any]]] = {t: {} for t in self.team_ids}
+        self.mounts_out: dict[str, dict[int, str]] = {t: {} for t in self.team_ids}
+        self.designation: dict[str, dict[str, Any] | None] = {t: None for t in self.team_ids}
+        self.removed: dict[str, dict[int, str]] = {t: {} for t in self.team_ids}
+        self.disabled: dict[str, dict[int, str]] = {t: {} for t in self.team_ids}
+        self.injury: dict[str, Any] | None = None
+        # end of match
+        self.final = False
+        self.final_at = 0
+        self.winner: str | None = None
+        self.decided_by: DecidedBy | None = None
+        self.forfeited: list[str] = []
+        # shootout
+        self.so_first: str | None = None
+        self.so_order: dict[str, list[int]] | None = None
+        self.so_seq: list[tuple[str, int]] = []
+        self.so_pos = 0
+        self.so_round = 1
+        self.so_shots: list[dict[str, Any]] = []
+        self.so_goals = {t: 0 for t in self.team_ids}
+        self.so_moved = False
+        self.so_next_at = 0
+        self.so_attempts: dict[tuple[str, int], list[bool]] = {}
+
+    def copy(self) -> Self:
+        """An independent copy, cheap: logs are copied as lists (their entries are never
+        changed in place; a changed entry is replaced), tables one or two levels deep.
+        Values that are replaced, never changed in place (``pending``, ``injury``,
+        ``so_order``, ``so_seq``, ``restart``), are shared."""
+        c = object.__new__(type(self))
+        d = self.__dict__.copy()
+        for k in _LISTS:
+            d[k] = d[k].copy()
+        for k in _TABLES:
+            d[k] = {kk: vv.copy() for kk, vv in d[k].items()}
+        for k in _FLAT_TABLES:
+            d[k] = d[k].copy()
+        ps = d["periods"]
+        if ps:
+            ps[-1] = list(ps[-1])
+        c.__dict__ = d
+        return c
+
+    def notice(self, at: int, event: int | None, clause: str, code: str, **params: Any) -> None:
+        """Note something the operator should know (``text`` in English; ``code`` and
+        ``params`` for other languages, as refusals)."""
+        self.notices.append(
+            {
+                "at": ms_s(at),
+                "event": event,
+                "clause": clause,
+                "text": message(code, params),
+                "code": code,
+                "params": params,
+            }
+        )
+
+    def team_of(self, ev: Mapping[str, Any], key: str = "team") -> str:
+        t = ev.get(key)
+        if not isinstance(t, str) or t not in self.goals:
+            a, b = self.team_ids
+            if t is None:
+                raise Refused("team_missing", field=key, a=a, b=b)
+            raise Refused("unknown_team", value=show(t), a=a, b=b)
+        return t
+
+    def sheet_player(self, value: Any, team: str) -> int:
+        """A player number on ``team``'s sheet (players and alternates)."""
+        if type(value) is int and value in self.sheet[team]:
+            return value
+        raise Refused("unknown_player", value=show(value), team=team)
+
+    def player_of(
+        self, ev: Mapping[str, Any], team: str, *, required: bool = False, key: str = "player"
+    ) -> int | None:
+        p = ev.get(key)
+        if p is None:
+            if required:
+                raise Refused("field_missing", field=key)
+            return None
+        return self.sheet_player(p, team)
+
+    def dead(self) -> Refused:
+        st = self.status
+        if st is Status.PRE_MATCH:
+            return Refused("not_started")
+        if st is Status.INTERVAL:
+            return Refused("ball_dead", period=self.period, since_ms=self.periods[-1][2])
+        if st is Status.SHOOTOUT:
+            return Refused("in_shootout")
+        return Refused("play_stopped", restart="free_hit" if self.pending else "bowl_in")
+
+    def check_not_final(self) -> None:
+        if self.final:
+            raise Refused("match_over", end_ms=self.final_at, decided_by=str(self.decided_by or ""))
+
+    def check_edition(self, feature: str) -> None:
+        if not self.ed.has(feature):
+            raise Refused(
+                "not_in_edition",
+                feature=feature,
+                edition=str(self.ed.id),
+                introduced_in=introduced_in(feature),
+            )

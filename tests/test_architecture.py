@@ -1,0 +1,191 @@
+"""The package's shape, read from its source with ``ast``: imports point one way.
+
+* no import cycle between modules (function-level imports count too: a lazy import
+  hides a circle, it does not remove it);
+* nothing outside ``chukker/web`` imports a web framework or ``chukker.web``;
+* the engine imports only the rules and the standard library;
+* the live service imports no web framework;
+* every part's page router is mounted in the app.
+"""
+
+from __future__ import annotations
+
+import ast
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+SRC = Path(__file__).resolve().parents[1] / "src"
+PKG = SRC / "chukker"
+WEB_FRAMEWORKS = ("fastapi", "starlette", "uvicorn")
+
+
+def _module_name(path: Path) -> str:
+    parts = list(path.relative_to(SRC).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+MODULES: dict[str, Path] = {_module_name(p): p for p in sorted(PKG.rglob("*.py"))}
+
+
+def _imports(name: str, path: Path) -> Iterator[str]:
+    """Every module ``name`` imports, anywhere in its body, as absolute names."""
+    is_pkg = path.name == "__init__.py"
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+        if isinstance(node, ast.Import):
+            for a in node.names:
+                yield a.name
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = name.split(".") if is_pkg else name.split(".")[:-1]
+                base = base[: len(base) - (node.level - 1)]
+                mod = ".".join(base + ([node.module] if node.module else []))
+            else:
+                mod = node.module or ""
+            if node.module == "__future__":
+                continue
+            yield mod
+            for a in node.names:  # ``from chukker.web import api``: the module api
+                if f"{mod}.{a.name}" in MODULES:
+                    yield f"{mod}.{a.name}"
+
+
+def _internal(target: str) -> str | None:
+    """The project's module ``target`` names (a name inside a module: that module)."""
+    while target:
+        if target in MODULES:
+            return target
+        target = target.rpartition(".")[0]
+    return None
+
+
+GRAPH: dict[str, set[str]] = {
+    name: {m for t in _imports(name, path) if (m := _internal(t)) is not None and m != name}
+    for name, path in MODULES.items()
+}
+#: a package's ``__init__`` re-exporting its own modules is not an arrow back up
+for _name, _deps in GRAPH.items():
+    if MODULES[_name].name == "__init__.py":
+        _deps -= {d for d in _deps if d.startswith(_name + ".")}
+    # importing ``chukker.x.y`` runs ``chukker.x``'s __init__, which the graph need not say
+
+
+def _cycles() -> list[list[str]]:
+    """Strongly connected components of more than one module (Tarjan)."""
+    sys.setrecursionlimit(max(sys.getrecursionlimit(), 10_000))
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on: set[str] = set()
+    out: list[list[str]] = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on.add(v)
+        for w in GRAPH[v]:
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                out.append(sorted(comp))
+
+    for v in GRAPH:
+        if v not in index:
+            visit(v)
+    return out
+
+
+def test_architecture_no_import_cycle_between_modules() -> None:
+    assert _cycles() == []
+
+
+def test_architecture_cycle_finder_finds_a_circle() -> None:
+    saved = {k: set(v) for k, v in GRAPH.items()}
+    try:
+        GRAPH["chukker.engine.core"].add("chukker.record")
+        GRAPH["chukker.record"].add("chukker.engine.core")
+        assert any({"chukker.engine.core", "chukker.record"} <= set(c) for c in _cycles())
+    finally:
+        GRAPH.clear()
+        GRAPH.update(saved)
+
+
+def _outside(prefix: str) -> Iterator[tuple[str, str]]:
+    for name, path in MODULES.items():
+        if name == prefix or name.startswith(prefix + "."):
+            continue
+        for t in _imports(name, path):
+            yield name, t
+
+
+def test_architecture_only_web_imports_a_web_framework_or_chukker_web() -> None:
+    bad = [(n, t) for n, t in _outside("chukker.web")
+           if t.split(".")[0] in WEB_FRAMEWORKS or t == "chukker.web"
+           or t.startswith("chukker.web.")]
+    assert bad == []
+
+
+def test_architecture_engine_imports_only_rules_and_the_stdlib() -> None:
+    bad = []
+    for name, path in MODULES.items():
+        if not name.startswith("chukker.engine"):
+            continue
+        for t in _imports(name, path):
+            top = t.split(".")[0]
+            if t.startswith("chukker."):
+                if not (t.startswith("chukker.engine") or t.startswith("chukker.rules")):
+                    bad.append((name, t))
+            elif top and top != "chukker" and top not in sys.stdlib_module_names:
+                bad.append((name, t))
+    assert bad == []
+
+
+def test_architecture_live_service_imports_no_web_framework() -> None:
+    assert "chukker.live.service" in MODULES
+    bad = [(name, t) for name, path in MODULES.items() if name.startswith("chukker.live")
+           for t in _imports(name, path)
+           if t.split(".")[0] in WEB_FRAMEWORKS or t.startswith("chukker.web")]
+    assert bad == []
+
+
+def _paths(routes: list[object], prefix: str = "") -> Iterator[str]:
+    """Every path the app answers (through mounts and included routers)."""
+    for r in routes:
+        ctx = getattr(r, "include_context", None)
+        if ctx is not None:  # FastAPI >= 0.16x keeps included routers as such
+            yield from _paths(list(r.original_router.routes), prefix + ctx.prefix)  # type: ignore[attr-defined]
+            continue
+        path = getattr(r, "path", "")
+        sub = getattr(r, "routes", None)
+        if sub is not None and not hasattr(r, "endpoint"):  # a Mount
+            yield prefix + path
+            yield from _paths(list(sub), prefix + path)
+        else:
+            yield prefix + path
+
+
+@pytest.mark.parametrize("where", [
+    "/rules", "/plays/", "/tournaments/", "/learn/", "/m/{match_id}/display",
+    "/api/matches/{match_id}/events", "/api/matches/{match_id}/stream", "/healthz",
+])
+def test_architecture_every_part_is_mounted_in_the_app(tmp_path: Path, where: str) -> None:
+    from chukker.web import create_app
+
+    app = create_app(tmp_path / "arch.sqlite3")
+    paths = set(_paths(list(app.routes)))
+    assert where in paths or any(p.startswith(where) for p in paths), sorted(paths)
