@@ -9,8 +9,9 @@ middleware, finds the door of each request (first match, in routing order) and
 * refuses a body over the door's limit (413, declared or streamed; a GET takes none);
 * refuses JSON nested deeper than :data:`chukker.limits.MAX_DEPTH` before any parser
   sees it (422 ``too_deep``, JSON, whatever the route);
-* refuses a request without credentials where the door's role needs a bearer token
-  (401 ``no_token``; the handler still checks which token it is);
+* refuses an organiser's door without a bearer token (401 ``organiser_required``, unless
+  the server is open), before its body is read; the handler checks the token itself, and
+  a match's tokens (timekeeper, committee) are checked by the handler, which knows the match;
 * refuses heavy work at once (503, ``Retry-After``) when its pool
   (:mod:`chukker.web.heavy`) has no room for this address, before the body is read;
 * marks the request with its door (``scope["chukker.door"]``), so that refusals of
@@ -305,10 +306,12 @@ class Guard:
             if n > limit:
                 await _send(send, _json_answer(413, "too_large", {"limit": limit}))
                 return
-        if door.credential == HEADER and door.takes(method) and not self._credentialed(scope,
-                                                                                        door):
-            code = "organiser_required" if door.role is Role.ORGANISER else "no_token"
-            await _send(send, _json_answer(401, code, {}, {"www-authenticate": "Bearer"}))
+        if (door.role is Role.ORGANISER and door.credential == HEADER and door.takes(method)
+                and not self._credentialed(scope, door)):
+            # the role is known from the route alone (a match's tokens are checked by the
+            # handler, which knows the match): no token, no body read, no work
+            await _send(send, _json_answer(401, "organiser_required", {},
+                                           {"www-authenticate": "Bearer"}))
             return
         kind = door.cost.kind
         if kind is not None and door.takes(method) and (method != "GET" or kind != Kind.PLAYS):
