@@ -190,3 +190,39 @@ def loads_toml(text: str, where: str = "document", limit: int = MAX_DEPTH) -> di
         raise LimitError("too_deep", {"where": where, "limit": limit}) from None
     verify_depth(doc, limit, where)
     return doc
+
+
+_TAG = re.compile(r"<(/?)([a-zA-Z][a-zA-Z0-9-]*)([^>]*)>")
+#: elements that never nest (void) or whose end tag a browser implies (not counted)
+_FLAT = frozenset(
+    "area base br col embed hr img input link meta source track wbr p li dt dd tr td th "
+    "option optgroup rb rt rtc rp thead tbody tfoot colgroup caption".split()
+)
+
+
+def html_depth(html: str) -> int:
+    """Nesting depth of an HTML page's elements, without building a tree (elements with
+    implied end tags and void elements are not counted).
+
+    >>> html_depth("<html><body><div><p>a<p>b</div></body></html>")
+    3
+    """
+    best = d = 0
+    for m in _TAG.finditer(html):
+        name = m.group(2).lower()
+        if name in _FLAT or m.group(3).endswith("/"):
+            continue
+        if m.group(1):
+            d = max(0, d - 1)
+        else:
+            d += 1
+            best = max(best, d)
+    return best
+
+
+def verify_html(html: str, where: str = "page", limit: int = MAX_HTML_DEPTH) -> None:
+    """Refuse an HTML page larger than :data:`MAX_RULEBOOK_BYTES` or nested deeper than
+    ``limit`` before a parser (which recurses) sees it."""
+    verify_size(len(html), MAX_RULEBOOK_BYTES, where)
+    if html_depth(html) > limit:
+        raise LimitError("too_deep", {"where": where, "limit": limit})
