@@ -194,10 +194,9 @@ def loads_toml(text: str, where: str = "document", limit: int = MAX_DEPTH) -> di
 
 _TAG = re.compile(r"<(/?)([a-zA-Z][a-zA-Z0-9-]*)([^>]*)>")
 #: elements that never nest (void) or whose end tag a browser implies (not counted)
-_FLAT = frozenset(
-    "area base br col embed hr img input link meta source track wbr p li dt dd tr td th "
-    "option optgroup rb rt rtc rp thead tbody tfoot colgroup caption".split()
-)
+_VOID = "area base br col embed hr img input link meta source track wbr"
+_IMPLIED = "p li dt dd tr td th option optgroup rb rt rtc rp thead tbody tfoot colgroup caption"
+_FLAT = frozenset(f"{_VOID} {_IMPLIED}".split(" "))
 
 
 def html_depth(html: str) -> int:
