@@ -263,6 +263,27 @@ def _json_answer(status: int, code: str, params: dict[str, Any],
     return status, hs, data
 
 
+def _answer(scope: Scope, status: int, code: str, params: dict[str, Any],
+            headers: dict[str, str] | None = None) -> tuple[int, list[tuple[bytes, bytes]],
+                                                          bytes]:
+    """A refusal in the door's own kind: JSON for JSON doors, else the site's error page
+    in the visitor's language."""
+    door = scope.get("chukker.door")
+    if getattr(door, "json", True) or str(scope.get("path", "")).startswith("/api/"):
+        return _json_answer(status, code, params, headers)
+    from starlette.requests import Request
+
+    from chukker.web.pages.matches import error_page, lang_of
+    from chukker.web.refusals import refusal_message
+
+    request = Request(scope)
+    page = error_page(request, status, refusal_message(code, params, lang_of(request)))
+    hs = [(k, v) for k, v in page.raw_headers if k != b"content-length"]
+    hs.append((b"content-length", str(len(page.body)).encode()))
+    hs += [(k.encode(), v.encode()) for k, v in (headers or {}).items()]
+    return status, hs, bytes(page.body)
+
+
 async def _send(send: Send, answer: tuple[int, list[tuple[bytes, bytes]], bytes]) -> None:
     status, headers, data = answer
     await send({"type": "http.response.start", "status": status, "headers": headers})
@@ -304,13 +325,13 @@ class Guard:
             except ValueError:
                 n = limit + 1
             if n > limit:
-                await _send(send, _json_answer(413, "too_large", {"limit": limit}))
+                await _send(send, _answer(scope, 413, "too_large", {"limit": limit}))
                 return
         if (door.role is Role.ORGANISER and door.credential == HEADER and door.takes(method)
                 and not self._credentialed(scope, door)):
             # the role is known from the route alone (a match's tokens are checked by the
             # handler, which knows the match): no token, no body read, no work
-            await _send(send, _json_answer(401, "organiser_required", {},
+            await _send(send, _answer(scope, 401, "organiser_required", {},
                                            {"www-authenticate": "Bearer"}))
             return
         kind = door.cost.kind
@@ -347,7 +368,7 @@ class Guard:
         if pool.admits(client_of_request(SimpleNamespace(scope=scope))):
             return None
         busy = pool.busy()
-        return _json_answer(503, busy.code, busy.params, {"retry-after": str(busy.retry_after)})
+        return _answer(scope, 503, busy.code, busy.params, {"retry-after": str(busy.retry_after)})
 
     async def _counted(self, scope: Scope, receive: Receive, send: Send, limit: int) -> None:
         seen = 0
@@ -372,11 +393,11 @@ class Guard:
             await self.app(scope, counted, watched)
         except _TooLarge:
             if not started:
-                await _send(send, _json_answer(413, "too_large", {"limit": limit}))
+                await _send(send, _answer(scope, 413, "too_large", {"limit": limit}))
         except Exception as exc:  # FastAPI wraps errors raised while reading the body
             if isinstance(exc.__cause__, _TooLarge) or isinstance(exc.__context__, _TooLarge):
                 if not started:
-                    await _send(send, _json_answer(413, "too_large", {"limit": limit}))
+                    await _send(send, _answer(scope, 413, "too_large", {"limit": limit}))
                 return
             raise
 
@@ -392,14 +413,14 @@ class Guard:
             part = msg.get("body", b"")
             seen += len(part)
             if seen > limit:
-                await _send(send, _json_answer(413, "too_large", {"limit": limit}))
+                await _send(send, _answer(scope, 413, "too_large", {"limit": limit}))
                 return
             chunks.append(part)
             if not msg.get("more_body", False):
                 break
         data = b"".join(chunks)
         if limits.json_text_depth(data) > depth:
-            await _send(send, _json_answer(422, "too_deep", {"where": "body", "limit": depth}))
+            await _send(send, _answer(scope, 422, "too_deep", {"where": "body", "limit": depth}))
             return
         replayed = False
 
