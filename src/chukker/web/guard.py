@@ -202,6 +202,21 @@ DOORS: tuple[Door, ...] = (
 UNKNOWN = Door("*", "*", A, body=API)
 
 
+def allowed(path: str, doors: tuple[Door, ...] = DOORS) -> list[str]:
+    """The methods the doors of ``path`` take (HEAD with GET), for ``Allow``.
+
+    >>> allowed("/api/matches")
+    ['GET', 'HEAD', 'POST']
+    """
+    out: set[str] = set()
+    for d, rx in _compiled(doors):
+        if rx.match(path):
+            out.update(d.methods.split(","))
+    if "GET" in out:
+        out.add("HEAD")
+    return sorted(out)
+
+
 def door_for(method: str, path: str, doors: tuple[Door, ...] = DOORS) -> Door:
     """The door a request to ``path`` goes through (by path; :data:`UNKNOWN` if none).
 
@@ -317,6 +332,11 @@ class Guard:
         method = scope.get("method", "GET")
         door = door_for(method, scope.get("path", ""), self.doors)
         scope["chukker.door"] = door
+        if door is not UNKNOWN and not door.takes(method):
+            # OPTIONS, TRACE and any other method: 405 with every method the path takes
+            allow = ", ".join(allowed(scope.get("path", ""), self.doors))
+            await _send(send, _answer(scope, 405, "method_not_allowed", {}, {"allow": allow}))
+            return
         limit = self.limit_of(door)
         declared = _header(scope, b"content-length")
         if declared is not None:
