@@ -371,15 +371,19 @@ def gps_uploads() -> dict[str, list[tuple[str, tuple[str, bytes]]]]:
             "real": form("fixes.csv", ("\n".join(big) + "\n").encode())}
 
 
-def door_attacker(base: str, part: str, sheet_mid: str, ready: Any, stop: Any,
-                  result: Any) -> None:
+def door_attacker(base: str, part: str, sheet_mid: str, uploads_file: str, ready: Any,
+                  go: Any, stop: Any, result: Any) -> None:
     """One part's anonymous attackers, in a process of their own; puts {status: count}."""
+    import pickle
     from collections import Counter
 
     async def run() -> None:
         codes: Counter[str] = Counter()
         tournament = (ROOT / "examples" / "tournament" / "fall-classic.toml").read_text()
-        uploads = gps_uploads() if part == "gps" else {}
+        uploads = pickle.loads(Path(uploads_file).read_bytes()) if part == "gps" else {}
+        ready.set()
+        while not go.is_set():
+            await asyncio.sleep(0.02)
 
         async def loop(i: int) -> None:
             async with httpx.AsyncClient(base_url=base, timeout=120) as c:
@@ -407,7 +411,6 @@ def door_attacker(base: str, part: str, sheet_mid: str, ready: Any, stop: Any,
 
         n = {"gps": 3, "pdf": 12, "rules": 4, "import": 2}[part]
         jobs = [asyncio.create_task(loop(i)) for i in range(n)]
-        ready.set()
         await asyncio.gather(*jobs)
         result.put(dict(codes))
 
@@ -437,6 +440,15 @@ def workers_rss_mb(pid: int) -> float:
     return total
 
 
+async def end_horn_lateness(http: httpx.AsyncClient, ids: list[str]) -> list[float]:
+    """The lateness of each match's end horn (the one due in its phase)."""
+    out: list[float] = []
+    for mid in ids:
+        horns = (await http.get(f"/api/matches/{mid}/horns")).json()
+        out += [float(h["late_ms"]) for h in horns if h.get("kind") == "end"][:1]
+    return out
+
+
 async def doors(args: argparse.Namespace) -> dict[str, Any]:
     """Idle, then each door's part: the timekeeper's POSTs, the horns, the server's RSS."""
     tmp = Path(tempfile.mkdtemp(prefix="chukker-doors-"))
@@ -449,15 +461,19 @@ async def doors(args: argparse.Namespace) -> dict[str, Any]:
     env["CHUKKER_RULES_DB"] = str(rules_db)
     env["CHUKKER_TOURNAMENTS_DIR"] = str(tmp / "tournaments")
     t_imp = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "chukker", "rules", "import", "--db", str(rules_db),
+    subprocess.run([sys.executable, "-m", "chukker.cli", "rules", "import", "--db", str(rules_db),
                     "--edition", "uspa-arena-2040", "--lang", "en", str(page)], env=env,
                    check=True, stdout=subprocess.DEVNULL)
     took = time.perf_counter() - t_imp
     rulebook = f"{page.stat().st_size / 2**20:.0f} MB, imported in {took:.0f} s"
+    import pickle
+
+    uploads_file = tmp / "uploads.pickle"
+    uploads_file.write_bytes(pickle.dumps(gps_uploads() if "gps" in args.parts else {}))
     phases = ("idle", *args.parts)
     phase_ms = round(args.seconds * 1000)
     gap_ms = 4_000  # attackers connect and leave between phases
-    t0 = Clock().now_ms() + 12_000
+    t0 = Clock().now_ms() + 25_000  # server start, the crowds spawned and ready
     windows = {ph: (t0 + i * (phase_ms + gap_ms), t0 + i * (phase_ms + gap_ms) + phase_ms)
                for i, ph in enumerate(phases)}
     dues = {ph: list(range(a + 500, b - 300, 200)) for ph, (a, b) in windows.items()}
@@ -489,30 +505,37 @@ async def doors(args: argparse.Namespace) -> dict[str, Any]:
                 json={"command_id": "s1", "event": {"type": "bowl_in"}})
             rss0 = rss_mb(server.pid)
             ctx = multiprocessing.get_context("spawn")
+            crowds: dict[str, Any] = {}
+            for ph in args.parts:  # each part's attackers, prepared and waiting for "go"
+                ev = (ctx.Event(), ctx.Event(), ctx.Event(), ctx.Queue())
+                proc = ctx.Process(target=door_attacker, args=(
+                    base, ph, sheet["match_id"], str(uploads_file), *ev))
+                proc.start()
+                crowds[ph] = (proc, *ev)
+            for _proc, ready, _go, _stop, _q in crowds.values():
+                while not ready.is_set():
+                    await asyncio.sleep(0.05)
+            if Clock().now_ms() > t0:
+                print("warning: the crowds were ready after the first horn", file=sys.stderr)
             for ph in phases:
                 a, b = windows[ph]
-                crowd = None
-                if ph != "idle":
-                    ready, stop, result = ctx.Event(), ctx.Event(), ctx.Queue()
-                    crowd = ctx.Process(target=door_attacker, args=(
-                        base, ph, sheet["match_id"], ready, stop, result))
-                    crowd.start()
-                    while not ready.is_set():
-                        await asyncio.sleep(0.05)
                 await asyncio.sleep(max(0, (a - Clock().now_ms()) / 1000))
+                if ph in crowds:
+                    crowds[ph][2].set()  # go
                 lat = await timekeeper(http, mid, tk, (b - Clock().now_ms()) / 1000, "whistle")
                 peak_workers = workers_rss_mb(server.pid)
                 codes: dict[str, int] = {}
-                if crowd is not None:
+                if ph in crowds:
+                    proc, _ready, _go, stop, result = crowds[ph]
                     stop.set()
                     codes = await asyncio.to_thread(result.get, True, 180)
-                    crowd.join(30)
+                    proc.join(30)
                 out[ph] = {"post_p50_ms": pct(lat, 50), "post_p99_ms": pct(lat, 99),
                            "posts": len(lat), "server_rss_growth_mb": rss_mb(server.pid) - rss0,
                            "workers_rss_mb": peak_workers, "answers": codes}
             await asyncio.sleep(1.0)
             for ph in phases:
-                late = await horn_lateness(http, by_phase[ph])
+                late = await end_horn_lateness(http, by_phase[ph])
                 out[ph]["horn_p99_ms"] = pct(late, 99)
                 out[ph]["horns"] = f"{len(late)}/{len(by_phase[ph])}"
             idle = out["idle"]

@@ -22,6 +22,7 @@ from chukker.live import LiveService, ServiceError, api_errors
 from chukker.store import EventStore, open_store
 from chukker.web.api import routes as api
 from chukker.web.guard import Guard
+from chukker.web.guard import document as guard_document
 from chukker.web.heavy import Busy, OverLimit, Pools
 from chukker.web.limits import StreamCaps, StreamGate
 from chukker.web.ops import observe
@@ -52,7 +53,8 @@ def _keep_collector_out_of_the_fanout() -> None:
 def _openapi(app: FastAPI, build: Callable[[], dict[str, Any]]) -> dict[str, Any]:
     """FastAPI's OpenAPI document with the API's refusals documented (built once)."""
     if app.openapi_schema is None:
-        app.openapi_schema = api_errors.document_errors(build())
+        # the refusals of the API, then every door's own answers (web/guard.py)
+        app.openapi_schema = guard_document(api_errors.document_errors(build()))
     return app.openapi_schema
 
 

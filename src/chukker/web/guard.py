@@ -88,6 +88,7 @@ class Door:
     answers: Mapping[int, str] = field(default_factory=dict)  # status -> code, beyond 200
     media: str = ""  # the success answer's media type when not JSON or HTML
     depth: int = limits.MAX_DEPTH  # JSON nesting refused before parsing (422 too_deep)
+    json_refusals: bool = False  # refusals are JSON though the answer is not (files, streams)
 
     def takes(self, method: str) -> bool:
         ms = self.methods.split(",")
@@ -177,14 +178,17 @@ DOORS: tuple[Door, ...] = (
                                      422: "bad_request", 409: "match_started"}),
     Door("GET", "/tournaments/{tid}/standings.json", S, json=True, answers=TOURN),
     Door("GET", "/tournaments/{tid}/results.json", S, json=True, answers=TOURN),
-    Door("GET", "/tournaments/{tid}/{what}.csv", S, media="text/csv", answers=TOURN),
-    Door("GET", "/tournaments/{tid}/bracket.svg", S, media="image/svg+xml", answers=TOURN),
-    Door("GET", "/tournaments/{tid}/qr/{mid}.svg", S, media="image/svg+xml", answers=TOURN),
+    Door("GET", "/tournaments/{tid}/{what}.csv", S, media="text/csv", answers=TOURN,
+         json_refusals=True),
+    Door("GET", "/tournaments/{tid}/bracket.svg", S, media="image/svg+xml", answers=TOURN,
+         json_refusals=True),
+    Door("GET", "/tournaments/{tid}/qr/{mid}.svg", S, media="image/svg+xml", answers=TOURN,
+         json_refusals=True),
     Door("GET", "/tournaments/{tid}/matches/{mid}", S, answers=TOURN),
     Door("GET", "/tournaments/{tid}/teams/{team}", S, answers=TOURN),
     Door("GET", "/tournaments/{tid}/arena/{slug}/{view}", S, answers=TOURN),
     Door("GET", "/tournaments/{tid}/stream", S, Cost.STREAM, media="text/event-stream",
-         answers=TOURN),
+         answers=TOURN, json_refusals=True),
     # rules education
     Door("GET", "/learn/", A),
     Door("GET", "/learn/test", A),
@@ -452,3 +456,94 @@ class Guard:
             return await receive()
 
         await self.app(scope, replay, send)
+
+
+# ------------------------------------------------------------------------------ OpenAPI
+def _openapi_path(path: str) -> str:
+    return re.sub(r"\{(\w+):\w+\}", r"{\1}", path)
+
+
+def header_schema() -> dict[str, Any]:
+    """The match record's header (the record without its events), from its one definition
+    (:func:`chukker.record.schema.schema`): the body of ``POST /api/matches``."""
+    from chukker.record.schema import schema
+
+    s = dict(schema())
+    for k in ("$schema", "$id"):
+        s.pop(k, None)
+    s["title"] = "MatchHeader"
+    s["properties"] = {k: v for k, v in s["properties"].items() if k != "events"}
+    return s
+
+
+def tournament_body_schema() -> dict[str, Any]:
+    """The body of ``POST /tournaments/api``: the file's text, or the file as a table
+    (``chukker-tournament/1``: teams, stages or matches are required)."""
+    table = {
+        "type": "object",
+        "description": "a chukker-tournament/1 file as JSON (docs/tournament.md)",
+        "properties": {
+            "format": {"type": "string"},
+            "name": {"type": "string"},
+            "teams": {"type": ["object", "array"]},
+            "stages": {"type": ["object", "array"]},
+            "matches": {"type": "array"},
+        },
+        "anyOf": [{"required": ["teams"]}, {"required": ["stages"]}, {"required": ["matches"]}],
+    }
+    return {
+        "title": "TournamentUpload",
+        "oneOf": [
+            {"type": "object", "required": ["text"], "additionalProperties": False,
+             "properties": {"text": {"type": "string", "minLength": 1,
+                                     "description": "the tournament file, TOML or JSON"},
+                            "format": {"enum": ["toml", "json"]}}},
+            {"type": "object", "required": ["tournament"], "additionalProperties": False,
+             "properties": {"tournament": table}},
+        ],
+    }
+
+
+def document(doc: dict[str, Any], doors: tuple[Door, ...] = DOORS) -> dict[str, Any]:
+    """The OpenAPI ``doc`` with every door's answers (status -> code), the success media
+    types, and the real body schemas (the record header, the tournament file).
+
+    >>> doc = {"paths": {"/tournaments/{tid}/bracket.svg": {"get": {"responses": {}}}}}
+    >>> r = document(doc)["paths"]["/tournaments/{tid}/bracket.svg"]["get"]["responses"]
+    >>> sorted(r), sorted(r["200"]["content"])
+    (['200', '404'], ['image/svg+xml'])
+    """
+    from chukker.live.api_errors import message
+
+    schemas = doc.setdefault("components", {}).setdefault("schemas", {})
+    schemas["MatchHeader"] = header_schema()
+    schemas["TournamentUpload"] = tournament_body_schema()
+    error = {"$ref": "#/components/schemas/ApiError"} if "ApiError" in schemas else {
+        "type": "object"}
+    bodies = {("post", "/api/matches"): "MatchHeader",
+              ("post", "/tournaments/api"): "TournamentUpload"}
+    for d in doors:
+        ops = doc.get("paths", {}).get(_openapi_path(d.path))
+        if ops is None:
+            continue
+        for method in d.methods.lower().split(","):
+            op = ops.get(method)
+            if op is None:
+                continue
+            responses = op.setdefault("responses", {})
+            if d.media:
+                ok = responses.setdefault("200" if method == "get" else "201", {
+                    "description": "Successful Response"})
+                content = ok.setdefault("content", {})
+                content.setdefault(d.media, {"schema": {"type": "string"}})
+            for status, code in sorted(d.answers.items()):
+                kind = ({"application/json": {"schema": error}} if d.json or d.json_refusals else
+                        {"text/html": {"schema": {"type": "string"}}})
+                resp = responses.setdefault(str(status), {"description": message(code, {})})
+                resp.setdefault("content", kind)
+                resp["description"] = resp.get("description") or message(code, {})
+            name = bodies.get((method, d.path))
+            if name is not None:
+                op["requestBody"] = {"required": True, "content": {"application/json": {
+                    "schema": {"$ref": f"#/components/schemas/{name}"}}}}
+    return doc
