@@ -389,10 +389,12 @@ def door_attacker(base: str, part: str, sheet_mid: str, uploads_file: str, ready
             async with httpx.AsyncClient(base_url=base, timeout=120) as c:
                 while not stop.is_set():
                     try:
-                        if part == "gps":
-                            name = ("bomb", "gzip", "real")[i % 3]
+                        if part == "gps":  # one loop the real session, two the bombs
+                            name = ("real", "bomb", "gzip")[i % 3]
                             r = await c.post("/plays/review", files=uploads[name])
                             codes[f"{name}:{r.status_code}"] += 1
+                            if name != "real":
+                                await asyncio.sleep(0.5)
                         elif part == "pdf":
                             r = await c.get(f"/m/{sheet_mid}/sheet.pdf")
                             codes[str(r.status_code)] += 1

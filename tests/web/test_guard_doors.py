@@ -128,9 +128,11 @@ def test_a_get_takes_no_body(closed: Any) -> None:
 
 
 def test_the_review_page_takes_more_than_the_api_but_not_more_than_64_mb(closed: Any) -> None:
-    big = b"t,entity,x,y\n" + b"nonsense\n" * (5 * 2**20 // 9)  # 5 MB: over the API's limit
+    line = b"x" * 8191 + b"\n"
+    big = b"t,entity,x,y\n" + line * (45 * 2**20 // len(line))  # 45 MB, as a real session
     r = closed.post("/plays/review", files={"file": ("big.csv", big)})
     assert r.status_code == 400, r.status_code  # read and refused for its content, not size
+    assert "cannot read" in r.text
     r = closed.post("/plays/review", content=b"x",
                     headers={"content-length": str(64 * 2**20 + 1),
                              "content-type": "multipart/form-data; boundary=x"})
