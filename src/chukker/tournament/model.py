@@ -362,8 +362,8 @@ def from_dict(doc: Mapping[str, Any], base: Path | None = None) -> Tournament:
     if limits.depth(doc) > limits.MAX_DEPTH:  # before any reader walks it
         r.bad("tournament", f"nested deeper than {limits.MAX_DEPTH} levels", "too_deep")
         return t
-    if not any(k in doc for k in ("teams", "matches", "stages")):
-        r.bad("tournament", "not a tournament file: it has no teams, stages or matches",
+    if not any(k in doc for k in ("teams", "matches", "stages", "players")):
+        r.bad("tournament", "not a tournament file: it has no players, teams, stages or matches",
               "not_a_tournament")
         return t
     fmt = doc.get("format", FORMAT)

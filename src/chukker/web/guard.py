@@ -488,8 +488,9 @@ def tournament_body_schema() -> dict[str, Any]:
             "teams": {"type": ["object", "array"]},
             "stages": {"type": ["object", "array"]},
             "matches": {"type": "array"},
+            "players": {"type": ["object", "array"]},
         },
-        "anyOf": [{"required": ["teams"]}, {"required": ["stages"]}, {"required": ["matches"]}],
+        "anyOf": [{"required": [k]} for k in ("players", "teams", "stages", "matches")],
     }
     return {
         "title": "TournamentUpload",
@@ -531,7 +532,7 @@ def document(doc: dict[str, Any], doors: tuple[Door, ...] = DOORS) -> dict[str, 
             if op is None:
                 continue
             responses = op.setdefault("responses", {})
-            if d.media:
+            if d.media and d.cost is not Cost.STREAM:  # a stream's events keep their schema
                 ok = responses.setdefault("200" if method == "get" else "201", {
                     "description": "Successful Response"})
                 content = ok.setdefault("content", {})
