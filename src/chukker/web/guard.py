@@ -147,6 +147,7 @@ DOORS: tuple[Door, ...] = (
     Door("GET", "/apidocs/{name}", A),
     Door("GET", "/docs", A),
     Door("GET", "/redoc", A),
+    Door("GET", "/help/keys", A),  # the console's key card
     Door("GET", "/static/{path:path}", A),
     # the rulebook
     Door("GET", "/rules/", A),

@@ -8,10 +8,8 @@ request is checked in full before anything is stored.
 from __future__ import annotations
 
 import asyncio
-import functools
 import hmac
 import json
-import re
 import weakref
 from collections.abc import AsyncIterator, Callable
 from typing import Annotated, Any, Literal
@@ -21,7 +19,6 @@ from fastapi.responses import JSONResponse, PlainTextResponse, Response, Streami
 from pydantic import BaseModel, Field
 from starlette.types import Receive, Scope, Send
 
-import chukker.record as record_pkg
 from chukker.live import (
     LiveMatch,
     LiveService,
@@ -31,7 +28,10 @@ from chukker.live import (
     hash_token,
 )
 from chukker.ops.logging import annotate
+from chukker.record import RecordError, validate_header
+from chukker.record.definitions import validate_event
 from chukker.store import UnknownMatch
+from chukker.store import base as store_base
 from chukker.store._engine import EventType, SetupError, dumps
 from chukker.web.limits import StreamCaps
 from chukker.web.security import (
@@ -49,7 +49,7 @@ from chukker.web.security import (
 router = APIRouter(prefix="/api", tags=["live"])
 
 EVENT_TYPES = frozenset(t.value for t in EventType)
-MATCH_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+MATCH_ID = store_base.MATCH_ID  # one definition: `chukker import` checks ids with it too
 HEADER_KEYS = frozenset({"format", "rules", "options", "teams", "events",
                          "match_info"})  # match_info: the score sheet's details (pages)
 HANDICAP_RANGE = (-2, 10)
@@ -60,29 +60,16 @@ MAX_SEQ = 10**9
 MAX_AT_S = 1e7
 
 
-@functools.cache
-def event_fields() -> dict[str, frozenset[str]]:
-    """The fields each event type may carry, from the record's JSON Schema (one definition)."""
-    try:
-        from chukker.record.schema import schema
-
-        items = schema()["properties"]["events"]["items"]["oneOf"]
-        return {it["properties"]["type"]["const"]: frozenset(it["properties"]) - {"at"}
-                for it in items}
-    except Exception:  # pragma: no cover - schema of another shape: type checks only
-        return {}
-
-
-def _strict(name: str) -> Callable[[dict[str, Any]], Any] | None:
-    fn = getattr(record_pkg, name, None)
-    return fn if callable(fn) else None
-
-
 def check_event(event: Any) -> dict[str, Any]:
-    """The event, checked in full and normalised, or :class:`ServiceError` 422.
+    """The event, checked once against the record's one definition and normalised, or
+    :class:`ServiceError` 422.
 
-    Uses ``chukker.record.validate_event`` where the record package has it; the
-    structural checks here (Unicode, lengths, nesting, known fields) always run.
+    :func:`chukker.record.definitions.validate_event` is the definition the engine,
+    the record, this body, the JSON Schema and the docs share; it refuses unknown
+    fields, wrong types and ranges, lone surrogates, over-long strings and nesting
+    (every field is a scalar, a spot or a batting order), and gives strings in NFC.
+    Before it, the two refusals of the live API itself: an unknown type (with the
+    list of types) and an ``at`` (the server stamps it).
     """
     if not isinstance(event, dict):
         raise ServiceError(422, "invalid_event", params={"field": "event",
@@ -95,26 +82,15 @@ def check_event(event: Any) -> dict[str, Any]:
     if "at" in event:
         raise ServiceError(422, "at_not_allowed")
     try:
-        ev = clean(event, "event")
-    except BadInput as e:
-        raise ServiceError(422, "invalid_event", str(e),
-                           params={"field": e.field, "reason": e.reason}) from None
-    allowed = event_fields().get(kind)
-    if allowed is not None:
-        extra = sorted(set(ev) - allowed)
-        if extra:
-            raise ServiceError(422, "invalid_event", params={
-                "field": f"event.{extra[0]}", "reason": "unknown field"})
-    strict = _strict("validate_event")
-    if strict is not None:
-        try:
-            ev = {k: v for k, v in strict({**ev, "at": 0.0}).items() if k != "at"}
-        except ValueError as e:
-            raise ServiceError(422, getattr(e, "code", "invalid_event"), str(e)[:300],
-                               params=getattr(e, "params", None)
-                               or {"field": "event", "reason": str(e)[:200]}) from None
-    out: dict[str, Any] = ev
-    return out
+        return validate_event(event, "event")
+    except RecordError as e:
+        where = str(e.params.get("path", "event"))[:100]
+        reason = str(e)
+        if reason.startswith(where + ": "):
+            reason = reason[len(where) + 2:]
+        raise ServiceError(422, "invalid_event", f"{where}: {reason[:200]}",
+                           params={"field": where, "reason": reason[:200]},
+                           detail=e.code) from None
 
 
 def check_header(header: Any) -> dict[str, Any]:
@@ -144,15 +120,10 @@ def check_header(header: Any) -> dict[str, Any]:
                         raise ServiceError(422, "invalid_header", params={
                             "field": f"teams.{key}.{group}[{i}].handicap",
                             "reason": f"a whole number from {lo} to {hi}"})
-    strict = _strict("validate_header")
-    if strict is not None:
-        try:
-            strict(h)
-        except ValueError as e:
-            raise ServiceError(422, getattr(e, "code", "bad_setup"), str(e)[:300],
-                               params=getattr(e, "params", None)
-                               or {"path": getattr(e, "path", "body"),
-                                   "reason": getattr(e, "reason", str(e)[:200])}) from None
+    try:
+        validate_header(h)  # the record's definitions and the rules (one definition)
+    except RecordError as e:
+        raise ServiceError(422, e.code, str(e)[:300], params=e.params) from None
     out: dict[str, Any] = h
     return out
 
