@@ -22,6 +22,14 @@ the lateness of a bare asyncio timer in this (client) process firing at the
 same cadence; for fan-out, the round trip of a trivial request
 (``GET /api/time``) to the same server, sent after each goal.
 
+* CPU: the server's CPU time (``/proc/<pid>/stat``) over the posting loop, divided
+  by events x fan-out viewers: CPU per viewer per message (an upper bound: the
+  POSTs and round trips themselves are in it).
+* POST at depth: two matches stored before the server starts, one with 100 events
+  and one with 10,000 (the clock started 150 s ago), five viewers each; POSTs
+  alternate between them; the ratio of the p50 at event 10,000 to the p50 at event
+  100 (same run, same load).
+
 Prints p50/p99 of each, the ratio to its baseline and to the targets (horn p99
 20 ms, fan-out p99 250 ms). Bounded: gives up after ``--timeout`` seconds.
 Server and clients share this machine's cores, so the figures are an upper
@@ -139,6 +147,73 @@ def client_process(port: int, match_id: str, n: int, ready: Any, stop: Any, out:
     asyncio.run(run())
 
 
+def depth_events(n: int) -> list[dict[str, Any]]:
+    """``n`` events of one period: the ball in and out, a goal every 50 (the report's
+    goal list grows as in a long match)."""
+    ev: list[dict[str, Any]] = [{"type": "bowl_in", "at": 0.0}]
+    k = 1
+    while len(ev) < n:
+        at = k * 0.01
+        if k % 50 == 1:
+            ev.append({"type": "goal", "team": "AB"[k % 4 // 2], "player": 1 + k % 3, "at": at})
+        else:
+            ev.append({"type": "whistle" if k % 2 else "bowl_in", "at": at})
+        k += 1
+    if ev[-1]["type"] != "bowl_in":
+        ev.append({"type": "bowl_in", "at": k * 0.01})
+    return ev
+
+
+def prepare_depth_matches(db: Path) -> dict[int, str]:
+    """A match at event 100 and one at event 10,000, both with the clock running."""
+    store = open_store(db)
+    start = Clock().now_ms() - 150_000
+    ids = {}
+    for n in (100, 10_000):
+        mid = f"depth{n}"
+        store.create_match(mid, DEMO_HEADER, start, hash_token("tk"), hash_token("cm"))
+        for i, e in enumerate(depth_events(n)):
+            store.append(mid, StoredEvent(i + 1, f"d{i}", e, start, "timekeeper"), start)
+        ids[n] = mid
+    store.close()
+    return ids
+
+
+def scrape(text: str) -> dict[str, float]:
+    """``name{labels}`` -> value of a Prometheus text page (the GC and loop-lag series)."""
+    out: dict[str, float] = {}
+    for line in text.splitlines():
+        if line.startswith(("chukker_gc_pause_seconds", "chukker_loop_lag_seconds",
+                            "chukker_fanout_seconds")):
+            key, _, value = line.rpartition(" ")
+            out[key] = float(value)
+    return out
+
+
+def stalls(before: dict[str, float], after: dict[str, float]) -> dict[str, Any]:
+    """Collections (by generation) and loop ticks later than 20 ms between two scrapes."""
+    d = {k: after.get(k, 0.0) - before.get(k, 0.0) for k in after}
+    gc_n = {g: d.get(f'chukker_gc_pause_seconds_count{{generation="{g}"}}', 0) for g in "012"}
+    gc_s = {g: d.get(f'chukker_gc_pause_seconds_sum{{generation="{g}"}}', 0) for g in "012"}
+    ticks = d.get("chukker_loop_lag_seconds_count", 0)
+    ok = d.get('chukker_loop_lag_seconds_bucket{le="0.02"}', 0)
+    n = d.get("chukker_fanout_seconds_count", 0)
+    buckets = sorted((float(k.split('le="')[1].split('"')[0]), v) for k, v in d.items()
+                     if k.startswith("chukker_fanout_seconds_bucket") and "+Inf" not in k)
+    p99 = next((le for le, v in buckets if n and v >= 0.99 * n), float("inf"))
+    return {"gc_count": gc_n, "gc_ms": {g: s * 1000 for g, s in gc_s.items()},
+            "loop_ticks": ticks, "loop_ticks_late_20ms": ticks - ok,
+            "server_fanouts": n,
+            "server_fanout_mean_ms": d.get("chukker_fanout_seconds_sum", 0) * 1000 / max(n, 1),
+            "server_fanout_p99_le_ms": p99 * 1000}
+
+
+def cpu_s(pid: int) -> float:
+    """User + system CPU seconds of process ``pid`` so far."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def prepare_horn_matches(db: Path, n: int, first_in_ms: int, every_ms: int) -> list[str]:
     """Matches whose warning horn (30 s before the end of period 1) falls due soon."""
     store = open_store(db)
@@ -163,6 +238,7 @@ async def bench(args: argparse.Namespace) -> dict[str, Any]:
     tmp = Path(tempfile.mkdtemp(prefix="chukker-bench-"))
     db = tmp / "bench.sqlite3"
     horn_ids = prepare_horn_matches(db, args.horns, args.horn_lead_ms, 250)
+    depth_ids = prepare_depth_matches(db)
     port = free_port()
     env = {k: v for k, v in os.environ.items() if k != "CHUKKER_DATABASE_URL"}
     env["PYTHONPATH"] = str(ROOT / "src")
@@ -207,7 +283,8 @@ async def bench(args: argparse.Namespace) -> dict[str, Any]:
             for _ in procs:
                 await asyncio.to_thread(ready_q.get, True, args.timeout)
             connect_s = time.time() - t_connect
-            targets = [mid] * (args.clients - in_procs) + [h for h in horn_ids for _ in range(5)]
+            targets = [mid] * (args.clients - in_procs) + [
+                h for h in [*horn_ids, *depth_ids.values()] for _ in range(5)]
             for i in range(0, len(targets), 100):  # connect in batches
                 batch = [Client(port, t) for t in targets[i : i + 100]]
                 for c in batch:
@@ -219,6 +296,8 @@ async def bench(args: argparse.Namespace) -> dict[str, Any]:
 
             sent: dict[str, float] = {}
             rtt: list[float] = []
+            cpu0 = cpu_s(server.pid)
+            m0 = scrape((await http.get("/metrics")).text)
             for i in range(args.events):
                 t0 = time.time() * 1000
                 r = await http.post(
@@ -239,6 +318,23 @@ async def bench(args: argparse.Namespace) -> dict[str, Any]:
             end = time.time() + 10
             while time.time() < end and not all(len(c.arrivals) >= args.events for c in fan):
                 await asyncio.sleep(0.05)
+            cpu_fanout = cpu_s(server.pid) - cpu0
+            stall = stalls(m0, scrape((await http.get("/metrics")).text))
+
+            depth_ms: dict[int, list[float]] = {100: [], 10_000: []}
+            depth_auth = {"authorization": "Bearer tk"}
+            cpu1 = cpu_s(server.pid)
+            for i in range(args.depth_posts):
+                for n, dmid in depth_ids.items():
+                    ev = ({"type": "goal", "team": "AB"[i % 4 // 2], "player": 1}
+                          if i % 2 == 0 else {"type": "bowl_in"})
+                    t0 = time.perf_counter()
+                    r = await http.post(f"/api/matches/{dmid}/events", headers=depth_auth,
+                                        json={"command_id": f"p{i}", "event": ev})
+                    depth_ms[n].append((time.perf_counter() - t0) * 1000)
+                    r.raise_for_status()
+                await asyncio.sleep(0.02)
+            cpu_per_post = (cpu_s(server.pid) - cpu1) / max(1, 2 * args.depth_posts)
             arrivals = [c.arrivals for c in fan]
             if procs:
                 await asyncio.sleep(3.0)  # the last deliveries
@@ -300,6 +396,16 @@ async def bench(args: argparse.Namespace) -> dict[str, Any]:
         "baseline_timer_p99_ms": pct(timer_late, 99),
         "baseline_rtt_p50_ms": pct(rtt, 50),
         "baseline_rtt_p99_ms": pct(rtt, 99),
+        "server_cpu_s_fanout": cpu_fanout,
+        "cpu_us_per_viewer_message": cpu_fanout * 1e6 / max(1, len(sent) * args.clients),
+        "cpu_ms_per_post": cpu_per_post * 1000,
+        "stalls": stall,
+        "cpu_us_per_viewer_message_net": (cpu_fanout - 2 * len(sent) * cpu_per_post) * 1e6
+        / max(1, len(sent) * args.clients),
+        "post_p50_ms_at_100": pct(depth_ms[100], 50),
+        "post_p50_ms_at_10000": pct(depth_ms[10_000], 50),
+        "post_p99_ms_at_100": pct(depth_ms[100], 99),
+        "post_p99_ms_at_10000": pct(depth_ms[10_000], 99),
     }
 
 
@@ -317,6 +423,8 @@ def main() -> None:
     )
     ap.add_argument("--procs", type=int, default=1,
                     help="client processes for the fan-out clients (e.g. 4 for 10,000)")
+    ap.add_argument("--depth-posts", type=int, default=60,
+                    help="POSTs to each of the matches at event 100 and event 10,000")
     ap.add_argument("--timeout", type=float, default=300.0)
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
@@ -357,6 +465,30 @@ def main() -> None:
         f"  baseline, GET /api/time round trip: p50 {res['baseline_rtt_p50_ms']:.1f} ms, "
         f"p99 {res['baseline_rtt_p99_ms']:.1f} ms; fan-out p99 / round trip p99 = "
         f"{res['fanout_all_p99_ms'] / max(res['baseline_rtt_p99_ms'], 0.1):.1f}x"
+    )
+    print(
+        f"  server CPU over the posting loop: {res['server_cpu_s_fanout']:.2f} s = "
+        f"{res['cpu_us_per_viewer_message']:.1f} us per viewer per message; less its POSTs and "
+        f"round trips ({res['cpu_ms_per_post']:.2f} ms CPU each, measured on the 5-viewer "
+        f"matches): {res['cpu_us_per_viewer_message_net']:.1f} us (target 15)"
+    )
+    st = res["stalls"]
+    print(
+        f"  during the fan-out: collections by generation {st['gc_count']} taking "
+        f"{ {g: round(ms, 1) for g, ms in st['gc_ms'].items()} } ms; "
+        f"{st['loop_ticks_late_20ms']:.0f} of {st['loop_ticks']:.0f} loop ticks (100 ms) "
+        f"more than 20 ms late"
+    )
+    print(
+        f"  server side, a message written to every stream ({st['server_fanouts']:.0f} fan-outs, "
+        f"keep-alives and horns included): mean {st['server_fanout_mean_ms']:.1f} ms, "
+        f"p99 <= {st['server_fanout_p99_le_ms']:.0f} ms (histogram bucket)"
+    )
+    print(
+        f"  POST at event 10,000: p50 {res['post_p50_ms_at_10000']:.1f} ms, p99 "
+        f"{res['post_p99_ms_at_10000']:.1f} ms; at event 100: p50 {res['post_p50_ms_at_100']:.1f}"
+        f" ms, p99 {res['post_p99_ms_at_100']:.1f} ms; ratio p50 "
+        f"{res['post_p50_ms_at_10000'] / max(res['post_p50_ms_at_100'], 0.01):.2f}x (target 1.2)"
     )
 
 

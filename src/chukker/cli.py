@@ -25,6 +25,7 @@ _SUBAPPS: dict[str, tuple[str, str]] = {
     "plays": ("chukker.plays.cli", "Play diagrams and candidate fouls."),
     "quiz": ("chukker.education.cli", "Rules tests and the question bank: take, check."),
     "tournament": ("chukker.tournament.cli", "Tournaments: register, schedule, standings."),
+    "season": ("chukker.tournament.season_cli", "A club's season: every match, as CSV."),
 }
 
 #: Sub-apps that get a command from ``chukker.web.cli`` (the part itself knows nothing of
@@ -41,6 +42,7 @@ _REGISTERED: dict[str, str] = {
     "export": "chukker.ops_cli",
     "import": "chukker.ops_cli",
     "examples": "chukker.ops_cli",
+    "board": "chukker.feeds.board",
 }
 
 

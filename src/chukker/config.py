@@ -92,6 +92,46 @@ class MetricsSettings:
 
 
 @dataclass(frozen=True, slots=True)
+class MqttSettings:
+    """The MQTT feed (``chukker.feeds``): off while ``url`` is unset."""
+
+    #: ``mqtt://host:1883`` or ``mqtts://host:8883`` (TLS); user and password may be in it
+    url: str | None = None
+    #: first level of every topic
+    prefix: str = "chukker"
+    #: the client identifier (unset: ``chukker-`` and a random suffix)
+    client_id: str | None = None
+    user: str | None = None
+    password: str | None = None
+    #: CA bundle for mqtts:// (unset: the system's)
+    tls_ca: str | None = None
+    #: horn and event messages kept while the broker is away (then the oldest go)
+    queue_limit: int = 10_000
+    #: seconds between two state messages of a match whose clock runs
+    tick_s: float = 1.0
+
+
+@dataclass(frozen=True, slots=True)
+class RelaySettings:
+    """One horn relay (``[[horn.relays]]``)."""
+
+    #: ``tasmota``, ``shelly`` or ``topic``
+    kind: str
+    topic: str
+    pulse_ms: int = 1500
+    #: only the matches played on this arena (tournaments); ``None``: every match
+    arena: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class HornSettings:
+    relays: tuple[RelaySettings, ...] = ()
+    #: a relay command that could not go out for this long after its horn is dropped
+    #: (a horn seconds late would mislead the players and umpires)
+    relay_max_late_ms: int = 2000
+
+
+@dataclass(frozen=True, slots=True)
 class Settings:
     """The settings in force; ``sources`` says where each key's value came from."""
 
@@ -118,6 +158,8 @@ class Settings:
     limits: LimitSettings = field(default_factory=LimitSettings)
     log: LogSettings = field(default_factory=LogSettings)
     metrics: MetricsSettings = field(default_factory=MetricsSettings)
+    mqtt: MqttSettings = field(default_factory=MqttSettings)
+    horn: HornSettings = field(default_factory=HornSettings)
     #: the TOML file read, if any
     config_file: str | None = None
     sources: Mapping[str, str] = field(default_factory=dict, compare=False)
@@ -304,6 +346,58 @@ def _database(v: Any) -> str:
     return s
 
 
+def _mqtt_url(v: Any) -> str | None:
+    if v is None or v == "":
+        return None
+    s = str(_text(max_len=2048)(v)).strip()
+    from urllib.parse import urlsplit
+
+    u = urlsplit(s)
+    if u.scheme not in ("mqtt", "mqtts") or not u.hostname:
+        raise ValueError(f"{hide_password(s)!r} is not mqtt://host[:port] or mqtts://host[:port]")
+    try:
+        u.port  # noqa: B018 - raises on a bad port
+    except ValueError:
+        raise ValueError(f"{hide_password(s)!r} has a bad port") from None
+    return s
+
+
+_TOPIC = r"[^#+\x00-\x1f]{1,200}"
+RELAY_KINDS = ("tasmota", "shelly", "topic")
+
+
+def _relays(v: Any) -> tuple[RelaySettings, ...]:
+    """``[[horn.relays]]`` tables, or (environment) the same as a JSON list."""
+    if isinstance(v, str):
+        import json
+
+        try:
+            v = json.loads(v) if v.strip() else []
+        except ValueError:
+            raise ValueError("not a JSON list of relays "
+                             '([{"kind": "tasmota", "topic": "arena1-horn"}])') from None
+    if not isinstance(v, list):
+        raise ValueError("not a list of relays")
+    if len(v) > 64:
+        raise ValueError("more than 64 relays")
+    out = []
+    for i, r in enumerate(v):
+        if not isinstance(r, dict):
+            raise ValueError(f"relay {i + 1}: not a table")
+        unknown = set(r) - {"kind", "topic", "pulse_ms", "arena"}
+        if unknown:
+            raise ValueError(f"relay {i + 1}: unknown key {sorted(unknown)[0]!r}")
+        try:
+            kind = _choice(*RELAY_KINDS)(r.get("kind"))
+            topic = _text(_TOPIC, "an MQTT topic without + or #")(r.get("topic"))
+            pulse = _int(50, 60_000)(r.get("pulse_ms", 1500))
+            arena = _optional(_text(max_len=60))(r.get("arena"))
+        except ValueError as e:
+            raise ValueError(f"relay {i + 1}: {e}") from None
+        out.append(RelaySettings(kind, topic, pulse, arena))
+    return tuple(out)
+
+
 @dataclass(frozen=True, slots=True)
 class Key:
     name: str
@@ -356,6 +450,19 @@ KEYS: tuple[Key, ...] = (
     Key("log.level", _choice("debug", "info", "warning", "error"), "least severe level logged"),
     Key("log.access", _bool, "one line per HTTP request"),
     Key("metrics.enabled", _bool, "Prometheus metrics at /metrics"),
+    Key("mqtt.url", _mqtt_url, "MQTT broker (mqtt:// or mqtts://); unset: no MQTT feed"),
+    Key("mqtt.prefix", _text(r"[^#+\x00-\x1f/][^#+\x00-\x1f]{0,99}", "a topic prefix"),
+        "first level of every MQTT topic"),
+    Key("mqtt.client_id", _optional(_text(r"[\x21-\x7e]{1,64}", "printable ASCII")),
+        "MQTT client identifier"),
+    Key("mqtt.user", _optional(_text(max_len=256)), "MQTT user name"),
+    Key("mqtt.password", _optional(_text(max_len=256)), "MQTT password", secret=True),
+    Key("mqtt.tls_ca", _optional(_text(max_len=4096)), "CA bundle for mqtts://"),
+    Key("mqtt.queue_limit", _int(10, 1_000_000), "horns and events kept while the broker is away"),
+    Key("mqtt.tick_s", _float(0.1, 60), "seconds between state messages while a clock runs"),
+    Key("horn.relays", _relays, "horn relays ([[horn.relays]] kind, topic, pulse_ms, arena)"),
+    Key("horn.relay_max_late_ms", _int(0, 60_000),
+        "a relay command this late is dropped, not sent"),
 )
 KEY_BY_NAME = {k.name: k for k in KEYS}
 
@@ -555,6 +662,12 @@ def _toml_value(v: Any) -> str:
         return repr(v)
     if v is None:
         return '""'
+    if isinstance(v, RelaySettings):
+        items = {"kind": v.kind, "topic": v.topic, "pulse_ms": v.pulse_ms, "arena": v.arena}
+        return "{" + ", ".join(f"{k} = {_toml_value(x)}" for k, x in items.items()
+                               if x is not None) + "}"
+    if isinstance(v, tuple) and v and isinstance(v[0], RelaySettings):
+        return "[" + ", ".join(_toml_value(x) for x in v) + "]"
     if isinstance(v, tuple | list):
         return "[" + ", ".join(_toml_value(str(x) if not isinstance(x, str) else x)
                                for x in v) + "]"

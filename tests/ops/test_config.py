@@ -149,3 +149,37 @@ def test_chukker_config_refuses_a_bad_setting_naming_it(tmp_path: Path) -> None:
     p = _chukker("config", env={"CHUKKER_LIMITS_STREAM_QUEUE": "lots"}, cwd=tmp_path)
     assert p.returncode == 2
     assert "limits.stream_queue" in p.stderr and "CHUKKER_LIMITS_STREAM_QUEUE" in p.stderr
+
+
+def test_config_mqtt_and_horn_relays_from_the_file_the_environment_and_back(
+        tmp_path: Path) -> None:
+    from chukker.config import RelaySettings
+
+    f = tmp_path / "c.toml"
+    f.write_text('[mqtt]\nurl = "mqtt://club:s3cret@broker.club:1883"\nprefix = "club"\n'
+                 '[[horn.relays]]\nkind = "tasmota"\ntopic = "arena1-horn"\npulse_ms = 1500\n'
+                 'arena = "Arena 1"\n[[horn.relays]]\nkind = "shelly"\ntopic = "sh-1"\n')
+    s = load(file=f, env={})
+    assert s.mqtt.url == "mqtt://club:s3cret@broker.club:1883" and s.mqtt.prefix == "club"
+    assert s.horn.relays == (RelaySettings("tasmota", "arena1-horn", 1500, "Arena 1"),
+                             RelaySettings("shelly", "sh-1", 1500, None))
+    text = describe(s)
+    assert "s3cret" not in text
+    again = tmp_path / "again.toml"
+    again.write_text(text.replace("***", "s3cret"))
+    assert load(file=again, env={}).horn.relays == s.horn.relays
+    env = load(file=None, env={"CHUKKER_HORN_RELAYS": '[{"kind": "topic", "topic": "b/h"}]'})
+    assert env.horn.relays == (RelaySettings("topic", "b/h"),)
+
+
+@pytest.mark.parametrize(("env", "says"), [
+    ({"CHUKKER_MQTT_URL": "http://broker"}, "mqtt.url"),
+    ({"CHUKKER_HORN_RELAYS": '[{"kind": "siren", "topic": "x"}]'}, "relay 1"),
+    ({"CHUKKER_HORN_RELAYS": '[{"kind": "topic", "topic": "a/#"}]'}, "relay 1"),
+    ({"CHUKKER_HORN_RELAYS": '[{"kind": "topic", "topic": "a", "pulse_ms": 5}]'}, "relay 1"),
+    ({"CHUKKER_HORN_RELAYS": "not json"}, "horn.relays"),
+])
+def test_config_bad_mqtt_or_relay_settings_stop_the_server_naming_the_key(
+        env: dict[str, str], says: str) -> None:
+    with pytest.raises(ConfigError, match=says):
+        load(file=None, env=env)

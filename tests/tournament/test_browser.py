@@ -12,9 +12,6 @@ from tests.tournament.web_helpers import RESULTS, four_team_toml, post
 pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("browser")]
 
 
-
-
-
 def test_pool_played_through_the_api_spectator_page_follows(
     browser: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -56,3 +53,60 @@ def test_pool_played_through_the_api_spectator_page_follows(
         expect(page.locator('.bracket [data-team="reds"]')).to_have_count(1)
         expect(page.locator('.bracket [data-team="blues"]')).to_have_count(1)
         expect(page.locator('tr[data-match="f1"] a', has_text="QR")).to_have_count(1)
+
+
+def test_spectator_sees_a_six_team_bracket_with_byes(
+    browser: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from playwright.sync_api import expect
+    from tests.tournament.web_helpers import six_team_toml
+    from tests.web.conftest import LiveServer
+
+    monkeypatch.setenv("CHUKKER_TOURNAMENTS_DIR", str(tmp_path / "tournaments"))
+    with LiveServer(tmp_path / "live.sqlite3") as server, server.client() as c:
+        r = c.post(f"{server.url}/tournaments/api", json={"text": six_team_toml()})
+        assert r.status_code == 201, r.text
+        tid = r.json()["tournament_id"]
+        page = browser.new_context(viewport={"width": 390, "height": 844}).new_page()
+        page.goto(f"{server.url}/tournaments/{tid}?lang=en")
+        expect(page.locator(".bracket .bm")).to_have_count(5)
+        byes = page.locator(".bracket g.bye")
+        expect(byes).to_have_count(2)
+        expect(byes.first).to_contain_text("bye")
+        expect(byes.first).to_contain_text("Pool A, place 1")
+        # each bye box is drawn beside (left of) the match its seed enters
+        box = byes.first.bounding_box()
+        target = page.locator('.bracket g.bm[data-match="ko-r2-1"]').bounding_box()
+        assert box is not None and target is not None and box["x"] < target["x"]
+
+
+FORFEIT_WORDS = [("en", "both forfeited"), ("it", "entrambe hanno perso per forfait")]
+
+
+@pytest.mark.parametrize(("lang", "words"), FORFEIT_WORDS)
+def test_double_forfeit_final_on_the_phone_display_and_overlay(
+    browser: Any, tmp_path: Path, lang: str, words: str
+) -> None:
+    from playwright.sync_api import expect
+    from tests.web.conftest import ORGANISER_AUTH, LiveServer
+
+    from chukker.web.demo import DEMO_HEADER
+
+    with LiveServer(tmp_path / "live.sqlite3") as server, server.client() as c:
+        r = c.post(f"{server.url}/api/matches", json=DEMO_HEADER, headers=ORGANISER_AUTH)
+        assert r.status_code == 201, r.text
+        b = r.json()
+        live, tok = b["match_id"], b["timekeeper_token"]
+        ctx = browser.new_context(viewport={"width": 1280, "height": 720})
+        overlay = ctx.new_page()
+        overlay.goto(f"{server.url}/m/{live}/overlay?lang={lang}")
+        for ev in ({"type": "bowl_in"}, {"type": "goal", "team": "B"},
+                   {"type": "forfeit", "team": "A"}, {"type": "forfeit", "team": "B"}):  # fmt: skip
+            assert post(c, server.url, live, tok, ev).status_code == 201
+        # the overlay follows the stream to the final: a forfeit, not a win
+        expect(overlay.locator("[data-phase]")).to_contain_text(words)
+        for view in ("", "/display"):
+            page = ctx.new_page()
+            page.goto(f"{server.url}/m/{live}{view}?lang={lang}")
+            expect(page.locator("[data-status]").first).to_contain_text(words)
+            expect(page.locator("body.forfeit")).to_have_count(1)

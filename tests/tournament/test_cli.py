@@ -177,3 +177,50 @@ def test_schedule_a_bracket_from_the_pools(tmp_path: Path) -> None:
     ]
     last_pool = max(m.start for m in tt.matches.values() if m.stage != "cup" and m.start)
     assert all(m.start and m.start > last_pool for m in cup)
+
+
+def test_schedule_a_six_entrant_bracket_with_third_place_and_consolation(tmp_path: Path) -> None:
+    t = tmp_path / "t.toml"
+    t.write_text(
+        'format = "chukker-tournament/1"\nname = "Cup"\n'
+        '[[stages]]\nid = "pool-a"\nkind = "round-robin"\nteams = ["a", "b", "c"]\n'
+        '[[stages]]\nid = "pool-b"\nkind = "round-robin"\nteams = ["d", "e", "f"]\n'
+        + "".join(f'[[teams]]\nid = "{x}"\nplayers = []\n' for x in "abcdef")
+    )
+    code, _, err = run(
+        "tournament", "schedule", str(t), "--generate", "--start", "2026-12-05T09:00",
+        "--arena", "A1", "--arena", "A2", "--bracket", "ko=pool-a,pool-b:3",
+        "--third-place", "--consolation", "-o", str(t),
+    )  # fmt: skip
+    assert code == 0, err
+    from chukker.tournament import load_path
+
+    tt = load_path(t)
+    ko = [m.id for m in tt.matches.values() if m.stage == "ko"]
+    assert ko == ["ko-r1-1", "ko-r1-2", "ko-r2-1", "ko-r2-2", "ko-third", "ko-final"]
+    cons = [m for m in tt.matches.values() if m.stage == "ko-consolation"]
+    assert [(m.teams[0].describe(), m.teams[1].describe()) for m in cons] == [
+        ("loser ko-r1-1", "loser ko-r1-2")
+    ]
+    code, out, err = run("tournament", "check", str(t))
+    assert not [ln for ln in out.splitlines() if "stage ko" in ln or "match ko" in ln]
+    code, _, err = run("tournament", "schedule", str(t), "--ics", str(tmp_path / "d.ics"))
+    assert code == 0 and (tmp_path / "d.ics").read_text().count("BEGIN:VEVENT") == 6 + 7
+    code, out, err = run("tournament", "standings", str(t), "--json")
+    assert code == 0
+    import json
+
+    ko_stage = next(s for s in json.loads(out)["stages"] if s["id"] == "ko")
+    assert [b["slot"] for b in ko_stage["byes"]] == ["pool-a #1", "pool-b #1"]
+
+
+def test_schedule_a_double_forfeit_reads_both_forfeited() -> None:
+    code, out, err = run("tournament", "standings", str(EXAMPLE))
+    assert code == 0 and "b4: Lobos v Pumas: both forfeited" in out
+    code, out, err = run("tournament", "schedule", str(EXAMPLE))
+    assert code == 0, err
+    b4 = next(ln for ln in out.splitlines() if " b4 " in ln)
+    assert "both forfeited" in b4 and "0–3" not in b4 and "0-3" not in b4
+    code, out, _ = run("tournament", "export", str(EXAMPLE), "--format", "csv", "--what", "matches")
+    b4 = next(ln for ln in out.splitlines() if ln.startswith("b4,"))
+    assert b4.endswith(",forfeit,lobos pumas")

@@ -92,3 +92,43 @@ def post(client: Any, base: str, live_id: str, token: str, event: dict[str, Any]
         json={"command_id": uuid.uuid4().hex, "event": event},
         headers={"authorization": f"Bearer {token}"},
     )
+
+
+def six_team_toml() -> str:
+    """Two pools of three and a bracket of six (``ko=pool-a,pool-b:3``): byes to A1, B1."""
+    import datetime as dt
+
+    from chukker.tournament.model import dumps, from_dict
+    from chukker.tournament.schedule import bracket, plan_round_robins
+
+    names = ["reds", "blues", "greens", "golds", "whites", "blacks"]
+    players, teams = [], []
+    for i, team in enumerate(names):
+        ids = [f"{team}{k}" for k in (1, 2, 3)]
+        teams.append({"id": team, "name": team.title(), "players": ids, "captain": ids[0]})
+        for k, pid in enumerate(ids, 1):
+            hc = [{"from": dt.date(2026, 1, 1), "value": (i + k) % 3}]
+            players.append(
+                {"id": pid, "name": f"{team.title()} {k}", "registered": [2026], "handicaps": hc}
+            )
+    doc = {
+        "format": "chukker-tournament/1",
+        "name": "Six Cup",
+        "venue": "Pine Hill",
+        "match_options": {"tiebreak": "shootout"},
+        "players": players,
+        "teams": teams,
+        "stages": [
+            {"id": "pool-a", "kind": "round-robin", "teams": names[:3]},
+            {"id": "pool-b", "kind": "round-robin", "teams": names[3:]},
+        ],
+    }
+    t = from_dict(doc)
+    for m in plan_round_robins(t, dt.datetime(2026, 12, 5, 9), ["Arena 1", "Arena 2"]):
+        t.matches[m.id] = m
+    stage, ms = bracket("ko", ["pool-a", "pool-b"], 3, dt.datetime(2026, 12, 6, 9),
+                        ["Arena 1", "Arena 2"], 65)  # fmt: skip
+    t.stages[stage.id] = stage
+    for m in ms:
+        t.matches[m.id] = m
+    return dumps(t)

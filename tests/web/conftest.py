@@ -105,8 +105,11 @@ class LiveServer:
         self.sock.bind(("127.0.0.1", 0))
         self.port = self.sock.getsockname()[1]
         self.url = f"http://127.0.0.1:{self.port}"
+        from chukker.web.limits import uvicorn_options
+
+        # the protocol ``chukker serve`` runs (limits and the streams' fast path)
         cfg = uvicorn.Config(self.app, log_level="warning", timeout_graceful_shutdown=1,
-                             lifespan="on")
+                             lifespan="on", **uvicorn_options())
         self.server = uvicorn.Server(cfg)
         self.thread = threading.Thread(target=self.server.run, kwargs={"sockets": [self.sock]},
                                        daemon=True)
@@ -146,13 +149,11 @@ def server_factory() -> Any:
 
 
 def merge_patch(target: Any, patch: Any) -> Any:
-    """RFC 7386 as live.js applies it: a null member is kept as null."""
-    if not isinstance(patch, dict) or not isinstance(target, dict):
-        return patch
-    out = dict(target)
-    for k, v in patch.items():
-        out[k] = merge_patch(out.get(k), v)
-    return out
+    """RFC 7386 as live.js applies it: a null member is kept as null, and
+    ``{"$append": [...]}`` extends an array (``chukker.live.fanout.apply_patch``)."""
+    from chukker.live.fanout import apply_patch
+
+    return apply_patch(target, patch)
 
 
 class SSE:

@@ -4,17 +4,31 @@ A message is encoded once and handed to every subscriber of its match,
 ``FANOUT_SLICE`` of them per event-loop iteration; a subscriber more than
 ``QUEUE_LIMIT`` messages behind is dropped (it gives its slot back and
 reconnects with Last-Event-ID).
+
+A subscriber is served one of two ways:
+
+* with a :class:`Wire` (the server's socket, once the stream's headers are sent):
+  the message, framed once as an HTTP/1.1 chunk for all of them, is written
+  straight to each socket: no queue, no task to wake, no ASGI send chain;
+  ``Wire.write`` answers ``False`` when the viewer is ``QUEUE_LIMIT`` messages
+  behind a socket that stopped taking them;
+* without (an in-process client, the moment before the headers went out): through
+  its :class:`asyncio.Queue`, which the stream's task empties.
+
+>>> chunk(b"event: x\\n\\n")
+b'a\\r\\nevent: x\\n\\n\\r\\n'
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from chukker.ops import metrics
 
@@ -27,12 +41,36 @@ KEEPALIVE_S = 15.0
 FANOUT_SLICE = 64
 
 
+class Wire(Protocol):
+    """A viewer's socket, written to directly once its stream's headers are sent."""
+
+    def write(self, framed: bytes) -> bool:
+        """Write one framed message; ``False`` if the viewer is too far behind (it is
+        dropped)."""
+
+    def close(self) -> None:
+        """Cut the connection (the viewer reconnects with Last-Event-ID)."""
+
+
+def chunk(msg: bytes) -> bytes:
+    """``msg`` as one HTTP/1.1 chunk (the streams use chunked transfer coding)."""
+    return b"%x\r\n%b\r\n" % (len(msg), msg)
+
+
 @dataclass(eq=False)
 class Subscriber:
     queue: asyncio.Queue[bytes] = field(default_factory=lambda: asyncio.Queue(QUEUE_LIMIT))
     dropped: bool = False
     #: called once when the subscriber is dropped for falling behind (gives back its slot)
     on_drop: Callable[[], None] | None = None
+    #: the socket, once the stream is written to directly (see the module's doc)
+    wire: Wire | None = None
+
+    def end(self) -> None:
+        """Stop serving this subscriber; its stream's task wakes up and finishes."""
+        self.dropped = True
+        with contextlib.suppress(asyncio.QueueFull):
+            self.queue.put_nowait(b"")
 
 @dataclass(eq=False)
 class Outbox:
@@ -52,18 +90,29 @@ class Outbox:
     def _pump(self, live: set[Subscriber], start: int) -> None:
         msg, subs, t0 = self.queue[0]
         end = min(start + FANOUT_SLICE, len(subs))
+        framed: bytes | None = None
         for sub in subs[start:end]:
             if sub.dropped:
                 continue
-            try:
-                sub.queue.put_nowait(msg)
-            except asyncio.QueueFull:
-                sub.dropped = True
-                live.discard(sub)
-                gone = sub.on_drop
-                if gone is not None:
-                    sub.on_drop = None
-                    gone()
+            wire = sub.wire
+            if wire is not None:
+                if framed is None:
+                    framed = chunk(msg)
+                if wire.write(framed):
+                    continue
+                wire.close()
+            else:
+                try:
+                    sub.queue.put_nowait(msg)
+                    continue
+                except asyncio.QueueFull:
+                    pass
+            live.discard(sub)
+            sub.end()
+            gone = sub.on_drop
+            if gone is not None:
+                sub.on_drop = None
+                gone()
         if end < len(subs):
             asyncio.get_running_loop().call_soon(self._pump, live, end)
             return
@@ -89,12 +138,18 @@ def merge_diff(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
     A member that becomes null (or goes) is sent as null: applied by RFC 7386
     it is left out, which readers take as null; ``live.js`` keeps it as null,
     which gives back ``new`` exactly (a report's members never go away).
-    Arrays that change are sent whole (RFC 7386 has no way to append).
+
+    One extension (RFC 7386 has no way to append): an array that only grew at
+    its end is sent as ``{"$append": [the new items]}`` (a goal's patch carries
+    the new goal, not the whole list); any other change of an array sends it
+    whole. :func:`apply_patch` applies both (``docs/live.md``, *Patches*).
 
     >>> merge_diff({"a": 1, "c": {"x": 1, "y": 2}, "d": 4}, {"a": 1, "c": {"x": 3, "y": 2}})
     {'d': None, 'c': {'x': 3}}
     >>> merge_diff({"w": "A", "r": None}, {"w": None, "r": {"spot": None}})
     {'w': None, 'r': {'spot': None}}
+    >>> merge_diff({"goals": [1, 2]}, {"goals": [1, 2, 3]}), merge_diff({"g": [1, 2]}, {"g": [2]})
+    ({'goals': {'$append': [3]}}, {'g': [2]})
     """
     patch: dict[str, Any] = {}
     for k in old:
@@ -108,5 +163,34 @@ def merge_diff(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
             if isinstance(v, dict) and isinstance(o, dict):
                 patch[k] = merge_diff(o, v)
                 continue
+            if (isinstance(v, list) and isinstance(o, list) and len(o) < len(v)
+                    and o and v[: len(o)] == o):
+                patch[k] = {APPEND: v[len(o):]}
+                continue
         patch[k] = v
     return patch
+
+
+#: the one member of a patch object that appends to an array
+APPEND = "$append"
+
+
+def apply_patch(target: Any, patch: Any) -> Any:
+    """``patch`` (from :func:`merge_diff`) applied to ``target``, as ``live.js`` does:
+    RFC 7386, a null member kept as null, ``{"$append": [...]}`` extending an array.
+
+    >>> old = {"goals": [1], "c": {"x": 1}, "w": "A"}
+    >>> new = {"goals": [1, 2], "c": {"x": 3}, "w": None}
+    >>> apply_patch(old, merge_diff(old, new)) == new
+    True
+    """
+    if not isinstance(patch, dict):
+        return patch
+    if isinstance(target, list) and len(patch) == 1 and APPEND in patch:
+        return target + list(patch[APPEND])
+    if not isinstance(target, dict):
+        target = {}
+    out = dict(target)
+    for k, v in patch.items():
+        out[k] = apply_patch(out.get(k), v)
+    return out

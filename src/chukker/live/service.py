@@ -141,6 +141,8 @@ class LiveMatch:
     inflight: asyncio.Future[None] | None = None
     #: monotonic time of the last request for this match
     used: float = 0.0
+    #: monotonic time of the last message to its streams (keep-alives go to quiet ones only)
+    sent: float = 0.0
 
     @property
     def id(self) -> str:
@@ -245,10 +247,8 @@ class LiveService:
         """End every client's stream (the server is shutting down); they will reconnect."""
         for lm in self._matches.values():
             for sub in list(lm.subscribers):
-                sub.dropped = True
                 lm.subscribers.discard(sub)
-                with contextlib.suppress(asyncio.QueueFull):
-                    sub.queue.put_nowait(b"")
+                sub.end()
 
     def _spawn(self, coro: Any) -> None:
         task = asyncio.get_running_loop().create_task(coro)
@@ -612,15 +612,22 @@ class LiveService:
         self._enqueue(lm, msg.encode())
 
     def _enqueue(self, lm: LiveMatch, data: bytes) -> None:
+        lm.sent = time.monotonic()
         lm.outbox.send(data, lm.subscribers)
 
     async def _keepalive(self) -> None:
-        """A comment to every stream every ``KEEPALIVE_S``: one timer for all of them
-        (a timer per stream and per message costs more than the message)."""
+        """A comment to the streams of every quiet match every ``KEEPALIVE_S``: one timer
+        for all of them (a timer per stream and per message costs more than the message).
+
+        A match that sent anything in the last ``KEEPALIVE_S`` is skipped: its streams
+        are not idle, and a keep-alive to a thousand screens landing beside a goal was
+        a fan-out's worth of writes in the goal's way. No stream goes more than twice
+        ``KEEPALIVE_S`` without a byte."""
         while True:
             await asyncio.sleep(fanout.KEEPALIVE_S)
+            quiet = time.monotonic() - fanout.KEEPALIVE_S
             for lm in list(self._matches.values()):
-                if lm.subscribers:
+                if lm.subscribers and lm.sent <= quiet:
                     self._enqueue(lm, b": keepalive\n\n")
 
     def _publish_event(self, lm: LiveMatch, e: StoredEvent) -> None:

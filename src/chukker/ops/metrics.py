@@ -15,6 +15,8 @@ chukker_streams                           gauge      connected live streams, by 
 chukker_refusals_total                    counter    refused requests, by code
 chukker_events_total                      counter    accepted events
 chukker_horns_total                       counter    horns sounded
+chukker_gc_pause_seconds                  histogram  garbage-collector pauses, by generation
+chukker_loop_lag_seconds                  histogram  event-loop lateness of a 100 ms tick
 ========================================  =========  ====================================
 
 >>> horn_sounded(0.004); scrape().count(b"chukker_horn_lateness_seconds_bucket") > 5
@@ -23,6 +25,8 @@ True
 
 from __future__ import annotations
 
+import asyncio
+import gc
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -150,3 +154,39 @@ def stream_kind(path_hint: str | None) -> str:
             return "spectator"
         return parts[2] if parts[2] in STREAM_KINDS else "other"
     return "other"
+
+
+GC_PAUSE = Histogram("chukker_gc_pause_seconds", "Garbage-collector pauses, by generation",
+                     ["generation"], buckets=_FINE, registry=REGISTRY)
+LOOP_LAG = Histogram("chukker_loop_lag_seconds",
+                     "How late the event loop ran a 100 ms tick (what delays a fan-out or horn)",
+                     buckets=_FINE, registry=REGISTRY)
+_gc_started: list[float] = []
+
+
+def _on_gc(phase: str, info: dict[str, int]) -> None:
+    if phase == "start":
+        _gc_started.append(time.perf_counter())
+    elif _gc_started:
+        GC_PAUSE.labels(str(info.get("generation", "?"))).observe(
+            time.perf_counter() - _gc_started.pop())
+
+
+def watch_gc() -> None:
+    """Time every collection (once per process): a full collection with thousands of
+    streams open is what stalls a fan-out, if anything does.
+
+    >>> watch_gc(); watch_gc(); gc.callbacks.count(_on_gc)
+    1
+    """
+    if _on_gc not in gc.callbacks:
+        gc.callbacks.append(_on_gc)
+
+
+async def watch_loop(every_s: float = 0.1) -> None:
+    """Measure the event loop's lateness on a tick, forever (a task of the server)."""
+    loop = asyncio.get_running_loop()
+    while True:
+        due = loop.time() + every_s
+        await asyncio.sleep(every_s)
+        LOOP_LAG.observe(max(0.0, loop.time() - due))

@@ -125,6 +125,35 @@ def check(t: Tournament, played: Mapping[str, Played | str] | None = None) -> li
         if a.team is not None and a.team == b.team:
             bad(subj, f"team {a.team} cannot play itself")
 
+    # elimination stages: each entrant enters once, each winner goes on once
+    for est in t.stages.values():
+        if est.kind != "single-elimination":
+            continue
+        own = [m for m in t.matches.values() if m.stage == est.id]
+        ids = {m.id for m in own}
+        entered: dict[str, list[str]] = {}
+        goes_on: dict[str, list[str]] = {}
+        for m in own:
+            for ref in m.teams:
+                if ref.winner_of in ids:
+                    goes_on.setdefault(ref.winner_of, []).append(m.id)
+                elif ref.loser_of not in ids:
+                    entered.setdefault(ref.describe(), []).append(m.id)
+        for who, where in entered.items():
+            if len(where) > 1 and who != "?":
+                bad(
+                    f"stage {est.id}",
+                    f"team {who} enters the bracket twice (matches {', '.join(where)})",
+                    "bracket_twice",
+                )
+        for from_id, where in goes_on.items():
+            if len(where) > 1:
+                bad(
+                    f"stage {est.id}",
+                    f"the winner of {from_id} goes on twice (matches {', '.join(where)})",
+                    "bracket_twice",
+                )
+
     # round robins: every pair once
     for st in t.stages.values():
         if st.kind != "round-robin":

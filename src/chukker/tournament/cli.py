@@ -16,7 +16,8 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from chukker.tournament.model import Tournament, TournamentError, load_path
+from chukker.tournament.model import MatchSpec, Stage, Tournament, TournamentError, load_path
+from chukker.tournament.standings import MatchResult
 
 app = typer.Typer(no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False)
 
@@ -89,6 +90,12 @@ def standings_cmd(
                     (r.decided_by or "").replace("_", " "),
                 )
             con.print(tab)
+            for mid in st.matches:
+                mr = s.match(mid)
+                if mr.final and mr.forfeited:
+                    con.print(
+                        f"  {mid}: {' v '.join(t.team_name(x) for x in mr.teams)}: {_result(t, mr)}"
+                    )
             for reason in st.reasons:
                 con.print(f"  {reason.text(t.team_name)}")
             waiting = {x for w in st.waiting for x in w.teams}
@@ -115,11 +122,16 @@ def standings_cmd(
             for mr in ms:
                 tab.add_row(
                     mr.id,
-                    " v ".join(t.team_name(x) for x in mr.teams),
-                    "-".join(map(str, mr.score)) if mr.score else mr.status,
+                    " v ".join(
+                        t.team_name(x) if x else ref.describe()
+                        for x, ref in zip(mr.teams, t.matches[mr.id].teams, strict=True)
+                    ),
+                    _result(t, mr),
                     t.team_name(mr.winner) if mr.winner else "",
                 )
             con.print(tab)
+            for b in st.byes:
+                con.print(f"  {t.team_name(b['team']) if b['team'] else b['slot']}: bye")
 
 
 @app.command("match")
@@ -188,9 +200,21 @@ def schedule_cmd(
         typer.Option(
             "--bracket",
             help="A single elimination STAGE=POOL,POOL[:N] seeded from the first N (2) of each "
-            "pool, from --bracket-start or after the last match.",
+            "pool, of any size (byes to the best seeds), from --bracket-start or after the "
+            "last match.",
         ),
     ] = None,
+    third_place: Annotated[
+        bool, typer.Option("--third-place", help="--bracket: add a third-place match.")
+    ] = False,
+    consolation: Annotated[
+        bool,
+        typer.Option(
+            "--consolation",
+            help="--bracket: add a consolation bracket STAGE-consolation for the losers of "
+            "the first round.",
+        ),
+    ] = False,
     bracket_start: Annotated[
         str | None, typer.Option("--bracket-start", help="First slot of the bracket.")
     ] = None,
@@ -237,12 +261,36 @@ def schedule_cmd(
             first = max(starts) + dt.timedelta(minutes=minutes)
         arenas = arena or sorted({m.arena for m in t.matches.values() if m.arena}) or []
         try:
-            stage, ms = sch.bracket(sid, pools, int(n_s or 2), first, arenas, minutes)
+            per_pool = int(n_s or 2)
+        except ValueError:
+            raise _fail(f"--bracket: N must be a whole number, got {n_s!r}", 2) from None
+        short = [p for p in pools if t.stages[p].teams and len(t.stages[p].teams) < per_pool]
+        if short:
+            p0 = short[0]
+            raise _fail(
+                f"--bracket: {p0} has {len(t.stages[p0].teams)} teams; {per_pool} cannot go on",
+                2,
+            )
+        try:
+            stage, ms = sch.bracket(sid, pools, per_pool, first, arenas, minutes, third_place)
+            extra: list[tuple[Stage, list[MatchSpec]]] = [(stage, ms)]
+            if consolation:
+                after = max((m.start for m in ms if m.start is not None), default=first)
+                extra.append(
+                    sch.consolation(
+                        f"{sid}-consolation",
+                        ms,
+                        after + dt.timedelta(minutes=minutes),
+                        arenas,
+                        minutes,
+                    )
+                )
         except ValueError as e:
             raise _fail(f"--bracket: {e}", 2) from None
-        t.stages[stage.id] = stage
-        for m in ms:
-            t.matches[m.id] = m
+        for stage, ms in extra:
+            t.stages[stage.id] = stage
+            for m in ms:
+                t.matches[m.id] = m
         edited = True
     for spec in move or []:
         mid, _, rest = spec.partition("=")
@@ -278,7 +326,7 @@ def schedule_cmd(
             t.team_name(x) if x is not None else ref.describe()
             for x, ref in zip(r.teams, m.teams, strict=True)
         )
-        res = "-".join(map(str, r.score)) if r.score is not None else r.status
+        res = _result(t, r)
         tab.add_row(
             m.start.strftime("%a %d %b %H:%M") if m.start else "",
             m.arena or "",
@@ -288,6 +336,15 @@ def schedule_cmd(
             res,
         )
     con.print(tab)
+
+
+def _result(t: Tournament, r: MatchResult) -> str:
+    """The result in words (a forfeit reads as one), else the status."""
+    from chukker.tournament.words import result_words
+
+    names = [t.team_name(x) if x else "?" for x in r.teams]
+    words = result_words(r.status, r.score, None, [t.team_name(x) for x in r.forfeited], names)
+    return words if words is not None else r.status
 
 
 @app.command("register")

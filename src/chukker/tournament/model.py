@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -256,10 +256,91 @@ class Tournament:
 
 # ---------------------------------------------------------------------------- reading
 
+#: the keys each table of the file may have (anything else is reported as unknown, with
+#: its line and the nearest known key)
+KEYS: dict[str, frozenset[str]] = {
+    "tournament": frozenset(
+        {
+            "format", "name", "rules", "venue", "team_handicap", "match_options",
+            "order_of_finish", "players", "teams", "stages", "matches", "decided",
+        }
+    ),
+    "team_handicap": frozenset({"min", "max"}),
+    "order_of_finish": frozenset({"criteria"}),
+    "player": frozenset({"id", "name", "registered", "handicaps"}),
+    "handicap": frozenset({"from", "value"}),
+    "team": frozenset({"id", "name", "players", "alternates", "captain", "mounts"}),
+    "stage": frozenset({"id", "kind", "teams"}),
+    "match": frozenset({"id", "stage", "arena", "start", "teams", "record"}),
+    "decided": frozenset({"stage", "by", "order"}),
+}  # fmt: skip
+
+
+def _option_keys() -> frozenset[str]:
+    from chukker.record.definitions import OPTIONS
+
+    return frozenset(OPTIONS)
+
+
+class KeyLines:
+    """Where each key is written in the text (for "line N: unknown key"): the lines of
+    ``key =`` (TOML, bare or quoted, inline tables too) or ``"key":`` (JSON), in order.
+    The text is scanned only when a key is looked up (a sound file is never scanned)."""
+
+    def __init__(self, text: str = "", fmt: str = "toml") -> None:
+        self.text, self.fmt = text, fmt
+        self._lines: dict[str, list[int]] | None = None
+        self.used: dict[str, int] = {}
+
+    @property
+    def lines(self) -> dict[str, list[int]]:
+        if self._lines is None:
+            import re
+
+            if self.fmt == "json":
+                pat = re.compile(r'"((?:[^"\\]|\\.)*)"\s*:')
+            else:
+                pat = re.compile(
+                    r'(?:^|[{,])\s*(?:"([^"]*)"|\'([^\']*)\'|([A-Za-z0-9_-]+))\s*='
+                )
+            found: dict[str, list[int]] = {}
+            for n, line in enumerate(self.text.splitlines(), 1):
+                for mt in pat.finditer(line):
+                    key = next((g for g in mt.groups() if g is not None), "")
+                    found.setdefault(key, []).append(n)
+            self._lines = found
+        return self._lines
+
+    def take(self, key: str) -> int | None:
+        """The line of the next not yet reported occurrence of ``key``."""
+        found = self.lines.get(key, [])
+        i = self.used.get(key, 0)
+        self.used[key] = i + 1
+        return found[i] if i < len(found) else (found[-1] if found else None)
+
+
+def _did_you_mean(word: str, known: Iterable[str]) -> str:
+    """`` (did you mean `tiebreak`?)`` for the nearest of ``known``, or ``""``."""
+    import difflib
+
+    near = difflib.get_close_matches(word, sorted(known), n=1, cutoff=0.6)
+    return f" (did you mean `{near[0]}`?)" if near else ""
+
 
 class _Reader:
-    def __init__(self, t: Tournament) -> None:
+    def __init__(self, t: Tournament, lines: KeyLines | None = None) -> None:
         self.t = t
+        self.lines = lines or KeyLines()
+
+    def unknown_keys(self, subject: str, d: Mapping[str, Any], known: frozenset[str]) -> None:
+        """One problem per unknown key: ``line 11: unknown key `tiebrake` (did you mean
+        `tiebreak`?)``."""
+        for k in d:
+            if not isinstance(k, str) or k in known:
+                continue
+            line = self.lines.take(k)
+            where = f"line {line}: " if line is not None else ""
+            self.bad(subject, f"{where}unknown key `{k}`{_did_you_mean(k, known)}", "unknown_key")
 
     def bad(self, subject: str, message: str, code: str = "invalid") -> None:
         self.t.problems.append(Problem(subject, message, code))
@@ -355,32 +436,32 @@ def _team_ref(r: _Reader, subject: str, v: Any) -> TeamRef:
     return TeamRef(team="?")
 
 
-def from_dict(doc: Mapping[str, Any], base: Path | None = None) -> Tournament:
-    """A :class:`Tournament` from parsed TOML/JSON data; shape problems in ``.problems``."""
+def from_dict(
+    doc: Mapping[str, Any], base: Path | None = None, lines: KeyLines | None = None
+) -> Tournament:
+    """A :class:`Tournament` from parsed TOML/JSON data; shape problems in ``.problems``
+    (unknown keys too, with their line when ``lines`` says where they are written)."""
     t = Tournament(base=base)
-    r = _Reader(t)
+    r = _Reader(t, lines)
+    r.unknown_keys("tournament", doc, KEYS["tournament"])
     if limits.depth(doc) > limits.MAX_DEPTH:  # before any reader walks it
         r.bad("tournament", f"nested deeper than {limits.MAX_DEPTH} levels", "too_deep")
         return t
     if not any(k in doc for k in ("teams", "matches", "stages", "players")):
         r.bad("tournament", "not a tournament file: it has no players, teams, stages or matches",
-              "not_a_tournament")
-        return t
+              "not_a_tournament")  # read on: every other problem is listed too
     fmt = doc.get("format", FORMAT)
     if fmt != FORMAT:
         r.bad("format", f"unsupported format {fmt!r} (expected {FORMAT!r})")
     t.name = r.string("tournament", doc, "name", required=False)
     t.rules = r.string("tournament", doc, "rules", required=False) or "uspa-arena-2026"
     t.venue = r.string("tournament", doc, "venue", required=False)
-    known = {
-        "format", "name", "rules", "venue", "team_handicap", "match_options",
-        "order_of_finish", "players", "teams", "stages", "matches", "decided",
-    }  # fmt: skip
-    t.extra = {k: v for k, v in doc.items() if k not in known}
+    t.extra = {k: v for k, v in doc.items() if k not in KEYS["tournament"]}
     lim = doc.get("team_handicap", {})
     if not isinstance(lim, Mapping):
         r.bad("team_handicap", "must be a table {min = N, max = M}")
     else:
+        r.unknown_keys("team_handicap", lim, KEYS["team_handicap"])
         if "min" in lim:
             t.team_min = r.int_("team_handicap", lim["min"], "min")
         if "max" in lim:
@@ -389,8 +470,11 @@ def from_dict(doc: Mapping[str, Any], base: Path | None = None) -> Tournament:
     if not isinstance(mo, Mapping):
         r.bad("match_options", "must be a table (the match record's options)")
     else:
-        t.match_options = dict(mo)
+        r.unknown_keys("match_options", mo, _option_keys())
+        t.match_options = {k: v for k, v in mo.items() if k in _option_keys()}
     oof = doc.get("order_of_finish", {})
+    if isinstance(oof, Mapping):
+        r.unknown_keys("order_of_finish", oof, KEYS["order_of_finish"])
     crit = oof.get("criteria") if isinstance(oof, Mapping) else None
     if crit is not None:
         if not isinstance(crit, list) or not all(isinstance(c, str) for c in crit):
@@ -399,7 +483,9 @@ def from_dict(doc: Mapping[str, Any], base: Path | None = None) -> Tournament:
             for c in crit:
                 if c not in CRITERIA:
                     r.bad(
-                        "order_of_finish", f"unknown criterion {c!r} (one of {', '.join(CRITERIA)})"
+                        "order_of_finish",
+                        f"unknown criterion {c!r}{_did_you_mean(c, CRITERIA)} "
+                        f"(one of {', '.join(CRITERIA)})",
                     )
             t.criteria = tuple(c for c in crit if c in CRITERIA)
 
@@ -409,6 +495,7 @@ def from_dict(doc: Mapping[str, Any], base: Path | None = None) -> Tournament:
         if not isinstance(pid, str) or not pid:
             r.bad(subject, "id is missing")
             continue
+        r.unknown_keys(subject, p, KEYS["player"])
         if pid in t.players:
             r.bad(subject, "listed twice in the register", "duplicate_id")
             continue
@@ -430,6 +517,7 @@ def from_dict(doc: Mapping[str, Any], base: Path | None = None) -> Tournament:
             if not isinstance(h, Mapping):
                 r.bad(subject, f"a handicap is {{from = date, value = N}}, got {h!r}")
                 continue
+            r.unknown_keys(subject, h, KEYS["handicap"])
             d = to_date(h.get("from"))
             v = r.int_(subject, h.get("value"), "handicap value")
             if d is None:
@@ -456,6 +544,7 @@ def from_dict(doc: Mapping[str, Any], base: Path | None = None) -> Tournament:
         if not isinstance(tid, str) or not tid:
             r.bad(subject, "id is missing")
             continue
+        r.unknown_keys(subject, tm, KEYS["team"])
         if tid in t.teams:
             r.bad(subject, "listed twice", "duplicate_id")
             continue
@@ -477,12 +566,17 @@ def from_dict(doc: Mapping[str, Any], base: Path | None = None) -> Tournament:
         if not isinstance(sid, str) or not sid:
             r.bad(subject, "id is missing")
             continue
+        r.unknown_keys(subject, s, KEYS["stage"])
         if sid in t.stages:
             r.bad(subject, "listed twice", "duplicate_id")
             continue
         kind = s.get("kind")
         if kind not in STAGE_KINDS:
-            r.bad(subject, f"kind must be one of {', '.join(STAGE_KINDS)}, got {kind!r}")
+            r.bad(
+                subject,
+                f"kind must be one of {', '.join(STAGE_KINDS)}, got {kind!r}"
+                + (_did_you_mean(kind, STAGE_KINDS) if isinstance(kind, str) else ""),
+            )
             kind = "round-robin"
         t.stages[sid] = Stage(sid, str(kind), r.id_list(subject, s, "teams"))
 
@@ -492,6 +586,7 @@ def from_dict(doc: Mapping[str, Any], base: Path | None = None) -> Tournament:
         if not isinstance(mid, str) or not mid:
             r.bad(subject, "id is missing")
             continue
+        r.unknown_keys(subject, m, KEYS["match"])
         if mid in t.matches:
             r.bad(subject, "listed twice", "duplicate_id")
             continue
@@ -520,6 +615,7 @@ def from_dict(doc: Mapping[str, Any], base: Path | None = None) -> Tournament:
 
     for i, dd in r.table_list(doc, "decided"):
         subject = f"decided[{i}]"
+        r.unknown_keys(subject, dd, KEYS["decided"])
         by = dd.get("by")
         if by not in DECIDERS:
             r.bad(subject, f"by must be 'lot' or 'shootout', got {by!r}")
@@ -544,7 +640,7 @@ def loads(text: str, fmt: Literal["json", "toml"] = "toml", base: Path | None = 
             msg = msg.split(": ", 1)[1] if ": " in msg else msg
         msg = msg.replace("a match record is an object", "a tournament file is a table")
         raise TournamentError(msg, e.line, e.column) from None
-    return from_dict(doc, base)
+    return from_dict(doc, base, KeyLines(text, fmt))
 
 
 def load_path(path: str | Path) -> Tournament:

@@ -6,7 +6,9 @@
   avoided.
 * :func:`slot_minutes`: the length of a slot from the edition: the periods and intervals
   of ``match_options.periods`` plus an allowance for stoppages and changing over.
-* :func:`bracket`: a single elimination seeded from the pools' orders (A1 v B2, B1 v A2...).
+* :func:`bracket`: a single elimination of any size seeded from the pools' orders (A1 v B2,
+  B1 v A2...), byes to the best seeds, an optional third-place match;
+  :func:`consolation`: the losers of its first round.
 * :func:`move`: the committee puts a match in another slot or arena.
 
 >>> pairs = round_robin_pairs(["a", "b", "c", "d", "e"])
@@ -26,6 +28,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from itertools import combinations, pairwise
 
+from chukker.tournament.bracket import levels
 from chukker.tournament.model import MatchSpec, Stage, TeamRef, Tournament
 
 Pair = tuple[str, str]
@@ -174,12 +177,124 @@ def plan_round_robins(
 
 def seed_order(n: int) -> list[int]:
     """Bracket positions of seeds 1..n (n a power of two): 1 v n, and the top seeds meet
-    as late as possible (``[1, 4, 2, 3]`` for four)."""
+    as late as possible (``[1, 4, 2, 3]`` for four: 1 and 2 only in the final)."""
     order = [1]
     while len(order) < n:
         m = 2 * len(order)
         order = [x for s in order for x in (s, m + 1 - s)]
     return order
+
+
+def bracket_size(n: int) -> int:
+    """The smallest power of two holding ``n`` entrants (``bracket_size(6) == 8``)."""
+    size = 1
+    while size < n:
+        size *= 2
+    return size
+
+
+def _round_times(
+    start: dt.datetime | None, arenas: Sequence[str], minutes: int, count: int
+) -> tuple[list[tuple[str | None, dt.datetime | None]], dt.datetime | None]:
+    """Arena and start of ``count`` matches of one round over the arenas, and the start of
+    the round after it."""
+    out: list[tuple[str | None, dt.datetime | None]] = []
+    for k in range(count):
+        arena = arenas[k % len(arenas)] if arenas else None
+        when = start
+        if start is not None and arenas:
+            when = start + dt.timedelta(minutes=minutes * (k // len(arenas)))
+        out.append((arena, when))
+    nxt = start
+    if start is not None:
+        nxt = start + dt.timedelta(minutes=minutes * math.ceil(count / max(1, len(arenas))))
+    return out, nxt
+
+
+def elimination(
+    stage_id: str,
+    seeds: Sequence[TeamRef],
+    start: dt.datetime | None = None,
+    arenas: Sequence[str] = (),
+    minutes: int = 70,
+    third_place: bool = False,
+) -> list[MatchSpec]:
+    """A single elimination of ``seeds`` (best first), of any size from 2.
+
+    The bracket is the next power of two; the empty places are **byes**, and they go to
+    the best seeds (seed 1 meets the lowest seed, and seeds 1 and 2 can meet only in the
+    final). A bye is not a match: a seed with a bye is written straight into the match of
+    the round it first plays. ``n`` entrants make ``n - 1`` matches; ``third_place`` adds
+    one between the losers of the semi-finals (``{stage}-third``, 4 entrants or more).
+    Ids: ``{stage}-r{round}-{k}`` and ``{stage}-final``.
+
+    >>> ms = elimination("ko", [TeamRef(team=x) for x in "abcdef"])
+    >>> [(m.id, m.teams[0].describe(), m.teams[1].describe()) for m in ms]
+    ... # doctest: +NORMALIZE_WHITESPACE
+    [('ko-r1-1', 'd', 'e'), ('ko-r1-2', 'c', 'f'), ('ko-r2-1', 'a', 'winner ko-r1-1'),
+     ('ko-r2-2', 'b', 'winner ko-r1-2'), ('ko-final', 'winner ko-r2-1', 'winner ko-r2-2')]
+    """
+    n = len(seeds)
+    if n < 2:
+        raise ValueError(f"a bracket needs at least 2 entrants, got {n}")
+    if len({r.to_value().__repr__() for r in seeds}) != n:
+        raise ValueError("a bracket lists an entrant twice")
+    if third_place and n < 4:
+        raise ValueError(f"a third-place match needs 4 entrants or more, got {n}")
+    size = bracket_size(n)
+    # a slot: an entrant (TeamRef) or None for a bye
+    current: list[TeamRef | None] = [seeds[s - 1] if s <= n else None for s in seed_order(size)]
+    matches: list[MatchSpec] = []
+    rnd = 1
+    when = start
+    while len(current) > 1:
+        pairs = [(current[i], current[i + 1]) for i in range(0, len(current), 2)]
+        playing = [(a, b) for a, b in pairs if a is not None and b is not None]
+        last = len(current) == 2
+        slots_, nxt_when = _round_times(when, arenas, minutes, len(playing))
+        nxt: list[TeamRef | None] = []
+        k = 0
+        for a, b in pairs:
+            if a is None or b is None:
+                nxt.append(a if b is None else b)  # a bye: the seed goes on
+                continue
+            mid = f"{stage_id}-final" if last else f"{stage_id}-r{rnd}-{k + 1}"
+            arena, at = slots_[k]
+            matches.append(MatchSpec(mid, stage_id, (a, b), arena, at))
+            nxt.append(TeamRef(winner_of=mid))
+            k += 1
+        if playing:
+            when = nxt_when
+            rnd += 1
+        current = nxt
+    if third_place:
+        final = matches[-1]
+        semis = [r.winner_of for r in final.teams]
+        assert semis[0] is not None and semis[1] is not None
+        arena, at = final.arena, final.start
+        if len(arenas) > 1:
+            arena = arenas[1]
+        elif final.start is not None:
+            # one arena: the third-place match first, the final after it
+            matches[-1] = replace(final, start=final.start + dt.timedelta(minutes=minutes))
+        third = MatchSpec(
+            f"{stage_id}-third",
+            stage_id,
+            (TeamRef(loser_of=semis[0]), TeamRef(loser_of=semis[1])),
+            arena,
+            at,
+        )
+        matches.insert(len(matches) - 1, third)
+    return matches
+
+
+def first_round_losers(matches: Sequence[MatchSpec]) -> list[TeamRef]:
+    """The losers of an elimination's first round (the round furthest from its final; a
+    match between two seeds with byes is in a later round), in bracket order: the
+    entrants of a consolation bracket."""
+    lv = levels(matches)
+    deepest = max(lv.values(), default=0)
+    return [TeamRef(loser_of=m.id) for m in matches if lv[m.id] == deepest and deepest > 0]
 
 
 def bracket(
@@ -189,36 +304,33 @@ def bracket(
     start: dt.datetime | None = None,
     arenas: Sequence[str] = (),
     minutes: int = 70,
+    third_place: bool = False,
 ) -> tuple[Stage, list[MatchSpec]]:
-    """A single elimination between the first ``per_pool`` of each pool, seeded
-    pool winners first (two pools, two each: A1 v B2, B1 v A2, then the final).
-    The number of entrants must be a power of two."""
+    """A single elimination between the first ``per_pool`` of each pool, seeded from the
+    pools' order of finish, pool winners first (two pools of three: A1, B1, A2, B2, A3,
+    B3), of any size: byes to the best seeds (see :func:`elimination`)."""
     seeds = [TeamRef(stage=p, place=k) for k in range(1, per_pool + 1) for p in pools]
-    n = len(seeds)
-    if n < 2 or n & (n - 1):
-        raise ValueError(f"a bracket needs 2, 4, 8... entrants, got {n}")
-    pos = seed_order(n)
-    current = [seeds[s - 1] for s in pos]
-    matches: list[MatchSpec] = []
-    rnd = 1
-    when = start
-    while len(current) > 1:
-        nxt: list[TeamRef] = []
-        for i in range(0, len(current), 2):
-            k = i // 2 + 1
-            mid = f"{stage_id}-final" if len(current) == 2 else f"{stage_id}-r{rnd}-{k}"
-            arena = arenas[(k - 1) % len(arenas)] if arenas else None
-            slot_when = when
-            if when is not None and arenas:
-                slot_when = when + dt.timedelta(minutes=minutes * ((k - 1) // len(arenas)))
-            matches.append(MatchSpec(mid, stage_id, (current[i], current[i + 1]), arena, slot_when))
-            nxt.append(TeamRef(winner_of=mid))
-        if when is not None:
-            per_slot = max(1, len(arenas))
-            when += dt.timedelta(minutes=minutes * math.ceil(len(current) / 2 / per_slot))
-        current = nxt
-        rnd += 1
-    return Stage(stage_id, "single-elimination"), matches
+    return Stage(stage_id, "single-elimination"), elimination(
+        stage_id, seeds, start, arenas, minutes, third_place
+    )
+
+
+def consolation(
+    stage_id: str,
+    main: Sequence[MatchSpec],
+    start: dt.datetime | None = None,
+    arenas: Sequence[str] = (),
+    minutes: int = 70,
+) -> tuple[Stage, list[MatchSpec]]:
+    """A consolation bracket between the losers of ``main``'s first round (2 or more)."""
+    losers = first_round_losers(main)
+    if len(losers) < 2:
+        raise ValueError(
+            f"a consolation bracket needs 2 first-round losers or more, got {len(losers)}"
+        )
+    return Stage(stage_id, "single-elimination"), elimination(
+        stage_id, losers, start, arenas, minutes
+    )
 
 
 def move(

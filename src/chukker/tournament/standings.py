@@ -165,6 +165,8 @@ class StageStandings:
     waiting: list[Waiting] = field(default_factory=list)
     reasons: list[Reason] = field(default_factory=list)
     matches: list[str] = field(default_factory=list)
+    #: elimination stages: the entrants with a bye (``match``, ``team`` once known, ``slot``)
+    byes: list[dict[str, Any]] = field(default_factory=list)
 
     def team_at(self, place: int) -> str | None:
         """The team alone in ``place`` once the stage's order is complete (every match
@@ -182,7 +184,7 @@ class StageStandings:
             "table": [r.to_json() for r in self.table],
             "waiting": [w.to_json() for w in self.waiting],
             "reasons": [r.to_json() for r in self.reasons],
-        }
+        } | ({"byes": self.byes} if self.kind == "single-elimination" else {})
 
 
 @dataclass(slots=True)
@@ -219,7 +221,7 @@ def replay_record(path: Path) -> Played:
     from chukker.record import load_path, replay
 
     rec = load_path(path)
-    return played_from_record(rec, replay(rec))
+    return played_from_record(rec, replay(rec, strict=False))  # load_path checked it
 
 
 def played_from_record(record: Mapping[str, Any], report: Mapping[str, Any]) -> Played:
@@ -293,10 +295,16 @@ class _Resolver:
             if st.kind == "round-robin":
                 self.stage_cache[sid] = round_robin(self.t, st, ms)
             else:
+                from chukker.tournament.bracket import byes
+
                 done = bool(ms) and all(r.final and r.winner is not None for r in ms)
                 self.stage_cache[sid] = StageStandings(
                     st.id, st.kind, done, matches=[r.id for r in ms]
                 )
+                self.stage_cache[sid].byes = [
+                    {"match": b.match, "team": self.team(b.ref), "slot": b.ref.describe()}
+                    for b in byes(self.t, sid)
+                ]
         return self.stage_cache[sid]
 
 

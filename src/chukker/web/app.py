@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import functools
 import gc
@@ -19,7 +20,9 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from chukker.config import Settings
 from chukker.live import LiveService, ServiceError, api_errors
+from chukker.ops import metrics
 from chukker.store import EventStore, open_store
+from chukker.web.api import feeds as feeds_api
 from chukker.web.api import routes as api
 from chukker.web.guard import Guard
 from chukker.web.guard import document as guard_document
@@ -90,13 +93,22 @@ def create_app(store: EventStore | str | Path, *, organiser: str | None = None,
         else:  # pragma: no cover - a PostgreSQL store object without an environment token
             organiser = os.environ.get("CHUKKER_ORGANISER_TOKEN") or None
 
+    feed = feeds_api.make_feed(svc, settings)  # MQTT (issue 22): only with mqtt.url
+
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         await svc.start()
+        if feed is not None:
+            await feeds_api.start_feed(svc, feed, app.state)
         _keep_collector_out_of_the_fanout()
+        metrics.watch_gc()  # what a stall comes from: the collector or the loop
+        lag = asyncio.create_task(metrics.watch_loop())
         try:
             yield
         finally:
+            lag.cancel()
+            if feed is not None:
+                await feeds_api.stop_feed(svc, feed)
             await svc.stop()
             app.state.heavy.close()
 
@@ -111,6 +123,7 @@ def create_app(store: EventStore | str | Path, *, organiser: str | None = None,
     )
     app.state.service = svc
     app.state.heavy = Pools()  # heavy work's own bounded pools (web/heavy.py)
+    app.state.feed = feed
     lim = (settings or Settings()).limits
     app.state.throttle = Throttle(lim.bad_tokens_free, lim.bad_tokens_block,
                                   lim.bad_tokens_window_s)
@@ -170,6 +183,7 @@ def create_app(store: EventStore | str | Path, *, organiser: str | None = None,
         return JSONResponse(api_errors.body("server_error"), status_code=500)
 
     app.include_router(api.router)
+    app.include_router(feeds_api.router)
     app.include_router(pages.router)
     app.openapi = functools.partial(_openapi, app, app.openapi)  # type: ignore[method-assign]
     app.mount("/static", StaticFiles(directory=HERE / "static"), name="static")

@@ -21,6 +21,8 @@ from typing import Any
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
+from chukker.web.api.wire import EXTENSION, SocketWire
+
 #: seconds a client has to send a request's headers, then its body
 HEADER_TIMEOUT_S = float(os.environ.get("CHUKKER_HEADER_TIMEOUT_S", "10"))
 BODY_TIMEOUT_S = float(os.environ.get("CHUKKER_BODY_TIMEOUT_S", "10"))
@@ -156,6 +158,13 @@ class GuardedHttp(HttpToolsProtocol):
     def on_headers_complete(self) -> None:
         super().on_headers_complete()
         self._arm(BODY_TIMEOUT_S)
+        scope = self.scope
+        cycle = self.cycle
+        if (cycle is not None and cycle.scope is scope
+                and scope.get("path", "").endswith("/stream")):
+            # the live stream's fast path (web/api/wire.py): its socket, for after its headers
+            extensions: dict[str, Any] = scope.setdefault("extensions", {})
+            extensions[EXTENSION] = SocketWire(self.transport, self.flow, cycle)
 
     def on_message_complete(self) -> None:
         self._disarm()

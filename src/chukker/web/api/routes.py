@@ -8,6 +8,7 @@ request is checked in full before anything is stored.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hmac
 import json
 import weakref
@@ -27,12 +28,14 @@ from chukker.live import (
     ServiceError,
     hash_token,
 )
+from chukker.live.fanout import Subscriber, chunk
 from chukker.ops.logging import annotate
 from chukker.record import RecordError, validate_header
 from chukker.record.definitions import validate_event
 from chukker.store import UnknownMatch
 from chukker.store import base as store_base
 from chukker.store._engine import EventType, SetupError, dumps
+from chukker.web.api.wire import SocketWire, wire_of
 from chukker.web.limits import StreamCaps
 from chukker.web.security import (
     BadInput,
@@ -481,25 +484,72 @@ async def stream(
 
     gen = messages()
     weakref.finalize(gen, release)  # also when the stream never started
-    return _Stream(gen, release, media_type="text/event-stream", headers={
+    return _Stream(gen, release, sub, backlog, media_type="text/event-stream", headers={
         "cache-control": "no-cache", "x-accel-buffering": "no"})
 
 
 class _Stream(StreamingResponse):
     """A streaming response that gives back its slot as soon as it ends, however it ends
     (a client that went away cancels the generator without closing it: waiting for the
-    garbage collector to finalise it kept the slot for an unbounded time)."""
+    garbage collector to finalise it kept the slot for an unbounded time).
+
+    Served by uvicorn (a :class:`~chukker.web.api.wire.SocketWire` in the scope), it
+    writes its headers and first state through the ASGI chain, then gives its socket to
+    the subscriber: the fan-out writes each message straight to it. Elsewhere (an
+    in-process client) the generator serves the subscriber's queue.
+    """
 
     def __init__(self, content: AsyncIterator[bytes], on_end: Callable[[], None],
-                 **kwargs: Any) -> None:
+                 sub: Subscriber, backlog: list[str], **kwargs: Any) -> None:
         super().__init__(content, **kwargs)
         self._on_end = on_end
+        self._sub = sub
+        self._backlog = backlog
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         try:
-            await super().__call__(scope, receive, send)
+            wire = wire_of(scope)
+            if wire is None:
+                await super().__call__(scope, receive, send)
+            else:
+                await self._direct(wire, receive, send)
         finally:
             self._on_end()
+
+    async def _direct(self, wire: SocketWire, receive: Receive, send: Send) -> None:
+        sub = self._sub
+        await send({"type": "http.response.start", "status": self.status_code,
+                    "headers": self.raw_headers})
+        first = ("retry: 1000\n\n" + "".join(self._backlog)).encode()
+        await send({"type": "http.response.body", "body": first, "more_body": True})
+        if not wire.ready():  # closing already: end the answer as usual
+            with contextlib.suppress(Exception):
+                await send({"type": "http.response.body", "body": b"", "more_body": False})
+            return
+        # what came while the headers went out, in one write; from now on, direct
+        queued = [sub.queue.get_nowait() for _ in range(sub.queue.qsize())]
+        if any(not m for m in queued) or sub.dropped:
+            sub.dropped = True
+        else:
+            if queued:
+                wire.write(chunk(b"".join(queued)))
+            sub.wire = wire
+        ended = asyncio.ensure_future(sub.queue.get())  # b"" once dropped or closed
+        gone = asyncio.ensure_future(_disconnected(receive))
+        try:
+            if not sub.dropped:
+                await asyncio.wait((ended, gone), return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            ended.cancel()
+            gone.cancel()
+        sub.wire = None
+        with contextlib.suppress(Exception):  # after a disconnect uvicorn drops it
+            await send({"type": "http.response.body", "body": b"", "more_body": False})
+
+
+async def _disconnected(receive: Receive) -> None:
+    while (await receive())["type"] != "http.disconnect":
+        pass
 
 
 async def quarantined_record(request: Request, match_id: str,

@@ -97,6 +97,9 @@ async def readyz(request: Request) -> JSONResponse:
     body: dict[str, Any] = {"status": "ok" if ready else "unavailable", "checks": checks}
     if not ready:
         body["reason"] = "; ".join(f"{k}: {v}" for k, v in checks.items() if not v.startswith("ok"))
+    feed = getattr(request.app.state, "feed", None)
+    if feed is not None:  # reported, never failing the server: the screens work without it
+        body["feeds"] = {"mqtt": feed.status()}
     return JSONResponse(body,
                         status_code=200 if ready else 503,
                         headers=None if ready else {"retry-after": "5"})

@@ -88,7 +88,18 @@ JS_LABELS = {
     "result_goal": "goal", "result_miss": "miss", "result_forfeit": "forfeit",
     "horn_end": "end of period", "horn_split": "split", "horn_warning": "30 seconds",
     "before_period": "Before period", "shots": "Shots", "next": "Next",
+    "both_forfeited": "both forfeited", "team_forfeited": "%(team)s forfeited",
 }
+
+
+def forfeit_text(rep: dict[str, Any], names: dict[str, str], gettext: Any) -> str | None:
+    """A final forfeit in words ("both forfeited", "White forfeited"), else ``None``: the
+    one helper (``chukker.tournament.words``) every page uses."""
+    from chukker.tournament.words import forfeit_words, report_forfeits
+
+    if rep.get("status") != "final":
+        return None
+    return forfeit_words(report_forfeits(rep, names), list(names.values()), gettext)
 
 
 def refusal_templates(lang: str) -> dict[str, str]:
@@ -247,6 +258,8 @@ async def live_context(request: Request, match_id: str) -> dict[str, Any] | HTML
     return {"match_id": lm.id, "team_ids": ids, "teams": teams, "report": report, "cfg": cfg,
             "title": title_of(lm.row.header),
             "clock_text": fmt_clock(clock), "lm": lm, "practice": practice,
+            "result_text": forfeit_text(report, {k: str(teams[k]["name"]) for k in ids},
+                                        tr.gettext),
             "clocks": clocks}
 
 
@@ -302,7 +315,9 @@ async def index(request: Request) -> Response:
         item["team_ids"] = ids
         item["status_code"] = rep["status"]
         item["status"] = status_text(rep, tr.gettext)
-        item["score"] = " – ".join(str(rep["score"].get(k, 0)) for k in ids)
+        item["names"] = {k: str(v.get("name") or k) for k, v in r.header.get("teams", {}).items()}
+        item["score"] = (forfeit_text(rep, item["names"], tr.gettext)
+                         or " – ".join(str(rep["score"].get(k, 0)) for k in ids))
         iv = rep.get("interval")
         if rep["status"] not in ("pre_match", "final"):
             item["clock"] = fmt_clock(iv["remaining_ms"] if iv else rep["clock"]["remaining_ms"])
@@ -314,7 +329,8 @@ async def index(request: Request) -> Response:
     if last is not None and last[0] == seen:
         return respond(request, last[1])
     labels = {k: tr.gettext(JS_LABELS[k]) for k in
-              ("pre_match", "in_play", "stopped", "interval", "shootout", "final", "period")}
+              ("pre_match", "in_play", "stopped", "interval", "shootout", "final", "period",
+               "both_forfeited", "team_forfeited")}
     resp = render(request, "index.html", matches=matches, labels=labels,
                   show_archived=show_archived, n_archived=len(archived))
     _index_pages[seen[:2]] = (seen, bytes(resp.body))
@@ -522,7 +538,10 @@ def _sheet_html(request: Request, ctx: dict[str, Any], pdf: bool = False) -> HTM
     plan = ctx["lm"].row.header.get("options", {}).get("periods", "regulation")
     csrf = request.cookies.get(CSRF_COOKIE) or new_csrf()
     archived = ctx["match_id"] in service(request).store.archived()
+    forfeit = forfeit_text(rep, {k: str(v["name"]) for k, v in ctx["teams"].items()},
+                           tr.gettext)
     resp = render(request, "sheet.html", status_label=status_label, rules_title=rules_title,
+                  forfeit_text=forfeit,
                   decided_text=decided_text, plan=plan, pdf=pdf, info=ctx["info"], csrf=csrf,
                   archived=archived, **{k: v for k, v in ctx.items() if k != "info"})
     if not pdf:

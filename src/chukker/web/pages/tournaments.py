@@ -60,9 +60,10 @@ from chukker.tournament.model import (
 from chukker.tournament.records import NotReady, header, match_day
 from chukker.tournament.register import team_handicap
 from chukker.tournament.schedule import clashes, move
-from chukker.tournament.standings import Played, Standings, standings
+from chukker.tournament.standings import MatchResult, Played, Standings, standings
+from chukker.tournament.words import bold_winner, result_words
 from chukker.web import security
-from chukker.web.pages.matches import ENV, error_page, lang_of, phone_qr, render
+from chukker.web.pages.matches import ENV, error_page, lang_of, phone_qr, render, stage_name
 
 router = APIRouter()
 POLL_S = 0.5
@@ -112,6 +113,14 @@ def ref_label(ref: TeamRef, lang: str) -> str:
     if ref.winner_of is not None:
         return tr.gettext("Winner of %(match)s") % {"match": ref.winner_of}
     return tr.gettext("Loser of %(match)s") % {"match": ref.loser_of}
+
+
+def result_of(t: Tournament, r: MatchResult, gettext: Any) -> str | None:
+    """A match's result in words in the page's language: "both forfeited", "Reds
+    forfeited", else the score ("7–3"); ``None`` before it starts."""
+    names = [t.team_name(x) if x else "?" for x in r.teams]
+    forf = [t.team_name(x) for x in r.forfeited] if r.final else []
+    return result_words(r.status, r.score, None, forf, names, gettext)
 
 
 def _dir() -> Path:
@@ -228,7 +237,10 @@ async def _create_live(svc: LiveService, lt: LiveTournament, s: Standings) -> bo
         rec.pop("events", None)
         Setup.from_dict(rec)  # a header made from a checked tournament; the engine agrees
         live_id = new_match_id()
-        tk_hash = lt.arena_hash.get(_arena_key(m.arena)) or lt.arena_hash[""]
+        # a match with no arena is the committee's to run (or to move to an arena)
+        tk_hash = (
+            lt.arena_hash.get(_arena_key(m.arena)) or lt.arena_hash.get("") or lt.committee_hash
+        )
         await asyncio.to_thread(
             svc.store.create_match, live_id, rec, svc.clock.now_ms(), tk_hash, lt.committee_hash
         )
@@ -247,6 +259,14 @@ async def refresh(request: Request, lt: LiveTournament) -> tuple[Standings, dict
             reports = await _reports(svc, lt)
             s = _standings(lt, reports)
         lt.last = (s, reports)
+        feed = getattr(request.app.state, "feed", None)
+        if feed is not None:  # the MQTT arena topics and relays follow the arena's match
+            for mid, live_id in lt.live.items():
+                if lt.t.matches[mid].arena:
+                    feed.map_arena(live_id, lt.t.matches[mid].arena)
+            for arena, now in _now_playing(lt, s).items():
+                if arena:
+                    feed.assign_arena(arena, now["live"], reports.get(now["current"] or ""))
         return s, reports
 
 
@@ -265,7 +285,8 @@ def _now_playing(lt: LiveTournament, s: Standings) -> dict[str, dict[str, Any]]:
     by_arena: dict[str, list[str]] = {}
     ordered = sorted(lt.t.matches.values(), key=lambda m: (m.start or dt.datetime.max, m.id))
     for m in ordered:
-        by_arena.setdefault(_arena_key(m.arena), []).append(m.id)
+        if m.arena:  # a match with no arena is on no arena's board
+            by_arena.setdefault(m.arena, []).append(m.id)
     out: dict[str, dict[str, Any]] = {}
     for arena, ids in by_arena.items():
         pending = [mid for mid in ids if s.match(mid).status not in ("final", "refused")]
@@ -291,12 +312,14 @@ def _context(
     t = lt.t
     names = {tid: tm.name for tid, tm in t.teams.items()}
     rows: list[dict[str, Any]] = []
+    gettext = translations(lang).gettext
     for m in sorted(
         t.matches.values(), key=lambda m: (m.start or dt.datetime.max, m.arena or "", m.id)
     ):
         r = s.match(m.id)
         rep = reports.get(m.id, {})
         clock = rep.get("clock", {}).get("remaining_ms")
+        words = result_of(t, r, gettext)
         rows.append(
             {
                 "id": m.id,
@@ -310,7 +333,9 @@ def _context(
                     for x, ref in zip(r.teams, m.teams, strict=True)
                 ],
                 "score": r.score,
-                "winner": r.winner,
+                "result": words,
+                "forfeit": r.final and bool(r.forfeited),
+                "winner": bold_winner(r.winner, r.forfeited),
                 "status": r.status,
                 "period": rep.get("period"),
                 "live": lt.live.get(m.id),
@@ -363,11 +388,18 @@ def _context(
             for place, tied in by_place.items()
             if len(tied) > 1 and not set(tied) & waiting_teams
         ]
+        forfeits = [
+            f"{r.id}: {names.get(r.teams[0] or '', '?')} – {names.get(r.teams[1] or '', '?')}: "
+            + (result_of(t, r, gettext) or "")
+            for r in (s.match(mid) for mid in st.matches)
+            if r.final and r.forfeited
+        ]
         pools.append(
             {
                 "id": st.id,
                 "complete": st.complete,
                 "table": st.table,
+                "forfeits": forfeits,
                 "reasons": [reason_text(x) for x in st.reasons] + shared,
                 "waiting": [
                     (
@@ -401,7 +433,16 @@ def _context(
             if nxt
             else None,
         }
-    svg = bracket_svg(t, s, names, link=None, caption=tr.gettext("Bracket"))
+    svg = bracket_svg(
+        t,
+        s,
+        names,
+        link=None,
+        label=lambda ref: ref_label(ref, lang),
+        gettext=gettext,
+        stage_label=stage_name,
+        caption=tr.gettext("Bracket"),
+    )
     return {
         "tid": lt.id,
         "t": t,
@@ -523,6 +564,115 @@ def _parse_and_check(body: dict[str, Any]) -> JSONResponse | tuple[Tournament, l
     return t, [p for p in check(t, {}) if p.code not in ("pair_missing",)]
 
 
+def identity(t: Tournament) -> tuple[str, str, int | None]:
+    """What makes two uploads the same tournament: its name and venue (case and spaces
+    aside) and the year of its first match. A file fixed and uploaded again is the same
+    tournament (it is updated); another year's edition, or another venue's event of the
+    same name, is another tournament (see docs/tournament.md, "A second upload")."""
+
+    def norm(x: str) -> str:
+        return " ".join(x.split()).casefold()
+
+    starts = [m.start for m in t.matches.values() if m.start is not None]
+    return norm(t.name), norm(t.venue), min(starts).year if starts else None
+
+
+def _may_update(request: Request, lt: LiveTournament) -> bool:
+    """Who may update a tournament by uploading it again: the organiser (their token, not
+    just an open server) or the tournament's committee."""
+    presented = security.bearer(request.headers.get("authorization"))
+    if presented is None:
+        return False
+    organiser = getattr(request.app.state, "organiser", None)
+    token = getattr(organiser, "token", None)
+    if token is not None and hmac.compare_digest(presented.encode(), str(token).encode()):
+        return True
+    return hmac.compare_digest(hash_token(presented), lt.committee_hash)
+
+
+def _named_arenas(t: Tournament) -> list[str]:
+    """The arenas of the tournament: a match with no arena is not an arena."""
+    return sorted({m.arena for m in t.matches.values() if m.arena})
+
+
+async def _started(svc: LiveService, live_id: str) -> bool:
+    try:
+        lm = await svc.load(live_id)
+    except Exception:  # the store lost it: nothing was played
+        return False
+    return lm.seq > 0
+
+
+async def _update(
+    request: Request, old: LiveTournament, t: Tournament
+) -> tuple[dict[str, str], list[str]] | JSONResponse:
+    """The same tournament uploaded again: keep its id, committee token, the tokens of
+    its arenas and every match already played; matches not started whose header or arena
+    changed are made again (the old live match is archived). Refused (409, with the link
+    to the tournament) when the file would change or drop a match already played."""
+    svc = service(request)
+    s_new = _standings(
+        LiveTournament(old.id, {}, t, old.committee_hash, old.arena_hash),
+        (old.last[1] if old.last is not None else {}),
+    )
+    conflicts: list[str] = []
+    keep: dict[str, str] = {}
+    drop: list[str] = []
+    for mid, live_id in old.live.items():
+        started = await _started(svc, live_id)
+        m_new = t.matches.get(mid)
+        m_old = old.t.matches.get(mid)
+        if m_new is None:
+            if started:
+                conflicts.append(f"match {mid} has been played; the new file leaves it out")
+            else:
+                drop.append(live_id)
+            continue
+        try:
+            new_header = header(t, m_new, s_new.match(mid).teams)
+        except NotReady:
+            new_header = None
+        try:
+            lm = await svc.load(live_id)
+            old_header = {k: v for k, v in lm.row.header.items() if k != "events"}
+        except Exception:
+            old_header = None
+        if new_header is not None:
+            new_header.pop("events", None)
+        same_arena = m_old is not None and m_old.arena == m_new.arena
+        if started:
+            old_teams = [x.get("name") for x in (old_header or {}).get("teams", {}).values()]
+            new_teams = [x.get("name") for x in (new_header or {}).get("teams", {}).values()]
+            old_ids = None if m_old is None else [r.to_value() for r in m_old.teams]
+            new_ids = [r.to_value() for r in m_new.teams]
+            if new_header is None or (old_ids != new_ids and old_teams != new_teams):
+                conflicts.append(f"match {mid} has been played; the new file changes its teams")
+            elif not same_arena:
+                conflicts.append(f"match {mid} has been played; it cannot change arena")
+            else:
+                keep[mid] = live_id  # played: its record stays as it was played
+            continue
+        if new_header is not None and new_header == old_header and same_arena:
+            keep[mid] = live_id
+        else:
+            drop.append(live_id)
+    if conflicts:
+        base = str(request.base_url).rstrip("/") + "/tournaments"
+        return _bad(
+            "tournament_exists",
+            f"this tournament exists ({base}/{old.id}) and has matches played that the new "
+            "file would change: " + "; ".join(conflicts),
+            409,
+            tournament_id=old.id,
+            url=f"{base}/{old.id}",
+            problems=conflicts,
+        )
+    for live_id in drop:
+        with contextlib.suppress(Exception):
+            await asyncio.to_thread(svc.store.set_archived, live_id, True, svc.clock.now_ms())
+    return keep, drop
+
+
 @router.post("/api", status_code=201, dependencies=[Depends(require_organiser)])
 async def create_tournament(
     request: Request,
@@ -530,7 +680,12 @@ async def create_tournament(
         dict[str, Any], Body(description='{"text": TOML or JSON} or {"tournament": {...}}')
     ],
 ) -> Response:
-    """Create a live tournament; answers its committee token and one token per arena."""
+    """Create a live tournament; answers its committee token and one token per arena.
+
+    The same tournament again (same name, venue and year, see :func:`identity`) updates
+    it (200, ``"updated": true``) for the organiser's token or the tournament's committee
+    token: its id, committee token and arena tokens stay, and a token is given only for
+    an arena that is new. Anyone else (an open server) is refused with its link (409)."""
     from chukker.web.heavy import Kind, pools_of
     from chukker.web.security import client_address
 
@@ -549,15 +704,51 @@ async def create_tournament(
     for mid, m in list(t.matches.items()):
         if m.record is not None:
             t.matches[mid] = replace(m, record=None)
-    tid = secrets.token_hex(4)
-    committee = secrets.token_urlsafe(24)
-    arenas = sorted({_arena_key(m.arena) for m in t.matches.values()} | {""})
-    tokens = {a: secrets.token_urlsafe(24) for a in arenas}
-    doc = json.loads(json.dumps(t.to_dict(), default=_json_default))
-    lt = LiveTournament(
-        tid, doc, t, hash_token(committee), {a: hash_token(tk) for a, tk in tokens.items()}
-    )
     reg = registry(request)
+    same = next((x for x in reg.all() if identity(x.t) == identity(t)), None)
+    doc = json.loads(json.dumps(t.to_dict(), default=_json_default))
+    arenas = _named_arenas(t)
+    committee: str | None = None
+    if same is None:
+        tid = secrets.token_hex(4)
+        committee = secrets.token_urlsafe(24)
+        tokens: dict[str, str | None] = {a: secrets.token_urlsafe(24) for a in arenas}
+        lt = LiveTournament(
+            tid,
+            doc,
+            t,
+            hash_token(committee),
+            {a: hash_token(tk) for a, tk in tokens.items() if tk is not None},
+        )
+    elif not _may_update(request, same):
+        # an open server lets anyone create, not change another's tournament
+        base = str(request.base_url).rstrip("/") + "/tournaments"
+        return _bad(
+            "tournament_exists",
+            f"this tournament exists ({base}/{same.id}); to update it, send the organiser's "
+            "token or the tournament's committee token (Authorization: Bearer)",
+            409,
+            tournament_id=same.id,
+            url=f"{base}/{same.id}",
+            problems=[],
+        )
+    else:
+        async with same.lock:
+            if same.last is None:
+                same.last = (standings(same.t, {}), await _reports(service(request), same))
+            kept = await _update(request, same, t)
+            if isinstance(kept, JSONResponse):
+                return kept
+            tid = same.id
+            tokens = {a: None if a in same.arena_hash else secrets.token_urlsafe(24)
+                      for a in arenas}  # fmt: skip
+            hashes = {a: same.arena_hash[a] for a in arenas if a in same.arena_hash}
+            hashes |= {a: hash_token(tk) for a, tk in tokens.items() if tk is not None}
+            if "" in same.arena_hash:  # made before matches with no arena had no arena
+                hashes[""] = same.arena_hash[""]
+            same.doc, same.t, same.arena_hash, same.live = doc, t, hashes, kept[0]
+            same.last, same.digest = None, None
+            lt = same
     reg.save(lt)
     await refresh(request, lt)
     reg.save(lt)
@@ -565,11 +756,14 @@ async def create_tournament(
     return JSONResponse(
         {
             "tournament_id": tid,
+            "updated": same is not None,
             "committee_token": committee,
             "arenas": {
-                a or "-": {
+                a: {
                     "token": tk,
-                    "console": f"{base}/{tid}/arena/{_slug(a)}/console#token={tk}",
+                    "kept": tk is None,
+                    "console": f"{base}/{tid}/arena/{_slug(a)}/console"
+                    + (f"#token={tk}" if tk is not None else ""),
                 }
                 for a, tk in tokens.items()
             },
@@ -580,7 +774,7 @@ async def create_tournament(
                 "stream": f"{base}/{tid}/stream",
             },
         },
-        status_code=201,
+        status_code=201 if same is None else 200,
         headers={"cache-control": "no-store"},
     )
 
@@ -607,6 +801,88 @@ async def index(request: Request) -> Response:
         for lt in registry(request).all()
     ]
     return render(request, "tournament/index.html", tournaments=items)
+
+
+async def _season(request: Request) -> Any:
+    """The season of every tournament this server holds, from the live matches (computed
+    off the event loop; reused while no match of any tournament changed)."""
+    from chukker.tournament.season import SeasonTournament, add_headers, season
+
+    items = []
+    for lt in registry(request).all():
+        s, reports = await refresh(request, lt)
+        items.append((lt, s, reports))
+    key = tuple((lt.id, id(lt.t), lt.version, _digest(reports)) for lt, _s, reports in items)
+    # the last season computed (what it was made from, the season), kept with the app
+    hit = getattr(request.app.state, "season_cache", None)
+    if hit is not None and hit[0] == key:
+        return hit[1]
+
+    def build() -> Any:
+        sts = []
+        for lt, s, _reports in items:
+            headers: dict[str, Any] = {}
+            add_headers(lt.t, s, headers)
+            sts.append(SeasonTournament(lt.id, lt.t, s, headers))
+        return season(sts)
+
+    got = await asyncio.to_thread(build)
+    request.app.state.season_cache = (key, got)
+    return got
+
+
+@router.get("/season", response_class=HTMLResponse)
+async def season_page(request: Request) -> Response:
+    """The season: results, a roll of honour per tournament, goals per player and
+    penalties per player and per clause, derived from the records (anyone may read it)."""
+    sn = await _season(request)
+    tr = translations(lang_of(request))
+    results: list[tuple[str, list[dict[str, Any]]]] = []
+    for st in sn.tournaments:
+        rows = []
+        for r in st.standings.matches:
+            m = st.t.matches[r.id]
+            bold = bold_winner(r.winner, r.forfeited) if r.final else None
+            rows.append(
+                {
+                    "match": r.id,
+                    "stage": r.stage,
+                    "date": m.start.date().isoformat() if m.start else "",
+                    "time": m.start.strftime("%H:%M") if m.start else "",
+                    "arena": m.arena or "",
+                    "team_a": st.t.team_name(r.teams[0]) if r.teams[0]
+                    else ref_label(m.teams[0], lang_of(request)),
+                    "team_b": st.t.team_name(r.teams[1]) if r.teams[1]
+                    else ref_label(m.teams[1], lang_of(request)),
+                    "bold": "a" if bold and bold == r.teams[0] else "b" if bold else None,
+                    "result": result_of(st.t, r, tr.gettext),
+                    "status": r.status,
+                }
+            )
+        results.append((st.t.name, rows))
+    return render(
+        request,
+        "tournament/season.html",
+        honours=[(h, st.id) for h, st in zip(sn.honours, sn.tournaments, strict=True)],
+        results=results,
+        goals=sn.goals,
+        penalties=sn.penalties,
+        clauses=sn.clauses,
+        status_labels=STATUS_LABELS,
+    )
+
+
+@router.get("/season.csv")
+async def season_csv_export(request: Request) -> Response:
+    """``chukker season export`` of this server's tournaments: one CSV line per match."""
+    from chukker.tournament.season import season_csv
+
+    sn = await _season(request)
+    return PlainTextResponse(
+        season_csv(sn.rows),
+        media_type="text/csv",
+        headers={"content-disposition": 'attachment; filename="season.csv"'},
+    )
 
 
 @router.get("/{tid}", response_class=HTMLResponse)
@@ -718,7 +994,16 @@ async def bracket(request: Request, tid: str) -> Response:
         return _bad("unknown_tournament", f"no tournament {tid}", 404)
     s, _ = await refresh(request, lt)
     names = {x: tm.name for x, tm in lt.t.teams.items()}
-    return Response(bracket_svg(lt.t, s, names), media_type="image/svg+xml")
+    lang = lang_of(request)
+    svg = bracket_svg(
+        lt.t,
+        s,
+        names,
+        label=lambda ref: ref_label(ref, lang),
+        gettext=translations(lang).gettext,
+        stage_label=stage_name,
+    )
+    return Response(svg, media_type="image/svg+xml")
 
 
 @router.get("/{tid}/qr/{mid}.svg")
@@ -766,6 +1051,7 @@ async def match_card(request: Request, tid: str, mid: str) -> Response:
         qr_svg=qr_svg,
         status_labels=STATUS_LABELS,
         refs=[ref_label(ref, lang_of(request)) for ref in m.teams],
+        result=result_of(lt.t, r, translations(lang_of(request)).gettext),
     )
 
 
@@ -809,6 +1095,9 @@ async def team_page(request: Request, tid: str, team: str) -> Response:
         days=days,
         totals=totals,
         matches=matches,
+        results={
+            m.id: result_of(lt.t, m, translations(lang_of(request)).gettext) for m in matches
+        },
         names=names,
     )
 
@@ -820,7 +1109,7 @@ async def arena_view(request: Request, tid: str, slug: str, view: str) -> Respon
     lt = _get(request, tid)
     if lt is None or view not in ("console", "display"):
         return error_page(request, 404, f"no tournament {tid}")
-    arena = next((a for a in lt.arena_hash if _slug(a) == slug), None)
+    arena = next((a for a in lt.arena_hash if a and _slug(a) == slug), None)
     if arena is None:
         return error_page(request, 404, f"no arena {slug}")
     s, reports = await refresh(request, lt)

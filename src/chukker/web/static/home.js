@@ -21,7 +21,12 @@
       state.set(tr, { rep, got: Date.now() });
       if (pill) { pill.textContent = status(rep); pill.dataset.statusCode = rep.status; }
       const ids = (tr.dataset.teams || "").split(",").filter(Boolean);
-      tr.querySelector("[data-home-score]").textContent = ids.map((k) => rep.score[k]).join(" – ");
+      const f = rep.status === "final" ? (rep.forfeited || []) : [];
+      const names = JSON.parse(tr.dataset.names || "{}");
+      // a forfeit reads as one (chukker.tournament.words): never "0 – 3" for a double forfeit
+      tr.querySelector("[data-home-score]").textContent = f.length >= 2 ? L.both_forfeited
+        : f.length ? L.team_forfeited.replace("%(team)s", names[f[0]] || f[0])
+        : ids.map((k) => rep.score[k]).join(" – ");
     } catch (e) { /* offline: keep what is shown */ }
   }
   function draw() {

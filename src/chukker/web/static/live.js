@@ -66,9 +66,21 @@
   }
   live.periodLabel = periodLabel;
 
+  // a final forfeit in words ("both forfeited", "White forfeited"), as the server's
+  // chukker.tournament.words says it; null when the result is not a forfeit
+  function forfeitWords(r) {
+    const f = r.forfeited || [];
+    if (r.status !== "final" || !f.length) return null;
+    if (f.length >= 2) return L.both_forfeited || "both forfeited";
+    return (L.team_forfeited || "%(team)s forfeited").replace("%(team)s", teamName(f[0]));
+  }
+  live.forfeitWords = forfeitWords;
+
   // the short phase the overlay shows: Final, Interval, Shootout, Period N
   function phaseLabel(r) {
     if (r.status === "interval") return L.interval || "Interval";
+    const fw = forfeitWords(r);
+    if (fw) return periodLabel(r) + " · " + fw;
     return periodLabel(r);
   }
 
@@ -107,7 +119,10 @@
     setText("[data-phase]", phaseLabel(r));
     setText("[data-corrections]", correctionShown(r) ? (L.clock_corrected || "Clock corrected") : "");
     let status = L[r.status] || r.status;
-    if (r.status === "final" && r.winner) status += " · " + (L.winner || "Winner") + ": " + teamName(r.winner);
+    const fw = forfeitWords(r);
+    if (fw) status += " · " + fw;
+    else if (r.status === "final" && r.winner) status += " · " + (L.winner || "Winner") + ": " + teamName(r.winner);
+    document.body.classList.toggle("forfeit", !!fw);
     const so = r.shootout;
     if (r.status === "shootout") {  // the shots so far, and who hits next
       const sc = (so && so.score) || {};
@@ -231,10 +246,13 @@
     let held = [];
     let base = null;
     // RFC 7386, except that a null member is kept as null (the server sends null for a
-    // member that became null; a report's members never go away)
+    // member that became null; a report's members never go away), and that
+    // {"$append": [...]} extends an array (a goal's patch carries the new goal only)
     const mergePatch = (target, patch) => {
       if (patch === null || typeof patch !== "object" || Array.isArray(patch)) return patch;
-      if (!target || typeof target !== "object" || Array.isArray(target)) return patch;
+      const keys = Object.keys(patch);
+      if (Array.isArray(target) && keys.length === 1 && keys[0] === "$append") return target.concat(patch["$append"]);
+      if (!target || typeof target !== "object" || Array.isArray(target)) target = {};
       const out = Object.assign({}, target);
       for (const k of Object.keys(patch)) out[k] = mergePatch(out[k], patch[k]);
       return out;

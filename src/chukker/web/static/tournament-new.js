@@ -10,7 +10,14 @@
     if (f.organiser.value) headers.authorization = "Bearer " + f.organiser.value;
     const r = await fetch("/tournaments/api", { method: "POST", headers, body: JSON.stringify({ text: f.text.value }) });
     const body = await r.json();
-    if (!r.ok) { err.textContent = body.message || body.error; return; }
+    if (!r.ok) {
+      err.textContent = body.message || body.error;
+      if (body.url) {  // the tournament exists: a link to it
+        const a = document.createElement("a");
+        a.href = body.url; a.textContent = " → " + body.url; err.append(a);
+      }
+      return;
+    }
     const out = document.getElementById("created-secrets");
     out.replaceChildren();
     const add = (label, value, href) => {
@@ -20,8 +27,12 @@
       if (href) el.href = href;
       el.textContent = value; dd.append(el); out.append(dt, dd);
     };
-    add(cfg.committee_token, body.committee_token);
-    for (const [arena, a] of Object.entries(body.arenas)) add(arena, a.console, a.console);
+    // the same tournament again: updated, its tokens kept (only a new arena gets one)
+    document.getElementById("created-updated").hidden = !body.updated;
+    if (body.committee_token) add(cfg.committee_token, body.committee_token);
+    for (const [arena, a] of Object.entries(body.arenas)) {
+      add(arena + (a.kept ? " (" + cfg.kept + ")" : ""), a.console, a.console);
+    }
     const link = document.getElementById("created-link");
     link.href = "/tournaments/" + body.tournament_id + "?lang=" + encodeURIComponent(cfg.lang);
     document.getElementById("created").hidden = false;

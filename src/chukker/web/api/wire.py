@@ -1,0 +1,67 @@
+"""The live stream's fast path: once its headers are sent, write straight to the socket.
+
+uvicorn's HTTP protocol (``limits.GuardedHttp``) puts a :class:`SocketWire` into the
+scope of every ``.../stream`` request (``scope["extensions"]["chukker.wire"]``). The
+stream sends its headers and first state through the ASGI chain as any answer
+does (middleware sees it once: headers, logs, metrics), then hands the wire to its
+subscriber: every later message is one ``transport.write`` of a chunk framed once
+for all viewers (:func:`chukker.live.fanout.chunk`), below the ASGI send chain.
+At the end (the viewer went, fell behind, or the server stops) the last chunk goes
+through the ASGI chain again, so uvicorn's response cycle ends as usual.
+
+Backpressure: while the socket's buffer is over its high-water mark (the viewer
+stopped reading) messages are still buffered, at most ``QUEUE_LIMIT`` of them;
+one more and the viewer is dropped and its connection cut (its slot goes back at
+once; it reconnects with Last-Event-ID). ``WRITE_STALL_S`` cuts a viewer whose
+socket stays blocked (``limits.GuardedHttp.pause_writing``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from chukker.live import fanout
+
+#: the scope extension that carries the wire
+EXTENSION = "chukker.wire"
+
+
+class SocketWire:
+    """One stream's socket, as uvicorn's protocol sees it."""
+
+    __slots__ = ("behind", "cycle", "flow", "transport")
+
+    def __init__(self, transport: asyncio.Transport, flow: Any, cycle: Any) -> None:
+        self.transport = transport
+        self.flow = flow  # uvicorn's FlowControl: write_paused over the high-water mark
+        self.cycle = cycle  # uvicorn's RequestResponseCycle of this request
+        self.behind = 0
+
+    def ready(self) -> bool:
+        """Headers sent in chunked coding and the answer still open: writes may go direct."""
+        c = self.cycle
+        return bool(c.response_started and c.chunked_encoding and not c.response_complete
+                    and not c.disconnected and not self.transport.is_closing())
+
+    def write(self, framed: bytes) -> bool:
+        t = self.transport
+        if t.is_closing():
+            return True  # gone: the stream's task sees the disconnect and ends
+        if self.flow.write_paused:
+            self.behind += 1
+            if self.behind > fanout.QUEUE_LIMIT:
+                return False
+        else:
+            self.behind = 0
+        t.write(framed)
+        return True
+
+    def close(self) -> None:
+        self.transport.abort()
+
+
+def wire_of(scope: Any) -> SocketWire | None:
+    ext = scope.get("extensions")
+    found = ext.get(EXTENSION) if ext else None
+    return found if isinstance(found, SocketWire) else None
