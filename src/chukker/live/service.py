@@ -22,6 +22,7 @@ publish the events it has not seen.
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import contextlib
 import hashlib
 import hmac
@@ -31,7 +32,7 @@ import time
 from collections import deque
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 from chukker.live import fanout
 from chukker.live.clock import Clock
@@ -51,6 +52,8 @@ from chukker.store import (
     StoreUnavailable,
 )
 from chukker.store._engine import EngineError, Match, Setup
+
+T = TypeVar("T")
 
 log = logging.getLogger("chukker.live")
 
@@ -163,6 +166,9 @@ class LiveService:
     def __init__(self, store: EventStore, clock: Clock | None = None) -> None:
         self.store = store
         self.clock = clock or Clock()
+        #: the store's writes (appends, horns, new matches) have an executor of their own:
+        #: nothing else (page work, PDF, reads) can queue ahead of a key press or a horn
+        self.writes = concurrent.futures.ThreadPoolExecutor(2, "chukker-store-writes")
         self._matches: dict[str, LiveMatch] = {}
         #: loads in progress (removed once done: nothing is kept for unknown ids)
         self._loading: dict[str, asyncio.Future[LiveMatch]] = {}
@@ -217,6 +223,10 @@ class LiveService:
                 async with asyncio.timeout(LISTEN_WAIT_S):
                     await self._subscribed.wait()
         self._keepalive_task = asyncio.create_task(self._keepalive())
+
+    async def _write(self, fn: Callable[..., T], *args: Any) -> T:
+        """``fn(*args)`` on the store's own write executor."""
+        return await asyncio.get_running_loop().run_in_executor(self.writes, fn, *args)
 
     async def stop(self) -> None:
         if self._keepalive_task is not None:
@@ -297,7 +307,7 @@ class LiveService:
         tk, cm = secrets.token_urlsafe(32), secrets.token_urlsafe(32)
         match_id = new_match_id()
         try:
-            await asyncio.to_thread(
+            await self._write(
                 self.store.create_match, match_id, header, self.clock.now_ms(),
                 hash_token(tk), hash_token(cm),
             )
@@ -309,7 +319,7 @@ class LiveService:
         """Keep a sounded horn for the audit; a store that cannot take it now (disk
         full, database away) costs the audit row, never the horn."""
         try:
-            await asyncio.to_thread(self.store.record_horn, match_id, row)
+            await self._write(self.store.record_horn, match_id, row)
         except StoreError as e:
             log.warning("match %s: horn at %d ms not kept for the audit: %s",
                         match_id, row.at_ms, e)
@@ -487,7 +497,7 @@ class LiveService:
                     stored = StoredEvent(lm.seq + 1, command_id, ev, now, role.value)
                     lm.inflight = asyncio.get_running_loop().create_future()
                     try:
-                        await asyncio.to_thread(self.store.append, lm.id, stored, start)
+                        await self._write(self.store.append, lm.id, stored, start)
                     except CommandExists as dup_err:
                         self._rebuild(lm)
                         await self._sync(lm)

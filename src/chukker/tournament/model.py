@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from chukker import limits
 from chukker.engine.setup import MOUNT_ID, MOUNTS_MAX, Mount
 from chukker.record.io import RecordError
 from chukker.record.io import parse as _parse_text
@@ -477,6 +478,12 @@ def from_dict(
     t = Tournament(base=base)
     r = _Reader(t, lines)
     r.unknown_keys("tournament", doc, KEYS["tournament"])
+    if limits.depth(doc) > limits.MAX_DEPTH:  # before any reader walks it
+        r.bad("tournament", f"nested deeper than {limits.MAX_DEPTH} levels", "too_deep")
+        return t
+    if not any(k in doc for k in ("teams", "matches", "stages", "players")):
+        r.bad("tournament", "not a tournament file: it has no players, teams, stages or matches",
+              "not_a_tournament")  # read on: every other problem is listed too
     fmt = doc.get("format", FORMAT)
     if fmt != FORMAT:
         r.bad("format", f"unsupported format {fmt!r} (expected {FORMAT!r})")

@@ -558,6 +558,14 @@ def _parse_upload(body: dict[str, Any]) -> Tournament | JSONResponse:
         return _bad("unreadable_tournament", str(e), line=e.line, column=e.column)
 
 
+def _parse_and_check(body: dict[str, Any]) -> JSONResponse | tuple[Tournament, list[Any]]:
+    """The upload parsed and checked (the pairings come later)."""
+    t = _parse_upload(body)
+    if isinstance(t, JSONResponse):
+        return t
+    return t, [p for p in check(t, {}) if p.code not in ("pair_missing",)]
+
+
 def identity(t: Tournament) -> tuple[str, str, int | None]:
     """What makes two uploads the same tournament: its name and venue (case and spaces
     aside) and the year of its first match. A file fixed and uploaded again is the same
@@ -680,10 +688,15 @@ async def create_tournament(
     it (200, ``"updated": true``) for the organiser's token or the tournament's committee
     token: its id, committee token and arena tokens stay, and a token is given only for
     an arena that is new. Anyone else (an open server) is refused with its link (409)."""
-    t = _parse_upload(body)
-    if isinstance(t, JSONResponse):
-        return t
-    problems = [p for p in check(t, {}) if p.code not in ("pair_missing",)]
+    from chukker.web.heavy import Kind, pools_of
+    from chukker.web.security import client_address
+
+    # parsed and checked in the imports pool (web/heavy.py), never on the event loop
+    parsed = await pools_of(request.app.state).run(
+        Kind.IMPORTS, client_address(request), _parse_and_check, [body])
+    if isinstance(parsed, JSONResponse):
+        return parsed
+    t, problems = parsed
     if problems:
         return _bad(
             "tournament_problems",
