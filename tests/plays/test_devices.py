@@ -286,3 +286,35 @@ def test_gps_plays_arena_without_four_stops_says_how_to_walk(tmp_path: Path) -> 
     res = runner.invoke(app, ["arena", str(tmp_path / "ride.gpx")])
     assert res.exit_code == 2
     assert "stand still at each of the four corners" in res.output
+
+
+@pytest.mark.parametrize(("rate_hz", "n"), [(1.0, 7), (10.0, 95), (4.0, 400)])
+def test_gps_fit_fast_reader_equals_fitdecode(tmp_path: Path, rate_hz: float, n: int) -> None:
+    """The vectorised FIT reader gives exactly what fitdecode gives on the same file."""
+    pytest.importorskip("fit_tool")
+    from chukker.plays import devices
+    from chukker.plays.device_writers import write_fit
+
+    rng = np.random.default_rng(n)
+    t = 1_796_464_800.0 + np.arange(n) / rate_hz
+    lat = 26.6152 + rng.normal(0, 1e-4, n)
+    lon = -80.1995 + rng.normal(0, 1e-4, n)
+    write_fit(tmp_path / "a.fit", t, lat, lon)
+    data = (tmp_path / "a.fit").read_bytes()
+    fast = devices._read_fit_fast(data, "a.fit")
+    ref = devices._read_fit_decode(data, "a.fit")
+    assert fast is not None
+    assert np.array_equal(fast.t, ref.t)
+    assert np.allclose(fast.lat, ref.lat, rtol=0, atol=1e-12)
+    assert np.allclose(fast.lon, ref.lon, rtol=0, atol=1e-12)
+
+
+def test_gps_fit_truncated_file_gets_one_line(tmp_path: Path) -> None:
+    pytest.importorskip("fit_tool")
+    from chukker.plays.device_writers import write_fit
+
+    t = 1_796_464_800.0 + np.arange(20.0)
+    write_fit(tmp_path / "a.fit", t, np.full(20, 26.6152), np.full(20, -80.1999))
+    data = (tmp_path / "a.fit").read_bytes()
+    with pytest.raises(DeviceError, match=r"a\.fit: the FIT header promises"):
+        parse_device(data[: len(data) // 2], "a.fit")
