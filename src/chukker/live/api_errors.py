@@ -19,6 +19,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from chukker.limits import MESSAGES as LIMIT_MESSAGES
+
 MESSAGES: dict[str, str] = {
     "bad_request": "the request is not valid: {problems}",
     "bad_setup": "the match set-up is not valid: {path}: {reason}",
@@ -53,6 +55,7 @@ MESSAGES: dict[str, str] = {
     "method_not_allowed": "this address does not take that method",
     "http_error": "the request was refused (HTTP {status})",
 }
+MESSAGES.update(LIMIT_MESSAGES)  # over a parser's cap, a heavy-work pool full (chukker.limits)
 
 
 def fill(template: str, params: dict[str, Any]) -> str:

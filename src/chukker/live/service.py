@@ -22,6 +22,7 @@ publish the events it has not seen.
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import contextlib
 import hashlib
 import hmac
@@ -31,7 +32,7 @@ import time
 from collections import deque
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 from chukker.live import fanout
 from chukker.live.clock import Clock
@@ -48,6 +49,8 @@ from chukker.store import (
     StoredEvent,
 )
 from chukker.store._engine import EngineError, Match, Setup
+
+T = TypeVar("T")
 
 log = logging.getLogger("chukker.live")
 
@@ -156,6 +159,9 @@ class LiveService:
     def __init__(self, store: EventStore, clock: Clock | None = None) -> None:
         self.store = store
         self.clock = clock or Clock()
+        #: the store's writes (appends, horns, new matches) have an executor of their own:
+        #: nothing else (page work, PDF, reads) can queue ahead of a key press or a horn
+        self.writes = concurrent.futures.ThreadPoolExecutor(2, "chukker-store-writes")
         self._matches: dict[str, LiveMatch] = {}
         #: loads in progress (removed once done: nothing is kept for unknown ids)
         self._loading: dict[str, asyncio.Future[LiveMatch]] = {}
@@ -203,6 +209,10 @@ class LiveService:
         if self.store.backend is Backend.POSTGRES:
             self._listener = asyncio.create_task(self._listen())
         self._keepalive_task = asyncio.create_task(self._keepalive())
+
+    async def _write(self, fn: Callable[..., T], *args: Any) -> T:
+        """``fn(*args)`` on the store's own write executor."""
+        return await asyncio.get_running_loop().run_in_executor(self.writes, fn, *args)
 
     async def stop(self) -> None:
         if self._keepalive_task is not None:
@@ -258,7 +268,7 @@ class LiveService:
         Setup.from_dict(header)  # raises SetupError with the field and the reason
         tk, cm = secrets.token_urlsafe(32), secrets.token_urlsafe(32)
         match_id = new_match_id()
-        await asyncio.to_thread(
+        await self._write(
             self.store.create_match, match_id, header, self.clock.now_ms(),
             hash_token(tk), hash_token(cm),
         )
@@ -437,7 +447,7 @@ class LiveService:
                     stored = StoredEvent(lm.seq + 1, command_id, ev, now, role.value)
                     lm.inflight = asyncio.get_running_loop().create_future()
                     try:
-                        await asyncio.to_thread(self.store.append, lm.id, stored, start)
+                        await self._write(self.store.append, lm.id, stored, start)
                     except CommandExists as dup_err:
                         self._rebuild(lm)
                         await self._sync(lm)
@@ -618,7 +628,7 @@ class LiveService:
             metrics.horn_sounded((now - lm.start_ms - d) / 1000)
             row = HornRow(round(float(h["at"]) * 1000), int(h.get("period", 0)),
                           str(h.get("kind", "")), now)
-            self._spawn(asyncio.to_thread(self.store.record_horn, lm.id, row))
+            self._spawn(self._write(self.store.record_horn, lm.id, row))
         self._reschedule(lm)
 
 

@@ -249,9 +249,11 @@ def is_session(path: str | Path) -> bool:
     p = Path(path)
     if p.suffix.lower() != ".toml":
         return False
+    from chukker.limits import LimitError, loads_toml
+
     try:
-        doc = tomllib.loads(p.read_text(encoding="utf-8"))
-    except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError):
+        doc = loads_toml(p.read_text(encoding="utf-8"), p.name)
+    except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError, LimitError):
         return False
     return doc.get("format") == FORMAT
 
@@ -269,11 +271,43 @@ def _pair(v: Any, where: str) -> tuple[float, float]:
     return lat, lon
 
 
-def read_session(path: str | Path, cutoff_hz: float = CUTOFF_HZ) -> GPSSession:
-    """Read a ``chukker-gps/1`` session TOML and its fixes into tracking."""
+def session_file(
+    p: Path, value: str, key: str, files: Mapping[str, Path] | None = None
+) -> Path:
+    """The file a session's ``fixes`` or ``ball`` names.
+
+    On the command line (``files`` is ``None``) it is relative to the session's folder.
+    For an upload, ``files`` holds the files of the same request by their names, and
+    the session may name only those: never a server path (absolute, ``..``, or any
+    other), and the refusal neither echoes the name nor tells whether it exists.
+
+    >>> session_file(Path("s.toml"), "/etc/passwd", "fixes", {"f.csv": Path("/tmp/f.csv")})
+    Traceback (most recent call last):
+    ...
+    chukker.limits.LimitError: s.toml: fixes: names a file that is not part of this upload; ...
+    """
+    if files is None:
+        return p.parent / value
+    from chukker.limits import LimitError
+
+    found = files.get(value.strip())
+    if found is None or "/" in value or "\\" in value:
+        raise LimitError("not_in_upload", {"where": f"{p.name}: {key}"})
+    return found
+
+
+def read_session(
+    path: str | Path, cutoff_hz: float = CUTOFF_HZ, files: Mapping[str, Path] | None = None
+) -> GPSSession:
+    """Read a ``chukker-gps/1`` session TOML and its fixes into tracking.
+
+    ``files``: for an upload, the other files of the request by name (see
+    :func:`session_file`); ``None`` on the command line."""
+    from chukker.limits import loads_toml
+
     p = Path(path)
     try:
-        doc = tomllib.loads(p.read_text(encoding="utf-8"))
+        doc = loads_toml(p.read_text(encoding="utf-8"), p.name)
     except OSError as exc:
         raise GPSError(f"{p}: {exc.strerror or exc}") from None
     except tomllib.TOMLDecodeError as exc:
@@ -311,7 +345,7 @@ def read_session(path: str | Path, cutoff_hz: float = CUTOFF_HZ) -> GPSSession:
                        "(or a file for every unit in [units])")
     proj = ArenaProjection.from_corners(corners["sw"], corners["nw"], corners["ne"], corners["se"])
     if isinstance(fixes, str):
-        t, unit, lat, lon = read_fixes(p.parent / fixes)
+        t, unit, lat, lon = read_fixes(session_file(p, fixes, "fixes", files))
     else:
         t, unit, lat, lon = np.empty(0), [], np.empty(0), np.empty(0)
     devices: dict[str, str] = {}
@@ -322,7 +356,7 @@ def read_session(path: str | Path, cutoff_hz: float = CUTOFF_HZ) -> GPSSession:
         for u, (name, offset) in own.items():
             if u in unit:
                 raise GPSError(f"{p.name}: [units] {u!r}: has its own file and rows in {fixes}")
-            tr = read_device(p.parent / name, name)
+            tr = read_device(session_file(p, name, "units", files), name)
             devices[u] = tr.kind.value
             parts_t.append(tr.t + offset)
             parts_la.append(tr.lat)
@@ -334,7 +368,7 @@ def read_session(path: str | Path, cutoff_hz: float = CUTOFF_HZ) -> GPSSession:
     if ball_file is not None:
         if not isinstance(ball_file, str):
             raise GPSError(f"{p}: ball: expected the path of a tracking CSV in arena yards")
-        btr = read_tracking(p.parent / ball_file)
+        btr = read_tracking(session_file(p, ball_file, "ball", files))
         if btr.ball is None:
             raise GPSError(f"{p}: ball: {ball_file} has no 'ball' rows")
         ball = (btr.t, btr.ball)
@@ -352,7 +386,8 @@ def read_session(path: str | Path, cutoff_hz: float = CUTOFF_HZ) -> GPSSession:
         lon,
         entity,
         proj,
-        where=str(p.parent / fixes) if isinstance(fixes, str) else p.name,
+        where=(fixes if files is not None else str(p.parent / fixes))
+        if isinstance(fixes, str) else p.name,
         cutoff_hz=cutoff_hz,
         ball=ball,
         defends=tuple(defends),
@@ -428,27 +463,27 @@ def _parse_times(values: list[Any], units: list[str], where: str) -> F64:
 def read_fixes(path: str | Path) -> tuple[F64, list[str], F64, F64]:
     """Columns ``time`` (epoch seconds), ``unit``, ``lat``, ``lon`` of a CSV or Parquet file."""
     import pyarrow as pa
+    import pyarrow.csv as pacsv  # type: ignore[import-untyped]
+
+    from chukker.limits import LimitError
+    from chukker.plays.files import kind_of, read_table
 
     p = Path(path)
     try:
-        if p.suffix.lower() in (".parquet", ".pq"):
-            import pyarrow.parquet as pq  # type: ignore[import-untyped]
-
-            table = pq.read_table(p)
-        else:
-            import pyarrow.csv as pacsv  # type: ignore[import-untyped]
-
-            table = pacsv.read_csv(
-                p,
-                convert_options=pacsv.ConvertOptions(
-                    column_types={"time": pa.string(), "unit": pa.string()},
-                    strings_can_be_null=True,
-                ),
-            )
+        table = read_table(
+            p,
+            kind_of(p),
+            pacsv.ConvertOptions(
+                column_types={"time": pa.string(), "unit": pa.string()},
+                strings_can_be_null=True,
+            ),
+        )
     except FileNotFoundError:
         raise GPSError(f"{p}: no such file of fixes") from None
+    except LimitError:
+        raise
     except Exception as exc:  # pyarrow raises its own types
-        raise GPSError(f"{p}: cannot read the fixes: {exc}") from None
+        raise GPSError(f"{p.name}: cannot read the fixes: {exc}") from None
     missing = [c for c in ("time", "unit", "lat", "lon") if c not in table.column_names]
     if missing:
         raise GPSError(f"{p}: missing column(s) {', '.join(missing)} (need time,unit,lat,lon)")

@@ -22,6 +22,7 @@ from __future__ import annotations
 import csv
 import hashlib
 import io
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -72,7 +73,8 @@ KEEP = 32
 
 
 def review_of(
-    name: str, tr: Tracking, session: GPSSession | None = None, rid: str | None = None
+    name: str, tr: Tracking, session: GPSSession | None = None, rid: str | None = None,
+    *, keep: bool = True,
 ) -> Review:
     cands = detect(tr)
     not_run: dict[str, str] = {}
@@ -81,11 +83,18 @@ def review_of(
         not_run = dict(session.not_run)
     rid = rid or hashlib.sha1(name.encode()).hexdigest()[:12]
     rv = Review(rid, name, tr, tuple(cands), session, not_run)
+    if keep:
+        remember(rv)
+    return rv
+
+
+def remember(rv: Review) -> None:
+    """Keep ``rv`` in :data:`REVIEWS` (the latest :data:`KEEP`)."""
+    rid = rv.id
     REVIEWS.pop(rid, None)
     REVIEWS[rid] = rv
     while len(REVIEWS) > KEEP:
         del REVIEWS[next(iter(REVIEWS))]
-    return rv
 
 
 def load_any(path: Path) -> Tracking:
@@ -98,24 +107,30 @@ def load_any(path: Path) -> Tracking:
     return read_tracking(path)
 
 
-def analyse_file(path: str | Path, name: str | None = None) -> Review:
-    """Read and analyse a tracking CSV/Parquet, a scenario TOML or a GPS session TOML."""
+def analyse_file(
+    path: str | Path, name: str | None = None, files: Mapping[str, Path] | None = None,
+    *, keep: bool = True,
+) -> Review:
+    """Read and analyse a tracking CSV/Parquet, a scenario TOML or a GPS session TOML.
+
+    ``files``: for an upload, the request's other files by name, the only ones a GPS
+    session may name (:func:`chukker.plays.gps.session_file`); ``None`` on the command
+    line (relative to the session's folder). ``keep=False`` leaves :data:`REVIEWS`
+    alone (a worker process analyses, the server keeps)."""
     from chukker.plays import gps
+
     p = Path(path)
     h = hashlib.sha1(p.read_bytes())
     session = None
     if gps.is_session(p):
-        session = gps.read_session(p)
+        session = gps.read_session(p, files=files)
         tr = session.tracking
-        doc = p.read_text(encoding="utf-8")
-        for line in doc.splitlines():  # the fixes belong to the session's identity
-            if line.strip().startswith("fixes"):
-                fixes = p.parent / line.split("=", 1)[1].strip().strip("\"'")
-                if fixes.exists():
-                    h.update(fixes.read_bytes())
+        for other in sorted((files or {}).items()):  # the fixes belong to the session's identity
+            h.update(other[0].encode())
+            h.update(other[1].read_bytes())
     else:
         tr = load_any(p)
-    return review_of(name or p.name, tr, session, h.hexdigest()[:12])
+    return review_of(name or p.name, tr, session, h.hexdigest()[:12], keep=keep)
 
 
 @dataclass(frozen=True, slots=True)

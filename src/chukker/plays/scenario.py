@@ -28,6 +28,7 @@ from typing import Any
 
 import numpy as np
 
+from chukker.limits import loads_toml
 from chukker.plays.tracking import (
     Event,
     EventKind,
@@ -260,7 +261,7 @@ def parse(data: Mapping[str, Any], where: str = "scenario") -> Scenario:
 def load(path: str | Path) -> Scenario:
     p = Path(path)
     try:
-        data = tomllib.loads(p.read_text(encoding="utf-8"))
+        data = loads_toml(p.read_text(encoding="utf-8"), p.name)
     except tomllib.TOMLDecodeError as exc:
         raise ScenarioError(f"{p}: not valid TOML: {exc}") from None
     return parse(data, str(p))

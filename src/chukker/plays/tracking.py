@@ -233,31 +233,45 @@ def to_long(tr: Tracking) -> tuple[F64, list[str], F64, F64]:
 
 
 def read_csv(path: str | Path) -> Tracking:
-    """Read a CSV tracking file (header ``t,entity,x,y``; other columns are ignored)."""
+    """Read a CSV tracking file (header ``t,entity,x,y``; other columns are ignored).
+
+    Read as CSV whatever the name (a compressed file is refused), within the caps
+    of :mod:`chukker.limits` (bytes, rows)."""
     import pyarrow.csv as pacsv  # type: ignore[import-untyped]
+
+    from chukker.limits import LimitError
+    from chukker.plays.files import read_table
 
     path = Path(path)
     try:
-        table = pacsv.read_csv(
+        table = read_table(
             path,
-            convert_options=pacsv.ConvertOptions(
+            "csv",
+            pacsv.ConvertOptions(
                 column_types={"t": "float64", "x": "float64", "y": "float64", "entity": "string"}
             ),
         )
+    except LimitError:
+        raise
     except Exception as exc:  # pyarrow raises its own types
-        raise TrackingError(f"{path}: cannot read as CSV t,entity,x,y: {exc}") from None
-    return _from_table(table, str(path))
+        raise TrackingError(f"{path.name}: cannot read as CSV t,entity,x,y: {exc}") from None
+    return _from_table(table, str(path.name))
 
 
 def read_parquet(path: str | Path) -> Tracking:
-    """Read a Parquet tracking file with columns ``t, entity, x, y``."""
-    import pyarrow.parquet as pq  # type: ignore[import-untyped]
+    """Read a Parquet tracking file with columns ``t, entity, x, y`` (rows and decoded
+    size capped before any column is decoded)."""
+    from chukker.limits import LimitError
+    from chukker.plays.files import read_table
 
+    path = Path(path)
     try:
-        table = pq.read_table(path)
+        table = read_table(path, "parquet")
+    except LimitError:
+        raise
     except Exception as exc:
-        raise TrackingError(f"{path}: cannot read as Parquet: {exc}") from None
-    return _from_table(table, str(path))
+        raise TrackingError(f"{path.name}: cannot read as Parquet: {exc}") from None
+    return _from_table(table, str(path.name))
 
 
 def _from_table(table: object, where: str) -> Tracking:
@@ -288,7 +302,7 @@ def write_csv(tr: Tracking, path: str | Path) -> None:
 
 def write_parquet(tr: Tracking, path: str | Path) -> None:
     import pyarrow as pa
-    import pyarrow.parquet as pq
+    import pyarrow.parquet as pq  # type: ignore[import-untyped]
 
     t, ent, x, y = to_long(tr)
     pq.write_table(pa.table({"t": t, "entity": ent, "x": x, "y": y}), path)

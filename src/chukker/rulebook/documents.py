@@ -419,7 +419,16 @@ def parse_html(
     html: str, source: str, lang: str | None = None, edition: str | None = None
 ) -> ParsedSource:
     """A rulebook web page (one language) into rules and clauses."""
-    blocks, declared, title = html_blocks(html, Path(source).name)
+    from chukker.limits import LimitError, verify_html
+
+    name = Path(source).name
+    try:
+        verify_html(html, name)
+        blocks, declared, title = html_blocks(html, name)
+    except LimitError as exc:
+        raise RulebookFormatError(source, 0, str(exc).removeprefix(f"{name}: ")) from None
+    except RecursionError:
+        raise RulebookFormatError(source, 0, "the page nests too deep to read") from None
     return build(source, blocks, lang or declared, edition, SourceKind.HTML, title_hint=title)
 
 

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from chukker import limits
 from chukker.record.io import RecordError
 from chukker.record.io import parse as _parse_text
 
@@ -358,6 +359,13 @@ def from_dict(doc: Mapping[str, Any], base: Path | None = None) -> Tournament:
     """A :class:`Tournament` from parsed TOML/JSON data; shape problems in ``.problems``."""
     t = Tournament(base=base)
     r = _Reader(t)
+    if limits.depth(doc) > limits.MAX_DEPTH:  # before any reader walks it
+        r.bad("tournament", f"nested deeper than {limits.MAX_DEPTH} levels", "too_deep")
+        return t
+    if not any(k in doc for k in ("teams", "matches", "stages")):
+        r.bad("tournament", "not a tournament file: it has no teams, stages or matches",
+              "not_a_tournament")
+        return t
     fmt = doc.get("format", FORMAT)
     if fmt != FORMAT:
         r.bad("format", f"unsupported format {fmt!r} (expected {FORMAT!r})")

@@ -21,12 +21,14 @@ from chukker.config import Settings
 from chukker.live import LiveService, ServiceError, api_errors
 from chukker.store import EventStore, open_store
 from chukker.web.api import routes as api
+from chukker.web.guard import Guard
+from chukker.web.guard import document as guard_document
+from chukker.web.heavy import Busy, OverLimit, Pools
 from chukker.web.limits import StreamCaps, StreamGate
 from chukker.web.ops import observe
 from chukker.web.pages import learn, plays, rules, tournaments
 from chukker.web.pages import matches as pages
 from chukker.web.security import (
-    BodyLimit,
     Organiser,
     RateLimit,
     SecurityHeaders,
@@ -51,7 +53,8 @@ def _keep_collector_out_of_the_fanout() -> None:
 def _openapi(app: FastAPI, build: Callable[[], dict[str, Any]]) -> dict[str, Any]:
     """FastAPI's OpenAPI document with the API's refusals documented (built once)."""
     if app.openapi_schema is None:
-        app.openapi_schema = api_errors.document_errors(build())
+        # the refusals of the API, then every door's own answers (web/guard.py)
+        app.openapi_schema = guard_document(api_errors.document_errors(build()))
     return app.openapi_schema
 
 
@@ -94,6 +97,7 @@ def create_app(store: EventStore | str | Path, *, organiser: str | None = None,
             yield
         finally:
             await svc.stop()
+            app.state.heavy.close()
 
     app = FastAPI(
         title="chukker live",
@@ -105,6 +109,7 @@ def create_app(store: EventStore | str | Path, *, organiser: str | None = None,
         docs_url=None, redoc_url=None,  # served from the package by pages.py (no CDN)
     )
     app.state.service = svc
+    app.state.heavy = Pools()  # heavy work's own bounded pools (web/heavy.py)
     lim = (settings or Settings()).limits
     app.state.throttle = Throttle(lim.bad_tokens_free, lim.bad_tokens_block,
                                   lim.bad_tokens_window_s)
@@ -127,9 +132,27 @@ def create_app(store: EventStore | str | Path, *, organiser: str | None = None,
         return JSONResponse(api_errors.body("bad_request", {"problems": text},
                                             problems=problems[:10]), status_code=422)
 
+    @app.exception_handler(Busy)
+    @app.exception_handler(OverLimit)
+    async def heavy_refused(request: Request, exc: Exception) -> Response:
+        assert isinstance(exc, Busy | OverLimit)
+        status = 503 if isinstance(exc, Busy) else 422
+        headers = {"retry-after": str(exc.retry_after)} if isinstance(exc, Busy) else {}
+        door = request.scope.get("chukker.door")
+        if getattr(door, "json", False) or request.url.path.startswith("/api/"):
+            return JSONResponse(api_errors.body(exc.code, exc.params), status_code=status,
+                                headers=headers)
+        from chukker.web.refusals import refusal_message
+        resp = pages.error_page(request, status,
+                                refusal_message(exc.code, exc.params, pages.lang_of(request)))
+        resp.headers.update(headers)
+        return resp
+
     @app.exception_handler(StarletteHTTPException)
     async def http_error(request: Request, exc: StarletteHTTPException) -> Response:
-        if request.url.path.startswith("/api/") or request.url.path.startswith("/static/"):
+        door = request.scope.get("chukker.door")
+        if (getattr(door, "json", False) or request.url.path.startswith("/api/")
+                or request.url.path.startswith("/static/")):
             code = {413: "too_large", 404: "not_found", 400: "bad_body",
                     405: "method_not_allowed"}.get(exc.status_code, "http_error")
             params: dict[str, Any] = (
@@ -154,7 +177,7 @@ def create_app(store: EventStore | str | Path, *, organiser: str | None = None,
     app.include_router(plays.router, prefix=plays.PREFIX)
     app.include_router(tournaments.router, prefix="/tournaments")
     app.include_router(learn.router, prefix="/learn")
-    app.add_middleware(BodyLimit, limit=lim.max_body_bytes)
+    app.add_middleware(Guard, api_limit=lim.max_body_bytes)  # every door's declaration
     app.add_middleware(SecurityHeaders)
     app.add_middleware(StreamGate)
     observe.install(app, settings)

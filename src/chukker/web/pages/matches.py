@@ -547,8 +547,12 @@ async def sheet_pdf(request: Request, match_id: str) -> Response:
     if isinstance(ctx, Response):
         return ctx
     html = bytes(_sheet_html(request, ctx, pdf=True).body).decode()
+    from chukker.web.heavy import Kind, pools_of  # WeasyPrint in the PDF pool's workers
+    from chukker.web.security import client_address
+
     try:
-        data, pages = await asyncio.to_thread(sheet.render_pdf, html)
+        data, pages = await pools_of(request.app.state).run(
+            Kind.PDF, client_address(request), sheet.render_pdf, [html])
     except sheet.PdfUnavailable:
         return error_page(request, 503, translations(lang_of(request)).gettext(
             "PDF output is not available on this server (WeasyPrint is missing); "

@@ -211,7 +211,6 @@ async def scenario_png(request: Request) -> Response:
     return Response(buf.getvalue(), media_type="image/png")
 
 
-MAX_UPLOAD = 64 * 2**20  # bytes of one upload (a session and its fixes)
 
 _PLAYS_LABEL = {"en": "Plays", "es": "Jugadas", "it": "Azioni"}
 
@@ -247,37 +246,100 @@ async def review_form(request: Request) -> Response:
     return _page("plays/review_upload.html", **_ctx(request, lang))
 
 
+def analyse_upload(folder: str, main: str, names: dict[str, str]) -> Any:
+    """Analyse the upload kept in ``folder`` (run in the plays pool's worker process).
+
+    ``main`` is the file's name, ``names`` the request's other files: the only ones
+    a GPS session may name. The review is kept by the server, not by the worker."""
+    from chukker.plays.review import analyse_file
+
+    root = Path(folder)
+    files = {name: root / stored for name, stored in names.items()}
+    return analyse_file(root / "main" / main, main, files, keep=False)
+
+
+def _copy_upload(src: Any, dest: Path, cap: int) -> int:
+    """Copy a spooled upload to ``dest`` in chunks; the bytes copied (refused over ``cap``)."""
+    from chukker.limits import verify_size
+
+    n = 0
+    with dest.open("wb") as out:
+        while chunk := src.read(1 << 20):
+            n += len(chunk)
+            verify_size(n, cap, dest.name)
+            out.write(chunk)
+    return n
+
+
+def _refused(request: Request, lang: str, status: int, text: str) -> HTMLResponse:
+    return _page("plays/review_upload.html", status, error=f"{T[lang]['bad_file']}: {text}",
+                 **_ctx(request, lang))  # fmt: skip
+
+
 async def _upload(request: Request, lang: str) -> Response:
+    """``POST /plays/review``: anonymous, but bounded so that it cannot matter.
+
+    The body is capped (:data:`chukker.limits.REVIEW_BODY_BYTES`, by the app's guard)
+    and spooled to disk by the form parser; the files are copied to a private folder
+    and analysed by the plays pool (:mod:`chukker.web.heavy`: a worker process with a
+    memory cap and a wall clock, one request per address, 503 when full). A GPS
+    session may name only files of the same request."""
+    import shutil
     import tempfile
 
-    from chukker.plays.review import analyse_file
+    from starlette.concurrency import run_in_threadpool
+
+    from chukker.limits import REVIEW_BODY_BYTES, LimitError
+    from chukker.plays.review import remember
     from chukker.plays.tracking import TrackingError
+    from chukker.web.heavy import Busy, Kind, OverLimit, pools_of
+    from chukker.web.refusals import refusal_message
+    from chukker.web.security import client_address
 
     try:
         size = int(request.headers.get("content-length", "0"))
     except ValueError:
         size = 0
-    if size > MAX_UPLOAD:
-        return _page("plays/review_upload.html", 413,
-                     error=f"{T[lang]['bad_file']}: > {MAX_UPLOAD // 2**20} MB",
-                     **_ctx(request, lang))  # fmt: skip
-    form = await request.form(max_files=2, max_fields=4)
+    if size > REVIEW_BODY_BYTES:
+        return _refused(request, lang, 413, f"> {REVIEW_BODY_BYTES // 2**20} MB")
+    form = await request.form(max_files=3, max_fields=4)
+    uploads = [(k, v) for k, v in form.multi_items() if not isinstance(v, str) and v.filename]
     main = form.get("file")
     if main is None or isinstance(main, str) or not main.filename:
         return _page("plays/review_upload.html", 400, error=T[lang]["bad_file"],
                      **_ctx(request, lang))  # fmt: skip
-    with tempfile.TemporaryDirectory(prefix="chukker-review-") as tmp:
-        name = Path(main.filename).name
-        (Path(tmp) / name).write_bytes(await main.read())
-        fixes = form.get("fixes")
-        if fixes is not None and not isinstance(fixes, str) and fixes.filename:
-            (Path(tmp) / Path(fixes.filename).name).write_bytes(await fixes.read())
-        try:
-            rv = analyse_file(Path(tmp) / name, name)
-        except (TrackingError, OSError, ValueError) as exc:
-            return _page("plays/review_upload.html", 400,
-                         error=f"{T[lang]['bad_file']}: {exc}".replace(tmp + "/", ""),
-                         **_ctx(request, lang))  # fmt: skip
+    tmp = tempfile.mkdtemp(prefix="chukker-review-")
+    try:
+        (Path(tmp) / "main").mkdir()
+        name = Path(main.filename).name or "upload"
+        names: dict[str, str] = {}
+        for i, (key, up) in enumerate(uploads):
+            base = Path(str(up.filename)).name or f"file{i}"
+            if key == "file" and up is main:
+                dest = Path(tmp) / "main" / name
+            else:
+                names[base] = f"f{i}"
+                dest = Path(tmp) / f"f{i}"
+            await run_in_threadpool(_copy_upload, up.file, dest, REVIEW_BODY_BYTES)
+        rv = await pools_of(request.app.state).run(
+            Kind.PLAYS, client_address(request), analyse_upload, [tmp, name, names]
+        )
+    except LimitError as exc:
+        status = 400 if exc.code == "not_in_upload" else 413
+        return _refused(request, lang, status, refusal_message(exc.code, exc.params, lang))
+    except Busy as exc:
+        resp = _refused(request, lang, 503, refusal_message(exc.code, exc.params, lang))
+        resp.headers["retry-after"] = str(exc.retry_after)
+        return resp
+    except OverLimit as exc:
+        return _refused(request, lang, 422, refusal_message(exc.code, exc.params, lang))
+    except (TrackingError, OSError, ValueError) as exc:
+        text = str(exc).replace(tmp + "/main/", "").replace(tmp + "/", "")
+        return _refused(request, lang, 400, text[:300])
+    finally:
+        await run_in_threadpool(shutil.rmtree, tmp, True)
+        await form.close()
+    remember(rv)
     return RedirectResponse(f"{_base(request)}/review/{rv.id}?lang={lang}", status_code=303)
 
 

@@ -20,7 +20,9 @@ imported text the pages show chukker's summaries and say how to import.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 from urllib.parse import quote
 
@@ -166,6 +168,141 @@ def _not_found(request: Request, lang: str, message: str) -> HTMLResponse:
     )
 
 
+def _rule_page(db: str, request: Any) -> Response:
+    edition = request.path_params["edition"]
+    lang = request.path_params["lang"]
+    number = request.path_params["rule"]
+    if not valid_code(lang):
+        return _not_found(request, ORIGINAL_LANG, f"No pages in language {lang!r}.")
+    if number not in RULE_NUMBERS:
+        return _not_found(
+            request, ORIGINAL_LANG, f"There is no Rule {number}; the rules are 1 to 18."
+        )
+    corpus = Corpus.open_readonly(db)
+    try:
+        langs = _page_langs(corpus)
+        if lang not in langs:
+            return _not_found(request, ORIGINAL_LANG, f"No pages in language {lang!r}.")
+        if edition not in known_editions(corpus):
+            return _not_found(request, lang, f"Unknown edition {edition!r}.")
+        page = rule_page(corpus, edition, number, lang)
+        editions = [(e, edition_title(corpus, e)) for e in known_editions(corpus)]
+    finally:
+        if corpus is not None:
+            corpus.close()
+    ctx = _Ctx(request, lang)
+
+    def change_for(c: Clause) -> ClauseChange | None:
+        return page.changes.change_for(c.id) if page.changes is not None else None
+
+    return _render(
+        "rule.html",
+        ctx=ctx,
+        page=page,
+        langs=langs,
+        LANGUAGES=_Langs(langs),
+        editions=editions,
+        paras=_paras_factory(ctx, page),
+        anchor=anchor,
+        depth=lambda c: clause_depth(c, page.clauses),
+        change_for=change_for,
+        year=_year,
+        page_ids={c.id for c in page.clauses},
+        rule_of=rule_of_clause_id,
+        plays_for=_plays_for,
+    )
+
+
+def _search_page(db: str, request: Any) -> Response:
+    q = request.query_params.get("q", "").strip()[:200]
+    hits = []
+    has_db = False
+    corpus = Corpus.open_readonly(db)
+    langs = _page_langs(corpus)
+    lang = _ui_lang(request, langs)
+    ctx = _Ctx(request, lang)
+    only = request.query_params.get("in", "")
+    only = only if only in langs else ""
+    titles: dict[str, str] = {}
+    if corpus is not None:
+        has_db = True
+        try:
+            if q:
+                hits = search(corpus, q, lang=only or None, limit=50)
+                titles = {h.edition: edition_title(corpus, h.edition) for h in hits}
+        finally:
+            corpus.close()
+    return _render(
+        "search.html",
+        titles=titles,
+        ctx=ctx,
+        langs=langs,
+        LANGUAGES=_Langs(langs),
+        q=q,
+        only=only,
+        hits=hits,
+        has_db=has_db,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class _Req:
+    """What a rule page or search reads of its request, sent to a worker of the rules pool."""
+
+    root_path: str
+    path: str
+    path_params: dict[str, Any]
+    query_params: dict[str, str]
+
+    @property
+    def scope(self) -> dict[str, Any]:
+        return {"root_path": self.root_path}
+
+    @property
+    def url(self) -> SimpleNamespace:
+        return SimpleNamespace(path=self.path)
+
+
+def _ui_lang(request: Any, langs: Sequence[str] = SITE_LANGS) -> str:
+    lang = request.query_params.get("lang", ORIGINAL_LANG)
+    return lang if lang in langs else ORIGINAL_LANG
+
+
+def _html_of(
+    fn: Callable[[str, Any], Response], db: str, req: _Req
+) -> tuple[int, bytes]:  # runs in a worker of the rules pool
+    resp = fn(db, req)
+    return resp.status_code, bytes(resp.body)
+
+
+async def _in_pool(
+    request: Request, fn: Callable[[str, Any], Response], db: str | Path | None
+) -> Response:
+    """A rule page or a search rendered by the rules pool (web/heavy.py): Jinja and the
+    corpus of an 18 MB rulebook never hold the server's event loop."""
+    from chukker.web.heavy import Busy, Kind, OverLimit, pools_of
+    from chukker.web.refusals import refusal_message
+    from chukker.web.security import client_address
+
+    req = _Req(str(request.scope.get("root_path", "")), request.url.path,
+               dict(request.path_params), dict(request.query_params))  # fmt: skip
+    where = str(db if db is not None else default_db_path())
+    try:
+        status, body = await pools_of(request.app.state).run(
+            Kind.RULES, client_address(request), _html_of, [fn, where, req]
+        )
+    except (Busy, OverLimit) as exc:
+        lang = _ui_lang(request)
+        ctx = _Ctx(request, lang)
+        resp = _render("notfound.html", status=503 if isinstance(exc, Busy) else 422, ctx=ctx,
+                       message=refusal_message(exc.code, exc.params, lang), langs=SITE_LANGS,
+                       LANGUAGES=LANGUAGES)  # fmt: skip
+        if isinstance(exc, Busy):
+            resp.headers["retry-after"] = str(exc.retry_after)
+        return resp
+    return HTMLResponse(body, status_code=status)
+
+
 def make_router(db: str | Path | None = None) -> Router:
     """The ``/rules`` pages reading the rulebook database ``db`` (default: as the CLI)."""
 
@@ -199,48 +336,7 @@ def make_router(db: str | Path | None = None) -> Router:
         )
 
     async def rule(request: Request) -> Response:
-        edition = request.path_params["edition"]
-        lang = request.path_params["lang"]
-        number = request.path_params["rule"]
-        if not valid_code(lang):
-            return _not_found(request, ORIGINAL_LANG, f"No pages in language {lang!r}.")
-        if number not in RULE_NUMBERS:
-            return _not_found(
-                request, ORIGINAL_LANG, f"There is no Rule {number}; the rules are 1 to 18."
-            )
-        corpus = open_corpus()
-        try:
-            langs = _page_langs(corpus)
-            if lang not in langs:
-                return _not_found(request, ORIGINAL_LANG, f"No pages in language {lang!r}.")
-            if edition not in known_editions(corpus):
-                return _not_found(request, lang, f"Unknown edition {edition!r}.")
-            page = rule_page(corpus, edition, number, lang)
-            editions = [(e, edition_title(corpus, e)) for e in known_editions(corpus)]
-        finally:
-            if corpus is not None:
-                corpus.close()
-        ctx = _Ctx(request, lang)
-
-        def change_for(c: Clause) -> ClauseChange | None:
-            return page.changes.change_for(c.id) if page.changes is not None else None
-
-        return _render(
-            "rule.html",
-            ctx=ctx,
-            page=page,
-            langs=langs,
-            LANGUAGES=_Langs(langs),
-            editions=editions,
-            paras=_paras_factory(ctx, page),
-            anchor=anchor,
-            depth=lambda c: clause_depth(c, page.clauses),
-            change_for=change_for,
-            year=_year,
-            page_ids={c.id for c in page.clauses},
-            rule_of=rule_of_clause_id,
-            plays_for=_plays_for,
-        )
+        return await _in_pool(request, _rule_page, db)
 
     async def clause_permalink(request: Request) -> Response:
         p = request.path_params
@@ -249,35 +345,7 @@ def make_router(db: str | Path | None = None) -> Router:
         return RedirectResponse(target, status_code=308)
 
     async def search_page(request: Request) -> Response:
-        q = request.query_params.get("q", "").strip()[:200]
-        hits = []
-        has_db = False
-        corpus = open_corpus()
-        langs = _page_langs(corpus)
-        lang = ui_lang(request, langs)
-        ctx = _Ctx(request, lang)
-        only = request.query_params.get("in", "")
-        only = only if only in langs else ""
-        titles: dict[str, str] = {}
-        if corpus is not None:
-            has_db = True
-            try:
-                if q:
-                    hits = search(corpus, q, lang=only or None, limit=50)
-                    titles = {h.edition: edition_title(corpus, h.edition) for h in hits}
-            finally:
-                corpus.close()
-        return _render(
-            "search.html",
-            titles=titles,
-            ctx=ctx,
-            langs=langs,
-            LANGUAGES=_Langs(langs),
-            q=q,
-            only=only,
-            hits=hits,
-            has_db=has_db,
-        )
+        return await _in_pool(request, _search_page, db)
 
     async def glossary_page(request: Request) -> Response:
         lang = request.path_params["lang"]

@@ -515,6 +515,14 @@ def _parse_upload(body: dict[str, Any]) -> Tournament | JSONResponse:
         return _bad("unreadable_tournament", str(e), line=e.line, column=e.column)
 
 
+def _parse_and_check(body: dict[str, Any]) -> JSONResponse | tuple[Tournament, list[Any]]:
+    """The upload parsed and checked (the pairings come later)."""
+    t = _parse_upload(body)
+    if isinstance(t, JSONResponse):
+        return t
+    return t, [p for p in check(t, {}) if p.code not in ("pair_missing",)]
+
+
 @router.post("/api", status_code=201, dependencies=[Depends(require_organiser)])
 async def create_tournament(
     request: Request,
@@ -523,10 +531,15 @@ async def create_tournament(
     ],
 ) -> Response:
     """Create a live tournament; answers its committee token and one token per arena."""
-    t = _parse_upload(body)
-    if isinstance(t, JSONResponse):
-        return t
-    problems = [p for p in check(t, {}) if p.code not in ("pair_missing",)]
+    from chukker.web.heavy import Kind, pools_of
+    from chukker.web.security import client_address
+
+    # parsed and checked in the imports pool (web/heavy.py), never on the event loop
+    parsed = await pools_of(request.app.state).run(
+        Kind.IMPORTS, client_address(request), _parse_and_check, [body])
+    if isinstance(parsed, JSONResponse):
+        return parsed
+    t, problems = parsed
     if problems:
         return _bad(
             "tournament_problems",
