@@ -32,3 +32,13 @@ if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ] || [ "$LOCK" -nt "$stamp
   .venv/bin/python -m pip check --disable-pip-version-check >/dev/null
   touch "$stamp"
 fi
+# axe-core for the accessibility scan (tests/web/test_a11y.py), pinned with its integrity
+# hash in tests/a11y/package-lock.json; needs npm (the scan skips, saying why, without it)
+if [ ! -f tests/a11y/node_modules/axe-core/axe.min.js ]; then
+  if command -v npm >/dev/null 2>&1; then
+    npm ci --prefix tests/a11y --no-audit --no-fund --silent \
+      || echo "setup: npm ci in tests/a11y failed; the accessibility scan will skip" >&2
+  else
+    echo "setup: npm not found; the accessibility scan (axe-core) will skip" >&2
+  fi
+fi

@@ -371,17 +371,61 @@ def _flatten(doc: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
     return out
 
 
+#: a settings file is a few hundred bytes; anything past this is not one
+MAX_FILE_BYTES = 1 << 20
+#: tables nest three deep (``[server]``, ``[limits]``...); deeper is refused
+MAX_FILE_DEPTH = 8
+
+
+def _depth(v: Any, limit: int = MAX_FILE_DEPTH + 1) -> int:
+    """How deep ``v`` nests, counting stops past ``limit`` (no recursion limit reached).
+
+    >>> _depth({"a": {"b": [1, {"c": 2}]}}), _depth(3)
+    (4, 0)
+    """
+    depth, level = 0, [v]
+    while level and depth <= limit:
+        nxt: list[Any] = []
+        for x in level:
+            if isinstance(x, dict):
+                nxt.extend(x.values())
+            elif isinstance(x, list):
+                nxt.extend(x)
+        if not nxt:
+            break
+        depth += 1
+        level = nxt
+    return depth
+
+
 def read_file(path: str | Path) -> dict[str, Any]:
-    """The keys of a TOML settings file, flattened (``limits.max_body_bytes``)."""
+    """The keys of a TOML settings file, flattened (``limits.max_body_bytes``).
+
+    Refused, naming the file: one that cannot be read, that is over
+    :data:`MAX_FILE_BYTES`, that is not TOML, or that nests deeper than
+    :data:`MAX_FILE_DEPTH`.
+    """
     p = Path(path)
     try:
-        text = p.read_text(encoding="utf-8")
+        with p.open("rb") as f:
+            data = f.read(MAX_FILE_BYTES + 1)
     except OSError as e:
         raise ConfigError("config", str(p), f"cannot read: {e.strerror or e}") from None
+    if len(data) > MAX_FILE_BYTES:
+        raise ConfigError("config", str(p), f"larger than {MAX_FILE_BYTES} bytes; "
+                          "not a settings file") from None
     try:
-        doc = tomllib.loads(text)
+        doc = tomllib.loads(data.decode("utf-8"))
+    except UnicodeDecodeError as e:
+        raise ConfigError("config", str(p), f"not UTF-8 text (byte {e.start})") from None
     except tomllib.TOMLDecodeError as e:
         raise ConfigError("config", str(p), f"not TOML: {e}") from None
+    except RecursionError:
+        raise ConfigError("config", str(p), "not a settings file: nested too deeply "
+                          f"(settings nest {MAX_FILE_DEPTH} levels at most)") from None
+    if _depth(doc) > MAX_FILE_DEPTH:
+        raise ConfigError("config", str(p), "not a settings file: nested too deeply "
+                          f"(settings nest {MAX_FILE_DEPTH} levels at most)")
     flat = _flatten(doc)
     for name in flat:
         if name not in KEY_BY_NAME:

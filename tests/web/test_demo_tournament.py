@@ -1,4 +1,4 @@
-"""`chukker serve` on an empty database seeds a demo tournament (the worked example of
+"""`chukker serve --demo` on an empty database seeds a demo tournament (the worked example of
 docs/tournament.md) played up to its final, once: restarting seeds nothing more."""
 
 from __future__ import annotations
@@ -34,10 +34,11 @@ def serve(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Any:
         def __init__(self, config: Any, service: Any) -> None:
             apps.append(config.app)
 
-        def run(self) -> None:
+        def run(self, sockets: Any = None) -> None:
             pass
 
     monkeypatch.setattr(web_cli, "_Server", NoServer)
+    monkeypatch.setattr(web_cli, "_bind", lambda host, port: None)
     monkeypatch.setattr(web_cli, "_lock_sqlite_file", lambda target: None)
     monkeypatch.setattr(web_logging, "configure", lambda *a, **k: None)
     monkeypatch.setenv("CHUKKER_TOURNAMENTS_DIR", str(tmp_path / "tournaments"))
@@ -46,7 +47,7 @@ def serve(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Any:
     monkeypatch.delenv("CHUKKER_DATABASE_URL", raising=False)
 
     def run() -> tuple[str, Any]:
-        r = runner.invoke(app, ["serve", "--db", str(tmp_path / "demo.sqlite3"),
+        r = runner.invoke(app, ["serve", "--demo", "--db", str(tmp_path / "demo.sqlite3"),
                                 "--port", "8123"])
         assert r.exit_code == 0, r.output
         return r.output, apps[-1]

@@ -26,6 +26,10 @@ MESSAGES: dict[str, str] = {
     "bad_setup": "the match set-up is not valid: {path}: {reason}",
     "bad_token": "that token does not belong to this match",
     "busy": "the server is busy; try again in {retry_after} s with the same command_id",
+    "storage_full": "not stored: the server's disk is full (the operator must free space); "
+                    "try again in {retry_after} s with the same command_id",
+    "store_unavailable": "not stored: the server cannot reach its database now; "
+                         "try again in {retry_after} s with the same command_id",
     "command_reused": "command_id {command_id} was already used for event {seq} "
                       "with a different content",
     "committee_only": "the match is final: only the committee may undo (Rule 18)",

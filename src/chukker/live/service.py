@@ -46,7 +46,10 @@ from chukker.store import (
     HornRow,
     MatchRow,
     SeqTaken,
+    StorageFull,
     StoredEvent,
+    StoreError,
+    StoreUnavailable,
 )
 from chukker.store._engine import EngineError, Match, Setup
 
@@ -62,6 +65,8 @@ MAX_REPORT_DEPTH = 20
 
 #: how far in the past a posted ``at`` may be (seconds); see ``LiveService.stamp``
 AT_WINDOW_S = 60.0
+#: seconds start-up waits for the first LISTEN subscription on PostgreSQL
+LISTEN_WAIT_S = 5.0
 
 
 def hash_token(token: str) -> str:
@@ -170,6 +175,7 @@ class LiveService:
         self.at_window_ms = round(AT_WINDOW_S * 1000)
         self._tasks: set[asyncio.Task[Any]] = set()
         self._listener: asyncio.Task[None] | None = None
+        self._subscribed = asyncio.Event()
         self._keepalive_task: asyncio.Task[None] | None = None
         #: (deadline wall ms, published wall ms) of recent horns, for the benchmark
         self.horn_lateness: deque[tuple[int, int]] = deque(maxlen=10_000)
@@ -207,7 +213,13 @@ class LiveService:
                     continue
                 self._reschedule(lm)
         if self.store.backend is Backend.POSTGRES:
+            self._subscribed = asyncio.Event()
             self._listener = asyncio.create_task(self._listen())
+            # ready once subscribed (or, if PostgreSQL is slow to answer, after a while:
+            # /readyz then says the listener is reconnecting)
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(LISTEN_WAIT_S):
+                    await self._subscribed.wait()
         self._keepalive_task = asyncio.create_task(self._keepalive())
 
     async def _write(self, fn: Callable[..., T], *args: Any) -> T:
@@ -244,22 +256,48 @@ class LiveService:
         task.add_done_callback(self._tasks.discard)
 
     async def _listen(self) -> None:
+        """Push what the other servers append; on every (re)subscription catch up first
+        (the store reconnects with backoff and calls :meth:`catch_up`)."""
         from chukker.store.postgres import PostgresStore
 
         assert isinstance(self.store, PostgresStore)
         while True:
             try:
-                async for match_id, seq in self.store.notifications():
+                async for match_id, seq in self.store.notifications(self._on_listening):
                     lm = self._matches.get(match_id)
                     if lm is not None and seq > lm.seq:
-                        async with lm.lock:
-                            await self._sync(lm)
+                        try:
+                            async with lm.lock:
+                                await self._sync(lm)
+                        except StoreError:  # the database went away again: the next
+                            continue  # subscription catches up
                         self._after_change(lm)
             except asyncio.CancelledError:
                 raise
-            except Exception:  # pragma: no cover - database went away; try again
-                log.exception("LISTEN connection lost; reconnecting")
+            except Exception:  # pragma: no cover - a bug below; never stop listening
+                log.exception("listening to the other servers failed; again in 1 s")
                 await asyncio.sleep(1.0)
+
+    async def _on_listening(self) -> None:
+        self._subscribed.set()
+        await self.catch_up()
+
+    async def catch_up(self) -> int:
+        """Pull, for every match in memory, the events stored after the last one this
+        process has (appended meanwhile through another server), and publish them.
+        Returns how many there were."""
+        n = 0
+        for lm in list(self._matches.values()):
+            try:
+                async with lm.lock:
+                    n += len(await self._sync(lm))
+            except StoreError as e:
+                log.warning("match %s: cannot catch up now (%s)", lm.id, e)
+                continue
+            self._after_change(lm)
+        if n:
+            log.info("caught up with %d events stored through other servers", n)
+        return n
 
     # ------------------------------------------------------------------ matches
     async def create_match(self, header: dict[str, Any]) -> Created:
@@ -268,11 +306,23 @@ class LiveService:
         Setup.from_dict(header)  # raises SetupError with the field and the reason
         tk, cm = secrets.token_urlsafe(32), secrets.token_urlsafe(32)
         match_id = new_match_id()
-        await self._write(
-            self.store.create_match, match_id, header, self.clock.now_ms(),
-            hash_token(tk), hash_token(cm),
-        )
+        try:
+            await self._write(
+                self.store.create_match, match_id, header, self.clock.now_ms(),
+                hash_token(tk), hash_token(cm),
+            )
+        except (StorageFull, StoreUnavailable) as e:
+            raise store_refusal(e) from e
         return Created(match_id, tk, cm)
+
+    async def _record_horn(self, match_id: str, row: HornRow) -> None:
+        """Keep a sounded horn for the audit; a store that cannot take it now (disk
+        full, database away) costs the audit row, never the horn."""
+        try:
+            await self._write(self.store.record_horn, match_id, row)
+        except StoreError as e:
+            log.warning("match %s: horn at %d ms not kept for the audit: %s",
+                        match_id, row.at_ms, e)
 
     async def load(self, match_id: str) -> LiveMatch:
         """The live match ``match_id``, once any event being stored for it is durable.
@@ -456,6 +506,10 @@ class LiveService:
                         self._rebuild(lm)
                         await self._sync(lm)
                         continue
+                    except (StorageFull, StoreUnavailable) as err:
+                        self._rebuild(lm)  # not stored: the client keeps it and retries
+                        log.warning("match %s: event not stored: %s", lm.id, err)
+                        raise store_refusal(err) from err
                     except Exception as err:
                         self._rebuild(lm)
                         log.exception("match %s: event not stored", lm.id)
@@ -628,8 +682,25 @@ class LiveService:
             metrics.horn_sounded((now - lm.start_ms - d) / 1000)
             row = HornRow(round(float(h["at"]) * 1000), int(h.get("period", 0)),
                           str(h.get("kind", "")), now)
-            self._spawn(self._write(self.store.record_horn, lm.id, row))
+            self._spawn(self._record_horn(lm.id, row))
         self._reschedule(lm)
+
+
+def store_refusal(e: StorageFull | StoreUnavailable) -> ServiceError:
+    """The refusal of a write the store could not take now: its own code (never
+    ``busy``, never a 500), with a ``Retry-After`` so that a console keeps the key press
+    and sends it again; nothing was stored.
+
+    >>> store_refusal(StorageFull("database or disk is full")).code
+    'storage_full'
+    >>> store_refusal(StoreUnavailable("connection refused")).status
+    503
+    """
+    if isinstance(e, StorageFull):
+        return ServiceError(503, "storage_full", params={"retry_after": 5},
+                            headers={"retry-after": "5"})
+    return ServiceError(503, "store_unavailable", params={"retry_after": 2},
+                        headers={"retry-after": "2"})
 
 
 def _with_start(row: MatchRow, start_ms: int) -> MatchRow:

@@ -16,10 +16,13 @@ from chukker.store.base import (
     CommandExists,
     EventStore,
     HornRow,
+    MatchImport,
     MatchRow,
     SeqTaken,
+    StorageFull,
     StoredEvent,
     StoreError,
+    StoreUnavailable,
     UnknownMatch,
 )
 
@@ -28,9 +31,12 @@ __all__ = [
     "CommandExists",
     "EventStore",
     "HornRow",
+    "MatchImport",
     "MatchRow",
     "SeqTaken",
+    "StorageFull",
     "StoreError",
+    "StoreUnavailable",
     "StoredEvent",
     "UnknownMatch",
     "is_postgres_url",
@@ -45,13 +51,18 @@ def is_postgres_url(target: str) -> bool:
     return target.startswith(("postgresql://", "postgres://"))
 
 
-def open_store(target: str | Path, *, pg_schema: str = "chukker") -> EventStore:
-    """A store for ``target``: a ``postgresql://`` URL, ``sqlite:///path`` or a file path."""
+def open_store(target: str | Path, *, pg_schema: str = "chukker",
+               application_name: str | None = None) -> EventStore:
+    """A store for ``target``: a ``postgresql://`` URL, ``sqlite:///path`` or a file path.
+
+    ``application_name``: how PostgreSQL lists this store's connections
+    (``pg_stat_activity``); default ``chukker <schema> <pid>``.
+    """
     text = str(target)
     if is_postgres_url(text):
         from chukker.store.postgres import PostgresStore
 
-        return PostgresStore(text, schema=pg_schema)
+        return PostgresStore(text, schema=pg_schema, application_name=application_name)
     from chukker.store.sqlite import SQLiteStore
 
     if text.startswith("sqlite:///"):

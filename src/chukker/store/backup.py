@@ -9,8 +9,10 @@
   knows (``matches/<id>.store.json``: token hashes, command ids, arrival
   times, actors, the horns sounded), and ``manifest.json`` with a SHA-256 of
   each file.
-* :func:`import_store` loads such a folder into an empty store, checking the
-  hashes and replaying every match with the engine before writing anything.
+* :func:`import_store` loads such a folder into a store in one transaction,
+  checking the hashes and ids and replaying every match with the engine before
+  writing anything; matches the store already holds as they are change nothing,
+  a conflicting one refuses the whole import (:func:`plan_import`).
 
 >>> import tempfile, os
 >>> from chukker.store import open_store, StoredEvent
@@ -32,7 +34,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from chukker.store.base import Backend, EventStore, HornRow, MatchRow, StoredEvent, StoreError
+from chukker.store.base import (
+    Backend,
+    EventStore,
+    HornRow,
+    MatchImport,
+    MatchRow,
+    StoredEvent,
+    StoreError,
+    UnknownMatch,
+    verify_match_id,
+)
 
 FORMAT = "chukker-export/1"
 ALL = 10**9
@@ -58,13 +70,36 @@ def _count(db: sqlite3.Connection) -> tuple[int, int]:
     return int(m), int(e)
 
 
+def verify_backup_target(dest: str | Path, overwrite: bool = False) -> Path:
+    """Raise :class:`StoreError` unless a backup may be written to ``dest``: an
+    existing file only with ``overwrite``, and never anything but a regular file
+    (``/proc/self/mem``, a device, a folder)."""
+    p = Path(dest)
+    try:
+        st = p.stat()
+    except FileNotFoundError:
+        return p
+    except OSError as e:
+        raise StoreError(f"cannot write the backup to {p}: {e.strerror or e}") from None
+    import stat
+
+    if not stat.S_ISREG(st.st_mode):
+        kind = "a folder" if stat.S_ISDIR(st.st_mode) else "not a regular file"
+        raise StoreError(f"cannot write the backup to {p}: it is {kind}")
+    if not overwrite:
+        raise StoreError(f"{p} exists; not overwritten (add --force to replace it)")
+    return p
+
+
 def backup_sqlite(source: EventStore | str | Path, dest: str | Path,
-                  pages_per_step: int = 256) -> BackupInfo:
+                  pages_per_step: int = 256, *, overwrite: bool = True) -> BackupInfo:
     """Copy a SQLite store (open or by path) to ``dest``, consistently, while it is in use.
 
     Written to a temporary file beside ``dest`` first, checked (``PRAGMA
     integrity_check``), then renamed over ``dest``: a failed backup leaves no
-    half-written file.
+    half-written file. Without ``overwrite`` an existing ``dest`` is refused
+    (also if it appears while the copy is made); a ``dest`` that is not a
+    regular file is always refused. Every failure is a :class:`StoreError`.
     """
     if isinstance(source, str | Path):
         src_path = str(source)
@@ -73,13 +108,17 @@ def backup_sqlite(source: EventStore | str | Path, dest: str | Path,
             raise StoreError("not a SQLite store; " + PG_DUMP_HINT.format(
                 schema=getattr(source, "schema", "chukker"), url="postgresql://..."))
         src_path = str(getattr(source, "path"))  # noqa: B009 - SQLiteStore.path
-    if not os.path.exists(src_path):
+    if not os.path.isfile(src_path):
         raise StoreError(f"no database at {src_path}")
     dest = Path(dest)
     if dest.resolve() == Path(src_path).resolve():
         raise StoreError("the backup must go to another file than the database")
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=dest.name + ".", suffix=".part", dir=dest.parent)
+    verify_backup_target(dest, overwrite)
+    try:
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=dest.name + ".", suffix=".part", dir=dest.parent)
+    except OSError as e:
+        raise StoreError(f"cannot write the backup to {dest}: {e.strerror or e}") from None
     os.close(fd)
     try:
         src = sqlite3.connect(f"file:{src_path}?mode=ro", uri=True, timeout=30.0)
@@ -97,7 +136,21 @@ def backup_sqlite(source: EventStore | str | Path, dest: str | Path,
                 out.close()
         finally:
             src.close()
-        os.replace(tmp, dest)
+        if overwrite:
+            os.replace(tmp, dest)
+        else:
+            os.link(tmp, dest)  # fails if dest appeared meanwhile: never overwritten
+            os.unlink(tmp)
+    except FileExistsError:
+        with _suppress():
+            os.unlink(tmp)
+        raise StoreError(f"{dest} exists; not overwritten (add --force to replace it)") from None
+    except (OSError, sqlite3.Error) as e:
+        with _suppress():
+            os.unlink(tmp)
+        if isinstance(e, sqlite3.Error):
+            raise StoreError(f"cannot back up {src_path}: {e}") from None
+        raise StoreError(f"cannot write the backup to {dest}: {e.strerror or e}") from None
     except BaseException:
         with _suppress():
             os.unlink(tmp)
@@ -167,6 +220,7 @@ def export_store(store: EventStore, folder: str | Path,
     files: dict[str, str] = {}
     n_events = 0
     rows = sorted(all_matches(store), key=lambda r: (r.created_ms, r.id))
+    archived = store.archived()
     for row in rows:
         events = store.events(row.id)
         n_events += len(events)
@@ -183,6 +237,7 @@ def export_store(store: EventStore, folder: str | Path,
                         "recorded_ms": e.recorded_ms, "actor": e.actor} for e in events],
             "horns": [{"at_ms": h.at_ms, "period": h.period, "kind": h.kind,
                        "sounded_ms": h.sounded_ms} for h in store.horns(row.id)],
+            "archived": row.id in archived,
         }
         sname = f"matches/{row.id}.store.json"
         files[sname] = _write(root / sname, json.dumps(meta, indent=1) + "\n")
@@ -198,6 +253,10 @@ def export_store(store: EventStore, folder: str | Path,
     return ExportInfo(str(root), len(rows), n_events, len(files) + 1)
 
 
+#: an export's files are match records and tournaments: larger than this is not one
+MAX_FILE_BYTES = 64 << 20
+
+
 @dataclass(frozen=True, slots=True)
 class _Loaded:
     match_id: str
@@ -207,74 +266,189 @@ class _Loaded:
     horns: list[HornRow]
 
 
-def read_export(folder: str | Path) -> tuple[list[_Loaded], dict[str, str]]:
-    """Read and check an export: hashes, record format, every match replays.
+def _json(text: str, where: str) -> Any:
+    try:
+        return json.loads(text)
+    except RecursionError:
+        raise StoreError(f"{where}: nested too deeply") from None
+    except ValueError as e:
+        raise StoreError(f"{where}: not JSON ({e})") from None
 
-    Returns the matches and the other files (relative path -> text).
+
+def _read_member(root: Path, rel: str) -> bytes:
+    """The bytes of the export's file ``rel``, refusing anything outside the export."""
+    where = f"{root}/{rel}"
+    if not isinstance(rel, str) or rel.startswith("/") or "\\" in rel:
+        raise StoreError(f"{root}/manifest.json: {rel!r} is not a file of the export")
+    p = root / rel
+    try:
+        real = p.resolve()
+        if root.resolve() not in real.parents:
+            raise StoreError(f"{root}/manifest.json: {rel} is outside the export")
+        if not real.is_file():
+            raise StoreError(f"{where}: missing or not a regular file")
+        if real.stat().st_size > MAX_FILE_BYTES:
+            raise StoreError(f"{where}: larger than {MAX_FILE_BYTES} bytes")
+        return real.read_bytes()
+    except OSError as e:
+        raise StoreError(f"{where}: cannot read ({e.strerror or e})") from None
+
+
+def read_export(folder: str | Path) -> tuple[list[_Loaded], dict[str, str]]:
+    """Read and check an export: hashes, ids, record format, every match replays.
+
+    Returns the matches and the other files (relative path -> text). Every
+    problem is a :class:`StoreError` naming the file; nothing is written.
     """
     from chukker.store._engine import Match, Setup, loads
 
     root = Path(folder)
-    try:
-        manifest = json.loads((root / "manifest.json").read_text())
-    except (OSError, ValueError) as e:
-        raise StoreError(f"{root}: no readable manifest.json ({e})") from None
-    if manifest.get("format") != FORMAT:
+    if not root.is_dir():
+        raise StoreError(f"{root}: no such folder (an export written by 'chukker export')")
+    manifest = _json(_read_member(root, "manifest.json").decode("utf-8", "replace"),
+                     f"{root}/manifest.json")
+    if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
         raise StoreError(f"{root}/manifest.json: format is not {FORMAT}")
+    files, ids = manifest.get("files", {}), manifest.get("matches", [])
+    if not isinstance(files, dict) or not isinstance(ids, list):
+        raise StoreError(f"{root}/manifest.json: 'files' and 'matches' are missing")
+    for mid in ids:
+        verify_match_id(mid, f"{root}/manifest.json")
+    if len(set(ids)) != len(ids):
+        raise StoreError(f"{root}/manifest.json: a match is listed twice")
     texts: dict[str, str] = {}
-    for rel, digest in manifest.get("files", {}).items():
-        p = (root / rel).resolve()
-        if root.resolve() not in p.parents:
-            raise StoreError(f"manifest.json: {rel} is outside the export")
-        data = p.read_bytes()
+    for rel, digest in files.items():
+        data = _read_member(root, rel)
         if _sha256(data) != digest:
-            raise StoreError(f"{rel}: its SHA-256 differs from manifest.json (changed or damaged)")
-        texts[rel] = data.decode()
+            raise StoreError(f"{root}/{rel}: its SHA-256 differs from manifest.json "
+                             "(changed or damaged)")
+        try:
+            texts[rel] = data.decode("utf-8")
+        except UnicodeDecodeError:
+            raise StoreError(f"{root}/{rel}: not UTF-8 text") from None
     out: list[_Loaded] = []
-    for mid in manifest.get("matches", []):
+    for mid in ids:
         rel, srel = f"matches/{mid}.json", f"matches/{mid}.store.json"
         if rel not in texts or srel not in texts:
-            raise StoreError(f"manifest.json names match {mid} but its files are missing")
+            raise StoreError(f"{root}/manifest.json names match {mid} but its files are missing")
         try:
             rec = loads(texts[rel], "json")
+        except RecursionError:
+            raise StoreError(f"{root}/{rel}: nested too deeply") from None
         except ValueError as e:
-            raise StoreError(f"{rel}: {e}") from None
-        meta = json.loads(texts[srel])
-        evs = rec.get("events", [])
-        metas = meta.get("events", [])
-        if len(evs) != len(metas):
-            raise StoreError(f"{srel}: {len(metas)} events, the record has {len(evs)}")
-        header = {k: v for k, v in rec.items() if k != "events"}
-        m = Match(Setup.from_dict(header))
-        stored = []
-        for ev, em in zip(evs, metas, strict=True):
-            try:
-                m.apply(ev)
-            except ValueError as e:
-                raise StoreError(f"{rel}: event {em.get('seq')}: {e}") from None
-            stored.append(StoredEvent(int(em["seq"]), str(em["command_id"]), ev,
-                                      int(em["recorded_ms"]), str(em["actor"])))
-        horns = [HornRow(int(h["at_ms"]), int(h["period"]), str(h["kind"]), int(h["sounded_ms"]))
-                 for h in meta.get("horns", [])]
+            raise StoreError(f"{root}/{rel}: {e}") from None
+        meta = _json(texts[srel], f"{root}/{srel}")
+        try:
+            if not isinstance(meta, dict) or meta.get("id") != mid:
+                raise ValueError(f"not the store file of match {mid}")
+            evs = rec.get("events", [])
+            metas = meta.get("events", [])
+            if len(evs) != len(metas):
+                raise ValueError(f"{len(metas)} events, the record has {len(evs)}")
+            header = {k: v for k, v in rec.items() if k != "events"}
+            m = Match(Setup.from_dict(header))
+            stored = []
+            for i, (ev, em) in enumerate(zip(evs, metas, strict=True), start=1):
+                if int(em["seq"]) != i:
+                    raise ValueError(f"event {i} is numbered {em['seq']}")
+                try:
+                    m.apply(ev)
+                except ValueError as e:
+                    raise StoreError(f"{root}/{rel}: event {i}: {e}") from None
+                stored.append(StoredEvent(i, str(em["command_id"]), ev,
+                                          int(em["recorded_ms"]), str(em["actor"])))
+            if len({e.command_id for e in stored}) != len(stored):
+                raise ValueError("a command_id is used twice")
+            horns = [HornRow(int(h["at_ms"]), int(h["period"]), str(h["kind"]),
+                             int(h["sounded_ms"])) for h in meta.get("horns", [])]
+            int(meta["created_ms"]), str(meta["timekeeper_hash"]), str(meta["committee_hash"])
+        except StoreError:
+            raise
+        except RecursionError:
+            raise StoreError(f"{root}/{rel}: nested too deeply") from None
+        except (KeyError, TypeError, ValueError) as e:
+            raise StoreError(f"{root}/{srel}: {type(e).__name__}: {e}"[:300]) from None
         out.append(_Loaded(mid, header, meta, stored, horns))
     others = {k: v for k, v in texts.items() if not k.startswith("matches/")}
     return out, others
 
 
-def import_store(store: EventStore, folder: str | Path) -> ExportInfo:
-    """Load an export into ``store``, which must hold no match yet."""
-    if store.list_matches(1):
-        raise StoreError("the database already holds matches; import into an empty one")
-    loaded, others = read_export(folder)
-    n_events = 0
+@dataclass(frozen=True, slots=True)
+class ImportPlan:
+    """What importing an export into a store would do: the writes (one transaction),
+    the matches already there as they are, and those the import extends."""
+
+    batch: list[MatchImport]
+    unchanged: list[str]
+    extended: list[str]
+
+    @property
+    def events(self) -> int:
+        return sum(len(m.events) for m in self.batch)
+
+
+def _canonical(header: dict[str, Any], events: list[dict[str, Any]]) -> dict[str, Any]:
+    from chukker.store._engine import dumps, loads
+
+    return dict(loads(dumps({**header, "events": events}, "json"), "json"))
+
+
+def plan_import(store: EventStore, loaded: list[_Loaded], where: str = "") -> ImportPlan:
+    """Compare an export with what ``store`` holds, match by match.
+
+    A match the store does not hold is written whole. One it holds with the same
+    set-up and secrets, whose events are a prefix of the export's (or the
+    export's of its own), gets the missing events, or nothing. Anything else is
+    a conflict: :class:`StoreError` naming the match, and nothing is written.
+    """
+    batch: list[MatchImport] = []
+    unchanged: list[str] = []
+    extended: list[str] = []
+    head = f"{where}: " if where else ""
     for m in loaded:
         meta = m.meta
-        store.create_match(m.match_id, m.header, int(meta["created_ms"]),
-                           str(meta["timekeeper_hash"]), str(meta["committee_hash"]))
         start = meta.get("start_ms")
-        for e in m.events:
-            store.append(m.match_id, e, int(start) if start is not None else e.recorded_ms)
-        for h in m.horns:
-            store.record_horn(m.match_id, h)
-        n_events += len(m.events)
-    return ExportInfo(str(folder), len(loaded), n_events, len(others))
+        row = MatchRow(m.match_id, m.header, int(meta["created_ms"]),
+                       int(start) if start is not None else None,
+                       str(meta["timekeeper_hash"]), str(meta["committee_hash"]))
+        archived_ms = row.created_ms if meta.get("archived") else None
+        try:
+            have = store.get_match(m.match_id)
+        except UnknownMatch:
+            batch.append(MatchImport(row, m.events, m.horns, archived_ms, new=True))
+            continue
+        if (have.timekeeper_hash, have.committee_hash) != (row.timekeeper_hash,
+                                                           row.committee_hash):
+            raise StoreError(f"{head}match {m.match_id}: the database holds another match "
+                             "with this id (other secrets); nothing imported")
+        stored = store.events(m.match_id)
+        mine = _canonical(have.header, [e.event for e in stored])
+        theirs = _canonical(m.header, [e.event for e in m.events])
+        if {k: v for k, v in mine.items() if k != "events"} != {
+                k: v for k, v in theirs.items() if k != "events"}:
+            raise StoreError(f"{head}match {m.match_id}: the database holds it with another "
+                             "set-up; nothing imported")
+        n = min(len(stored), len(m.events))
+        for i in range(n):
+            a, b = stored[i], m.events[i]
+            if (a.command_id, a.actor, mine["events"][i]) != (b.command_id, b.actor,
+                                                               theirs["events"][i]):
+                raise StoreError(f"{head}match {m.match_id}: event {i + 1} differs from the "
+                                 "database's; nothing imported")
+        if len(m.events) > len(stored):
+            extended.append(m.match_id)
+            batch.append(MatchImport(row, m.events[len(stored):], m.horns, archived_ms,
+                                     new=False))
+        else:
+            unchanged.append(m.match_id)
+    return ImportPlan(batch, unchanged, extended)
+
+
+def import_store(store: EventStore, folder: str | Path) -> ExportInfo:
+    """Load an export into ``store`` in one transaction (see :func:`plan_import`):
+    all of it or, on any failure, nothing; importing it again changes nothing."""
+    loaded, others = read_export(folder)
+    plan = plan_import(store, loaded, str(folder))
+    if plan.batch:
+        store.import_matches(plan.batch)
+    return ExportInfo(str(folder), len(plan.batch), plan.events, len(others))

@@ -15,9 +15,27 @@ is durable (committed with a full sync).
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, Protocol
+
+#: what a match id may be: the API answers 404 for any other, so nothing else is stored
+MATCH_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+
+
+def verify_match_id(match_id: str, where: str = "") -> None:
+    """Raise :class:`StoreError` unless ``match_id`` is a match id the API can serve.
+
+    >>> verify_match_id("a1-b_2")
+    >>> verify_match_id("x y<b>", "export/manifest.json")
+    Traceback (most recent call last):
+    ...
+    chukker.store.base.StoreError: export/manifest.json: 'x y<b>' is not a match id ...
+    """
+    if not isinstance(match_id, str) or not MATCH_ID.match(match_id):
+        head = f"{where}: " if where else ""
+        raise StoreError(f"{head}{match_id!r} is not a match id (1-64 letters, digits, - and _)")
 
 
 class StoreError(ValueError):
@@ -53,6 +71,33 @@ class CommandExists(StoreError):
         super().__init__(
             f"command {existing.command_id!r} is already event {existing.seq} of the match"
         )
+
+
+class StoreUnavailable(StoreError):
+    """The database cannot be reached now (connection lost, not back yet); nothing was
+    written. Retry later: the store reconnects by itself.
+
+    >>> str(StoreUnavailable("connection refused"))
+    'the event store cannot be reached: connection refused'
+    """
+
+    def __init__(self, reason: str) -> None:
+        self.reason = reason
+        super().__init__(f"the event store cannot be reached: {reason}")
+
+
+class StorageFull(StoreError):
+    """The database's disk is full (SQLite's SQLITE_FULL or ENOSPC, PostgreSQL's
+    SQLSTATE 53100); nothing was written. A state, not a crash: writes succeed again
+    once space is freed.
+
+    >>> str(StorageFull("database or disk is full"))
+    'the event store has no space left: database or disk is full'
+    """
+
+    def __init__(self, reason: str) -> None:
+        self.reason = reason
+        super().__init__(f"the event store has no space left: {reason}")
 
 
 class Backend(StrEnum):
@@ -104,6 +149,19 @@ class HornRow:
     sounded_ms: int
 
 
+@dataclass(frozen=True, slots=True)
+class MatchImport:
+    """What an import writes for one match: the match itself when ``new`` (else it is
+    already stored with the same header and secrets), the events after those stored,
+    the horns, and when it was archived."""
+
+    row: MatchRow
+    events: list[StoredEvent]
+    horns: list[HornRow]
+    archived_ms: int | None = None
+    new: bool = True
+
+
 class EventStore(Protocol):
     """The interface the live service uses; SQLite and PostgreSQL implement it.
 
@@ -148,6 +206,16 @@ class EventStore(Protocol):
     def archived(self) -> set[str]: ...
 
     def close(self) -> None: ...
+
+    def import_matches(self, batch: list[MatchImport]) -> None:
+        """Write ``batch`` in one transaction: all of it, or (on any error, or a kill)
+        nothing."""
+        ...
+
+    def storage_problem(self) -> str | None:
+        """Why writes cannot be stored now (the disk is full), or None; cheap, for
+        ``/readyz``. Once space is back it answers None again by itself."""
+        ...
 
 
 def header_json(header: dict[str, Any]) -> str:

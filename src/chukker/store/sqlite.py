@@ -12,8 +12,13 @@
 
 from __future__ import annotations
 
+import contextlib
+import errno
+import os
 import sqlite3
 import threading
+import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -23,8 +28,10 @@ from chukker.store.base import (
     Backend,
     CommandExists,
     HornRow,
+    MatchImport,
     MatchRow,
     SeqTaken,
+    StorageFull,
     StoredEvent,
     UnknownMatch,
     event_row,
@@ -34,6 +41,10 @@ from chukker.store.base import (
 
 #: how many of the newest matches the store keeps in memory for the lists
 RECENT = 100
+#: less room than this (on the disk, or under the database's size limit) is "full"
+MIN_FREE_BYTES = 1 << 20
+#: seconds a storage check's answer is reused
+STORAGE_CHECK_S = 1.0
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS matches (
@@ -73,9 +84,24 @@ CREATE TRIGGER IF NOT EXISTS events_append_only_d BEFORE DELETE ON events
 BEGIN SELECT RAISE(ABORT, 'events are append-only'); END;
 """
 
+def is_disk_full(e: BaseException) -> bool:
+    """SQLite's SQLITE_FULL (its extended codes too) or the system's ENOSPC.
 
-
-
+    >>> is_disk_full(OSError(errno.ENOSPC, "No space left on device"))
+    True
+    >>> is_disk_full(sqlite3.OperationalError("database or disk is full"))
+    True
+    >>> is_disk_full(sqlite3.OperationalError("database is locked"))
+    False
+    """
+    if isinstance(e, OSError):
+        return e.errno in (errno.ENOSPC, errno.EDQUOT)
+    if isinstance(e, sqlite3.Error):
+        code = getattr(e, "sqlite_errorcode", None)
+        if isinstance(code, int) and code & 0xFF == sqlite3.SQLITE_FULL:
+            return True
+        return "disk is full" in str(e)
+    return False
 
 
 class SQLiteStore:
@@ -106,6 +132,73 @@ class SQLiteStore:
         #: per file, so this process sees every change)
         self._recent: list[MatchRow] | None = None
         self._recent_gen = 0
+        #: why the last write failed for want of space (None: the last write succeeded)
+        self._full: str | None = None
+        #: (monotonic time, answer) of the last storage check: a flood of /readyz
+        #: touches the writer's lock at most once a second
+        self._storage_seen: tuple[float, str | None] = (-1e9, None)
+
+    @contextlib.contextmanager
+    def _writing(self) -> Iterator[sqlite3.Connection]:
+        """The writer connection, one writer at a time. A failed write is rolled back
+        (only if a transaction is still open: SQLite ends some itself, e.g. on
+        SQLITE_FULL); a full disk becomes :class:`StorageFull`."""
+        with self._lock:
+            db = self._db
+            try:
+                yield db
+            except BaseException as e:
+                if db.in_transaction:
+                    with contextlib.suppress(sqlite3.Error):
+                        db.execute("ROLLBACK")
+                if isinstance(e, sqlite3.Error | OSError) and is_disk_full(e):
+                    self._full = str(e) or "disk full"
+                    self._storage_seen = (-1e9, None)  # check again at once
+                    raise StorageFull(self._full) from None
+                raise
+            if self._full is not None:
+                self._full = None
+                self._storage_seen = (-1e9, None)
+
+    def storage_problem(self) -> str | None:
+        """Why a write would not fit now, or None: the free space on the database's
+        disk, the room under its size limit (``PRAGMA max_page_count``), and whether
+        the last write failed for want of space (cleared once there is room again).
+        Answered from the last second's check while no write has failed since."""
+        seen_at, seen = self._storage_seen
+        now = time.monotonic()
+        if now - seen_at < STORAGE_CHECK_S and (seen is not None or self._full is None):
+            return seen
+        answer = self._storage_problem()
+        self._storage_seen = (now, answer)
+        return answer
+
+    def _storage_problem(self) -> str | None:
+        try:
+            st = os.statvfs(os.path.dirname(os.path.abspath(self.path)) or ".")
+        except OSError:
+            return None
+        free = st.f_bavail * st.f_frsize
+        if free < MIN_FREE_BYTES:
+            return f"the disk holding the database has {free // 1024} KiB free"
+        if self._lock.acquire(timeout=0.5):
+            try:
+                db = self._db
+                size = db.execute("PRAGMA page_size").fetchone()[0]
+                count = db.execute("PRAGMA page_count").fetchone()[0]
+                unused = db.execute("PRAGMA freelist_count").fetchone()[0]
+                limit = db.execute("PRAGMA max_page_count").fetchone()[0]
+            except sqlite3.Error:
+                return None
+            finally:
+                self._lock.release()
+            room = (limit - count + unused) * size
+            if room < MIN_FREE_BYTES:
+                return (f"the database has reached its size limit ({room // 1024} KiB "
+                        "left under max_page_count)")
+        if self._full is not None:
+            self._full = None  # room again: the next write will tell
+        return None
 
     def _reader(self) -> sqlite3.Connection:
         db: sqlite3.Connection | None = getattr(self._local, "db", None)
@@ -137,7 +230,7 @@ class SQLiteStore:
         self, match_id: str, header: dict[str, Any], created_ms: int,
         timekeeper_hash: str, committee_hash: str,
     ) -> MatchRow:
-        with self._lock:
+        with self._writing():
             self._db.execute(
                 f"INSERT INTO matches ({MATCH_COLS}) VALUES (?, ?, ?, NULL, ?, ?)",
                 (match_id, header_json(header), created_ms, timekeeper_hash, committee_hash),
@@ -183,40 +276,64 @@ class SQLiteStore:
         return [match_row(r) for r in rows]
 
     def append(self, match_id: str, event: StoredEvent, start_ms: int) -> None:
-        with self._lock:
-            db = self._db
+        with self._writing() as db:
             db.execute("BEGIN IMMEDIATE")
-            try:
-                if db.execute("SELECT 1 FROM matches WHERE id = ?", (match_id,)).fetchone() is None:
-                    raise UnknownMatch(match_id)
-                dup = db.execute(
-                    f"SELECT {EVENT_COLS} FROM events WHERE match_id = ? AND command_id = ?",
-                    (match_id, event.command_id),
-                ).fetchone()
-                if dup is not None:
-                    raise CommandExists(event_row(dup))
-                last = db.execute(
-                    "SELECT COALESCE(MAX(seq), 0) FROM events WHERE match_id = ?", (match_id,)
-                ).fetchone()[0]
-                if last != event.seq - 1:
-                    raise SeqTaken(match_id, event.seq)
+            if db.execute("SELECT 1 FROM matches WHERE id = ?", (match_id,)).fetchone() is None:
+                raise UnknownMatch(match_id)
+            dup = db.execute(
+                f"SELECT {EVENT_COLS} FROM events WHERE match_id = ? AND command_id = ?",
+                (match_id, event.command_id),
+            ).fetchone()
+            if dup is not None:
+                raise CommandExists(event_row(dup))
+            last = db.execute(
+                "SELECT COALESCE(MAX(seq), 0) FROM events WHERE match_id = ?", (match_id,)
+            ).fetchone()[0]
+            if last != event.seq - 1:
+                raise SeqTaken(match_id, event.seq)
+            db.execute(
+                f"INSERT INTO events (match_id, {EVENT_COLS}) VALUES (?, ?, ?, ?, ?, ?)",
+                (match_id, event.seq, event.command_id, event.body(), event.recorded_ms,
+                 event.actor),
+            )
+            if event.seq == 1:
                 db.execute(
-                    f"INSERT INTO events (match_id, {EVENT_COLS}) VALUES (?, ?, ?, ?, ?, ?)",
-                    (match_id, event.seq, event.command_id, event.body(), event.recorded_ms,
-                     event.actor),
+                    "UPDATE matches SET start_ms = ? WHERE id = ? AND start_ms IS NULL",
+                    (start_ms, match_id),
                 )
-                if event.seq == 1:
+            db.execute("COMMIT")
+            if event.seq == 1:
+                self._recent_gen += 1
+                self._recent = None
+
+    def import_matches(self, batch: list[MatchImport]) -> None:
+        """Write an import in one transaction (a kill leaves the database as it was)."""
+        with self._writing() as db:
+            db.execute("BEGIN IMMEDIATE")
+            for m in batch:
+                r = m.row
+                if m.new:
                     db.execute(
-                        "UPDATE matches SET start_ms = ? WHERE id = ? AND start_ms IS NULL",
-                        (start_ms, match_id),
-                    )
-                db.execute("COMMIT")
-                if event.seq == 1:
-                    self._recent_gen += 1
-                    self._recent = None
-            except BaseException:
-                db.execute("ROLLBACK")
-                raise
+                        f"INSERT INTO matches ({MATCH_COLS}) VALUES (?, ?, ?, ?, ?, ?)",
+                        (r.id, header_json(r.header), r.created_ms, r.start_ms,
+                         r.timekeeper_hash, r.committee_hash))
+                elif r.start_ms is not None:
+                    db.execute("UPDATE matches SET start_ms = ? WHERE id = ? "
+                               "AND start_ms IS NULL", (r.start_ms, r.id))
+                db.executemany(
+                    f"INSERT INTO events (match_id, {EVENT_COLS}) VALUES (?, ?, ?, ?, ?, ?)",
+                    [(r.id, e.seq, e.command_id, e.body(), e.recorded_ms, e.actor)
+                     for e in m.events])
+                db.executemany(
+                    "INSERT OR IGNORE INTO horns (match_id, at_ms, period, kind, sounded_ms) "
+                    "VALUES (?, ?, ?, ?, ?)",
+                    [(r.id, h.at_ms, h.period, h.kind, h.sounded_ms) for h in m.horns])
+                if m.archived_ms is not None:
+                    db.execute("INSERT OR IGNORE INTO archived (match_id, archived_ms) "
+                               "VALUES (?, ?)", (r.id, m.archived_ms))
+            db.execute("COMMIT")
+            self._recent_gen += 1
+            self._recent = None
 
     def events(self, match_id: str, after_seq: int = 0) -> list[StoredEvent]:
         rows = self._reader().execute(
@@ -226,7 +343,7 @@ class SQLiteStore:
         return [event_row(r) for r in rows]
 
     def record_horn(self, match_id: str, horn: HornRow) -> bool:
-        with self._lock:
+        with self._writing():
             cur = self._db.execute(
                 "INSERT OR IGNORE INTO horns (match_id, at_ms, period, kind, sounded_ms) "
                 "VALUES (?, ?, ?, ?, ?)",
@@ -236,7 +353,7 @@ class SQLiteStore:
 
     def set_archived(self, match_id: str, archived: bool, at_ms: int) -> None:
         """The committee files a match away (or brings it back); its record is untouched."""
-        with self._lock:
+        with self._writing():
             if archived:
                 self._db.execute("INSERT OR IGNORE INTO archived (match_id, archived_ms) "
                                  "VALUES (?, ?)", (match_id, at_ms))

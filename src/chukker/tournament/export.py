@@ -7,6 +7,7 @@ import csv
 import io
 from html import escape
 from typing import Any
+from xml.sax.saxutils import quoteattr
 
 from chukker.tournament.model import Tournament
 from chukker.tournament.standings import Standings
@@ -116,10 +117,12 @@ def _depths(t: Tournament) -> dict[str, int]:
 
 
 def bracket_svg(
-    t: Tournament, s: Standings, names: dict[str, str] | None = None, link: str | None = None
+    t: Tournament, s: Standings, names: dict[str, str] | None = None, link: str | None = None,
+    caption: str = "Bracket",
 ) -> str:
     """The elimination matches in columns by round, winners in bold, lines to the next
-    round. ``link``: a format string with ``{id}`` making each match a link."""
+    round. ``link``: a format string with ``{id}`` making each match a link;
+    ``caption`` names the drawing for screen readers (its title and label)."""
     depth = _depths(t)
     if not depth:
         return '<svg xmlns="http://www.w3.org/2000/svg" width="0" height="0"></svg>'
@@ -133,9 +136,11 @@ def bracket_svg(
     height = rows * (bh + gy) + gy
     width = n_rounds * (bw + gx) + gx
     pos: dict[str, tuple[float, float]] = {}
+    heading = f"{caption}: {t.name}" if t.name else caption
     parts = [
         f'<svg xmlns="http://www.w3.org/2000/svg" class="bracket" viewBox="0 0 {width} '
-        f'{height}" width="{width}" height="{height}" role="img">'
+        f'{height}" width="{width}" height="{height}" role="img" '
+        f"aria-label={quoteattr(heading)}><title>{escape(heading)}</title>"
     ]
     for rnd in range(1, n_rounds + 1):
         ms = rounds.get(rnd, [])

@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import errno
 import os
+import socket
 import time
+from collections.abc import Callable
 from pathlib import Path
 from types import FrameType
-from typing import Annotated, Any
+from typing import Annotated, Any, NoReturn
 
 import typer
 
@@ -20,13 +23,19 @@ def serve(
         help="Address to listen on (setting server.host; default 127.0.0.1).",
         show_default=False)] = None,
     port: Annotated[int | None, typer.Option(
-        help="Port to listen on (setting server.port; default 8000).", show_default=False)]
+        help="Port to listen on (setting server.port; default 8000).",
+        show_default=False)]
     = None,
     db: Annotated[str | None, typer.Option(
         help="SQLite file or postgresql:// URL (setting database: $CHUKKER_DATABASE_URL, "
         f"else ./{DEFAULT_DB}).")] = None,
-    demo: Annotated[bool, typer.Option(help="Create a demo match if the database is empty.")]
-    = True,
+    demo: Annotated[bool, typer.Option(
+        "--demo/--no-demo",
+        help="Seed demo content (a match to start, a finished match, the example "
+        "tournament) into an empty database. Never without --demo: a real event's "
+        "database holds only its own matches (--no-demo, the default, is kept for old "
+        "scripts).")]
+    = False,
     open_: Annotated[bool, typer.Option(
         "--open", help="Let anyone create matches (rate-limited per address); for demos.")]
     = False,
@@ -34,12 +43,77 @@ def serve(
         "--config", help="Settings file (TOML); default $CHUKKER_CONFIG.",
         show_default=False)] = None,
 ) -> None:
-    """Serve the timekeeper's console, big screen, phones, overlay and API."""
+    """Serve the timekeeper's console, big screen, phones, overlay and API.
+
+    Start-up order: the settings, then the port (bound before anything else),
+    then the database; only then are secrets printed and (with --demo) demo
+    content seeded. A failure at any step is one line on stderr and exit 2, and
+    leaves no new database behind.
+    """
+    from chukker.ops_cli import settings_or_exit
+    from chukker.store import is_postgres_url
+
+    s = settings_or_exit(config, **{"server.host": host, "server.port": port, "database": db,
+                                    "open": True if open_ else None})
+    sock = _bind(s.server.host, s.server.port)
+    target = s.database_target()
+    path = target[len("sqlite:///"):] if target.startswith("sqlite:///") else target
+    new_file = not is_postgres_url(target) and not os.path.exists(path)
+    kept = False
+
+    def keep() -> None:
+        nonlocal kept
+        kept = True
+
+    try:
+        _start(s, sock, demo=demo, on_serving=keep)
+    except BaseException:
+        if new_file and not kept:
+            _remove_sqlite(path)
+        raise
+    finally:
+        if sock is not None:
+            sock.close()
+
+
+def _remove_sqlite(path: str) -> None:
+    """A database this start-up created, removed again after a failed start."""
+    for suffix in ("", "-wal", "-shm", "-journal", ".organiser-token", ".lock"):
+        with contextlib.suppress(OSError):
+            os.unlink(path + suffix)
+
+
+def _fail(msg: str) -> NoReturn:
+    typer.echo(f"chukker: {msg}", err=True)
+    raise typer.Exit(2)
+
+
+def _bind(host: str, port: int) -> socket.socket | None:
+    """The listening socket, bound before anything is printed or written; one line and
+    exit 2 if the address cannot be had (port in use, no such address)."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((host, port))
+    except OSError as e:
+        sock.close()
+        why = "the port is in use (another server?)" if e.errno == errno.EADDRINUSE else (
+            e.strerror or str(e))
+        _fail(f"cannot listen on {host}:{port}: {why}")
+    except (OverflowError, UnicodeError) as e:
+        sock.close()
+        _fail(f"cannot listen on {host}:{port}: {e}")
+    sock.set_inheritable(True)
+    return sock
+
+
+def _start(s: Any, sock: socket.socket | None, *, demo: bool,
+           on_serving: Callable[[], None]) -> None:
     import uvicorn
 
     from chukker.live import LiveService
     from chukker.ops.logging import configure
-    from chukker.ops_cli import settings_or_exit
     from chukker.store import is_postgres_url, open_store
     from chukker.web.api.routes import created_display_token
     from chukker.web.app import create_app
@@ -48,29 +122,41 @@ def serve(
     from chukker.web.ops.observe import apply_process_settings
     from chukker.web.security import organiser_token
 
-    s = settings_or_exit(config, **{"server.host": host, "server.port": port, "database": db,
-                                    "open": True if open_ else None})
-    host, port, open_ = s.server.host, s.server.port, s.open
+    host, open_ = s.server.host, s.open
+    port = sock.getsockname()[1] if sock is not None else s.server.port
     target = s.database_target()
     if not is_postgres_url(target):
-        os.makedirs(s.data_dir or ".", exist_ok=True)
+        try:
+            os.makedirs(s.data_dir or ".", exist_ok=True)
+        except OSError as e:
+            _fail(f"cannot make the data folder {s.data_dir}: {e.strerror or e}")
         _lock_sqlite_file(target)
     apply_process_settings(s)
-    store = open_store(target, pg_schema=s.database_schema)
+    try:
+        store = open_store(target, pg_schema=s.database_schema)
+    except Exception as e:
+        shown = target.split("@")[-1] if "@" in target else target
+        _fail(f"cannot open the database {shown}: {type(e).__name__}: {e}"[:400])
     where = "PostgreSQL" if is_postgres_url(target) else os.path.abspath(target)
     base = f"http://{host}:{port}"
     if s.config_file:
         typer.echo(f"chukker: settings from {s.config_file} (chukker config shows them)")
     typer.echo(f"chukker: event store {where}")
-    token, created_now = ((s.organiser_token, False) if s.organiser_token
-                          else organiser_token(target))
+    try:
+        token, created_now = ((s.organiser_token, False) if s.organiser_token
+                              else organiser_token(target))
+    except OSError as e:
+        store.close()
+        _fail(f"cannot keep the organiser token beside {where}: {e.strerror or e}")
     if open_:
         typer.echo("chukker: OPEN mode: anyone may create matches (rate-limited per address)")
     elif created_now:
         typer.echo("chukker: organiser token (needed to create matches; shown only now, "
                    "`chukker organiser-token` shows it again):")
         typer.echo(f"  {token}")
-    if demo and not store.list_matches(1):
+    empty = not store.list_matches(1)
+    if demo and empty:
+        on_serving()  # the demo content is wanted: keep it, whatever happens next
         created = asyncio.run(LiveService(store).create_match(DEMO_HEADER))
         m = created.match_id
         typer.echo("chukker: demo match created (its secrets are shown only now):")
@@ -95,7 +181,13 @@ def serve(
             typer.echo(f"  committee token     {tour.committee_token}")
             for arena, link in tour.consoles.items():
                 typer.echo(f"  {arena + ' console':<19} {link}")
+    elif demo:
+        typer.echo("chukker: no demo content: the database already holds matches")
+    elif empty:
+        typer.echo("chukker: the database holds no match yet; create them at "
+                   f"{base}/new (for demo content, start with --demo)")
     typer.echo(f"chukker: serving on {base}/ (new match: {base}/new, API: {base}/docs)")
+    on_serving()
     app = create_app(store, organiser=token, open_mode=open_, settings=s)
     # the client's address behind proxies is chukker's (setting trusted_proxies), not
     # uvicorn's; requests are logged by chukker's access log, without secrets
@@ -103,7 +195,8 @@ def serve(
                                    timeout_graceful_shutdown=2, proxy_headers=False,
                                    access_log=False, log_config=None, **uvicorn_options())
     configure(s.log.format, s.log.level)
-    _Server(server_config, app.state.service).run()
+    server = _Server(server_config, app.state.service)
+    server.run(sockets=None if sock is None else [sock])
 
 
 class _Server:
@@ -136,10 +229,9 @@ def _lock_sqlite_file(target: str) -> None:
         fcntl.flock(f.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
     except OSError:
         f.close()
-        typer.echo(f"chukker: {os.path.abspath(path)} is already served by another "
-                   "`chukker serve`. One SQLite file takes one server; for several servers "
-                   "on one database use PostgreSQL (--db postgresql://...).", err=True)
-        raise typer.Exit(1) from None
+        _fail(f"{os.path.abspath(path)} is already served by another `chukker serve`. "
+              "One SQLite file takes one server; for several servers on one database use "
+              "PostgreSQL (--db postgresql://...).")
     _LOCKS.append(f)
 
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 import asyncio
 import hmac
 import json
-import re
 import weakref
 from collections.abc import AsyncIterator, Callable
 from typing import Annotated, Any, Literal
@@ -32,6 +31,7 @@ from chukker.ops.logging import annotate
 from chukker.record import RecordError, validate_header
 from chukker.record.definitions import validate_event
 from chukker.store import UnknownMatch
+from chukker.store import base as store_base
 from chukker.store._engine import EventType, SetupError, dumps
 from chukker.web.limits import StreamCaps
 from chukker.web.security import (
@@ -49,7 +49,7 @@ from chukker.web.security import (
 router = APIRouter(prefix="/api", tags=["live"])
 
 EVENT_TYPES = frozenset(t.value for t in EventType)
-MATCH_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+MATCH_ID = store_base.MATCH_ID  # one definition: `chukker import` checks ids with it too
 HEADER_KEYS = frozenset({"format", "rules", "options", "teams", "events",
                          "match_info"})  # match_info: the score sheet's details (pages)
 HANDICAP_RANGE = (-2, 10)

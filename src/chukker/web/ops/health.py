@@ -51,6 +51,8 @@ def scheduler_problems(svc: Any) -> list[str]:
         listener is None or listener.done()
     ):
         problems.append("the listener for other servers' events is not running")
+    elif getattr(getattr(svc, "store", None), "listening", True) is False:
+        problems.append("not subscribed to other servers' events (reconnecting)")
     now = loop.time()
     for lm in list(getattr(svc, "_matches", {}).values()):
         timer = getattr(lm, "timer", None)
@@ -58,6 +60,21 @@ def scheduler_problems(svc: Any) -> list[str]:
             problems.append(f"match {lm.id}: a horn is {now - timer.when():.1f} s overdue")
             break
     return problems
+
+
+async def _storage(store: Any) -> str:
+    """``ok``, or why writes cannot be stored now (a full disk: the store's own check)."""
+    problem = getattr(store, "storage_problem", None)
+    if not callable(problem):
+        return "ok"
+    try:
+        async with asyncio.timeout(DB_TIMEOUT_S):
+            why = await asyncio.to_thread(problem)
+    except TimeoutError:
+        return f"no answer within {DB_TIMEOUT_S} s"
+    except Exception as e:
+        return f"cannot tell: {type(e).__name__}"
+    return "ok" if why is None else f"full: {why}"
 
 
 @router.get("/readyz", summary="Ready: database reachable, horn scheduler running")
@@ -73,9 +90,13 @@ async def readyz(request: Request) -> JSONResponse:
         checks["database"] = f"no answer within {DB_TIMEOUT_S} s"
     except Exception as e:
         checks["database"] = f"unreachable: {type(e).__name__}"
+    checks["storage"] = await _storage(svc.store)
     problems = scheduler_problems(svc)
     checks["horn_scheduler"] = "; ".join(problems) if problems else "ok"
     ready = all(v.startswith("ok") for v in checks.values())
-    return JSONResponse({"status": "ok" if ready else "unavailable", "checks": checks},
+    body: dict[str, Any] = {"status": "ok" if ready else "unavailable", "checks": checks}
+    if not ready:
+        body["reason"] = "; ".join(f"{k}: {v}" for k, v in checks.items() if not v.startswith("ok"))
+    return JSONResponse(body,
                         status_code=200 if ready else 503,
                         headers=None if ready else {"retry-after": "5"})

@@ -401,7 +401,7 @@ def _context(
             if nxt
             else None,
         }
-    svg = bracket_svg(t, s, names, link=None)
+    svg = bracket_svg(t, s, names, link=None, caption=tr.gettext("Bracket"))
     return {
         "tid": lt.id,
         "t": t,

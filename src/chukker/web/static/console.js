@@ -128,7 +128,9 @@
     const j = await r.json().catch(() => ({}));
     if (r.status === 503 || (r.status === 429 && (j.code || j.error) === "busy")) {
       const ra = Number(r.headers.get("retry-after"));
-      return { retry: Number.isFinite(ra) && ra > 0 ? ra * 1000 : 1000 };
+      // kept and sent again; a full disk or a lost database is said (the operator must act)
+      const why = (j.code === "storage_full" || j.code === "store_unavailable") ? refusalText(j, r.status) : null;
+      return { retry: Number.isFinite(ra) && ra > 0 ? ra * 1000 : 1000, why };
     }
     if (r.ok) return { ok: true, j };
     if ((j.code || j.error) === "at_not_allowed" && cmd.at != null) {
@@ -155,6 +157,7 @@
         const res = await postOnce(cmd);
         if (res.retry != null) {
           if (res.offline) netDown = true;
+          if (res.why) say(res.why, true);
           renderNet();
           await sleep(res.retry);
           continue;
@@ -277,7 +280,7 @@
       else if (events[j - 1].type !== "undo") {
         const b = document.createElement("button");
         b.type = "button"; b.textContent = L.undo || "Undo"; b.className = "small";
-        b.addEventListener("click", (e) => { b.blur(); enqueue({ type: "undo", event: j }, pressMs(e)); });
+        b.addEventListener("click", (e) => enqueue({ type: "undo", event: j }, pressMs(e)));
         li.append(b);
       }
       ol.append(li);
@@ -458,9 +461,11 @@
     act("shootout_order", { type: "shootout_order", first: f.get("first"), order }, e);
   });
 
-  // a click leaves no focus behind: Enter or Space afterwards never repeats it
+  // a mouse click leaves no focus behind (the page's click listener gives it back), so
+  // Enter or Space afterwards never repeats it; Enter or Space on a control reached with
+  // Tab clicks it too, and keeps the focus there
   function onClick(el, fn) {
-    el.addEventListener("click", (e) => { el.blur(); fn(e); });
+    el.addEventListener("click", fn);
   }
   onClick($("btn-start"), startStop);
   onClick($("btn-whistle"), (e) => act("whistle", { type: "whistle" }, e));
@@ -474,17 +479,30 @@
     onClick(b, (e) => goal(b.dataset.team, Number(b.dataset.player), e)));
   document.querySelectorAll("button.shot").forEach((b) =>
     onClick(b, (e) => shot(b.dataset.result, e)));
-  document.querySelectorAll(".controls input[type=checkbox]").forEach((c) =>
-    c.addEventListener("change", () => c.blur()));
 
   const goalKeys = {};
   document.querySelectorAll("button.goal").forEach((b) => { goalKeys["Digit" + b.dataset.key] = b; goalKeys["Numpad" + b.dataset.key] = b; });
 
+  // A control the timekeeper reached with Tab keeps its own keys: Enter and Space press
+  // the focused button (or toggle the focused box) instead of running a shortcut. A
+  // control clicked with the mouse gives its focus back, so Space and Enter after a click
+  // are the page's shortcuts again (and never press the clicked button a second time).
+  const NATIVE_KEYS = new Set(["Space", "Enter", "NumpadEnter"]);
+  function focusedControl(t) {
+    return t && t !== document.body && t.closest &&
+      t.closest("button, a[href], input, select, textarea, summary, [tabindex]:not([tabindex='-1'])");
+  }
+  document.addEventListener("click", (e) => {
+    if (e.detail === 0) return; // pressed from the keyboard: the focus stays where it is
+    const c = focusedControl(e.target);
+    if (c && c.matches("button, input[type=checkbox], summary") && !c.closest("dialog")) c.blur();
+  });
   document.addEventListener("keydown", (e) => {
     if (e.ctrlKey || e.metaKey || e.altKey) return;
     if (document.querySelector("dialog[open]")) return;
     const t = e.target;
     if (t && (t.tagName === "INPUT" && t.type !== "checkbox" || t.tagName === "SELECT" || t.tagName === "TEXTAREA")) return;
+    if (NATIVE_KEYS.has(e.code) && focusedControl(t)) return; // the control's own key
     if (e.repeat) { e.preventDefault(); return; } // a held key is one press
     const k = e.code;
     let done = true;
