@@ -31,6 +31,7 @@ fixes ``time,unit,lat,lon``. The path from fixes to :class:`Tracking`:
 
 from __future__ import annotations
 
+import json
 import math
 import tomllib
 from collections.abc import Mapping
@@ -766,3 +767,62 @@ def write_session(
     doc += [f'"{u}" = "{pl}"' for u, pl in units.items()]
     p.write_text("\n".join(doc) + "\n", encoding="utf-8")
     return p
+
+
+def parse_corners(text: str, where: str = "corners") -> dict[str, tuple[float, float]]:
+    """The four corners of an ``[arena]`` table as ``chukker plays arena`` prints it.
+
+    >>> parse_corners("[arena]\\nsw = [26.615, -80.2]\\nnw = [26.6154, -80.2]\\n"
+    ...               "ne = [26.6154, -80.1991]\\nse = [26.615, -80.1991]")["ne"]
+    (26.6154, -80.1991)
+    """
+    body = text.strip()
+    if not body.startswith("[arena]"):
+        body = "[arena]\n" + body
+    try:
+        arena = tomllib.loads(body).get("arena")
+    except tomllib.TOMLDecodeError as exc:
+        raise GPSError(f"{where}: not the [arena] table of 'chukker plays arena': {exc}") from None
+    if not isinstance(arena, Mapping):
+        raise GPSError(f"{where}: expected the [arena] table (sw, nw, ne, se)")
+    out: dict[str, tuple[float, float]] = {}
+    for c in CORNERS:
+        if c not in arena:
+            raise GPSError(f"{where}: corner {c!r} missing (sw, nw, ne, se)")
+        out[c] = _pair(arena[c], f"{where}: {c}")
+    return out
+
+
+def device_session_text(
+    units: Mapping[str, tuple[str, float]], corners: Mapping[str, tuple[float, float]]
+) -> str:
+    """A ``chukker-gps/1`` session for device files alone: ``units`` maps each file's
+    name to its entity (``"blue:1"``) and clock offset in seconds. The unit ids are
+    the files' names without their extension.
+
+    >>> print(device_session_text({"a.fit": ("blue:1", 0.0)}, {c: (1.0, 2.0) for c in CORNERS}))
+    ... # doctest: +NORMALIZE_WHITESPACE
+    format = "chukker-gps/1"
+    <BLANKLINE>
+    [arena]
+    sw = [1.0000000, 2.0000000]
+    nw = [1.0000000, 2.0000000]
+    ne = [1.0000000, 2.0000000]
+    se = [1.0000000, 2.0000000]
+    <BLANKLINE>
+    [units]
+    "a" = { entity = "blue:1", file = "a.fit" }
+    """
+    doc = [f'format = "{FORMAT}"', "", "[arena]"]
+    doc += [f"{c} = [{corners[c][0]:.7f}, {corners[c][1]:.7f}]" for c in CORNERS]
+    doc += ["", "[units]"]
+    seen: set[str] = set()
+    for name, (ent, offset) in units.items():
+        PlayerId.parse(ent, f"units: {name}")
+        uid = Path(name).stem or name
+        while uid in seen:
+            uid += "+"
+        seen.add(uid)
+        off = f", offset_s = {offset:g}" if offset else ""
+        doc.append(f'{json.dumps(uid)} = {{ entity = "{ent}", file = {json.dumps(name)}{off} }}')
+    return "\n".join(doc) + "\n"

@@ -161,6 +161,7 @@ DOORS: tuple[Door, ...] = (
     Door("GET,POST", "/plays/review", A, Cost.HEAVY_PLAYS, body=limits.REVIEW_BODY_BYTES,
          answers={**HEAVY, 400: "bad_file", 413: "too_large"}),
     Door("GET", "/plays/review/{rid:str}.csv", A, media="text/csv"),
+    Door("GET", "/plays/review/{rid:str}.toml", A, media="application/toml"),
     Door("GET", "/plays/review/{rid:str}", A),
     Door("GET", "/plays/{sid:str}.svg", A, media="image/svg+xml"),
     Door("GET", "/plays/{sid:str}.png", A, media="image/png"),
