@@ -151,3 +151,40 @@ def test_gps_a_device_named_path_in_the_picked_files_is_only_its_base_name(clien
     r = client.post("/plays/review", files=[("devices", ("../../etc/passwd", b"<gpx/>"))],
                     data=data)
     assert r.status_code == 400 and "root:" not in r.text
+
+
+@pytest.fixture(scope="module")
+def served(serve_asgi: Any) -> str:
+    from chukker.web.pages.plays import app
+
+    url: str = serve_asgi(app)
+    return url
+
+
+@pytest.mark.browser
+def test_gps_the_coach_clicks_the_four_corners_on_the_drawn_tracks(served: str,
+                                                                  browser: Any) -> None:
+    shots = Path(__file__).resolve().parents[2] / "build" / "screenshots"
+    page = browser.new_page(viewport={"width": 1366, "height": 768})
+    try:
+        page.goto(f"{served}/plays/review?lang=en")
+        page.set_input_files('input[name="devices"]', [str(DEV / n) for n in UNITS])
+        page.wait_for_selector("svg.tracks-svg polyline")
+        assert page.locator("svg.tracks-svg polyline").count() == 3  # GPX, GPX, TCX; FIT not
+        assert page.locator(".device-units input[name^='entity:']").count() == 4
+        box = page.locator("svg.tracks-svg").bounding_box()
+        assert box is not None
+        w, h = box["width"], box["height"]
+        for fx, fy in ((0.1, 0.9), (0.1, 0.1), (0.9, 0.1), (0.9, 0.9)):  # sw, nw, ne, se
+            page.locator("svg.tracks-svg").click(position={"x": fx * w, "y": fy * h})
+        assert "Four corners set" in page.text_content(".corner-step")
+        c = parse_corners(page.input_value('textarea[name="corners"]'))
+        assert c["sw"][0] < c["nw"][0] and c["sw"][1] < c["se"][1]
+        assert c["ne"][0] > c["se"][0] and c["ne"][1] > c["nw"][1]
+        if shots.parent.exists():
+            shots.mkdir(exist_ok=True)
+            page.screenshot(path=str(shots / "review-devices-1366.png"), full_page=True)
+            page.set_viewport_size({"width": 390, "height": 844})
+            page.screenshot(path=str(shots / "review-devices-390.png"), full_page=True)
+    finally:
+        page.close()
