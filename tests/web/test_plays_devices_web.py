@@ -188,3 +188,19 @@ def test_gps_the_coach_clicks_the_four_corners_on_the_drawn_tracks(served: str,
             page.screenshot(path=str(shots / "review-devices-390.png"), full_page=True)
     finally:
         page.close()
+
+
+def test_gps_device_files_with_the_plays_pool_full_are_refused_with_retry_after(
+        db_path: Path) -> None:
+    # the analysis runs only in the plays pool (never on the event loop that answers the
+    # timekeeper and sounds horns); a busy pool answers 503 at once
+    from chukker.web.heavy import Kind, Pools, PoolSpec
+
+    app = create_app(db_path)
+    app.state.heavy = Pools({Kind.PLAYS: PoolSpec(Kind.PLAYS, 1, 1, 0.05, 30.0, None, False)})
+    corners = (DEV / "session.toml").read_text().split("[units]")[0].split("[arena]")[1]
+    data = {"corners": corners} | {f"entity:{n}": e for n, e in UNITS.items()}
+    with TestClient(app) as c:
+        app.state.heavy.pools[Kind.PLAYS].by_address["testclient"] = 1
+        r = c.post("/plays/review", files=_devices(), data=data)
+        assert r.status_code == 503 and int(r.headers["retry-after"]) >= 1
