@@ -14,7 +14,9 @@ layout, no structure, no database).
 Imports the seed pages (``../shared/seeds`` beside the repository, or
 ``--seeds``) into a fresh SQLite file in a temporary folder, then runs a mix
 of queries (English, Spanish, Italian; with and without accents; one and two
-words; with and without a language filter) ``--repeat`` times each through
+words; with and without a language filter; a named penalty or clause such as
+``penalty 2`` or ``13b``; misspellings such as ``peanlty``, corrected against
+the index's vocabulary) ``--repeat`` times each through
 
 * ``chukker.rulebook.search.search`` (FTS5, ranked, snippets), and
 * ``chukker.rulebook.search.like_search`` (``LIKE '%word%'`` over originals and
@@ -37,7 +39,7 @@ import time
 from pathlib import Path
 
 from chukker.rulebook.corpus import Corpus
-from chukker.rulebook.importers import parse_file
+from chukker.rulebook.reader import parse_file
 from chukker.rulebook.search import like_search, search
 
 REPO = Path(__file__).resolve().parents[1]
@@ -54,6 +56,12 @@ QUERIES: list[tuple[str, str | None]] = [
     ("caballo", "es"),
     ("palla", "it"),
     ("free hit", None),
+    # as people type (issue 21): a named penalty or clause, and misspellings
+    ("penalty 2", None),
+    ("13b", None),
+    ("rule 13 b", None),
+    ("peanlty", None),
+    ("shootuot", "es"),
 ]
 
 

@@ -106,7 +106,7 @@ def other_pages(base: str, which: str, finished: str, mid: str, secrets: str,
         "team": f"/tournaments/{tid}/teams/potros",
         "match-card": f"/tournaments/{tid}/matches/{first_match}",
         "arena-display": arena_display, "arena-console": arena["console"].split(base, 1)[1],
-        "learn": "/learn/", "learn-test": "/learn/test",
+        "learn": "/learn/", "learn-test": "/learn/test", "keys": "/help/keys",
         "missing": "/m/nosuchmatch", "quarantined": "/m/quarantined1", "docs": "/docs",
     }
     chosen = list(pages) if which == "all" else which.split(",")

@@ -129,3 +129,20 @@ def test_rule_13_quiz_command_reads_answers_from_stdin(tmp_path: Path) -> None:
 def test_rule_13_quiz_command_refuses_an_unknown_edition() -> None:
     res = CliRunner().invoke(build_app(["quiz"]), ["quiz", "--edition", "x"])
     assert res.exit_code == 2
+
+
+def test_quiz_check_of_a_missing_file_says_so_in_one_line(tmp_path: Path) -> None:
+    runner = CliRunner()
+    res = runner.invoke(build_app(), ["quiz", "check", str(tmp_path / "nope.toml")])
+    assert res.exit_code == 1
+    assert res.output.strip() == f"error: {tmp_path / 'nope.toml'}: no such file or folder"
+    assert "Errno" not in res.output
+    res = runner.invoke(build_app(), ["quiz", "check", str(tmp_path)])
+    assert res.exit_code == 1 and "no question bank file (*.toml)" in res.output
+
+
+def test_quiz_exits_1_when_the_candidate_fails_and_the_readme_says_so() -> None:
+    res = CliRunner().invoke(build_app(), ["quiz", "-n", "3", "--seed", "7"], input="z\nz\nz\n")
+    assert res.exit_code == 1, res.output
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    assert "`chukker quiz` exits 1 when the candidate fails" in readme

@@ -29,3 +29,25 @@ def test_engine_core_is_one_class_over_the_concern_layers() -> None:
     ]
     # every handler is a method of the one class the fold runs
     assert all(getattr(Core, h.__name__) is h for h in HANDLERS.values())
+
+
+def test_engine_copy_copies_every_field_and_shares_no_table() -> None:
+    import random
+
+    from chukker.engine.fold import Fold
+    from chukker.engine.simulate import default_setup, simulate
+
+    setup = default_setup(tiebreak="shootout", split_periods=True, warning_horn=True)
+    fold = Fold(setup)
+    fold.feed(simulate(setup, random.Random(4), 250))
+    core = fold.core
+    c = core.copy()
+    if not hasattr(core, "__dict__"):  # the compiled engine: checked by the pure one
+        return
+    assert vars(c).keys() == vars(core).keys()
+    assert vars(c) == vars(core)
+    for k, v in vars(core).items():
+        shared = ("other", "hcp", "sheet", "pending", "injury", "so_order", "so_seq",
+                  "restart", "last_free_hit")  # replaced, never changed in place
+        if isinstance(v, list | set | dict) and k not in shared:
+            assert vars(c)[k] is not v, k  # every container the fold changes is copied

@@ -353,9 +353,10 @@ def test_live_match_verify_apply_and_report_never_refold_the_log(
     built: list[int] = []
     init = Core.__init__
 
-    def counting(self: Core, setup: Setup) -> None:
-        built.append(1)
-        init(self, setup)
+    def counting(self: Core, setup: Setup, *, blank: bool = False) -> None:
+        if not blank:  # a copy starts blank: only a fresh state counts
+            built.append(1)
+        init(self, setup, blank=blank)
 
     monkeypatch.setattr(Core, "__init__", counting)
     for e in events[150:]:

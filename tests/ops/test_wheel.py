@@ -41,9 +41,10 @@ def _env() -> dict[str, str]:
     return env
 
 
-def run(*args: str | Path, cwd: Path, timeout: float = 120) -> subprocess.CompletedProcess[str]:
-    p = subprocess.run([str(a) for a in args], cwd=cwd, env=_env(), capture_output=True,
-                       text=True, timeout=timeout, check=False)
+def run(*args: str | Path, cwd: Path, timeout: float = 120,
+        env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    p = subprocess.run([str(a) for a in args], cwd=cwd, env={**_env(), **(env or {})},
+                       capture_output=True, text=True, timeout=timeout, check=False)
     assert p.returncode == 0, f"{args}: {p.stdout}\n{p.stderr}"
     return p
 
@@ -58,8 +59,10 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
     shutil.copytree(ROOT, src, ignore=shutil.ignore_patterns(
         ".git", ".venv", "build", "dist", "*.egg-info", "__pycache__", ".*_cache",
         ".hypothesis", "*.sqlite3*", "node_modules"))
+    # the package data is what is checked here: the engine's mypyc build (a minute of a
+    # busy machine) is left out; tests/engine/test_native.py checks the compiled engine
     run(sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q",
-        "-w", tmp / "dist", src, cwd=tmp)
+        "-w", tmp / "dist", src, cwd=tmp, env={"CHUKKER_PURE_PYTHON": "1"})
     wheels = list((tmp / "dist").glob("chukker-*.whl"))
     assert len(wheels) == 1
     env_dir = tmp / "venv"

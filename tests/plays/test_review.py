@@ -106,12 +106,13 @@ def test_plays_review_command_analyses_and_serves(monkeypatch: pytest.MonkeyPatc
     import uvicorn
     from typer.testing import CliRunner
 
-    from chukker.plays.cli import app as cli
+    from chukker.cli import build_app
 
+    cli = build_app(["plays"])  # `review` is the web side's command on `chukker plays`
     served: list[object] = []
     monkeypatch.setattr(uvicorn, "run", lambda app, **kw: served.append((app, kw)))
-    res = CliRunner().invoke(cli, ["review", str(EXAMPLE / "session.toml"), "--no-open",
-                                   "--port", "8777", "--lang", "es"])  # fmt: skip
+    res = CliRunner().invoke(cli, ["plays", "review", str(EXAMPLE / "session.toml"),
+                                   "--no-open", "--port", "8777", "--lang", "es"])  # fmt: skip
     assert res.exit_code == 0, res.output
     assert "5 candidates" in res.output
     url = res.output.split("review at ")[1].split()[0]
@@ -120,3 +121,34 @@ def test_plays_review_command_analyses_and_serves(monkeypatch: pytest.MonkeyPatc
     rid = url.split("/review/")[1].split("?")[0]
     assert client.get(f"/plays/review/{rid}").status_code == 200
     assert client.get("/plays/").text.count('href="/plays/review?lang=en"') == 1
+
+
+def test_plays_review_says_it_starts_a_server_on_its_port_and_how_to_stop_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import socket
+
+    import uvicorn
+    from typer.testing import CliRunner
+
+    from chukker.cli import build_app
+
+    cli = build_app(["plays"])
+    monkeypatch.setattr(uvicorn, "run", lambda app, **kw: None)
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        free = s.getsockname()[1]
+    res = CliRunner().invoke(cli, ["plays", "review", str(EXAMPLE / "session.toml"),
+                                   "--no-open", "--port", str(free)])  # fmt: skip
+    assert res.exit_code == 0, res.output
+    assert f"starting a local web server on 127.0.0.1:{free}" in res.output
+    assert "until you press Ctrl-C" in res.output
+    with socket.socket() as busy:  # the port is taken: one line naming --port, no traceback
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        res = CliRunner().invoke(cli, ["plays", "review", str(EXAMPLE / "session.toml"),
+                                       "--no-open", "--port", str(port)])  # fmt: skip
+    assert res.exit_code == 2
+    assert f"port {port} is in use; choose another with --port" in res.output
+    assert "Traceback" not in res.output

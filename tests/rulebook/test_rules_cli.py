@@ -86,6 +86,15 @@ def test_search_json(seeded_db: Path) -> None:
     assert code == 0 and out.splitlines()[0].startswith("uspa-arena-2026  5.tie-shootout-set-up")
 
 
+def test_search_misspelled_says_did_you_mean_and_a_number_goes_to_its_clause(
+    seeded_db: Path,
+) -> None:
+    code, out, _ = _run("search", "peanlty", "--db", str(seeded_db))
+    assert code == 0 and "did you mean 'penalty'?" in out.splitlines()[0]
+    code, out, _ = _run("search", "penalty 2", "--db", str(seeded_db))
+    assert code == 0 and out.splitlines()[0].startswith("uspa-arena-2006  9.p2  Penalty 2")
+
+
 def test_diff_rule_5_reports_the_shootout_interval(seeded_db: Path) -> None:
     code, out, _ = _run(
         "diff", "uspa-arena-2006", "uspa-arena-2026", "--rule", "5", "--db", str(seeded_db)

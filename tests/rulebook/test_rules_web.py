@@ -125,3 +125,16 @@ def test_router_links_follow_its_mount_point(seeded_db: Path) -> None:
     html = TestClient(app).get("/regole/uspa-arena-2026/it/13").text
     assert 'href="/regole/static/rules.css"' in html
     assert 'href="/regole/uspa-arena-2026/es/13"' in html
+
+
+def test_search_page_says_did_you_mean_and_puts_the_named_penalty_first(
+    client: TestClient,
+) -> None:
+    s = client.get("/rules/search", params={"q": "peanlty", "lang": "es"}).text
+    assert "Quizás quiso decir" in s and "q=penalty" in s and 'class="hit"' in s
+    s = client.get("/rules/search", params={"q": "penalty 2"}).text
+    first = re.search(r'<li class="hit"><a href="[^"]+"><span class="cid">([^<]+)</span>', s)
+    assert first is not None and first.group(1) == "9.p2"
+    assert "Did you mean" not in s
+    # one search box on the search page (the header's is left out)
+    assert s.count('type="search"') == 1

@@ -7,7 +7,11 @@ answers are read from it, one per line, so a test can be scripted::
     printf 'a\\nb\\n' | chukker quiz -n 2 --seed 7 --csv result.csv
 
 ``chukker quiz check [FILE|DIR ...]`` validates bank files (the shipped bank when
-none is given) and exits 1 listing every problem.
+none is given) and exits 1 listing every problem; a file or folder it cannot read,
+or a folder with no bank file, is one line naming it (exit 1).
+
+Exit codes of a test: ``0`` the candidate passed, ``1`` the candidate failed (below
+the pass mark), ``2`` a usage error.
 """
 
 from __future__ import annotations
@@ -53,10 +57,16 @@ def check_cmd(
 ) -> None:
     """Check a bank: every clause exists in its edition, every language, answers consistent."""
     try:
+        for path in paths or []:
+            _readable_bank(path)
         qs = load_files(paths) if paths else list(load_bank().values())
         exists = corpus_lookup(db) if db is not None else clause_exists
-    except (BankError, OSError) as e:
+    except BankError as e:
         typer.echo(f"error: {e}", err=True)
+        raise typer.Exit(1) from None
+    except OSError as e:  # a file that vanished or cannot be read: its name and why, in words
+        why = (e.strerror or str(e)).lower()
+        typer.echo(f"error: cannot read {e.filename or 'the bank'}: {why}", err=True)
         raise typer.Exit(1) from None
     problems = check_bank(qs, tuple(lang) if lang else LANGS, exists)
     for p in problems:
@@ -65,6 +75,14 @@ def check_cmd(
         typer.echo(f"{len(problems)} problem(s) in {len(qs)} questions", err=True)
         raise typer.Exit(1)
     typer.echo(f"ok: {len(qs)} questions")
+
+
+def _readable_bank(path: Path) -> None:
+    """Refuse, in one line, a path that is not a bank file or a folder holding some."""
+    if not path.exists():
+        raise BankError(f"{path}: no such file or folder")
+    if path.is_dir() and not any(f.name != "clauses.toml" for f in path.glob("*.toml")):
+        raise BankError(f"{path}: a folder with no question bank file (*.toml) in it")
 
 
 @app.callback()

@@ -4,8 +4,13 @@ Public surface: :class:`Match` (check-and-do actions, reports), :class:`Setup`,
 :func:`replay`, :func:`check`, the wire identifiers (:mod:`.types`) and the
 errors (:class:`EngineError`, :class:`SetupError`). Nothing here does I/O or
 reads a clock: time is integer milliseconds, given by the caller.
+:data:`NATIVE` says whether the mypyc-compiled fold runs (:mod:`.native`).
 """
 
+# first: chooses the compiled or the pure fold before any of its modules is imported
+from chukker.engine.native import NATIVE
+
+# isort: split
 from chukker.engine.allowed import ACTIONS
 from chukker.engine.errors import MESSAGES, NOTICES, EngineError, SetupError, fmt_s
 from chukker.engine.match import Event, Match, check, replay
@@ -30,6 +35,7 @@ __all__ = [
     "ACTIONS",
     "FORMAT",
     "MESSAGES",
+    "NATIVE",
     "NOTICES",
     "DecidedBy",
     "End",

@@ -7,12 +7,12 @@ from typing import Any
 
 from chukker.engine.core import HANDLERS, Core
 from chukker.engine.state import (
+    BY_FORFEIT,
+    SP_ONE,
     Refused,
 )
 from chukker.engine.types import (
-    DecidedBy,
     EventType,
-    ShootoutPlayers,
 )
 
 #: the actions a console offers, in the order ``allowed`` lists them
@@ -54,7 +54,7 @@ def probe(core: Core, n_events: int, type_: str, at_ms: int) -> dict[str, Any] |
         ev["team"] = next((t for t in core.team_ids if t not in core.forfeited), a)
     elif type_ == "shootout_order":
         order = {t: sorted(core.playing(t)) for t in core.team_ids}
-        if core.opts.shootout_players is ShootoutPlayers.ONE:
+        if core.opts.shootout_players is SP_ONE:
             order = {t: v[:1] for t, v in order.items()}
         ev.update(first=a, order=order)
     elif type_ == "shot":
@@ -114,26 +114,32 @@ def allowed_now(core: Core, n_events: int, at_ms: int, undo_ok: bool) -> list[st
     out: list[str] = []
     if core.final:
         # every handler refuses first thing after the final, but a second Penalty 9
-        if core.decided_by is DecidedBy.FORFEIT and len(core.forfeited) == 1:
+        if core.decided_by is BY_FORFEIT and len(core.forfeited) == 1:
             out.append(str(EventType.FORFEIT))
         return [*out, str(EventType.UNDO)] if undo_ok else out
     # Every handler refuses a probe before it changes anything, so one scratch copy serves
     # until a probe is accepted (the property test of ``allowed`` holds us to that).
-    scratch = core.copy()
-    for typ in ACTIONS:
+    # The copy is made when a probe needs one: none after the last accepted probe.
+    scratch: Core | None = None
+    for typ in _ACTION_NAMES:
         if typ == "undo":
             if undo_ok:
-                out.append(str(typ))
+                out.append(typ)
             continue
         ev = probe(core, n_events, typ, at_ms)
         if ev is None:
             continue
+        if scratch is None:
+            scratch = core.copy()
         try:
             if at_ms >= scratch.deadline:
                 scratch.advance(at_ms)
             HANDLERS[typ](scratch, ev, at_ms, n_events + 1)
         except Refused:
             continue
-        out.append(str(typ))
-        scratch = core.copy()
+        out.append(typ)
+        scratch = None
     return out
+
+
+_ACTION_NAMES: tuple[str, ...] = tuple(str(t) for t in ACTIONS)

@@ -8,15 +8,29 @@ fires first, so the ball is dead at the very instant of the horn.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
 from chukker.engine.errors import show
 from chukker.engine.roster import Roster
 from chukker.engine.state import (
+    BY_EXTRA_PERIOD,
+    BY_REGULATION,
+    HORN_END,
+    HORN_SPLIT,
+    HORN_WARNING,
     INF,
+    IV_EXTRA,
+    IV_REGULAR,
+    IV_SHOOTOUT,
     R_CENTER,
     R_STOP,
+    S_FINAL,
+    S_IN_PLAY,
+    S_INTERVAL,
+    S_PRE_MATCH,
+    S_SHOOTOUT,
+    S_STOPPED,
+    TB_SHOOTOUT,
     Refused,
     ms_s,
     parse_spot,
@@ -24,10 +38,7 @@ from chukker.engine.state import (
 )
 from chukker.engine.types import (
     DecidedBy,
-    HornKind,
     IntervalKind,
-    Status,
-    Tiebreak,
 )
 
 
@@ -43,16 +54,26 @@ class Clock(Roster):
         """Stop a running clock at ``t``, adding the run to the period's running time."""
         if self.running:
             self.periods[-1][3] += t - self.run_since
-            self.remaining = self.remaining_at(t)
+            self.remaining -= t - self.run_since
             self.running = False
+            self.reschedule()
 
     def reschedule(self) -> None:
+        """Set :attr:`deadline`, the next instant the state changes by itself.
+
+        It reads the clock (``running``, ``run_since``, ``remaining``, ``warning_done``),
+        the interval and the injury time-out; the primitives that change them (:meth:`pause`,
+        :meth:`resume`, :meth:`start_period`, :meth:`begin_interval`, :meth:`finish`, the
+        injury time-out, :meth:`advance`) call it, so the fold need not after every event.
+        A handler that sets those fields itself must call it too (the differential test in
+        ``tests/engine/test_fast_paths.py`` checks the deadline after every event).
+        """
         d: float = INF
         if self.running:
-            d = self.run_since + self.remaining
+            d = float(self.run_since + self.remaining)
             if self.warn and not self.warning_done and self.remaining > self.warn_at:
-                d = self.run_since + self.remaining - self.warn_at
-        if self.status is Status.INTERVAL and not self.interval_over:
+                d = float(self.run_since + self.remaining - self.warn_at)
+        if self.status is S_INTERVAL and not self.interval_over:
             d = min(d, self.interval_end)
         if self.injury is not None and not self.injury["disabled"]:
             d = min(d, self.injury["deadline"])
@@ -71,13 +92,13 @@ class Clock(Roster):
                     and d == end - self.warn_at
                 ):
                     self.warning_done = True
-                    self.horns.append((d, self.period, HornKind.WARNING))
+                    self.horns.append((d, self.period, HORN_WARNING))
                 elif d == end:
                     self.end_period(d)
-            if self.status is Status.INTERVAL and not self.interval_over and d >= self.interval_end:
+            if self.status is S_INTERVAL and not self.interval_over and d >= self.interval_end:
                 self.interval_over = True
-                if self.interval_kind is IntervalKind.SHOOTOUT:
-                    self.status = Status.SHOOTOUT
+                if self.interval_kind is IV_SHOOTOUT:
+                    self.status = S_SHOOTOUT
                     self.restart = None
             inj = self.injury
             if inj is not None and not inj["disabled"] and d >= inj["deadline"]:
@@ -99,7 +120,7 @@ class Clock(Roster):
 
     def start_period(self, t: int) -> None:
         self.period += 1
-        self.status = Status.IN_PLAY
+        self.status = S_IN_PLAY
         self.remaining = self.length
         self.running = True
         self.run_since = t
@@ -116,6 +137,7 @@ class Clock(Roster):
         self.last_free_hit = None
         self.fh_open = False
         self.fh_goal = None
+        self.reschedule()
 
     def total(self, team: str) -> int:
         return self.goals[team] + self.hcp[team] + self.bonus[team]
@@ -123,7 +145,7 @@ class Clock(Roster):
     def end_period(self, t: int) -> None:
         """The horn: the period ends at ``t`` and the ball is dead at that instant."""
         self.pause(t)
-        self.horns.append((t, self.period, HornKind.END))
+        self.horns.append((t, self.period, HORN_END))
         self.periods[-1][2] = t
         self.mount_change_since = None
         self.fh_open = False
@@ -131,36 +153,37 @@ class Clock(Roster):
         a, b = self.team_ids
         iv = self.setup.interval_ms
         if self.period < count:
-            self.begin_interval(t, IntervalKind.REGULAR, self.plan.intervals_ms[self.period - 1])
+            self.begin_interval(t, IV_REGULAR, self.plan.intervals_ms[self.period - 1])
         elif self.total(a) != self.total(b):
             self.finish(t, a if self.total(a) > self.total(b) else b, self.decided_kind())
         elif self.period > count:
-            self.begin_interval(t, IntervalKind.EXTRA, iv(self.ed.extra_between_interval_ms.value))
-        elif self.opts.tiebreak is Tiebreak.SHOOTOUT:
-            self.begin_interval(t, IntervalKind.SHOOTOUT, iv(self.ed.shootout_interval_ms.value))
+            self.begin_interval(t, IV_EXTRA, iv(self.ed.extra_between_interval_ms.value))
+        elif self.opts.tiebreak is TB_SHOOTOUT:
+            self.begin_interval(t, IV_SHOOTOUT, iv(self.ed.shootout_interval_ms.value))
         else:
-            self.begin_interval(t, IntervalKind.EXTRA, iv(self.ed.extra_first_interval_ms.value))
+            self.begin_interval(t, IV_EXTRA, iv(self.ed.extra_first_interval_ms.value))
 
     def decided_kind(self) -> DecidedBy:
-        return DecidedBy.EXTRA_PERIOD if self.period > self.plan.count else DecidedBy.REGULATION
+        return BY_EXTRA_PERIOD if self.period > self.plan.count else BY_REGULATION
 
     def begin_interval(self, t: int, kind: IntervalKind, length: int) -> None:
-        self.status = Status.INTERVAL
+        self.status = S_INTERVAL
         self.interval_kind = kind
         self.interval_start = t
         self.interval_end = t + length
         self.interval_over = False
-        if kind is not IntervalKind.SHOOTOUT:
+        if kind is not IV_SHOOTOUT:
             self.restart = R_CENTER
             self.awaiting_bowl_in = True
         else:
             self.restart = None
+        self.reschedule()
 
     def finish(self, t: int, winner: str | None, how: DecidedBy) -> None:
         self.pause(t)
         if self.periods and self.periods[-1][2] is None:
             self.periods[-1][2] = t
-        self.status = Status.FINAL
+        self.status = S_FINAL
         self.final = True
         self.final_at = t
         self.winner = winner
@@ -174,7 +197,7 @@ class Clock(Roster):
     def stop_clock(self, t: int, ev_index: int) -> None:
         """A stoppage while the clock runs (whistle, foul, time-out)."""
         self.pause(t)
-        self.status = Status.STOPPED
+        self.status = S_STOPPED
         self.stoppage_fouls = set()
         self.stoppage_spot = None
         self.check_split(t)
@@ -183,7 +206,7 @@ class Clock(Roster):
         """Rule 5 split periods: a horn at the first stoppage after 3:30 of running time."""
         if self.split and not self.split_done and self.length - self.remaining >= self.split_after:
             self.split_done = True
-            self.horns.append((t, self.period, HornKind.SPLIT))
+            self.horns.append((t, self.period, HORN_SPLIT))
             self.mount_change_since = t
 
     def resume(self, t: int, ev_index: int) -> None:
@@ -201,50 +224,51 @@ class Clock(Roster):
                 )
             self.mount_change_since = None
         self.injury = None
-        self.status = Status.IN_PLAY
+        self.status = S_IN_PLAY
         self.running = True
         self.run_since = t
         self.restart = None
         self.awaiting_bowl_in = False
         self.stoppage_fouls = set()
         self.stoppage_spot = None
+        self.reschedule()
 
-    def on_bowl_in(self, ev: Mapping[str, Any], t: int, i: int) -> None:
+    def on_bowl_in(self, ev: dict[str, Any], t: int, i: int) -> None:
         if self.final:
             self.check_not_final()
         st = self.status
         if self.pending is not None:
             raise Refused("penalty_pending", penalty=self.pending["penalty"])
-        if st is Status.INTERVAL:
+        if st is S_INTERVAL:
             self.check_interval_over(t)
-        elif st is Status.SHOOTOUT:
+        elif st is S_SHOOTOUT:
             raise Refused("no_bowl_in_in_shootout")
         # (every refusal above comes before any change: see allowed_now)
         self.fh_open = False
-        if st is Status.IN_PLAY:
+        if st is S_IN_PLAY:
             self.awaiting_bowl_in = False
             self.restart = None
             return
-        if st is Status.STOPPED:
+        if st is S_STOPPED:
             self.resume(t, i)
             return
-        if st is Status.PRE_MATCH:
+        if st is S_PRE_MATCH:
             self.start_period(t)
             return
         self.start_period(t)  # after an interval that has run out
 
     def check_interval_over(self, t: int) -> None:
         if t < self.interval_end:
-            kind = self.interval_kind or IntervalKind.REGULAR
-            if kind is IntervalKind.EXTRA:
+            kind = self.interval_kind or IV_REGULAR
+            if kind is IV_EXTRA:
                 raise Refused(
                     "extra_interval_running", period=self.period + 1, until_ms=self.interval_end
                 )
-            if kind is IntervalKind.SHOOTOUT:
+            if kind is IV_SHOOTOUT:
                 raise Refused("shootout_interval_running", until_ms=self.interval_end)
             raise Refused("interval_running", period=self.period, until_ms=self.interval_end)
 
-    def on_whistle(self, ev: Mapping[str, Any], t: int, i: int) -> None:
+    def on_whistle(self, ev: dict[str, Any], t: int, i: int) -> None:
         if self.final:
             self.check_not_final()
         sp = ev.get("spot")
@@ -257,7 +281,7 @@ class Clock(Roster):
                 self.restart = R_STOP
                 self.awaiting_bowl_in = True
 
-    def on_timeout(self, ev: Mapping[str, Any], t: int, i: int) -> None:
+    def on_timeout(self, ev: dict[str, Any], t: int, i: int) -> None:
         if self.final:
             self.check_not_final()
         reason = ev.get("reason")
@@ -272,7 +296,7 @@ class Clock(Roster):
         elif ev.get("player") is not None:
             self.team_of(ev)
         self.on_whistle(ev, t, i)
-        if reason == "injury" and self.status is not Status.FINAL:
+        if reason == "injury" and self.status is not S_FINAL:
             # Rule 16: "not more than fifteen minutes": disabled only once more have passed
             limit = self.ed.injury_timeout_max_ms.value
             self.injury = {
@@ -285,10 +309,10 @@ class Clock(Roster):
             }
             self.reschedule()
 
-    def on_clock(self, ev: Mapping[str, Any], t: int, i: int) -> None:
+    def on_clock(self, ev: dict[str, Any], t: int, i: int) -> None:
         if self.final:
             self.check_not_final()
-        if self.status is not Status.STOPPED:
+        if self.status is not S_STOPPED:
             raise Refused("clock_not_stopped")
         reason = ev.get("reason")
         if not isinstance(reason, str) or not reason.strip():

@@ -20,7 +20,7 @@ answers what an operator may send now.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from typing import Any
 
 from chukker.engine.report import Report
@@ -30,7 +30,7 @@ class Core(Report):
     """The derived state of a match after some events: every layer, one class."""
 
 
-HANDLERS: dict[str, Callable[[Core, Mapping[str, Any], int, int], None]] = {
+HANDLERS: dict[str, Callable[[Core, dict[str, Any], int, int], None]] = {
     "bowl_in": Core.on_bowl_in,
     "whistle": Core.on_whistle,
     "goal": Core.on_goal,

@@ -43,8 +43,10 @@ class Fold:
         i = len(self.events) + 1
         core = self.core
         try:
-            if type(ev) is not dict and not isinstance(ev, Mapping):
-                raise Refused("not_an_object")
+            if type(ev) is not dict:
+                if not isinstance(ev, Mapping):
+                    raise Refused("not_an_object")
+                ev = dict(ev)  # the handlers read dicts (the record's events are)
             typ = ev.get("type")
             at = ev.get("at")
             # fast path for the common case: a float of seconds with ms precision
@@ -118,7 +120,7 @@ class Fold:
                 counts[j] = False
         return {j for j in range(n) if not counts[j]}
 
-    def _undo(self, ev: Mapping[str, Any], t: int, i: int) -> None:
+    def _undo(self, ev: dict[str, Any], t: int, i: int) -> None:
         target = ev.get("event")
         if type(target) is not int:
             raise Refused("undo_target_invalid", value=show(target))
@@ -146,8 +148,7 @@ class Fold:
         """Apply events in order (those after ``until_ms`` are left out)."""
         apply = self.apply
         if until_ms == INF and not self.lenient:
-            for ev in events:
-                apply(ev)
+            self._feed_all(events)
             return
         for ev in events:
             if until_ms != INF:
@@ -166,6 +167,49 @@ class Fold:
                 self.events.append(ev)
                 self.refused.add(len(self.events) - 1)
                 self._rebuild()
+
+    def _feed_all(self, events: Sequence[Mapping[str, Any]]) -> None:
+        """:meth:`apply` each event, in one loop: the replay's hot path.
+
+        The common event (a dict, ``at`` a number of seconds with ms precision, a known
+        type, not an ``undo``) is applied here; any other goes through :meth:`apply`,
+        which refuses it or handles the ``undo``. The clock's primitives keep
+        ``deadline`` up to date (:meth:`Core.reschedule`), so it is not recomputed after
+        each event; ``tests/engine/test_fast_paths.py`` holds this loop to :meth:`apply`.
+        """
+        handlers = HANDLERS
+        append = self.events.append
+        core = self.core
+        i = len(self.events)
+        for ev in events:
+            i += 1
+            if type(ev) is dict:
+                typ = ev.get("type")
+                at: Any = ev.get("at")
+                tat = type(at)
+                handler = handlers.get(typ) if type(typ) is str else None
+                if handler is not None:
+                    if tat is float and 0.0 <= at < 1e9:
+                        x = at * 1000.0
+                        t = int(x + 0.5)
+                        ok = -1e-3 < x - t < 1e-3
+                    elif tat is int and 0 <= at < 1_000_000_000:
+                        t = at * 1000
+                        ok = True
+                    else:
+                        ok = False
+                    if ok and t >= core.last_at:
+                        try:
+                            if t >= core.deadline:
+                                core.advance(t)
+                            handler(core, ev, t, i)
+                        except Refused as r:
+                            raise _error(i, ev, r) from None
+                        core.last_at = core.now = t
+                        append(ev)
+                        continue
+            self.apply(ev)  # the uncommon event (or an undo, which refolds: a new core)
+            core = self.core
 
     def _rebuild(self) -> None:
         """After a refused event in lenient mode, refold the accepted ones."""
@@ -189,7 +233,7 @@ class Fold:
                 core.advance(tj)
                 core.last_at = max(core.last_at, tj)
                 continue
-            e = self.events[j]
+            e: Any = self.events[j]  # accepted: a dict
             try:
                 if tj >= core.deadline:
                     core.advance(tj)

@@ -2,28 +2,34 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
 from chukker.engine.errors import show
 from chukker.engine.shootout import Shootout
 from chukker.engine.state import (
+    BY_EXTRA_PERIOD,
+    BY_FORFEIT,
+    BY_PENALTY,
+    IV_EXTRA,
+    IV_SHOOTOUT,
     R_CENTER,
     R_PENDING,
     R_RULE10,
     R_STOP,
+    RK_BOWL_IN,
+    S_IN_PLAY,
+    S_INTERVAL,
+    S_PRE_MATCH,
+    S_SHOOTOUT,
+    S_STOPPED,
+    TPL_NONE,
     Refused,
     bool_field,
     ms_s,
     parse_spot,
 )
 from chukker.engine.types import (
-    DecidedBy,
-    IntervalKind,
     Penalty,
-    RestartKind,
-    Status,
-    TwoPointLine,
 )
 
 _FREE_HIT_PENALTIES = frozenset({"2", "3", "4", "5", "5a", "5b"})
@@ -35,16 +41,16 @@ _NOT_BEFORE_SHOOTOUT = _FREE_HIT_PENALTIES | {"6"}
 class Penalties(Shootout):
     """Scoring, fouls and their penalties."""
 
-    def on_goal(self, ev: Mapping[str, Any], t: int, i: int) -> None:
+    def on_goal(self, ev: dict[str, Any], t: int, i: int) -> None:
         if self.final:
             self.check_not_final()
         team = self.team_of(ev)
         player = self.player_of(ev, team)
-        if self.status is not Status.IN_PLAY or not self.running:
+        if self.status is not S_IN_PLAY or not self.running:
             raise self.dead()
         self.check_may_play(team, player)
         two = bool_field(ev, "two_point")
-        if two and self.opts.two_point_line is TwoPointLine.NONE:
+        if two and self.opts.two_point_line is TPL_NONE:
             raise Refused("no_two_point_line")
         points = self.ed.two_point_goal.value if two else 1
         from_free_hit = (
@@ -65,7 +71,7 @@ class Penalties(Shootout):
         ):
             # Rule 5 split periods: a goal is a stoppage too; the clock stops for the mount change
             self.pause(t)
-            self.status = Status.STOPPED
+            self.status = S_STOPPED
             self.stoppage_fouls = set()
             self.check_split(t)
 
@@ -84,18 +90,18 @@ class Penalties(Shootout):
                 "event": i,
             }
         )
-        if self.period > self.plan.count and self.status is not Status.INTERVAL:
+        if self.period > self.plan.count and self.status is not S_INTERVAL:
             # Rule 5: in an extra period the first team to score wins; the period ends here
-            self.finish(t, team, DecidedBy.EXTRA_PERIOD)
+            self.finish(t, team, BY_EXTRA_PERIOD)
         elif (
-            self.status is Status.INTERVAL
+            self.status is S_INTERVAL
             and self.period >= self.plan.count
-            and (self.interval_kind in (IntervalKind.EXTRA, IntervalKind.SHOOTOUT))
+            and (self.interval_kind in (IV_EXTRA, IV_SHOOTOUT))
         ):
             # a Penalty 1 goal awarded after the last horn of a tied match breaks the tie
-            self.finish(t, team, DecidedBy.PENALTY)
+            self.finish(t, team, BY_PENALTY)
 
-    def on_foul(self, ev: Mapping[str, Any], t: int, i: int) -> None:
+    def on_foul(self, ev: dict[str, Any], t: int, i: int) -> None:
         team = self.team_of(ev)
         raw = ev.get("penalty")
         if type(raw) is str and raw in _PENALTIES:
@@ -108,7 +114,7 @@ class Penalties(Shootout):
             raise Refused("penalty_invalid", value=show(raw))
         if self.final and not (
             pen == "9"
-            and self.decided_by is DecidedBy.FORFEIT
+            and self.decided_by is BY_FORFEIT
             and len(self.forfeited) == 1
             and team not in self.forfeited
         ):
@@ -117,10 +123,10 @@ class Penalties(Shootout):
         self.check_may_play(team, player)
         sp = ev.get("spot")
         spot = None if sp is None else parse_spot(sp)
-        if self.status is Status.SHOOTOUT and pen in _NOT_IN_SHOOTOUT:
+        if self.status is S_SHOOTOUT and pen in _NOT_IN_SHOOTOUT:
             raise Refused("penalty_not_in_shootout", penalty=pen)
-        between = self.status in (Status.INTERVAL, Status.PRE_MATCH)
-        if between and self.interval_kind is IntervalKind.SHOOTOUT and pen in _NOT_BEFORE_SHOOTOUT:
+        between = self.status in (S_INTERVAL, S_PRE_MATCH)
+        if between and self.interval_kind is IV_SHOOTOUT and pen in _NOT_BEFORE_SHOOTOUT:
             raise Refused("penalty_before_shootout", penalty=pen)
         if pen != "6":
             self.fh_open = False
@@ -152,7 +158,7 @@ class Penalties(Shootout):
                 return
             self.pending = None
             self.restart = {
-                "kind": RestartKind.BOWL_IN,
+                "kind": RK_BOWL_IN,
                 "where": "p1",
                 "fouling": team,
                 "toward": "sideboards",
@@ -187,7 +193,7 @@ class Penalties(Shootout):
         elif self.restart is None:
             self.restart = R_STOP
             self.awaiting_bowl_in = True
-        if self.status is Status.SHOOTOUT:
+        if self.status is S_SHOOTOUT:
             self.skip_turns(t)
 
     def penalty_6(self, t: int, i: int, team: str) -> None:
@@ -217,7 +223,7 @@ class Penalties(Shootout):
         self.restart = R_CENTER
         self.awaiting_bowl_in = True
 
-    def penalty_7(self, t: int, i: int, ev: Mapping[str, Any], team: str, fouled: str) -> None:
+    def penalty_7(self, t: int, i: int, ev: dict[str, Any], team: str, fouled: str) -> None:
         """Penalty 7: the disabled player retires (or a substitute comes in); the fouled
         team's captain designates a fouling player to leave (Rule 9)."""
         if ev.get("disabled") is None:
@@ -270,7 +276,7 @@ class Penalties(Shootout):
         self.remove(team, int(chosen), "7")
 
     def penalty_8(
-        self, t: int, i: int, ev: Mapping[str, Any], team: str, player: int | None
+        self, t: int, i: int, ev: dict[str, Any], team: str, player: int | None
     ) -> None:
         mount = bool_field(ev, "mount")
         equipment = bool_field(ev, "equipment")
@@ -286,7 +292,7 @@ class Penalties(Shootout):
             return
         self.remove(team, player, "8")
 
-    def penalty_10(self, t: int, i: int, ev: Mapping[str, Any], team: str, player: int) -> None:
+    def penalty_10(self, t: int, i: int, ev: dict[str, Any], team: str, player: int) -> None:
         n = ev.get("for_periods")
         if n is None:
             self.remove(team, player, "10")
@@ -306,24 +312,24 @@ class Penalties(Shootout):
         if len(self.forfeited) == 2:
             # Penalty 9: both teams forfeit, whichever violation came first
             self.winner = None
-            self.decided_by = DecidedBy.FORFEIT
+            self.decided_by = BY_FORFEIT
             return
-        self.finish(t, self.setup.other(team), DecidedBy.FORFEIT)
+        self.finish(t, self.setup.other(team), BY_FORFEIT)
 
-    def on_forfeit(self, ev: Mapping[str, Any], t: int, i: int) -> None:
+    def on_forfeit(self, ev: dict[str, Any], t: int, i: int) -> None:
         team = self.team_of(ev)
-        if self.final and not (self.decided_by is DecidedBy.FORFEIT and len(self.forfeited) == 1):
+        if self.final and not (self.decided_by is BY_FORFEIT and len(self.forfeited) == 1):
             self.check_not_final()
         self.forfeit(t, team)
 
-    def on_free_hit(self, ev: Mapping[str, Any], t: int, i: int) -> None:
+    def on_free_hit(self, ev: dict[str, Any], t: int, i: int) -> None:
         if self.final:
             self.check_not_final()
         p = self.pending
         if p is None:
             raise Refused("no_free_hit_pending")
         st = self.status
-        if st is Status.STOPPED:
+        if st is S_STOPPED:
             rem = self.remaining
             reset = self.ed.late_penalty_reset_ms.value
             if rem < reset and self.ed.has("late_penalty_reset"):
@@ -338,8 +344,8 @@ class Penalties(Shootout):
                     reset_ms=reset,
                 )
             self.resume(t, i)
-        elif st is Status.INTERVAL or st is Status.PRE_MATCH:
-            if st is Status.INTERVAL:
+        elif st is S_INTERVAL or st is S_PRE_MATCH:
+            if st is S_INTERVAL:
                 self.check_interval_over(t)
             self.start_period(t)
         else:

@@ -10,12 +10,15 @@ from typing import Any
 from chukker.engine import spots
 from chukker.engine.penalties import Penalties
 from chukker.engine.state import (
+    IV_SHOOTOUT_ROUND,
+    S_INTERVAL,
+    S_PRE_MATCH,
+    S_SHOOTOUT,
+    S_STOPPED,
     ms_s,
 )
 from chukker.engine.types import (
     End,
-    IntervalKind,
-    Status,
 )
 
 
@@ -25,7 +28,7 @@ class Report(Penalties):
     def restart_period(self) -> int:
         """The period in which the next restart is taken: this one, or the next between
         periods (and 1 before the match)."""
-        between = self.status is Status.INTERVAL or self.status is Status.PRE_MATCH
+        between = self.status is S_INTERVAL or self.status is S_PRE_MATCH
         return max(self.period + (1 if between else 0), 1)
 
     def restart_report(self) -> dict[str, Any] | None:
@@ -121,21 +124,21 @@ class Report(Penalties):
     def report(self, at_ms: int) -> dict[str, Any]:
         a, b = self.team_ids
         st = self.status
-        if st is Status.PRE_MATCH:
+        if st is S_PRE_MATCH:
             clock = {"remaining_ms": self.length, "running": False}
         else:
             clock = {"remaining_ms": self.remaining_at(at_ms), "running": self.running}
         interval = None
-        if st is Status.INTERVAL and self.interval_kind is not None:
+        if st is S_INTERVAL and self.interval_kind is not None:
             interval = {
                 "kind": str(self.interval_kind),
                 "start": ms_s(self.interval_start),
                 "end": ms_s(self.interval_end),
                 "remaining_ms": max(self.interval_end - at_ms, 0),
             }
-        elif st is Status.SHOOTOUT and self.so_next_at > at_ms:
+        elif st is S_SHOOTOUT and self.so_next_at > at_ms:
             interval = {
-                "kind": str(IntervalKind.SHOOTOUT_ROUND),
+                "kind": str(IV_SHOOTOUT_ROUND),
                 "start": ms_s(
                     self.so_next_at
                     - self.setup.interval_ms(self.ed.shootout_round_interval_ms.value)
@@ -144,7 +147,7 @@ class Report(Penalties):
                 "remaining_ms": self.so_next_at - at_ms,
             }
         mount = None
-        if self.mount_change_since is not None and st is Status.STOPPED:
+        if self.mount_change_since is not None and st is S_STOPPED:
             limit = self.ed.mount_change_max_ms.value
             mount = {
                 "since": ms_s(self.mount_change_since),
@@ -164,7 +167,7 @@ class Report(Penalties):
             }
             pending.update(self.free_hit_spot(self.pending, self.setup.defends(p)))
         shootout = None
-        if self.so_order is not None or st is Status.SHOOTOUT or self.so_shots:
+        if self.so_order is not None or st is S_SHOOTOUT or self.so_shots:
             nxt = None
             if not self.final and self.so_seq and self.so_pos < len(self.so_seq):
                 nt, npl = self.so_seq[self.so_pos]

@@ -4,16 +4,16 @@ designations and returns (Rules 3, 16; Penalties 7, 8, 10) (internal).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
 from chukker.engine.errors import show
 from chukker.engine.state import (
+    S_IN_PLAY,
+    S_INTERVAL,
+    S_PRE_MATCH,
+    S_SHOOTOUT,
     Refused,
     State,
-)
-from chukker.engine.types import (
-    Status,
 )
 
 
@@ -24,7 +24,7 @@ class Roster(State):
         """The period a player's eligibility is judged in: this one; between periods the
         next; the shootout counts as an additional period (Rule 5, substitution)."""
         st = self.status
-        nxt = st is Status.INTERVAL or st is Status.PRE_MATCH or st is Status.SHOOTOUT
+        nxt = st is S_INTERVAL or st is S_PRE_MATCH or st is S_SHOOTOUT
         return max(self.period + (1 if nxt else 0), 1)
 
     def why_not(self, team: str, no: int) -> tuple[str, dict[str, Any]] | None:
@@ -92,10 +92,10 @@ class Roster(State):
     def check_dead_ball(self, action: str) -> None:
         if self.final:
             self.check_not_final()
-        if self.status is Status.IN_PLAY:
+        if self.status is S_IN_PLAY:
             raise Refused("ball_live", action=action)
 
-    def on_substitute(self, ev: Mapping[str, Any], t: int, i: int) -> None:
+    def on_substitute(self, ev: dict[str, Any], t: int, i: int) -> None:
         self.check_dead_ball("a substitution is made")
         team = self.team_of(ev)
         out_no = self.player_of(ev, team, required=True, key="out")
@@ -115,7 +115,7 @@ class Roster(State):
         in_no = self.check_alternate(team, ev.get("in"))
         self.bring_in(team, out_no, in_no)
 
-    def on_designate(self, ev: Mapping[str, Any], t: int, i: int) -> None:
+    def on_designate(self, ev: dict[str, Any], t: int, i: int) -> None:
         if self.final:
             self.check_not_final()
         team = self.team_of(ev)
@@ -129,7 +129,7 @@ class Roster(State):
             )
         self.remove(team, int(player or 0), "7")
 
-    def on_return(self, ev: Mapping[str, Any], t: int, i: int) -> None:
+    def on_return(self, ev: dict[str, Any], t: int, i: int) -> None:
         if self.final:
             self.check_not_final()
         team = self.team_of(ev)

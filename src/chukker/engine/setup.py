@@ -338,14 +338,18 @@ def _team(team_id: str, doc: Any, ed: Edition) -> Team:
         )
     players: list[Player] = []
     for i, p in enumerate(players_doc):
-        ppath = f"{path}.players[{i}]"
-        if not isinstance(p, Mapping):
-            raise SetupError(ppath, "must be an object with no, name and handicap")
-        no = _int(f"{ppath}.no", p.get("no"))
+        if type(p) is not dict and not isinstance(p, Mapping):
+            raise SetupError(f"{path}.players[{i}]", "must be an object with no, name and handicap")
+        no = p.get("no")
         pname = p.get("name", "")
-        if not isinstance(pname, str):
-            raise SetupError(f"{ppath}.name", "must be a string")
-        hcp = _int(f"{ppath}.handicap", p.get("handicap", 0))
+        hcp = p.get("handicap", 0)
+        if type(no) is not int or type(pname) is not str or type(hcp) is not int:
+            # the path is spelled out only for a refusal
+            ppath = f"{path}.players[{i}]"
+            no = _int(f"{ppath}.no", no)
+            if not isinstance(pname, str):
+                raise SetupError(f"{ppath}.name", "must be a string")
+            hcp = _int(f"{ppath}.handicap", hcp)
         players.append(Player(no, pname, hcp))
     numbers = sorted(p.no for p in players)
     if numbers != list(range(1, n + 1)):

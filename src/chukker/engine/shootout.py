@@ -8,15 +8,16 @@ from typing import Any
 from chukker.engine.clock import Clock
 from chukker.engine.errors import show
 from chukker.engine.state import (
+    BY_SHOOTOUT,
+    IV_SHOOTOUT,
+    S_INTERVAL,
+    S_SHOOTOUT,
+    SP_ONE,
     Refused,
     ms_s,
 )
 from chukker.engine.types import (
-    DecidedBy,
-    IntervalKind,
-    ShootoutPlayers,
     ShotResult,
-    Status,
 )
 
 _SHOT_RESULTS = frozenset(str(r) for r in ShotResult)
@@ -28,18 +29,18 @@ class Shootout(Clock):
     def check_shootout(self, t: int) -> None:
         if self.final:
             self.check_not_final()
-        if self.status is Status.INTERVAL and self.interval_kind is IntervalKind.SHOOTOUT:
+        if self.status is S_INTERVAL and self.interval_kind is IV_SHOOTOUT:
             self.check_interval_over(t)
-        if self.status is not Status.SHOOTOUT:
+        if self.status is not S_SHOOTOUT:
             raise Refused("no_shootout")
 
-    def on_shootout_order(self, ev: Mapping[str, Any], t: int, i: int) -> None:
+    def on_shootout_order(self, ev: dict[str, Any], t: int, i: int) -> None:
         if self.final:
             self.check_not_final()
         in_so_interval = (
-            self.status is Status.INTERVAL and self.interval_kind is IntervalKind.SHOOTOUT
+            self.status is S_INTERVAL and self.interval_kind is IV_SHOOTOUT
         )
-        if not in_so_interval and self.status is not Status.SHOOTOUT:
+        if not in_so_interval and self.status is not S_SHOOTOUT:
             raise Refused("no_shootout")
         if self.so_shots:
             raise Refused("shootout_order_fixed")
@@ -48,7 +49,7 @@ class Shootout(Clock):
         if not isinstance(order, Mapping) or set(order) != set(self.team_ids):
             a, b = self.team_ids
             raise Refused("shootout_order_invalid", a=a, b=b)
-        one = self.opts.shootout_players is ShootoutPlayers.ONE
+        one = self.opts.shootout_players is SP_ONE
         clean: dict[str, list[int]] = {}
         for team in self.team_ids:
             lst = order[team]
@@ -75,7 +76,7 @@ class Shootout(Clock):
         self.so_seq = seq
         self.so_pos = 0
 
-    def on_shot(self, ev: Mapping[str, Any], t: int, i: int) -> None:
+    def on_shot(self, ev: dict[str, Any], t: int, i: int) -> None:
         self.check_shootout(t)
         if self.so_order is None:
             raise Refused("order_missing")
@@ -133,13 +134,13 @@ class Shootout(Clock):
             w = a if self.so_goals[a] > self.so_goals[b] else b
             # the shootout winner wins the match by one goal
             self.bonus[w] = 1
-            self.finish(t, w, DecidedBy.SHOOTOUT)
+            self.finish(t, w, BY_SHOOTOUT)
             return
         if not self.ed.has("shootout_rounds"):
             # the 2006 text: "each player will attempt a free hit ... team with most goals
             # wins"; it has no further round, so a tie stands for the committee (Rule 4)
             self.notice(t, None, "5", "shootout_tied_no_round")
-            self.finish(t, None, DecidedBy.SHOOTOUT)
+            self.finish(t, None, BY_SHOOTOUT)
             return
         self.so_round += 1
         self.so_pos = 0
@@ -147,9 +148,9 @@ class Shootout(Clock):
         while self.so_pos < len(self.so_seq) and self.why_not(*self.so_seq[self.so_pos]):
             self.so_pos += 1
         if self.so_pos == len(self.so_seq):  # nobody left to hit
-            self.finish(t, None, DecidedBy.SHOOTOUT)
+            self.finish(t, None, BY_SHOOTOUT)
 
-    def on_move_to_15(self, ev: Mapping[str, Any], t: int, i: int) -> None:
+    def on_move_to_15(self, ev: dict[str, Any], t: int, i: int) -> None:
         self.check_edition("move_to_15")
         self.check_shootout(t)
         if self.so_moved:

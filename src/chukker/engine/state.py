@@ -9,46 +9,56 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from typing import Any, Self
+from typing import Any, Final, Self
 
 from chukker.engine import spots
 from chukker.engine.errors import message, show
 from chukker.engine.setup import Setup
 from chukker.engine.types import (
     DecidedBy,
+    HornKind,
     IntervalKind,
-    Penalty,
     RestartKind,
-    ShotResult,
+    ShootoutPlayers,
     Status,
+    Tiebreak,
+    TwoPointLine,
 )
 from chukker.rules.editions import introduced_in
 
 INF = math.inf
-_FREE_HIT_PENALTIES = frozenset({"2", "3", "4", "5", "5a", "5b"})
-_PENALTIES = frozenset(str(p) for p in Penalty)
-_SHOT_RESULTS = frozenset(str(r) for r in ShotResult)
-_NOT_IN_SHOOTOUT = _FREE_HIT_PENALTIES | {"1", "6"}
-_NOT_BEFORE_SHOOTOUT = _FREE_HIT_PENALTIES | {"6"}
-# shared restart descriptors (read-only; the report builds fresh objects from them)
-R_CENTER: Mapping[str, Any] = {"kind": RestartKind.BOWL_IN, "where": "center"}
-R_STOP: Mapping[str, Any] = {"kind": RestartKind.BOWL_IN, "where": "stop"}
-R_PENDING: Mapping[str, Any] = {"kind": RestartKind.FREE_HIT, "where": "pending"}
-R_RULE10: Mapping[str, Any] = {"kind": RestartKind.BOWL_IN, "where": "rule10"}
-# what Core.copy copies: lists, tables of containers, flat tables and sets
-_LISTS = (
-    "corrections",
-    "goal_log",
-    "foul_log",
-    "horns",
-    "periods",
-    "notices",
-    "forfeited",
-    "so_shots",
-)
-_TABLES = ("field", "out", "mounts_out", "removed", "disabled")
-_FLAT_TABLES = ("goals", "bonus", "so_goals", "so_attempts", "designation", "stoppage_fouls")
+# enum members as module constants: in Python 3.11 ``Status.IN_PLAY`` goes through
+# ``EnumType.__getattr__`` (about 0.3 us a time); a module constant costs a global load
+# (and is a C static in the compiled engine)
+S_FINAL: Final = Status.FINAL
+S_INTERVAL: Final = Status.INTERVAL
+S_IN_PLAY: Final = Status.IN_PLAY
+S_PRE_MATCH: Final = Status.PRE_MATCH
+S_SHOOTOUT: Final = Status.SHOOTOUT
+S_STOPPED: Final = Status.STOPPED
+IV_EXTRA: Final = IntervalKind.EXTRA
+IV_REGULAR: Final = IntervalKind.REGULAR
+IV_SHOOTOUT: Final = IntervalKind.SHOOTOUT
+IV_SHOOTOUT_ROUND: Final = IntervalKind.SHOOTOUT_ROUND
+HORN_END: Final = HornKind.END
+HORN_SPLIT: Final = HornKind.SPLIT
+HORN_WARNING: Final = HornKind.WARNING
+BY_EXTRA_PERIOD: Final = DecidedBy.EXTRA_PERIOD
+BY_FORFEIT: Final = DecidedBy.FORFEIT
+BY_PENALTY: Final = DecidedBy.PENALTY
+BY_REGULATION: Final = DecidedBy.REGULATION
+BY_SHOOTOUT: Final = DecidedBy.SHOOTOUT
+RK_BOWL_IN: Final = RestartKind.BOWL_IN
+RK_FREE_HIT: Final = RestartKind.FREE_HIT
+TPL_NONE: Final = TwoPointLine.NONE
+SP_ONE: Final = ShootoutPlayers.ONE
+TB_SHOOTOUT: Final = Tiebreak.SHOOTOUT
 
+# shared restart descriptors (read-only; the report builds fresh objects from them)
+R_CENTER: Mapping[str, Any] = {"kind": RK_BOWL_IN, "where": "center"}
+R_STOP: Mapping[str, Any] = {"kind": RK_BOWL_IN, "where": "stop"}
+R_PENDING: Mapping[str, Any] = {"kind": RK_FREE_HIT, "where": "pending"}
+R_RULE10: Mapping[str, Any] = {"kind": RK_BOWL_IN, "where": "rule10"}
 
 class Refused(Exception):
     """Raised inside a handler; the fold turns it into an :class:`EngineError`."""
@@ -84,7 +94,7 @@ def ms_s(ms: int) -> float:
     return ms / 1000
 
 
-def bool_field(ev: Mapping[str, Any], key: str) -> bool:
+def bool_field(ev: dict[str, Any], key: str) -> bool:
     v = ev.get(key, False)
     if v is None:
         return False
@@ -115,8 +125,11 @@ class State:
     """The derived state of a match after some events, and the checks every handler
     shares. :class:`~chukker.engine.core.Core` adds the handlers, one layer per concern."""
 
-    def __init__(self, setup: Setup) -> None:
+    def __init__(self, setup: Setup, *, blank: bool = False) -> None:
+        """The state before the first event (``blank``: nothing set, for :meth:`copy`)."""
         self.setup = setup
+        if blank:
+            return
         self.ed = setup.edition
         self.opts = setup.options
         self.plan = setup.plan
@@ -132,7 +145,7 @@ class State:
 
         self.now = 0
         self.last_at = 0
-        self.status = Status.PRE_MATCH
+        self.status = S_PRE_MATCH
         self.period = 0
         # clock
         self.running = False
@@ -195,19 +208,80 @@ class State:
         """An independent copy, cheap: logs are copied as lists (their entries are never
         changed in place; a changed entry is replaced), tables one or two levels deep.
         Values that are replaced, never changed in place (``pending``, ``injury``,
-        ``so_order``, ``so_seq``, ``restart``), are shared."""
-        c = object.__new__(type(self))
-        d = self.__dict__.copy()
-        for k in _LISTS:
-            d[k] = d[k].copy()
-        for k in _TABLES:
-            d[k] = {kk: vv.copy() for kk, vv in d[k].items()}
-        for k in _FLAT_TABLES:
-            d[k] = d[k].copy()
-        ps = d["periods"]
+        ``so_order``, ``so_seq``, ``restart``), are shared.
+
+        Field by field (the compiled engine's classes have no ``__dict__``);
+        ``tests/engine/test_layout.py`` checks that no field set by ``__init__`` is missed.
+        """
+        c = type(self)(self.setup, blank=True)
+        c.ed = self.ed
+        c.opts = self.opts
+        c.plan = self.plan
+        c.length = self.length
+        c.team_ids = self.team_ids
+        c.other = self.other
+        c.hcp = self.hcp
+        c.warn = self.warn
+        c.warn_at = self.warn_at
+        c.split = self.split
+        c.split_after = self.split_after
+        c.sheet = self.sheet
+        c.now = self.now
+        c.last_at = self.last_at
+        c.status = self.status
+        c.period = self.period
+        c.running = self.running
+        c.remaining = self.remaining
+        c.run_since = self.run_since
+        c.warning_done = self.warning_done
+        c.split_done = self.split_done
+        c.mount_change_since = self.mount_change_since
+        c.corrections = self.corrections.copy()
+        c.interval_kind = self.interval_kind
+        c.interval_start = self.interval_start
+        c.interval_end = self.interval_end
+        c.interval_over = self.interval_over
+        c.deadline = self.deadline
+        c.goals = self.goals.copy()
+        c.bonus = self.bonus.copy()
+        c.goal_log = self.goal_log.copy()
+        c.foul_log = self.foul_log.copy()
+        c.horns = self.horns.copy()
+        c.periods = self.periods.copy()
+        c.notices = self.notices.copy()
+        c.awaiting_bowl_in = self.awaiting_bowl_in
+        c.restart = self.restart
+        c.pending = self.pending
+        c.last_free_hit = self.last_free_hit
+        c.fh_open = self.fh_open
+        c.fh_goal = self.fh_goal
+        c.stoppage_fouls = self.stoppage_fouls.copy()
+        c.stoppage_spot = self.stoppage_spot
+        c.field = {k: v.copy() for k, v in self.field.items()}
+        c.out = {k: v.copy() for k, v in self.out.items()}
+        c.mounts_out = {k: v.copy() for k, v in self.mounts_out.items()}
+        c.designation = self.designation.copy()
+        c.removed = {k: v.copy() for k, v in self.removed.items()}
+        c.disabled = {k: v.copy() for k, v in self.disabled.items()}
+        c.injury = self.injury
+        c.final = self.final
+        c.final_at = self.final_at
+        c.winner = self.winner
+        c.decided_by = self.decided_by
+        c.forfeited = self.forfeited.copy()
+        c.so_first = self.so_first
+        c.so_order = self.so_order
+        c.so_seq = self.so_seq
+        c.so_pos = self.so_pos
+        c.so_round = self.so_round
+        c.so_shots = self.so_shots.copy()
+        c.so_goals = self.so_goals.copy()
+        c.so_moved = self.so_moved
+        c.so_next_at = self.so_next_at
+        c.so_attempts = self.so_attempts.copy()
+        ps = c.periods
         if ps:
             ps[-1] = list(ps[-1])
-        c.__dict__ = d
         return c
 
     def notice(self, at: int, event: int | None, clause: str, code: str, **params: Any) -> None:
@@ -224,7 +298,7 @@ class State:
             }
         )
 
-    def team_of(self, ev: Mapping[str, Any], key: str = "team") -> str:
+    def team_of(self, ev: dict[str, Any], key: str = "team") -> str:
         t = ev.get(key)
         if not isinstance(t, str) or t not in self.goals:
             a, b = self.team_ids
@@ -240,7 +314,7 @@ class State:
         raise Refused("unknown_player", value=show(value), team=team)
 
     def player_of(
-        self, ev: Mapping[str, Any], team: str, *, required: bool = False, key: str = "player"
+        self, ev: dict[str, Any], team: str, *, required: bool = False, key: str = "player"
     ) -> int | None:
         p = ev.get(key)
         if p is None:
@@ -251,11 +325,11 @@ class State:
 
     def dead(self) -> Refused:
         st = self.status
-        if st is Status.PRE_MATCH:
+        if st is S_PRE_MATCH:
             return Refused("not_started")
-        if st is Status.INTERVAL:
+        if st is S_INTERVAL:
             return Refused("ball_dead", period=self.period, since_ms=self.periods[-1][2])
-        if st is Status.SHOOTOUT:
+        if st is S_SHOOTOUT:
             return Refused("in_shootout")
         return Refused("play_stopped", restart="free_hit" if self.pending else "bowl_in")
 

@@ -262,6 +262,27 @@ def render_svg(sc: Scenario, lang: str = "en") -> str:
     return "\n".join(out)
 
 
+def render_legend_svg(sc: Scenario, lang: str = "en") -> str:
+    """The diagram's legend alone, as a small SVG: the same drawing as in
+    :func:`render_svg`, for a page to show at a readable size where the whole diagram
+    is drawn small (a phone)."""
+    scene = build(sc, lang)
+    L = Layout(scene)
+    h = 8 + 22 + 38 + 22 + 22 * len(sc.teams) + 22
+    x0, w = SIDE_X - 6, W - SIDE_X + 6
+    u = ui(lang)
+    return "\n".join(
+        [
+            f'<svg xmlns="http://www.w3.org/2000/svg" class="legend-only" '
+            f'viewBox="{x0:g} {HEADER:g} {w:g} {h:g}" width="{w:g}" height="{h:g}" '
+            f'font-family="Helvetica, Arial, sans-serif" role="img" '
+            f"aria-label={quoteattr(u['legend'])}>",
+            *_legend(scene, L),
+            "</svg>",
+        ]
+    )
+
+
 def _legend(scene: Scene, L: Layout) -> list[str]:
     u = ui(scene.lang)
     sc = scene.scenario

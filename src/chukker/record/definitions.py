@@ -34,6 +34,7 @@ from chukker.engine.types import (
     Tiebreak,
     TwoPointLine,
 )
+from chukker.record import quick as _quick
 from chukker.record.errors import RecordError
 from chukker.rules.editions import EDITIONS
 
@@ -278,18 +279,33 @@ def _object(
         if k not in fields:
             raise RecordError(code="unknown_field", path=_join(path, _key(k, path)))
     out: dict[str, Any] = {}
-    for k, f in fields.items():
-        if k not in doc or doc[k] is None:
+    for k, f, ok in _plan(fields):
+        v = doc.get(k)
+        if v is None:
             if f.required:
                 raise RecordError(code="field_required", path=_join(path, k))
             if k in doc:
                 out[k] = None
             continue
-        sub = _join(path, k)
-        out[k] = special(doc[k], f, sub) if special and f.kind not in _PLAIN else check(
-            doc[k], f, sub
-        )
+        if ok is None:
+            sub = _join(path, k)
+            out[k] = special(v, f, sub) if special else check(v, f, sub)
+        else:  # a plain field: the quick yes, else the full check (which says why)
+            out[k] = v if ok(v) else check(v, f, _join(path, k))
     return out
+
+
+_Plan = tuple[tuple[str, Field, Callable[[Any], bool] | None], ...]
+_PLANS: dict[int, tuple[Mapping[str, Field], _Plan]] = {}
+
+
+def _plan(fields: Mapping[str, Field]) -> _Plan:
+    """Each field of a table with its quick yes (``None``: a special kind), made once."""
+    got = _PLANS.get(id(fields))
+    if got is None or got[0] is not fields:
+        plan = tuple((k, f, _fast(f) if f.kind in _PLAIN else None) for k, f in fields.items())
+        got = _PLANS[id(fields)] = (fields, plan)
+    return got[1]
 
 
 _PLAIN = frozenset({"int", "number", "string", "bool", "enum", "penalty", "int_or_bool", "spot",
@@ -336,9 +352,144 @@ _FAST: dict[str, tuple[frozenset[str], tuple[tuple[str, Field, Callable[[Any], b
 _AT_OK = _fast(AT)
 
 
+def quick_source() -> str:
+    """The source of :mod:`chukker.record.quick`: each event type's field table unrolled
+    into straight-line checks (the tests of :func:`_fast`, without a call per field).
+    The module is generated, committed and compiled with the engine;
+    ``tests/record/test_quick.py`` checks it is what the tables say today."""
+    out = [
+        '"""The quick yes of each event type, generated from',
+        "``chukker.record.definitions.EVENTS`` by ``quick_source()``: do not edit. After",
+        "changing the tables: ``python -c 'from chukker.record.definitions import *;",
+        "print(quick_source(), end=\"\")' > src/chukker/record/quick.py``.",
+        "``tests/record/test_quick.py`` fails while it is out of date.",
+        '"""',
+        "",
+        "# ruff: noqa: E501, SIM114",
+        "from __future__ import annotations",
+        "",
+        "from collections.abc import Callable",
+        "from typing import Any, Final",
+        "",
+        "INF: Final = float(\"inf\")",
+    ]
+    sets: dict[frozenset[str], str] = {}
+
+    def const(values: frozenset[str]) -> str:
+        if values not in sets:
+            sets[values] = f"_S{len(sets)}"
+        return sets[values]
+
+    funcs: list[str] = []
+    for typ, fields in EVENTS.items():
+        keys = const(frozenset({"at", "type", *fields}))
+        body = [f"def clean_{typ}(ev: dict[str, Any]) -> bool:", "    n = 1"]
+        body.append("    v = ev.get('at')")
+        body.append(_clean_test("v", AT, True, const))
+        for k, f in fields.items():
+            body.append(f"    v = ev.get({k!r})")
+            body.append(_clean_test("v", f, f.required, const))
+        body.append(f"    return len(ev) == n or {keys}.issuperset(ev)")
+        funcs.append("\n".join(body))
+    for values, name in sets.items():
+        out.append(f"{name}: Final = frozenset({sorted(values)!r})")
+    out += ["", ""]
+    out.append("\n\n\n".join(funcs))
+    out += ["", "", "#: the quick yes of each event type",
+            "CLEAN: Final[dict[str, Callable[[dict[str, Any]], bool]]] = {"]
+    out += [f"    {str(t)!r}: clean_{t}," for t in EVENTS]
+    out += ["}", "", "", FIRST_UNCLEAN]
+    return "\n".join(out) + "\n"
+
+
+FIRST_UNCLEAN = '''def first_unclean(events: list[Any]) -> int:
+    \"\"\"The position (0-based) of the first event without a quick yes, or ``len(events)``.\"\"\"
+    clean = CLEAN
+    k = 0
+    for ev in events:
+        if type(ev) is not dict:
+            return k
+        typ = ev.get("type")
+        if type(typ) is not str:
+            return k
+        fn = clean.get(typ)
+        if fn is None or not fn(ev):
+            return k
+        k += 1
+    return k'''
+
+
+def _clean_test(v: str, f: Field, required: bool, const: Callable[[frozenset[str]], str]) -> str:
+    """The lines that return ``False`` unless ``v`` passes :func:`_fast` for ``f`` (and
+    count it in ``n`` when present)."""
+    k = f.kind
+    lo = -math.inf if f.min is None else f.min
+    hi = math.inf if f.max is None else f.max
+    rng = f"not {_lit(lo)} <= {v} <= {_lit(hi)}"
+    bad: str
+    if k == "int":
+        bad = f"type({v}) is not int or {rng}"
+    elif k == "number":
+        bad = f"(type({v}) is not float and type({v}) is not int) or {rng}"
+    elif k == "string":
+        bad = (
+            f"type({v}) is not str or not {int(f.min or 0)} <= len({v}) <= {f.max_len or 0}"
+            f" or not {v}.isascii()"
+        )
+    elif k == "bool":
+        bad = f"type({v}) is not bool"
+    elif k in ("enum", "penalty"):
+        bad = f"type({v}) is not str or {v} not in {const(frozenset(f.values))}"
+    elif k == "spot":
+        bad = (
+            f"type({v}) is not list or len({v}) != 2"
+            f" or (type({v}[0]) is not int and type({v}[0]) is not float)"
+            f" or (type({v}[1]) is not int and type({v}[1]) is not float)"
+            f" or not 0 <= {v}[0] <= 100 or not 0 <= {v}[1] <= 50"
+        )
+    else:  # no quick yes (int_or_bool, order): the full check decides
+        bad = "True"
+    absent = "        return False" if required else "        pass"
+    return (
+        f"    if {v} is None:\n{absent}\n"
+        f"    elif {bad}:\n        return False\n"
+        f"    else:\n        n += 1"
+    )
+
+
+def _lit(x: float) -> str:
+    if x == math.inf:
+        return "INF"
+    if x == -math.inf:
+        return "-INF"
+    return repr(int(x)) if x == int(x) else repr(x)
+
+
 def is_clean_event(ev: Any) -> bool:
     """A quick yes for an event that :func:`validate_event` accepts unchanged (``at``
-    present; plain ASCII strings); ``False`` means: ask :func:`validate_event`."""
+    present; plain ASCII strings); ``False`` means: ask :func:`validate_event`.
+
+    >>> is_clean_event({"at": 61.25, "type": "goal", "team": "A", "player": 2})
+    True
+    >>> is_clean_event({"at": 61.25, "type": "goal", "team": "A", "colour": "red"})
+    False
+    """
+    if type(ev) is not dict:
+        return False
+    typ = ev.get("type")
+    fn = CLEAN.get(typ) if type(typ) is str else None
+    return fn is not None and fn(ev)
+
+
+
+#: the quick yes of each event type (:mod:`chukker.record.quick`, generated from the tables)
+CLEAN = _quick.CLEAN
+first_unclean = _quick.first_unclean
+
+
+def _is_clean_by_table(ev: Any) -> bool:
+    """:func:`is_clean_event` read from the tables field by field (the reference the
+    compiled quick yes is tested against)."""
     if type(ev) is not dict:
         return False
     typ = ev.get("type")

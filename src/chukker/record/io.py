@@ -29,7 +29,12 @@ import tomli_w
 
 from chukker.engine import SetupError
 from chukker.engine.setup import Setup
-from chukker.record.definitions import is_clean_event, validate_event, validate_header_doc
+from chukker.record.definitions import (
+    first_unclean,
+    is_clean_event,
+    validate_event,
+    validate_header_doc,
+)
 from chukker.record.errors import RecordError as RecordError
 
 Format = Literal["json", "toml"]
@@ -101,7 +106,9 @@ def first_invalid_event(events: Any) -> tuple[int, RecordError] | None:
     """The first event (0-based) that breaks the record's definitions, or ``None``."""
     if not isinstance(events, list):
         return None
-    for k, ev in enumerate(events):
+    start = first_unclean(events)
+    for k in range(start, len(events)):
+        ev = events[k]
         if is_clean_event(ev):
             continue
         try:

@@ -20,7 +20,7 @@ from chukker.rulebook.languages import language
 from chukker.rulebook.model import rule_of_clause_id
 from chukker.rulebook.pages import DEFAULT_EDITION, render_clause, render_text, rule_page
 from chukker.rulebook.reader import parse_file
-from chukker.rulebook.search import search as run_search
+from chukker.rulebook.search import lookup
 
 app = typer.Typer(
     name="rules",
@@ -196,13 +196,16 @@ def search(
     if corpus is None:
         _fail("no rulebook database yet: import the rules with `chukker rules import FILE...`")
         return
-    hits = run_search(corpus, query, lang=lang, edition=edition, limit=limit)
+    found = lookup(corpus, query, lang=lang, edition=edition, limit=limit)
+    hits = found.hits
     if as_json:
         _dump([{**asdict(h), "snippet": h.plain_snippet("", "")} for h in hits])
         return
     if not hits:
         typer.echo("nothing found")
         return
+    if found.suggestion is not None:
+        typer.echo(f"nothing found for {query!r}; did you mean {found.suggestion!r}? Its results:")
     for h in hits:
         head = f"{h.edition}  {h.clause}"
         if h.heading:

@@ -65,6 +65,8 @@ class Label(StrEnum):
     MOVED_FROM = "moved_from"
     NOT_IN_TRANSLATION = "not_in_translation"
     ONLY_IN_TRANSLATION = "only_in_translation"
+    SEARCH_BUTTON = "search_button"
+    DID_YOU_MEAN = "did_you_mean"
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,6 +138,8 @@ _EN = (
         Label.ONLY_IN_TRANSLATION,
         "Clauses of this translation that the original does not have (not aligned)",
     ),
+    (Label.SEARCH_BUTTON, "Search"),
+    (Label.DID_YOU_MEAN, "Did you mean"),
 )
 
 _ES = (
@@ -181,6 +185,8 @@ _ES = (
         Label.ONLY_IN_TRANSLATION,
         "Cláusulas de esta traducción que el original no tiene (sin alinear)",
     ),
+    (Label.SEARCH_BUTTON, "Buscar"),
+    (Label.DID_YOU_MEAN, "Quizás quiso decir"),
 )
 
 _IT = (
@@ -226,6 +232,8 @@ _IT = (
         Label.ONLY_IN_TRANSLATION,
         "Clausole di questa traduzione che l'originale non ha (non allineate)",
     ),
+    (Label.SEARCH_BUTTON, "Cerca"),
+    (Label.DID_YOU_MEAN, "Forse cercavi"),
 )
 
 _FR = (

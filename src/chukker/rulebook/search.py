@@ -8,23 +8,46 @@ the language has a Snowball stemmer, as another form of the same word
 summed over the clause's original and translations, a heading match
 weighing more; a newer edition wins a tie.
 
+People type as they think, so :func:`lookup` (and :func:`search`, its hits)
+also reads
+
+* a **reference**: ``penalty 2``, ``p2``, ``Penal 2``, ``rule 13 b``, ``13b``,
+  ``regola 13(b)``, ``13``: the clause it names comes first, in every edition
+  that has it (see :func:`parse_reference`);
+* a **misspelling**: when the words find nothing, each word that begins no
+  indexed word is replaced by the closest word of the index (FTS5's own
+  vocabulary, read through an ``fts5vocab`` table) within edit distance 2
+  (1 for words of four letters or fewer; RapidFuzz's Damerau-Levenshtein
+  distance, so a swapped pair of letters counts 1); the results are
+  those of the corrected query, and the correction is offered as "did you
+  mean" (:attr:`SearchResults.suggestion`).
+
 >>> fts_query('Período "extra" de-5')
 '"Período"* AND "extra"* AND "de"* AND "5"*'
 >>> fts_query("arbitres", ["fr"])
 '({heading body} : "arbitres"* OR stems : "arbitr")'
 >>> fts_query("  ...  ")
 ''
+>>> parse_reference("Penalty 2").ids, parse_reference("rule 13 b").ids
+(('9.p2',), ('13b', '13(b)'))
 """
 
 from __future__ import annotations
 
+import bisect
+import os
 import re
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+from rapidfuzz import process
+from rapidfuzz.distance import DamerauLevenshtein
 
 from chukker.rulebook.corpus import Corpus
 from chukker.rulebook.languages import stemmer
 from chukker.rulebook.model import fold
+from chukker.rulebook.summaries import RULE_NUMBERS
 
 _WORD = re.compile(r"\w+", re.UNICODE)
 HIT_START, HIT_END = "\x02", "\x03"
@@ -41,6 +64,8 @@ class SearchHit:
     lang: str
     snippet: str
     score: float
+    #: found because the query names this clause ("penalty 2", "13b"), not by its words
+    exact: bool = False
 
     def snippet_parts(self) -> list[tuple[str, bool]]:
         """The snippet as ``(text, highlighted)`` pieces (for safe rendering)."""
@@ -65,11 +90,17 @@ def _stems(word: str, langs: list[str]) -> list[str]:
     return out
 
 
-def fts_query(query: str, langs: list[str] | None = None) -> str:
+def fts_query(
+    query: str, langs: list[str] | None = None, fixed: dict[str, str] | None = None
+) -> str:
     """The FTS5 MATCH expression for a user query: each word as a quoted prefix,
-    or one of its stems in ``langs``."""
+    or one of its stems in ``langs``; a word in ``fixed`` is replaced by its
+    correction (a word of the index, as a prefix: no stems)."""
     parts = []
     for w in _WORD.findall(query):
+        if fixed and w in fixed:
+            parts.append(f'"{fixed[w]}"*')
+            continue
         stems = _stems(w, langs or [])
         if not stems:
             parts.append(f'"{w}"*')
@@ -79,20 +110,17 @@ def fts_query(query: str, langs: list[str] | None = None) -> str:
     return " AND ".join(parts)
 
 
-def search(
+def _fts_search(
     corpus: Corpus,
     query: str,
-    lang: str | None = None,
-    edition: str | None = None,
-    limit: int = 20,
+    lang: str | None,
+    edition: str | None,
+    limit: int,
+    fixed: dict[str, str] | None = None,
 ) -> list[SearchHit]:
-    """Clauses matching every word of ``query``, best first.
-
-    ``lang`` restricts matching to that language's text (``en``: the
-    originals); ``None`` searches originals and all translations.
-    """
+    """Clauses matching every word of ``query`` (``fixed``: words replaced by a correction)."""
     langs = [lang] if lang is not None else corpus.languages()
-    match = fts_query(query, langs)
+    match = fts_query(query, langs, fixed)
     if not match:
         return []
     where = ["clause_fts MATCH ?"]
@@ -128,6 +156,272 @@ def search(
         SearchHit(ed, cl, int(rule), heading, lg, snip, float(total))
         for ed, cl, rule, heading, lg, snip, total in rows
     ]
+
+
+class RefKind(StrEnum):
+    """What a query that names a place in the rulebook names."""
+
+    RULE = "rule"
+    PENALTY = "penalty"
+
+
+@dataclass(frozen=True, slots=True)
+class Reference:
+    """A rule, clause or penalty named by a query; ``ids`` are the corpus clause ids it may
+    be stored under (the 2026 pages write ``13b``, the 2006 summary ``13(b)``)."""
+
+    kind: RefKind
+    rule: int
+    ids: tuple[str, ...]
+
+
+_PENALTY_WORD = r"(?:penalty|penalties|penalidad(?:es)?|penales|penal|penalita|punizion[ei]|pen|p)"
+_RULE_WORD = r"(?:rules?|reglas?|regol[ae]|regles?|art|r)"
+_PENALTY_REF = re.compile(
+    rf"{_PENALTY_WORD}\.?\s*(?:no\.?\s*)?(\d{{1,2}})(?:\s*\.?\s*\(?[a-z]\)?)?"
+)
+_RULE_REF = re.compile(
+    rf"(?:{_RULE_WORD}\.?\s*)?(\d{{1,2}})"
+    r"(?:\s*\.?\s*\(?\s*([a-z])\s*\)?)?(?:\s*\(?\s*(\d{1,2})\s*\)?)?"
+)
+
+
+def parse_reference(query: str) -> Reference | None:
+    """The rule, clause or penalty ``query`` names as a whole, or ``None``.
+
+    Case, accents, spaces, dots and brackets are optional; the word for rule
+    or penalty may be English, Spanish or Italian, or left out for a rule.
+
+    >>> [parse_reference(q).ids for q in ("p2", "Penal 2", "penalty 10")]
+    [('9.p2',), ('9.p2',), ('9.p10',)]
+    >>> [parse_reference(q).ids for q in ("13b", "Regola 13(b)", "rule 13 b 2", "r13")]
+    [('13b', '13(b)'), ('13b', '13(b)'), ('13b(2)', '13(b)(2)'), ('13',)]
+    >>> parse_reference("penalty 11"), parse_reference("rule 19"), parse_reference("zigzag")
+    (None, None, None)
+    """
+    q = re.sub(r"\s+", " ", fold(query)).strip(" .:;,-#§")
+    m = _PENALTY_REF.fullmatch(q)
+    if m is not None:
+        n = int(m.group(1))
+        return Reference(RefKind.PENALTY, 9, (f"9.p{n}",)) if 1 <= n <= 10 else None
+    m = _RULE_REF.fullmatch(q)
+    if m is None:
+        return None
+    rule, letter, sub = int(m.group(1)), m.group(2), m.group(3)
+    if rule not in RULE_NUMBERS or (sub and not letter):
+        return None
+    if letter is None:
+        return Reference(RefKind.RULE, rule, (str(rule),))
+    if sub is None:
+        return Reference(RefKind.RULE, rule, (f"{rule}{letter}", f"{rule}({letter})"))
+    return Reference(
+        RefKind.RULE, rule, (f"{rule}{letter}({int(sub)})", f"{rule}({letter})({int(sub)})")
+    )
+
+
+def _reference_hits(
+    corpus: Corpus, ref: Reference, lang: str | None, edition: str | None
+) -> list[SearchHit]:
+    """The clause ``ref`` names in each edition (newest first); for a rule with no clause of
+    its own number (the 2026 Rule 5 pages), the rule's first clause."""
+    marks = ",".join("?" for _ in ref.ids)
+    ed_sql = "AND c.edition = ?" if edition is not None else ""
+    ed_args: list[object] = [edition] if edition is not None else []
+    rows = corpus.conn.execute(
+        f"""SELECT c.edition, c.id, c.rule FROM clauses c LEFT JOIN editions e ON e.id = c.edition
+            WHERE c.id IN ({marks}) {ed_sql} ORDER BY e.year DESC, c.edition""",
+        (*ref.ids, *ed_args),
+    ).fetchall()
+    found: dict[str, tuple[str, int]] = {}
+    for ed, cid, rule in rows:  # most specific id first within an edition
+        if ed not in found or ref.ids.index(cid) < ref.ids.index(found[ed][0]):
+            found[ed] = (cid, int(rule))
+    if ref.kind is RefKind.RULE and len(ref.ids) == 1:
+        for ed, cid, rule, _ in corpus.conn.execute(
+            f"""SELECT c.edition, c.id, c.rule, MIN(c.seq) FROM clauses c
+                WHERE c.rule = ? AND c.parent = '' {ed_sql} GROUP BY c.edition""",
+            (ref.rule, *ed_args),
+        ).fetchall():
+            found.setdefault(ed, (cid, int(rule)))
+    if not found:
+        return []
+    years = dict(corpus.conn.execute("SELECT id, year FROM editions").fetchall())
+    order = sorted(found, key=lambda ed: (-int(years.get(ed, 0)), ed))
+    hits = []
+    for ed in order:
+        cid, rule = found[ed]
+        texts = corpus.conn.execute(
+            "SELECT lang, heading, body FROM clause_fts WHERE edition = ? AND clause = ?",
+            (ed, cid),
+        ).fetchall()
+        if lang is not None:
+            texts = [t for t in texts if t[0] == lang] or []
+            if not texts:
+                continue
+        texts.sort(key=lambda t: (t[0] != "en", t[0]))
+        lg, heading, body = texts[0] if texts else ("en", "", "")
+        snip = " ".join(str(body).split())
+        snip = snip if len(snip) <= 160 else snip[:157].rsplit(" ", 1)[0] + " …"
+        hits.append(SearchHit(ed, cid, rule, str(heading), str(lg), snip, -1e6, exact=True))
+    return hits
+
+
+@dataclass(frozen=True, slots=True)
+class _Vocabulary:
+    """The index's words (heading and body columns), sorted, with their document counts."""
+
+    terms: tuple[str, ...]
+    docs: dict[str, int] = field(hash=False)
+    #: the terms by length: a word within distance d of ``w`` is d letters longer or
+    #: shorter at most, so only those lengths are compared
+    by_len: dict[int, tuple[str, ...]] = field(hash=False, default_factory=dict)
+
+    def near_in_length(self, word: str, d: int) -> list[str]:
+        if not self.by_len and self.terms:  # built by hand (doctests): all terms
+            return list(self.terms)
+        n = len(word)
+        return [t for k in range(n - d, n + d + 1) for t in self.by_len.get(k, ())]
+
+
+_VOCABULARIES: dict[tuple[object, ...], _Vocabulary] = {}
+
+
+def _vocab_key(corpus: Corpus) -> tuple[object, ...] | None:
+    try:
+        stats = [os.stat(corpus.path)]
+        if os.path.exists(corpus.path + "-wal"):
+            stats.append(os.stat(corpus.path + "-wal"))
+    except OSError:
+        return None
+    return (corpus.path, *((st.st_mtime_ns, st.st_size, st.st_ino) for st in stats))
+
+
+def vocabulary(corpus: Corpus) -> _Vocabulary:
+    """The words of the index (FTS5's ``fts5vocab``), cached while the database file is
+    unchanged (the pages open the database once per request)."""
+    key = _vocab_key(corpus)
+    if key is not None and key in _VOCABULARIES:
+        return _VOCABULARIES[key]
+    conn = corpus.conn
+    conn.execute(
+        "CREATE VIRTUAL TABLE IF NOT EXISTS temp.clause_vocab"
+        " USING fts5vocab(main, clause_fts, col)"
+    )
+    docs: dict[str, int] = {}
+    for term, n in conn.execute(
+        "SELECT term, SUM(doc) FROM temp.clause_vocab WHERE col IN ('heading', 'body') "
+        "GROUP BY term"
+    ):
+        if not str(term).isdigit():
+            docs[str(term)] = int(n)
+    terms = tuple(sorted(docs))
+    lengths: dict[int, list[str]] = {}
+    for t in terms:
+        lengths.setdefault(len(t), []).append(t)
+    vocab = _Vocabulary(terms, docs, {k: tuple(v) for k, v in lengths.items()})
+    if key is not None:
+        if len(_VOCABULARIES) > 8:
+            _VOCABULARIES.clear()
+        _VOCABULARIES[key] = vocab
+    return vocab
+
+
+def _begins_a_word(vocab: _Vocabulary, word: str) -> bool:
+    i = bisect.bisect_left(vocab.terms, word)
+    return i < len(vocab.terms) and vocab.terms[i].startswith(word)
+
+
+def _max_distance(word: str) -> int:
+    return 0 if len(word) <= 2 else 1 if len(word) <= 4 else 2
+
+
+def correct_word(vocab: _Vocabulary, word: str) -> str | None:
+    """The index's word closest to ``word`` (folded) within the allowed edit distance;
+    ties go to the word in more clauses. ``None`` when ``word`` begins a word of the index
+    already, or nothing is close enough.
+
+    >>> v = _Vocabulary(("penalties", "penalty", "umpire"), {"penalty": 9, "penalties": 3})
+    >>> correct_word(v, "peanlty"), correct_word(v, "umpier"), correct_word(v, "pen")
+    ('penalty', 'umpire', None)
+    """
+    w = fold(word)
+    limit = _max_distance(w)
+    if not limit or w.isdigit() or _begins_a_word(vocab, w):
+        return None
+    found = process.extract(
+        w,
+        vocab.near_in_length(w, limit),
+        scorer=DamerauLevenshtein.distance,
+        score_cutoff=limit,
+        limit=12,
+    )
+    if not found:
+        return None
+    best = min(int(d) for _, d, _ in found)
+    return min(
+        (str(t) for t, d, _ in found if int(d) == best),
+        key=lambda t: (-vocab.docs.get(t, 0), t),
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class SearchResults:
+    """What a search shows: the hits, and a correction of the query when it found nothing."""
+
+    query: str
+    hits: tuple[SearchHit, ...]
+    #: "did you mean": the query with its misspelled words corrected (the hits are its hits)
+    suggestion: str | None = None
+    #: the clause the query names ("penalty 2"), if it names one
+    reference: Reference | None = None
+
+
+def lookup(
+    corpus: Corpus,
+    query: str,
+    lang: str | None = None,
+    edition: str | None = None,
+    limit: int = 20,
+) -> SearchResults:
+    """Search as people type: a named clause first, then the words' hits; misspelled words
+    corrected when the query as typed finds nothing.
+
+    ``lang`` restricts matching to that language's text (``en``: the
+    originals); ``None`` searches originals and all translations.
+    """
+    ref = parse_reference(query)
+    hits = _reference_hits(corpus, ref, lang, edition) if ref is not None else []
+    seen = {(h.edition, h.clause) for h in hits}
+    words = _fts_search(corpus, query, lang, edition, limit)
+    suggestion = None
+    if not words and not hits:
+        vocab = vocabulary(corpus)
+        fixed = {}
+        for w in _WORD.findall(query):
+            c = correct_word(vocab, w)
+            if c is not None:
+                fixed[w] = c
+        if fixed:
+            words = _fts_search(corpus, query, lang, edition, limit, fixed)
+            if words:
+                suggestion = _WORD.sub(lambda m: fixed.get(m.group(0), m.group(0)), query)
+    hits += [h for h in words if (h.edition, h.clause) not in seen]
+    return SearchResults(query, tuple(hits[:limit]), suggestion, ref)
+
+
+def search(
+    corpus: Corpus,
+    query: str,
+    lang: str | None = None,
+    edition: str | None = None,
+    limit: int = 20,
+) -> list[SearchHit]:
+    """Clauses matching ``query``, best first (the hits of :func:`lookup`).
+
+    ``lang`` restricts matching to that language's text (``en``: the
+    originals); ``None`` searches originals and all translations.
+    """
+    return list(lookup(corpus, query, lang, edition, limit).hits)
 
 
 def like_search(

@@ -26,6 +26,7 @@ from chukker.web.guard import document as guard_document
 from chukker.web.heavy import Busy, OverLimit, Pools
 from chukker.web.limits import StreamCaps, StreamGate
 from chukker.web.ops import observe
+from chukker.web.pages import help as help_pages
 from chukker.web.pages import learn, plays, rules, tournaments
 from chukker.web.pages import matches as pages
 from chukker.web.security import (
@@ -177,6 +178,7 @@ def create_app(store: EventStore | str | Path, *, organiser: str | None = None,
     app.include_router(plays.router, prefix=plays.PREFIX)
     app.include_router(tournaments.router, prefix="/tournaments")
     app.include_router(learn.router, prefix="/learn")
+    app.include_router(help_pages.router)
     app.add_middleware(Guard, api_limit=lim.max_body_bytes)  # every door's declaration
     app.add_middleware(SecurityHeaders)
     app.add_middleware(StreamGate)

@@ -257,13 +257,19 @@ def plays_review(
     file: Annotated[
         Path, typer.Argument(help="Tracking CSV/Parquet, scenario TOML or GPS session TOML.")
     ],
-    port: Annotated[int, typer.Option("--port", help="Port of the local page.")] = 8765,
+    port: Annotated[
+        int,
+        typer.Option("--port", min=1, max=65535, help="Port of the local review server."),
+    ] = 8765,
     lang: Annotated[str, typer.Option("--lang", help="en, es or it")] = "en",
     open_browser: Annotated[
         bool, typer.Option("--open/--no-open", help="Open the page in a browser.")
     ] = True,
 ) -> None:
-    """Analyse FILE and open its review page (timeline, evidence, diagrams, CSV export)."""
+    """Analyse FILE and open its review page (timeline, evidence, diagrams, CSV export).
+
+    Starts a local web server on 127.0.0.1:PORT (8765 unless --port) and keeps
+    running until Ctrl-C."""
     import threading
     import webbrowser
 
@@ -279,7 +285,19 @@ def plays_review(
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2) from None
     url = f"http://127.0.0.1:{port}/plays/review/{rv.id}?lang={lang}"
-    typer.echo(f"{len(rv.candidates)} candidates; review at {url} (Ctrl-C to stop)")
+    import socket
+
+    with socket.socket() as probe:  # say so now, not with a traceback from the server
+        try:
+            probe.bind(("127.0.0.1", port))
+        except OSError:
+            typer.echo(f"error: port {port} is in use; choose another with --port", err=True)
+            raise typer.Exit(2) from None
+    typer.echo(f"{len(rv.candidates)} candidates; review at {url}")
+    typer.echo(
+        f"starting a local web server on 127.0.0.1:{port} (only this computer can reach it); "
+        "it runs until you press Ctrl-C"
+    )
     if open_browser:
         threading.Timer(1.0, webbrowser.open, args=(url,)).start()
     uvicorn.run(pages, host="127.0.0.1", port=port, log_level="warning")

@@ -191,6 +191,7 @@ DOORS: tuple[Door, ...] = (
     Door("GET", "/tournaments/{tid}/stream", S, Cost.STREAM, media="text/event-stream",
          answers=TOURN, json_refusals=True),
     # rules education
+    Door("GET", "/help/keys", A),  # the console's keys, for timekeepers (main's help page)
     Door("GET", "/learn/", A),
     Door("GET", "/learn/test", A),
     Door("POST", "/learn/result", A, body=API),

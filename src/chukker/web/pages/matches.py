@@ -56,6 +56,8 @@ def stage_name(stage_id: str) -> str:
 
 ENV.filters["rules_title"] = rules_title
 ENV.filters["stage_name"] = stage_name
+#: the fixed clock-correction reasons the console offers (the sheet prints them translated)
+ENV.globals["clock_reasons"] = sheet.CLOCK_REASONS
 router = APIRouter(include_in_schema=False)
 LANG_COOKIE = "chukker_lang"
 
@@ -115,9 +117,9 @@ def refusal_templates(lang: str) -> dict[str, str]:
 
 def event_times(header: dict[str, Any], events: list[dict[str, Any]]
                 ) -> dict[int, tuple[int, int]]:
-    """(period, period clock in remaining ms) just after each goal, foul, whistle,
-    time-out, free hit and clock correction, by event number: the times the timeline,
-    the console's log and the sheet show."""
+    """(period, period clock in remaining ms) just after each event, by event number: the
+    times the timeline, the console's log ("Bowl in · P1 7:30", also after a reload: the
+    live stream gives every event its time too) and the sheet show."""
     m = Match(Setup.from_dict(header))
     out: dict[int, tuple[int, int]] = {}
     for i, ev in enumerate(events, 1):
@@ -125,9 +127,8 @@ def event_times(header: dict[str, Any], events: list[dict[str, Any]]
             m.apply(ev)
         except (ValueError, TypeError, KeyError):
             break
-        if ev.get("type") in CLOCKED:
-            rep = m.report(round(float(ev["at"]) * 1000))
-            out[i] = (int(rep["period"]), int(rep["clock"]["remaining_ms"]))
+        rep = m.report(round(float(ev["at"]) * 1000))
+        out[i] = (int(rep["period"]), int(rep["clock"]["remaining_ms"]))
     return out
 
 
@@ -149,9 +150,6 @@ def cached_event_times(lm: LiveMatch) -> dict[int, tuple[int, int]]:
 def event_clocks(header: dict[str, Any], events: list[dict[str, Any]]) -> dict[int, int]:
     """The period clock (remaining ms) after each clocked event, by event number."""
     return {i: ms for i, (_p, ms) in event_times(header, events).items()}
-
-
-CLOCKED = frozenset({"goal", "foul", "whistle", "timeout", "clock", "free_hit"})
 
 
 def practice_of(header: dict[str, Any]) -> dict[str, Any] | None:

@@ -24,7 +24,7 @@ from markupsafe import Markup
 
 from chukker.plays.detectors import detect
 from chukker.plays.render_png import render_png
-from chukker.plays.render_svg import render_svg
+from chukker.plays.render_svg import render_legend_svg, render_svg
 from chukker.plays.scenario import LANGS, Scenario, ScenarioError, Verdict, load_shipped, shipped
 from chukker.plays.scenario import text_in as _text
 from chukker.plays.words import describe, player_name
@@ -212,6 +212,7 @@ async def scenario_page(request: Request) -> Response:
         title=_text(s.title, lang),
         clauses=s.clauses,
         svg=Markup(render_svg(s, lang)),
+        legend=Markup(render_legend_svg(s, lang)),
         duration=f"{s.duration:g}",
         verdict=_verdict(s, lang),
         foul=s.verdict is Verdict.FOUL,

@@ -55,7 +55,7 @@ from chukker.rulebook.pages import (
     known_editions,
     rule_page,
 )
-from chukker.rulebook.search import search
+from chukker.rulebook.search import SearchResults, lookup
 from chukker.rulebook.summaries import RULE_NUMBERS, summaries
 
 HERE = Path(__file__).parent.parent  # chukker/web: templates/ and static/
@@ -215,7 +215,8 @@ def _rule_page(db: str, request: Any) -> Response:
 
 def _search_page(db: str, request: Any) -> Response:
     q = request.query_params.get("q", "").strip()[:200]
-    hits = []
+    hits: list[Any] = []
+    found: SearchResults | None = None
     has_db = False
     corpus = Corpus.open_readonly(db)
     langs = _page_langs(corpus)
@@ -228,7 +229,8 @@ def _search_page(db: str, request: Any) -> Response:
         has_db = True
         try:
             if q:
-                hits = search(corpus, q, lang=only or None, limit=50)
+                found = lookup(corpus, q, lang=only or None, limit=50)
+                hits = list(found.hits)
                 titles = {h.edition: edition_title(corpus, h.edition) for h in hits}
         finally:
             corpus.close()
@@ -241,6 +243,7 @@ def _search_page(db: str, request: Any) -> Response:
         q=q,
         only=only,
         hits=hits,
+        suggestion=found.suggestion if found is not None else None,
         has_db=has_db,
     )
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 import string
 from collections import defaultdict
 from pathlib import Path
@@ -26,6 +27,34 @@ INFO_FIELDS = ("event", "venue", "date", "arena", "umpire_1", "umpire_2", "refer
 #: how the match was decided, in words (translated by the page)
 DECIDED = {"regulation": "in regulation time", "extra-period": "in an extra period",
            "shootout": "in a shootout", "forfeit": "by forfeit"}
+
+
+#: the clock-correction reasons the console offers: fixed words, printed in the sheet's
+#: language whatever the console's was; anything else the operator typed stays as typed
+CLOCK_REASONS = ("umpire direction", "late whistle", "late horn", "clock started late",
+                 "clock not stopped at the whistle", "wrong time entered")
+
+
+def reason_parts(reason: str) -> tuple[str, str]:
+    """A correction's reason as ``(fixed words, the rest as typed)``: the fixed words are
+    the English of one of :data:`CLOCK_REASONS` when the reason begins with it in en, es
+    or it (``""`` otherwise, and the rest is the whole reason).
+
+    >>> reason_parts("indicación del referí: pitó tarde")
+    ('umpire direction', ': pitó tarde')
+    >>> reason_parts("Late horn"), reason_parts("the horn did not sound")
+    (('late horn', ''), ('', 'the horn did not sound'))
+    """
+    from chukker.i18n import LANGUAGES, translations
+
+    text = reason.strip()
+    folded = text.casefold()
+    for key in CLOCK_REASONS:
+        for lang in LANGUAGES:
+            said = translations(lang).gettext(key).casefold()
+            if folded.startswith(said) and re.match(r"$|[\s:;,.(—–-]", folded[len(said):]):
+                return key, text[len(said):]
+    return "", text
 
 
 def fmt_clock(ms: int | None) -> str:
@@ -163,14 +192,16 @@ def sheet_data(header: dict[str, Any], report: dict[str, Any], events: list[dict
             corrections.append({"event": c.get("event"), "at": c.get("at"),
                                 "period": c.get("period"),
                                 "from": fmt_clock(c.get("from_ms")),
-                                "to": fmt_clock(c.get("to_ms")), "reason": c.get("reason", "")})
+                                "to": fmt_clock(c.get("to_ms")), "reason": c.get("reason", ""),
+                                "reason_parts": reason_parts(str(c.get("reason", "")))})
     else:
         gone = cancelled(events)
         for i, e in enumerate(events, 1):
             if e.get("type") == "clock" and i not in gone:
                 corrections.append({"event": i, "at": e.get("at"), "period": None, "from": "",
                                     "to": fmt_clock(round(float(e.get("remaining", 0)) * 1000)),
-                                    "reason": e.get("reason", "")})
+                                    "reason": e.get("reason", ""),
+                                    "reason_parts": reason_parts(str(e.get("reason", "")))})
     numbers = sorted({int(p["number"]) for p in report.get("periods", [])}
                      | {p for k in ids for p in by_period[k]})
     so = report.get("shootout") or {}

@@ -240,7 +240,7 @@
     let s = (seq ? "#" + seq + " " : "") + (L["ev_" + ev.type] || ev.type);
     if (ev.team) s += " · " + live.teamName(ev.team);
     if (ev.player != null) s += " · " + live.playerName(ev.team, ev.player);
-    if (ev.two_point) s += " · 2";
+    if (ev.two_point) s += " · " + (L.two_point_goal || "2-point goal");
     if (ev.penalty) s += " · " + (L.penalty || "Penalty") + " " + ev.penalty;
     if (ev.clause) s += " (" + ev.clause + ")";
     if (ev.card) s += " · " + (L["card_" + ev.card] || ev.card);
@@ -551,7 +551,7 @@
     if (!rep || rep.status !== "stopped") return;
     const last = events.length ? events[events.length - 1].at : 0;
     const sinceMs = live.serverNow() - rep.server_time + (rep.at - last) * 1000;
-    document.querySelectorAll("[data-stopped-for]").forEach((el) => { el.textContent = live.fmt(Math.max(sinceMs, 0)); });
+    document.querySelectorAll("[data-stopped-for]").forEach((el) => { el.textContent = live.fmtSince(sinceMs); });
   }, 250);
 
   try { queue = JSON.parse(sessionStorage.getItem(QKEY) || "[]"); } catch (e) { queue = []; }

@@ -76,6 +76,25 @@
     document.querySelectorAll(sel).forEach((el) => { if (el.textContent !== text) el.textContent = text; });
   }
 
+  // "Clock corrected" explains a jump of the stopped clock: it shows from the correction
+  // until the clock runs again (the stopped clock still reads the corrected time, same
+  // period); the console's event list and the score sheet keep every correction
+  function correctionShown(r) {
+    const c = (r.corrections || [])[(r.corrections || []).length - 1];
+    return !!c && r.status === "stopped" && !r.interval && c.period === r.period &&
+      !r.clock.running && r.clock.remaining_ms === c.to_ms;
+  }
+  live.correctionShown = correctionShown;
+
+  // how long something has lasted, with its unit: "42 s", past a minute "1:05 min"
+  function fmtSince(ms) {
+    if (!Number.isFinite(ms)) return "";
+    const s = Math.max(Math.floor(ms / 1000), 0);
+    if (s < 60) return s + " s";
+    return Math.floor(s / 60) + ":" + String(s % 60).padStart(2, "0") + " min";
+  }
+  live.fmtSince = fmtSince;
+
   function renderStatic(r) {
     for (const t of cfg.team_ids) {
       setText('[data-score="' + t + '"]', String(r.score[t]));
@@ -86,8 +105,7 @@
     setText("[data-period]", r.status === "final" || r.status === "pre_match"
       ? (L.period || "Period") + " " + (r.period || 1) : periodLabel(r));
     setText("[data-phase]", phaseLabel(r));
-    const nc = (r.corrections || []).length;
-    setText("[data-corrections]", nc ? (L.clock_corrected || "Clock corrected") + (nc > 1 ? " ×" + nc : "") : "");
+    setText("[data-corrections]", correctionShown(r) ? (L.clock_corrected || "Clock corrected") : "");
     let status = L[r.status] || r.status;
     if (r.status === "final" && r.winner) status += " · " + (L.winner || "Winner") + ": " + teamName(r.winner);
     const so = r.shootout;

@@ -1,0 +1,102 @@
+"""Build hook: the engine's fold compiled with mypyc where this machine can.
+
+Everything else is declared in pyproject.toml. The fold's modules
+(``chukker.engine.native.MODULES``) are compiled when mypy (with mypyc) is importable
+and a C compiler is found; otherwise, or with ``CHUKKER_PURE_PYTHON=1``, the package
+installs as pure Python. A failed compilation never fails the install: each extension
+is optional, and ``native.json`` (the sources each was built from) is written only when
+all of them were built, so the package uses them all or none (``chukker.engine.native``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+from setuptools import setup
+from setuptools.command.build_ext import build_ext
+
+ROOT = Path(__file__).resolve().parent
+PACKAGE = Path("src", "chukker")
+#: as chukker.engine.native.MODULES (setup.py cannot import the package it builds)
+MODULES = (
+    "engine.state",
+    "engine.roster",
+    "engine.clock",
+    "engine.shootout",
+    "engine.penalties",
+    "engine.report",
+    "engine.core",
+    "engine.fold",
+    "engine.allowed",
+    "record.quick",
+)
+
+
+def _source(m: str) -> Path:
+    return PACKAGE.joinpath(*m.split(".")).with_suffix(".py")
+BUILDS = {"build", "build_ext", "bdist_wheel", "editable_wheel", "develop", "install"}
+
+
+def _say(msg: str) -> None:
+    print(f"chukker build: {msg}", file=sys.stderr)
+
+
+def _extensions() -> list[Any]:
+    if os.environ.get("CHUKKER_PURE_PYTHON", "") not in ("", "0"):
+        _say("CHUKKER_PURE_PYTHON is set: the engine stays pure Python")
+        return []
+    if not BUILDS.intersection(sys.argv[1:]):
+        return []  # metadata only: no need to compile
+    try:
+        from mypyc.build import mypycify
+    except ImportError:
+        _say("mypyc is not installed: the engine stays pure Python")
+        return []
+    cwd = os.getcwd()
+    try:
+        os.chdir(ROOT)
+        exts = mypycify(
+            [str(_source(m)) for m in MODULES],
+            opt_level="3",
+            target_dir=str(Path("build", "mypyc")),
+        )
+    except BaseException as e:  # any failure leaves the pure engine
+        _say(f"mypyc could not compile the engine ({type(e).__name__}: {e}); pure Python")
+        return []
+    finally:
+        os.chdir(cwd)
+    for ext in exts:
+        ext.optional = True
+    return exts
+
+
+class BuildExt(build_ext):
+    """Builds the optional extensions, then stamps them with the sources they came from."""
+
+    def run(self) -> None:
+        super().run()
+        if not self.extensions:
+            return
+        built = all(Path(self.get_ext_fullpath(e.name)).is_file() for e in self.extensions)
+        stamp = Path(self.get_ext_fullpath("chukker.engine.state")).parent / "native.json"
+        if not built:
+            _say("some engine extensions did not build: the engine runs as pure Python")
+            stamp.unlink(missing_ok=True)
+            return
+        sources = {m: hashlib.sha256((ROOT / _source(m)).read_bytes()).hexdigest() for m in MODULES}
+        stamp.write_text(json.dumps({"sources": sources}, indent=1) + "\n", encoding="utf-8")
+
+    def get_outputs(self) -> list[str]:
+        outs = list(super().get_outputs())
+        if self.extensions:
+            out = Path(self.get_ext_fullpath("chukker.engine.state")).parent
+            outs.append(str(out / "native.json"))
+        return outs
+
+
+setup(ext_modules=_extensions(), cmdclass={"build_ext": BuildExt})
