@@ -123,6 +123,35 @@ def gps_path(args: argparse.Namespace) -> None:
     print(
         f"ratio whole path / detectors only: {t_det / t_all:.2f} ({args.clock} time, best of runs)"
     )
+    devices_path(args, t, u, lat, lon, units, proj, n)
+
+
+def devices_path(args: argparse.Namespace, t: object, u: list[str], lat: object, lon: object,
+                 units: dict[str, object], proj: object, n: int) -> None:
+    """The same hour as six FIT files (one per rider, fit-tool's writer): reading them
+    against reading the same fixes from one CSV, and the whole path to candidates."""
+    import tempfile
+    from pathlib import Path
+
+    from chukker.plays import gps
+    from chukker.plays.device_writers import write_device_session
+    from chukker.plays.devices import DeviceKind, read_device
+
+    with tempfile.TemporaryDirectory() as d:
+        csv = gps.write_session(Path(d) / "csv.toml", t, u, lat, lon, units)  # type: ignore[arg-type]
+        fit = write_device_session(Path(d) / "fit.toml", t, u, lat, lon,  # type: ignore[arg-type]
+                                   units, dict.fromkeys(units, DeviceKind.FIT))  # type: ignore[arg-type]
+        files = sorted(Path(d).glob("fit-*.fit"))
+        t_fit = best_of(args.repeat, lambda: [read_device(f) for f in files], args.clock)
+        t_csv = best_of(args.repeat, lambda: gps.read_fixes(Path(d) / "csv-fixes.csv"),
+                        args.clock)
+        t_fit_all = best_of(args.repeat, lambda: gps.analyse(gps.read_session(fit)), args.clock)
+        t_csv_all = best_of(args.repeat, lambda: gps.analyse(gps.read_session(csv)), args.clock)
+    print(f"six FIT files:   {t_fit:8.3f} s  {n / t_fit / 1e6:8.2f} M fixes/s read; "
+          f"one CSV of the same fixes {t_csv:.3f} s ({n / t_csv / 1e6:.2f} M/s): "
+          f"ratio FIT / CSV {t_fit / t_csv:.2f}x")
+    print(f"six FIT files to candidates: {t_fit_all:8.3f} s  {n / t_fit_all / 1e6:8.2f} M fixes/s "
+          f"(the CSV session {t_csv_all:.3f} s: {t_fit_all / t_csv_all:.2f}x)")
 
 
 if __name__ == "__main__":

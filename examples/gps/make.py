@@ -7,6 +7,11 @@ seconds of riding between them, and logged as GPS units would log them: 10 Hz,
 each unit starting at its own instant (up to 0.2 s apart), 0.5 m RMS error,
 5 % of fixes lost, latitude and longitude on the arena of the contract example.
 Seeded: the same files every time.
+
+It also writes ``devices/``: the same riders as their own devices would have recorded
+them, one file per unit (GX-104 a Garmin watch's FIT, GX-117 a phone app's GPX, GX-221
+older Garmin software's TCX, GX-230 a phone GPX with a real device's quirks: 1 Hz, a
+40-second gap, a clock 2 s ahead that the session corrects with ``offset_s = -2``).
 """
 
 from __future__ import annotations
@@ -17,6 +22,8 @@ from pathlib import Path
 import numpy as np
 
 from chukker.plays import Tracking, load_shipped
+from chukker.plays.device_writers import write_device_session
+from chukker.plays.devices import DeviceKind
 from chukker.plays.gps import (
     Degrade,
     analyse,
@@ -73,6 +80,28 @@ def main() -> None:
     }
     (HERE / "expected.json").write_text(json.dumps(out, indent=1) + "\n", encoding="utf-8")
     print(path, len(t), "fixes")
+    devices(tr, units, t, u, lat, lon)
+
+
+def devices(tr: Tracking, units: dict[str, object], t: np.ndarray, u: list[str],
+            lat: np.ndarray, lon: np.ndarray) -> None:
+    """The device files of the same ride, and the quirky unit."""
+    quirky = "GX-230"
+    keep = np.ones(t.size, bool)
+    rows = np.flatnonzero(np.asarray(u) == quirky)
+    tq = t[rows]
+    one_hz = np.zeros(rows.size, bool)
+    one_hz[np.unique(np.searchsorted(tq, np.arange(tq[0], tq[-1], 1.0)))] = True
+    gap = (tq > tq[0] + 2.0) & (tq < tq[0] + 42.0)
+    keep[rows[~one_hz | gap]] = False
+    kinds = {"GX-104": DeviceKind.FIT, "GX-117": DeviceKind.GPX, "GX-221": DeviceKind.TCX,
+             quirky: DeviceKind.GPX}
+    out = HERE / "devices"
+    out.mkdir(exist_ok=True)
+    path = write_device_session(out / "session.toml", t[keep], [x for x, k in zip(
+        u, keep, strict=True) if k], lat[keep], lon[keep], units, kinds,  # type: ignore[arg-type]
+        offsets_s={quirky: -2.0})
+    print(path, int(keep.sum()), "fixes in", len(kinds), "device files")
 
 
 if __name__ == "__main__":

@@ -108,6 +108,14 @@ def analyze(
                 f"{u.filled} filled, median interval {u.median_interval_s or 0:.3f} s",
                 markup=False,
             )
+            if u.device is not None:
+                cut = u.dropped - u.cut_before - u.cut_after
+                console.print(
+                    f"{sp.name}: unit {u.unit}: {u.device} file, used from "
+                    f"{gps._iso(u.first_used)} to {gps._iso(u.last_used)}; cut outside the "
+                    f"arena: {u.cut_before} before, {u.cut_after} after, {cut} between",
+                    markup=False,
+                )
         for clause, why in sorted(ses.not_run.items()):
             console.print(f"{sp.name}: {clause} not run: {why}", markup=False)
     if not results:
@@ -157,6 +165,27 @@ def render(
         typer.echo(f"error: {output}: output must end in .svg or .png", err=True)
         raise typer.Exit(2)
     typer.echo(str(output))
+
+
+@app.command()
+def arena(
+    file: Annotated[Path, typer.Argument(help="One device's GPX, FIT or TCX file.")],
+) -> None:
+    """Print a session's [arena] corners from one device carried round the arena.
+
+    Stand still for five seconds at each corner in turn: sw (x = 0, y = 0), nw, ne, se.
+    """
+    from chukker.plays.devices import DeviceError, corners_from_walk, read_device
+
+    try:
+        corners = corners_from_walk(read_device(file))
+    except DeviceError as exc:
+        typer.echo(f"error: {file.name}: {exc}" if not str(exc).startswith(file.name)
+                   else f"error: {exc}", err=True)
+        raise typer.Exit(2) from None
+    typer.echo("[arena]")
+    for name, (lat, lon) in corners.items():
+        typer.echo(f"{name} = [{lat:.7f}, {lon:.7f}]")
 
 
 @app.command("list")

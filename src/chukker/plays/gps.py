@@ -31,6 +31,7 @@ fixes ``time,unit,lat,lon``. The path from fixes to :class:`Tracking`:
 
 from __future__ import annotations
 
+import json
 import math
 import tomllib
 from collections.abc import Mapping
@@ -171,9 +172,16 @@ class UnitReport:
     dropped: int
     filled: int
     median_interval_s: float | None
+    #: for a unit with its own device file: its format, the first and last fix used
+    #: (epoch s) and the fixes cut before, after and between them (outside the arena)
+    device: str | None = None
+    first_used: float | None = None
+    last_used: float | None = None
+    cut_before: int = 0
+    cut_after: int = 0
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        out: dict[str, Any] = {
             "entity": self.entity,
             "read": self.read,
             "dropped": self.dropped,
@@ -182,6 +190,22 @@ class UnitReport:
             if self.median_interval_s is None
             else round(self.median_interval_s, 4),
         }
+        if self.device is not None:
+            out["device"] = self.device
+            out["trim"] = {
+                "first_used": _iso(self.first_used),
+                "last_used": _iso(self.last_used),
+                "cut_before": self.cut_before,
+                "cut_after": self.cut_after,
+                "cut_between": self.dropped - self.cut_before - self.cut_after,
+            }
+        return out
+
+
+def _iso(epoch_s: float | None) -> str | None:
+    if epoch_s is None:
+        return None
+    return datetime.fromtimestamp(epoch_s, UTC).isoformat(timespec="milliseconds")
 
 
 #: clause -> why it is not run on a GPS session (without a ball track)
@@ -303,7 +327,11 @@ def read_session(
     if not isinstance(units, Mapping) or not units:
         raise GPSError(f'{p}: [units]: missing (unit id = "TEAM:NO")')
     entity: dict[str, PlayerId] = {}
+    own: dict[str, tuple[str, float]] = {}  # unit -> (its device file, offset_s)
     for u, e in units.items():
+        if isinstance(e, Mapping):
+            own[str(u)] = _unit_file(e, f"{p.name}: [units] {u!r}")
+            e = e.get("entity")
         if not isinstance(e, str):
             raise GPSError(f'{p}: [units] {u!r}: expected an entity such as "blue:1"')
         try:
@@ -313,11 +341,29 @@ def read_session(
     if len(set(entity.values())) != len(entity):
         raise GPSError(f"{p}: [units]: two units name the same player")
     fixes = doc.get("fixes")
-    if not isinstance(fixes, str):
-        raise GPSError(f"{p}: fixes: expected the path of the CSV or Parquet of fixes")
+    if not isinstance(fixes, str) and not (own and fixes is None and len(own) == len(entity)):
+        raise GPSError(f"{p}: fixes: expected the path of the CSV or Parquet of fixes "
+                       "(or a file for every unit in [units])")
     proj = ArenaProjection.from_corners(corners["sw"], corners["nw"], corners["ne"], corners["se"])
-    fixes_path = session_file(p, fixes, "fixes", files)
-    t, unit, lat, lon = read_fixes(fixes_path)
+    if isinstance(fixes, str):
+        t, unit, lat, lon = read_fixes(session_file(p, fixes, "fixes", files))
+    else:
+        t, unit, lat, lon = np.empty(0), [], np.empty(0), np.empty(0)
+    devices: dict[str, str] = {}
+    if own:
+        from chukker.plays.devices import read_device
+
+        parts_t, parts_la, parts_lo = [t], [lat], [lon]
+        for u, (name, offset) in own.items():
+            if u in unit:
+                raise GPSError(f"{p.name}: [units] {u!r}: has its own file and rows in {fixes}")
+            tr = read_device(session_file(p, name, "units", files), name)
+            devices[u] = tr.kind.value
+            parts_t.append(tr.t + offset)
+            parts_la.append(tr.lat)
+            parts_lo.append(tr.lon)
+            unit = unit + [u] * tr.t.size
+        t, lat, lon = (np.concatenate(v) for v in (parts_t, parts_la, parts_lo))
     ball = None
     ball_file = doc.get("ball")
     if ball_file is not None:
@@ -341,12 +387,29 @@ def read_session(
         lon,
         entity,
         proj,
-        where=fixes if files is not None else str(p.parent / fixes),
+        where=(fixes if files is not None else str(p.parent / fixes))
+        if isinstance(fixes, str) else p.name,
         cutoff_hz=cutoff_hz,
         ball=ball,
         defends=tuple(defends),
         events=events,
+        devices=devices,
     )
+
+
+def _unit_file(e: Mapping[str, Any], where: str) -> tuple[str, float]:
+    """A unit's own device file and clock offset: ``{entity, file, offset_s?}``."""
+    unknown = sorted(set(e) - {"entity", "file", "offset_s"})
+    if unknown:
+        raise GPSError(f"{where}: unknown key {unknown[0]!r} (entity, file, offset_s)")
+    name = e.get("file")
+    if not isinstance(name, str) or not name.strip():
+        raise GPSError(f"{where}: file: expected the name of the unit's GPX, FIT or TCX file")
+    offset = e.get("offset_s", 0.0)
+    if isinstance(offset, bool) or not isinstance(offset, int | float) \
+            or not math.isfinite(offset) or abs(offset) > 86_400:
+        raise GPSError(f"{where}: offset_s: expected seconds (at most a day either way)")
+    return name, float(offset)
 
 
 def _parse_times(values: list[Any], units: list[str], where: str) -> F64:
@@ -484,10 +547,15 @@ def session_from_fixes(
     ball: tuple[F64, F64] | None = None,
     defends: tuple[tuple[str, Side], ...] = (),
     events: tuple[Event, ...] = (),
+    devices: Mapping[str, str] | None = None,
 ) -> GPSSession:
     """Project, drop outliers, fill dropouts, smooth and resample fixes to a common clock.
 
     ``ball``: an optional ball track ``(t, xy)`` in seconds from the first fix.
+    ``devices``: unit -> format, for the units read from their own device files: their
+    recordings start in the lorry park and end at the barn, so the session's clock
+    starts at the first fix used (inside the arena, by the 20 yd rule), and each such
+    unit reports what was cut before, after and between its first and last fix used.
     """
     n = t.size
     if n == 0:
@@ -504,7 +572,8 @@ def session_from_fixes(
         [-x, x - L, -y, y - W, np.zeros(n)]
     )  # distance outside the arena along the worse axis
     inside = out_d <= OUTSIDE_YD
-    t0 = float(np.min(t))
+    devices = devices or {}
+    t0 = float(np.min(t[inside])) if devices and inside.any() else float(np.min(t))
     rel = t - t0
     order = np.lexsort((rel, code))
     reports: list[UnitReport] = []
@@ -538,7 +607,17 @@ def session_from_fixes(
             tracks[entity[u]] = (grid, gx, gy)
         elif tu.size:
             tracks[entity[u]] = (tu, xu, yu)
-        reports.append(UnitReport(u, str(entity[u]), int(rows.size), dropped, filled, med))
+        if u in devices:
+            used = np.flatnonzero(inside[rows])
+            first = int(used[0]) if used.size else rows.size
+            last = int(used[-1]) if used.size else rows.size - 1
+            reports.append(UnitReport(
+                u, str(entity[u]), int(rows.size), dropped, filled, med, devices[u],
+                float(t[rows[first]]) if used.size else None,
+                float(t[rows[last]]) if used.size else None,
+                first, int(rows.size - 1 - last)))
+        else:
+            reports.append(UnitReport(u, str(entity[u]), int(rows.size), dropped, filled, med))
     if not tracks:
         raise GPSError(f"{where}: every fix is more than {OUTSIDE_YD:g} yd outside the arena")
     dt = CLOCK_S
@@ -688,3 +767,62 @@ def write_session(
     doc += [f'"{u}" = "{pl}"' for u, pl in units.items()]
     p.write_text("\n".join(doc) + "\n", encoding="utf-8")
     return p
+
+
+def parse_corners(text: str, where: str = "corners") -> dict[str, tuple[float, float]]:
+    """The four corners of an ``[arena]`` table as ``chukker plays arena`` prints it.
+
+    >>> parse_corners("[arena]\\nsw = [26.615, -80.2]\\nnw = [26.6154, -80.2]\\n"
+    ...               "ne = [26.6154, -80.1991]\\nse = [26.615, -80.1991]")["ne"]
+    (26.6154, -80.1991)
+    """
+    body = text.strip()
+    if not body.startswith("[arena]"):
+        body = "[arena]\n" + body
+    try:
+        arena = tomllib.loads(body).get("arena")
+    except tomllib.TOMLDecodeError as exc:
+        raise GPSError(f"{where}: not the [arena] table of 'chukker plays arena': {exc}") from None
+    if not isinstance(arena, Mapping):
+        raise GPSError(f"{where}: expected the [arena] table (sw, nw, ne, se)")
+    out: dict[str, tuple[float, float]] = {}
+    for c in CORNERS:
+        if c not in arena:
+            raise GPSError(f"{where}: corner {c!r} missing (sw, nw, ne, se)")
+        out[c] = _pair(arena[c], f"{where}: {c}")
+    return out
+
+
+def device_session_text(
+    units: Mapping[str, tuple[str, float]], corners: Mapping[str, tuple[float, float]]
+) -> str:
+    """A ``chukker-gps/1`` session for device files alone: ``units`` maps each file's
+    name to its entity (``"blue:1"``) and clock offset in seconds. The unit ids are
+    the files' names without their extension.
+
+    >>> print(device_session_text({"a.fit": ("blue:1", 0.0)}, {c: (1.0, 2.0) for c in CORNERS}))
+    ... # doctest: +NORMALIZE_WHITESPACE
+    format = "chukker-gps/1"
+    <BLANKLINE>
+    [arena]
+    sw = [1.0000000, 2.0000000]
+    nw = [1.0000000, 2.0000000]
+    ne = [1.0000000, 2.0000000]
+    se = [1.0000000, 2.0000000]
+    <BLANKLINE>
+    [units]
+    "a" = { entity = "blue:1", file = "a.fit" }
+    """
+    doc = [f'format = "{FORMAT}"', "", "[arena]"]
+    doc += [f"{c} = [{corners[c][0]:.7f}, {corners[c][1]:.7f}]" for c in CORNERS]
+    doc += ["", "[units]"]
+    seen: set[str] = set()
+    for name, (ent, offset) in units.items():
+        PlayerId.parse(ent, f"units: {name}")
+        uid = Path(name).stem or name
+        while uid in seen:
+            uid += "+"
+        seen.add(uid)
+        off = f", offset_s = {offset:g}" if offset else ""
+        doc.append(f'{json.dumps(uid)} = {{ entity = "{ent}", file = {json.dumps(name)}{off} }}')
+    return "\n".join(doc) + "\n"

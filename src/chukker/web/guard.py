@@ -167,6 +167,7 @@ DOORS: tuple[Door, ...] = (
     Door("GET,POST", "/plays/review", A, Cost.HEAVY_PLAYS, body=limits.REVIEW_BODY_BYTES,
          answers={**HEAVY, 400: "bad_file", 413: "too_large"}),
     Door("GET", "/plays/review/{rid:str}.csv", A, media="text/csv"),
+    Door("GET", "/plays/review/{rid:str}.toml", A, media="application/toml"),
     Door("GET", "/plays/review/{rid:str}", A),
     Door("GET", "/plays/{sid:str}.svg", A, media="image/svg+xml"),
     Door("GET", "/plays/{sid:str}.png", A, media="image/png"),
@@ -198,6 +199,7 @@ DOORS: tuple[Door, ...] = (
     Door("GET", "/tournaments/{tid}/stream", S, Cost.STREAM, media="text/event-stream",
          answers=TOURN, json_refusals=True),
     # rules education
+    Door("GET", "/help/keys", A),  # the console's keys, for timekeepers (main's help page)
     Door("GET", "/learn/", A),
     Door("GET", "/learn/test", A),
     Door("POST", "/learn/result", A, body=API),

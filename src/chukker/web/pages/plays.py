@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from fastapi import APIRouter, FastAPI, Request
-from fastapi.responses import HTMLResponse, RedirectResponse, Response
+from fastapi.responses import HTMLResponse, PlainTextResponse, RedirectResponse, Response
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 from markupsafe import Markup
 
@@ -43,7 +43,17 @@ T: dict[str, dict[str, str]] = {
         "candidates": "What the detectors find", "player": "Player", "from_to": "When",
         "evidence": "Evidence", "no_candidates": "No candidate foul.",
         "foul": "Foul", "no_foul": "No foul",
-        "review": "Review", "review_title": "Review of", "upload": "Analyse a file",
+        "review": "Review",
+        "devices": "Device files only (GPX, FIT, TCX): the session is written for you",
+        "devices_files": "Device files",
+        "corners": "Arena corners (sw, nw, ne, se), clicked on the tracks or pasted from chukker plays arena",  # noqa: E501
+        "entity": "Rider (team:number)", "offset": "Clock offset (s)",
+        "session_written": "The session written for your device files",
+        "session_download": "Download session.toml", "click_corner": "Click the corner",
+        "corners_done": "Four corners set",
+        "tracks_help": "Pick the files: their tracks are drawn here; click the four corners in order sw, nw, ne, se.",  # noqa: E501
+        "corners_reset": "Clear the corners", "review_title": "Review of",
+        "upload": "Analyse a file",
         "upload_help": "A tracking CSV or Parquet, a scenario TOML, or a GPS session TOML "
                        "with its fixes file.", "file": "File", "fixes": "Fixes (GPS session)",
         "analyse": "Analyse", "timeline": "Candidates by clause and player",
@@ -64,7 +74,17 @@ T: dict[str, dict[str, str]] = {
         "candidates": "Lo que encuentran los detectores", "player": "Jugador",
         "from_to": "Cuándo", "evidence": "Pruebas", "no_candidates": "Ninguna posible falta.",
         "foul": "Falta", "no_foul": "Sin falta",
-        "review": "Revisión", "review_title": "Revisión de", "upload": "Analizar un archivo",
+        "review": "Revisión",
+        "devices": "Solo archivos de dispositivos (GPX, FIT, TCX): la sesión se escribe por usted",
+        "devices_files": "Archivos de dispositivos",
+        "corners": "Esquinas de la arena (sw, nw, ne, se), marcadas en los recorridos o pegadas de chukker plays arena",  # noqa: E501
+        "entity": "Jinete (equipo:número)", "offset": "Desfase del reloj (s)",
+        "session_written": "La sesión escrita para sus archivos de dispositivos",
+        "session_download": "Descargar session.toml", "click_corner": "Marque la esquina",
+        "corners_done": "Cuatro esquinas marcadas",
+        "tracks_help": "Elija los archivos: sus recorridos se dibujan aquí; marque las cuatro esquinas en orden sw, nw, ne, se.",  # noqa: E501
+        "corners_reset": "Borrar las esquinas", "review_title": "Revisión de",
+        "upload": "Analizar un archivo",
         "upload_help": "Un CSV o Parquet de seguimiento, un TOML de jugada o un TOML de "
                        "sesión GPS con su archivo de posiciones.", "file": "Archivo",
         "fixes": "Posiciones (sesión GPS)", "analyse": "Analizar",
@@ -86,7 +106,17 @@ T: dict[str, dict[str, str]] = {
         "candidates": "Cosa trovano i rilevatori", "player": "Giocatore", "from_to": "Quando",
         "evidence": "Elementi", "no_candidates": "Nessun possibile fallo.",
         "foul": "Fallo", "no_foul": "Nessun fallo",
-        "review": "Revisione", "review_title": "Revisione di", "upload": "Analizza un file",
+        "review": "Revisione",
+        "devices": "Solo file dei dispositivi (GPX, FIT, TCX): la sessione viene scritta per voi",
+        "devices_files": "File dei dispositivi",
+        "corners": "Angoli dell'arena (sw, nw, ne, se), cliccati sui tracciati o incollati da chukker plays arena",  # noqa: E501
+        "entity": "Giocatore (squadra:numero)", "offset": "Scarto dell'orologio (s)",
+        "session_written": "La sessione scritta per i vostri file dei dispositivi",
+        "session_download": "Scarica session.toml", "click_corner": "Cliccate l'angolo",
+        "corners_done": "Quattro angoli fissati",
+        "tracks_help": "Scegliete i file: i loro tracciati sono disegnati qui; cliccate i quattro angoli in ordine sw, nw, ne, se.",  # noqa: E501
+        "corners_reset": "Cancella gli angoli", "review_title": "Revisione di",
+        "upload": "Analizza un file",
         "upload_help": "Un CSV o Parquet di tracciamento, un TOML di azione o un TOML di "
                        "sessione GPS con il suo file di posizioni.", "file": "File",
         "fixes": "Posizioni (sessione GPS)", "analyse": "Analizza",
@@ -303,16 +333,27 @@ async def _upload(request: Request, lang: str) -> Response:
         size = 0
     if size > REVIEW_BODY_BYTES:
         return _refused(request, lang, 413, f"> {REVIEW_BODY_BYTES // 2**20} MB")
-    form = await request.form(max_files=3, max_fields=4)
+    form = await request.form(max_files=MAX_REVIEW_FILES, max_fields=2 * MAX_REVIEW_FILES + 4)
     uploads = [(k, v) for k, v in form.multi_items() if not isinstance(v, str) and v.filename]
     main = form.get("file")
+    written: str | None = None
     if main is None or isinstance(main, str) or not main.filename:
-        return _page("plays/review_upload.html", 400, error=T[lang]["bad_file"],
-                     **_ctx(request, lang))  # fmt: skip
+        try:
+            written = _written_session(form, uploads)
+        except ValueError as exc:
+            return _refused(request, lang, 400, str(exc)[:300])
+        if written is None:
+            return _page("plays/review_upload.html", 400, error=T[lang]["bad_file"],
+                         **_ctx(request, lang))  # fmt: skip
     tmp = tempfile.mkdtemp(prefix="chukker-review-")
     try:
         (Path(tmp) / "main").mkdir()
-        name = Path(main.filename).name or "upload"
+        if written is not None:
+            name = "session.toml"
+            (Path(tmp) / "main" / name).write_text(written, encoding="utf-8")
+        else:
+            assert main is not None and not isinstance(main, str)
+            name = Path(str(main.filename)).name or "upload"
         names: dict[str, str] = {}
         for i, (key, up) in enumerate(uploads):
             base = Path(str(up.filename)).name or f"file{i}"
@@ -341,7 +382,55 @@ async def _upload(request: Request, lang: str) -> Response:
         await run_in_threadpool(shutil.rmtree, tmp, True)
         await form.close()
     remember(rv)
+    if written is not None:
+        WRITTEN[rv.id] = written
+        while len(WRITTEN) > 64:
+            WRITTEN.pop(next(iter(WRITTEN)))
     return RedirectResponse(f"{_base(request)}/review/{rv.id}?lang={lang}", status_code=303)
+
+
+MAX_REVIEW_FILES = 16
+"""Files in one review upload: a session, its fixes or ball, or one file per device."""
+
+WRITTEN: dict[str, str] = {}
+"""The sessions written for device files alone, by review id (the newest 64)."""
+
+
+def _written_session(form: Any, uploads: list[tuple[str, Any]]) -> str | None:
+    """The session TOML for device files picked alone (``devices``), their entities
+    (``entity:NAME``, team:number), offsets (``offset:NAME``, seconds) and the four
+    corners (``corners``: clicked on the drawn tracks, or pasted from
+    ``chukker plays arena``); ``None`` when the form holds no such files."""
+    from chukker.plays.gps import device_session_text, parse_corners
+
+    names = [Path(str(up.filename)).name for k, up in uploads if k == "devices"]
+    if not names:
+        return None
+    corners = form.get("corners")
+    if not isinstance(corners, str) or not corners.strip():
+        raise ValueError("corners: click the four corners (sw, nw, ne, se) on the tracks, "
+                         "or paste the [arena] of 'chukker plays arena'")
+    units: dict[str, tuple[str, float]] = {}
+    for n in names:
+        ent = form.get(f"entity:{n}")
+        if not isinstance(ent, str) or not ent.strip():
+            raise ValueError(f"{n}: choose its rider (team:number)")
+        off = form.get(f"offset:{n}") or "0"
+        try:
+            offset = float(str(off))
+        except ValueError:
+            raise ValueError(f"{n}: offset: expected seconds") from None
+        units[n] = (ent.strip(), offset)
+    return device_session_text(units, parse_corners(corners))
+
+
+async def review_session(request: Request) -> Response:
+    """``GET /plays/review/{rid}.toml``: the session written for a device-files upload."""
+    text = WRITTEN.get(str(request.path_params["rid"]))
+    if text is None:
+        return PlainTextResponse("no such session\n", 404)
+    return PlainTextResponse(text, media_type="application/toml", headers={
+        "content-disposition": 'attachment; filename="session.toml"'})
 
 
 def _review(request: Request) -> Any:
@@ -431,6 +520,7 @@ async def review_page(request: Request) -> Response:
         "plays/review.html",
         rv=rv,
         rid=rv.id,
+        written=WRITTEN.get(rv.id),
         file_name=rv.name,
         duration=f"{rv.duration:.1f}",
         candidates=cands,
@@ -459,7 +549,8 @@ async def review_csv(request: Request) -> Response:
 
 async def asset(request: Request) -> Response:
     name = str(request.path_params["name"])
-    types = {"plays.js": "text/javascript", "plays.css": "text/css"}
+    types = {"plays.js": "text/javascript", "plays.css": "text/css",
+             "plays-devices.js": "text/javascript"}
     if name not in types:
         return Response("not found", status_code=404)
     return Response((HERE / "static" / name).read_text(encoding="utf-8"), media_type=types[name])
@@ -471,6 +562,7 @@ for _path, _endpoint, _methods in (
     ("/assets/{name}", asset, ["GET"]),
     ("/review", review_form, ["GET", "POST"]),
     ("/review/{rid:str}.csv", review_csv, ["GET"]),
+    ("/review/{rid:str}.toml", review_session, ["GET"]),
     ("/review/{rid:str}", review_page, ["GET"]),
     ("/{sid:str}.svg", scenario_svg, ["GET"]),
     ("/{sid:str}.png", scenario_png, ["GET"]),
