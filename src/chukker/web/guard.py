@@ -144,6 +144,7 @@ DOORS: tuple[Door, ...] = (
     Door("GET", "/m/{match_id}/overlay", S),
     Door("GET", "/m/{match_id}/console", T),  # the token travels in the fragment
     Door("GET", "/m/{match_id}/sheet", S),
+    Door("GET", "/m/{match_id}/mounts", S),  # the grooms' page of one match (read only)
     Door("GET", "/m/{match_id}/sheet.pdf", S, Cost.HEAVY_PDF, media="application/pdf",
          answers=HEAVY),
     Door("GET", "/m/{match_id}/goals.csv", S, media="text/csv"),
@@ -195,11 +196,11 @@ DOORS: tuple[Door, ...] = (
          json_refusals=True),
     Door("GET", "/tournaments/{tid}/matches/{mid}", S, answers=TOURN),
     Door("GET", "/tournaments/{tid}/teams/{team}", S, answers=TOURN),
+    Door("GET", "/tournaments/{tid}/teams/{team}/mounts", S, answers=TOURN),  # the pony line
     Door("GET", "/tournaments/{tid}/arena/{slug}/{view}", S, answers=TOURN),
     Door("GET", "/tournaments/{tid}/stream", S, Cost.STREAM, media="text/event-stream",
          answers=TOURN, json_refusals=True),
     # rules education
-    Door("GET", "/help/keys", A),  # the console's keys, for timekeepers (main's help page)
     Door("GET", "/learn/", A),
     Door("GET", "/learn/test", A),
     Door("POST", "/learn/result", A, body=API),
