@@ -6,7 +6,6 @@ from __future__ import annotations
 import base64
 import hashlib
 import hmac
-import json
 import math
 import os
 import re
@@ -14,83 +13,15 @@ import secrets
 import time
 import unicodedata
 from collections import OrderedDict
-from collections.abc import Hashable, Mapping
+from collections.abc import Hashable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Any
 
 from fastapi import Header, Request
-from starlette.exceptions import HTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from chukker.ops.proxy import client_of_request
-
-MAX_BODY = 64 * 1024
-
-
-class _TooLarge(HTTPException):
-    """Raised from ``receive`` once a streamed body passes the limit (FastAPI re-raises it)."""
-
-    def __init__(self, limit: int) -> None:
-        super().__init__(413, f"request bodies are limited to {limit} bytes")
-
-
-async def _send_json(send: Send, status: int, body: Mapping[str, object]) -> None:
-    data = json.dumps(body).encode()
-    await send({
-        "type": "http.response.start", "status": status,
-        "headers": [(b"content-type", b"application/json"),
-                    (b"content-length", str(len(data)).encode())],
-    })
-    await send({"type": "http.response.body", "body": data})
-
-
-class BodyLimit:
-    """Refuse request bodies over ``limit`` bytes with 413, declared or streamed."""
-
-    def __init__(self, app: ASGIApp, limit: int = MAX_BODY) -> None:
-        self.app = app
-        self.limit = limit
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-        from chukker.live.api_errors import body
-
-        refusal = body("too_large", {"limit": self.limit})
-        for k, v in scope.get("headers", []):
-            if k == b"content-length":
-                try:
-                    n = int(v)
-                except ValueError:
-                    n = self.limit + 1
-                if n > self.limit:
-                    await _send_json(send, 413, refusal)
-                    return
-        seen = 0
-        started = False
-
-        async def counted() -> Message:
-            nonlocal seen
-            msg = await receive()
-            if msg["type"] == "http.request":
-                seen += len(msg.get("body", b""))
-                if seen > self.limit:
-                    raise _TooLarge(self.limit)
-            return msg
-
-        async def watched(msg: Message) -> None:
-            nonlocal started
-            if msg["type"] == "http.response.start":
-                started = True
-            await send(msg)
-
-        try:
-            await self.app(scope, counted, watched)
-        except _TooLarge:
-            if not started:
-                await _send_json(send, 413, refusal)
 
 
 class Throttle:
