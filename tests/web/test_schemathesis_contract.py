@@ -43,6 +43,7 @@ CHECKS = [
     schemathesis.checks.status_code_conformance,
     schemathesis.checks.content_type_conformance,
     schemathesis.checks.response_schema_conformance,
+    schemathesis.checks.allow_header_conformance,
 ]
 
 OPERATIONS = sorted(f"{m.upper()} {p}" for p, ops in APP.openapi()["paths"].items()

@@ -26,6 +26,9 @@ _S10: Final = frozenset(['at', 'event', 'type'])
 _S11: Final = frozenset(['at', 'in', 'out', 'team', 'type'])
 _S12: Final = frozenset(['at', 'player', 'team', 'type'])
 _S13: Final = frozenset(['at', 'reason', 'remaining', 'type'])
+_S14: Final = frozenset(['at', 'mount', 'player', 'team', 'type', 'umpire_consent'])
+_S15: Final = frozenset(['at', 'mount', 'reason', 'team', 'type'])
+_S16: Final = frozenset(['blood', 'injury', 'other', 'runaway', 'vice'])
 
 
 def clean_bowl_in(ev: dict[str, Any]) -> bool:
@@ -474,6 +477,79 @@ def clean_clock(ev: dict[str, Any]) -> bool:
     return len(ev) == n or _S13.issuperset(ev)
 
 
+def clean_mount(ev: dict[str, Any]) -> bool:
+    n = 1
+    v = ev.get('at')
+    if v is None:
+        return False
+    elif (type(v) is not float and type(v) is not int) or not 0 <= v <= 1000000000:
+        return False
+    else:
+        n += 1
+    v = ev.get('team')
+    if v is None:
+        return False
+    elif type(v) is not str or not 1 <= len(v) <= 16 or not v.isascii():
+        return False
+    else:
+        n += 1
+    v = ev.get('player')
+    if v is None:
+        return False
+    elif type(v) is not int or not 1 <= v <= 99:
+        return False
+    else:
+        n += 1
+    v = ev.get('mount')
+    if v is None:
+        return False
+    elif True:
+        return False
+    else:
+        n += 1
+    v = ev.get('umpire_consent')
+    if v is None:
+        pass
+    elif type(v) is not bool:
+        return False
+    else:
+        n += 1
+    return len(ev) == n or _S14.issuperset(ev)
+
+
+def clean_mount_out(ev: dict[str, Any]) -> bool:
+    n = 1
+    v = ev.get('at')
+    if v is None:
+        return False
+    elif (type(v) is not float and type(v) is not int) or not 0 <= v <= 1000000000:
+        return False
+    else:
+        n += 1
+    v = ev.get('team')
+    if v is None:
+        return False
+    elif type(v) is not str or not 1 <= len(v) <= 16 or not v.isascii():
+        return False
+    else:
+        n += 1
+    v = ev.get('mount')
+    if v is None:
+        return False
+    elif True:
+        return False
+    else:
+        n += 1
+    v = ev.get('reason')
+    if v is None:
+        return False
+    elif type(v) is not str or v not in _S16:
+        return False
+    else:
+        n += 1
+    return len(ev) == n or _S15.issuperset(ev)
+
+
 #: the quick yes of each event type
 CLEAN: Final[dict[str, Callable[[dict[str, Any]], bool]]] = {
     'bowl_in': clean_bowl_in,
@@ -491,6 +567,8 @@ CLEAN: Final[dict[str, Callable[[dict[str, Any]], bool]]] = {
     'designate': clean_designate,
     'return': clean_return,
     'clock': clean_clock,
+    'mount': clean_mount,
+    'mount_out': clean_mount_out,
 }
 
 

@@ -107,6 +107,13 @@ CONSOLE_KEYS: tuple[KeyBinding, ...] = (
         "Correct the clock",
         "Only while the clock is stopped; shown on every screen and on the sheet.",
     ),
+    KeyBinding(
+        Group.FOULS,
+        ("R",),
+        ("KeyR",),
+        "Change mounts",
+        "While the ball is dead; the team's mounts in use are greyed out.",
+    ),
     KeyBinding(Group.SHOOTOUT, ("G",), ("KeyG",), "Shootout: goal"),
     KeyBinding(Group.SHOOTOUT, ("M",), ("KeyM",), "Shootout: miss"),
     KeyBinding(Group.SHOOTOUT, ("X",), ("KeyX",), "Shootout: forfeit the shot"),
