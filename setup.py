@@ -30,6 +30,7 @@ MODULES = (
     "engine.shootout",
     "engine.penalties",
     "engine.report",
+    "engine.mounts",
     "engine.core",
     "engine.fold",
     "engine.allowed",

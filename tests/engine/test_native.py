@@ -137,3 +137,21 @@ def test_native_differential_harness_runs_in_pure_mode_too() -> None:
     pure = _pure(jobs)
     assert pure["native"] is False
     assert pure["out"] == _answers(jobs)
+
+
+def test_native_setup_compiles_exactly_the_modules_the_engine_loads() -> None:
+    """setup.py cannot import the package it builds: its list is kept equal by this test
+    (a module missing there leaves the whole engine pure, since all or none are used)."""
+    import ast
+    from pathlib import Path
+
+    from chukker.engine.native import MODULES
+
+    tree = ast.parse((Path(__file__).resolve().parents[2] / "setup.py").read_text())
+    listed = next(
+        ast.literal_eval(node.value) for node in tree.body
+        if isinstance(node, ast.Assign | ast.AnnAssign)
+        and any(getattr(t, "id", None) == "MODULES"
+                for t in (node.targets if isinstance(node, ast.Assign) else [node.target]))
+    )
+    assert tuple(listed) == MODULES
