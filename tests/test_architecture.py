@@ -189,3 +189,97 @@ def test_architecture_every_part_is_mounted_in_the_app(tmp_path: Path, where: st
     app = create_app(tmp_path / "arch.sqlite3")
     paths = set(_paths(list(app.routes)))
     assert where in paths or any(p.startswith(where) for p in paths), sorted(paths)
+
+
+# --------------------------------------------------------------------------- no hedges
+def _trees() -> Iterator[tuple[str, ast.AST]]:
+    for name, path in MODULES.items():
+        yield name, ast.parse(path.read_text(encoding="utf-8"), str(path))
+
+
+#: the only guarded imports, each saying so where it is used (not a default in disguise)
+IMPORT_FALLBACKS = {
+    "chukker.engine.native",  # a broken compiled build runs the source (docs/engine.md)
+    "chukker.web.pages.sheet",  # WeasyPrint without the system's Pango: 503, "use Print"
+}
+
+
+def test_architecture_no_import_of_the_project_or_its_dependencies_is_guarded() -> None:
+    """``try: import x / except ImportError`` hides a broken module or install behind a
+    default (a page without its plays, refusals in English only): every part is imported
+    unconditionally, and a missing one fails at once."""
+    bad = []
+    for name, tree in _trees():
+        if name in IMPORT_FALLBACKS:
+            continue
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.Try):
+                continue
+            for h in node.handlers:
+                caught = [h.type] if not isinstance(h.type, ast.Tuple) else h.type.elts
+                if any(isinstance(c, ast.Name) and c.id in ("ImportError", "ModuleNotFoundError")
+                       for c in caught):
+                    bad.append(f"{name}:{node.lineno}")
+    assert bad == []
+
+
+def _module_aliases(name: str, tree: ast.AST) -> set[str]:
+    """The local names bound to one of the project's modules in ``tree``."""
+    out: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            out |= {a.asname for a in node.names if a.asname and a.name in MODULES}
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            out |= {a.asname or a.name for a in node.names if f"{node.module}.{a.name}" in MODULES}
+    return out
+
+
+def test_architecture_no_getattr_probing_of_the_projects_own_modules() -> None:
+    """``getattr(module, "X", default)`` / ``hasattr(module, "X")`` on one of the project's
+    modules answers a default for a name that was renamed or removed: use the name."""
+    bad = []
+    for name, tree in _trees():
+        aliases = _module_aliases(name, tree)
+        for node in ast.walk(tree):
+            if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+                    and node.func.id in ("getattr", "hasattr") and node.args):
+                target = node.args[0]
+                if isinstance(target, ast.Name) and target.id in aliases:
+                    bad.append(f"{name}:{node.lineno}")
+                if (isinstance(target, ast.Call) and isinstance(target.func, ast.Attribute)
+                        and target.func.attr == "import_module"):
+                    bad.append(f"{name}:{node.lineno}")
+    assert bad == []
+
+
+def _service_private_names() -> set[str]:
+    tree = ast.parse(MODULES["chukker.live.service"].read_text(encoding="utf-8"))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ClassDef) and node.name == "LiveService":
+            return {n.attr for n in ast.walk(node)
+                    if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name)
+                    and n.value.id == "self" and n.attr.startswith("_")
+                    and not n.attr.startswith("__")}
+    raise AssertionError("chukker.live.service has no LiveService")
+
+
+def test_architecture_nothing_outside_live_reaches_into_the_live_services_private_members(
+) -> None:
+    """The web, feeds and ops read the service through its public surface
+    (``loaded_match``, ``loaded_matches``, ``listening``): ``svc._matches`` would break
+    silently when the service keeps its matches elsewhere (e.g. in worker processes)."""
+    private = _service_private_names()
+    assert "_matches" in private
+    bad = []
+    for name, tree in _trees():
+        if name.startswith("chukker.live"):
+            continue
+        for node in ast.walk(tree):
+            if (isinstance(node, ast.Attribute) and node.attr in private
+                    and not (isinstance(node.value, ast.Name) and node.value.id == "self")):
+                bad.append(f"{name}:{node.lineno}: .{node.attr}")
+            if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+                    and node.func.id in ("getattr", "hasattr", "setattr") and len(node.args) > 1
+                    and isinstance(node.args[1], ast.Constant) and node.args[1].value in private):
+                bad.append(f"{name}:{node.lineno}: {node.func.id} {node.args[1].value}")
+    assert bad == []

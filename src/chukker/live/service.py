@@ -300,6 +300,18 @@ class LiveService:
         return n
 
     # ------------------------------------------------------------------ matches
+    def loaded_match(self, match_id: str) -> LiveMatch | None:
+        """The live match ``match_id`` if it is in memory now (no load from the store)."""
+        return self._matches.get(match_id)
+
+    def loaded_matches(self) -> list[LiveMatch]:
+        """The live matches in memory now (a copy: the service may load or evict meanwhile)."""
+        return list(self._matches.values())
+
+    def listening(self) -> bool:
+        """Whether the task that follows other servers' appends (PostgreSQL) is running."""
+        return self._listener is not None and not self._listener.done()
+
     async def create_match(self, header: dict[str, Any]) -> Created:
         """Check the header with the engine and store the match; the secrets are shown once."""
         header = {k: v for k, v in header.items() if k != "events"}

@@ -178,7 +178,7 @@ def check(t: Tournament, played: Mapping[str, Played | str] | None = None) -> li
     p = replay_all(t) if played is None else played
     try:
         s: Standings | None = standings(t, p)
-    except Exception as e:  # pragma: no cover - defensive: report, never a traceback
+    except ValueError as e:  # a result that cannot be placed: reported, never a traceback
         bad("tournament", f"standings could not be computed: {e}")
         s = None
     for m in t.matches.values():

@@ -45,6 +45,7 @@ def server_tournaments(folder: Path, store: Any) -> list[SeasonTournament]:
     registry writes them), their results replayed from the store's events."""
     from chukker.engine import EngineError
     from chukker.record import RecordError, replay
+    from chukker.store.base import StoreError
 
     out: list[SeasonTournament] = []
     if not folder.is_dir():
@@ -70,7 +71,7 @@ def server_tournaments(folder: Path, store: Any) -> list[SeasonTournament]:
             try:
                 row = store.get_match(str(live_id))
                 events = [e.event for e in store.events(str(live_id))]
-            except Exception:  # the store lost it: shown as scheduled
+            except StoreError:  # the store lost it: shown as scheduled
                 continue
             rec = dict(row.header)
             rec["events"] = events

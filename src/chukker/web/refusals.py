@@ -4,7 +4,7 @@ Every refusal the engine, the record loader or the API gives (and every notice
 in the engine's report) has a stable
 ``code`` and JSON ``params``; the English sentence is a template per code
 (:data:`chukker.engine.errors.MESSAGES`, :data:`chukker.record.errors.MESSAGES`
-and, when present, ``chukker.live.api_errors.MESSAGES``). Spanish and Italian
+and ``chukker.live.api_errors.MESSAGES``). Spanish and Italian
 come from the Babel catalogues ``locales/{es,it}/LC_MESSAGES/refusals.po``
 (and ``api.po``), whose msgid is the English template.
 
@@ -16,13 +16,13 @@ come from the Babel catalogues ``locales/{es,it}/LC_MESSAGES/refusals.po``
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Mapping
 from typing import Any
 
 from chukker.engine.errors import MESSAGES as ENGINE_MESSAGES
 from chukker.engine.errors import NOTICES, render
 from chukker.i18n import LANGUAGES, translations
+from chukker.live.api_errors import MESSAGES as API_MESSAGES
 from chukker.record.errors import MESSAGES as RECORD_MESSAGES
 
 
@@ -31,11 +31,7 @@ def templates() -> dict[str, str]:
     out = dict(ENGINE_MESSAGES)
     out.update(NOTICES)
     out.update(RECORD_MESSAGES)
-    try:
-        api = importlib.import_module("chukker.live.api_errors")
-    except ImportError:
-        return out
-    for code, text in getattr(api, "MESSAGES", {}).items():
+    for code, text in API_MESSAGES.items():
         out.setdefault(code, text)
     return out
 

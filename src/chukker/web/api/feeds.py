@@ -22,6 +22,7 @@ from fastapi.responses import Response
 from chukker.feeds import formats
 from chukker.feeds.payloads import flat_record, public_state
 from chukker.i18n import pick_language, translations
+from chukker.live.service import LiveMatch, LiveService
 from chukker.web.api import routes as api
 
 router = APIRouter(prefix="/api", tags=["feeds"])
@@ -50,7 +51,7 @@ def _cache(request: Request) -> OrderedDict[tuple[str, str, str], tuple[float, b
     return c
 
 
-def feed_record(svc: Any, lm: Any, lang: str) -> dict[str, Any]:
+def feed_record(svc: LiveService, lm: LiveMatch, lang: str) -> dict[str, Any]:
     """The flat record of a live match as of now, ``status_text`` in ``lang``."""
     from chukker.web.pages.matches import status_text
 
@@ -96,7 +97,7 @@ async def feed_csv(request: Request, match_id: str, lang: LangQuery = None) -> R
 
 
 # ------------------------------------------------------------------ the MQTT feed's wiring
-def make_feed(svc: Any, settings: Any) -> Any:
+def make_feed(svc: LiveService, settings: Any) -> Any:
     """The MQTT feed of ``settings`` (``None`` without ``mqtt.url``), listening to ``svc``.
 
     On PostgreSQL the horns are claimed in the servers' database (one server sounds
@@ -113,6 +114,10 @@ def make_feed(svc: Any, settings: Any) -> Any:
     claims: Any
     if store.backend is Backend.POSTGRES:
         import secrets
+
+        from chukker.store.postgres import PostgresStore
+
+        assert isinstance(store, PostgresStore)
 
         client_id = client_id or f"chukker-{secrets.token_hex(4)}"
         claims = PostgresClaims(store.url, store.schema, client_id)
@@ -131,12 +136,12 @@ def _with_id(mqtt: Any, client_id: str) -> Any:
     return dataclasses.replace(mqtt, client_id=client_id)
 
 
-def _header_of(svc: Any, match_id: str) -> Mapping[str, Any] | None:
-    lm = svc._matches.get(match_id)  # the match the service has just told of: loaded
+def _header_of(svc: LiveService, match_id: str) -> Mapping[str, Any] | None:
+    lm = svc.loaded_match(match_id)  # the match the service has just told of: loaded
     return None if lm is None else lm.row.header
 
 
-async def start_feed(svc: Any, feed: Any, state: Any = None) -> None:
+async def start_feed(svc: LiveService, feed: Any, state: Any = None) -> None:
     """Listen to ``svc`` and publish the state of every match it has loaded; with the
     app's ``state``, learn the arena of every tournament match (for the arena relays)."""
     if state is not None:
@@ -153,15 +158,15 @@ async def start_feed(svc: Any, feed: Any, state: Any = None) -> None:
                     m = lt.t.matches.get(mid)
                     if m is not None and m.arena:
                         feed.map_arena(live_id, m.arena)
-        except Exception:  # an unreadable tournament: its pages say so; the feed goes on
+        except OSError:  # the folder cannot be read (an unreadable file is skipped by reg.all)
             pass
     svc.add_listener(feed)
     await feed.start()
-    for lm in list(svc._matches.values()):
+    for lm in svc.loaded_matches():
         feed.on_state(lm.id, lm.seq, svc.report(lm))
 
 
-async def stop_feed(svc: Any, feed: Any) -> None:
+async def stop_feed(svc: LiveService, feed: Any) -> None:
     svc.remove_listener(feed)
     await feed.stop()
 

@@ -17,6 +17,8 @@ from typing import Any
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
 
+from chukker.live.service import LiveService
+
 router = APIRouter(tags=["operations"])
 
 DB_TIMEOUT_S = 2.0
@@ -37,7 +39,7 @@ def _ping(store: Any) -> None:
         store.list_matches(1)
 
 
-def scheduler_problems(svc: Any) -> list[str]:
+def scheduler_problems(svc: LiveService) -> list[str]:
     """What is wrong with the live service's horn scheduler (empty: nothing)."""
     problems: list[str] = []
     loop = getattr(svc, "loop", None)
@@ -45,16 +47,13 @@ def scheduler_problems(svc: Any) -> list[str]:
         return ["the live service has not started"]
     if getattr(svc, "stopped", False):
         return ["the live service has stopped"]
-    listener = getattr(svc, "_listener", None)
     backend = getattr(getattr(svc, "store", None), "backend", None)
-    if str(getattr(backend, "value", backend)) == "postgresql" and (
-        listener is None or listener.done()
-    ):
+    if str(getattr(backend, "value", backend)) == "postgresql" and not svc.listening():
         problems.append("the listener for other servers' events is not running")
     elif getattr(getattr(svc, "store", None), "listening", True) is False:
         problems.append("not subscribed to other servers' events (reconnecting)")
     now = loop.time()
-    for lm in list(getattr(svc, "_matches", {}).values()):
+    for lm in svc.loaded_matches():
         timer = getattr(lm, "timer", None)
         if timer is not None and not timer.cancelled() and now - timer.when() > OVERDUE_S:
             problems.append(f"match {lm.id}: a horn is {now - timer.when():.1f} s overdue")

@@ -210,8 +210,7 @@ def apply_process_settings(s: Settings) -> None:
     limits.BODY_TIMEOUT_S = s.limits.body_timeout_s
     live.QUEUE_LIMIT = s.limits.stream_queue
     setattr(i18n, "LANGUAGES", s.languages)  # noqa: B010 - a module setting, replaced
-    if hasattr(pages, "LANGUAGES"):
-        setattr(pages, "LANGUAGES", s.languages)  # noqa: B010
+    setattr(pages, "LANGUAGES", s.languages)  # noqa: B010 - the pages' copy of the setting
     rules = s.rules_database_target()
     if rules is not None:
         os.environ["CHUKKER_RULES_DB"] = rules

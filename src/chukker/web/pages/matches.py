@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import importlib
 import time
 import weakref
 from collections.abc import Callable
@@ -118,12 +117,11 @@ def refusal_templates(lang: str) -> dict[str, str]:
     """
     tr = translations(lang)
     out: dict[str, str] = {}
-    for module in ("chukker.engine.errors", "chukker.live.api_errors"):
-        try:
-            table = getattr(importlib.import_module(module), "MESSAGES", {})
-        except ImportError:
-            continue
-        for code, template in dict(table).items():
+    from chukker.engine.errors import MESSAGES as ENGINE_MESSAGES
+    from chukker.live.api_errors import MESSAGES as API_MESSAGES
+
+    for table in (ENGINE_MESSAGES, API_MESSAGES):
+        for code, template in table.items():
             out.setdefault(str(code), tr.gettext(str(template)))
     return out
 
@@ -659,18 +657,16 @@ API_DOC_FILES = {"swagger-ui-bundle.js": "text/javascript", "swagger-ui.css": "t
                  "redoc.standalone.js": "text/javascript", "favicon.png": "image/png"}
 
 
-def _api_doc_dir() -> Path | None:
-    try:
-        import fastapi_offline
-    except ImportError:
-        return None
+def _api_doc_dir() -> Path:
+    import fastapi_offline  # a dependency (pyproject.toml): its absence is a broken install
+
     return Path(fastapi_offline.__file__).parent / "static"
 
 
 @router.get("/apidocs/{name}")
 async def api_doc_file(name: str) -> Response:
     folder = _api_doc_dir()
-    if name not in API_DOC_FILES or folder is None or not (folder / name).is_file():
+    if name not in API_DOC_FILES or not (folder / name).is_file():
         return Response("not found", status_code=404, media_type="text/plain")
     return FileResponse(folder / name, media_type=API_DOC_FILES[name],
                         headers={"cache-control": "public, max-age=86400"})
@@ -678,9 +674,6 @@ async def api_doc_file(name: str) -> Response:
 
 @router.get("/docs", response_class=HTMLResponse)
 async def swagger_ui(request: Request) -> Response:
-    if _api_doc_dir() is None:
-        return error_page(request, 503, "Swagger UI needs the fastapi-offline package; "
-                          "the API description is at /openapi.json")
     return get_swagger_ui_html(openapi_url="/openapi.json", title="chukker live API",
                                swagger_js_url="/apidocs/swagger-ui-bundle.js",
                                swagger_css_url="/apidocs/swagger-ui.css",
@@ -689,9 +682,6 @@ async def swagger_ui(request: Request) -> Response:
 
 @router.get("/redoc", response_class=HTMLResponse)
 async def redoc(request: Request) -> Response:
-    if _api_doc_dir() is None:
-        return error_page(request, 503, "ReDoc needs the fastapi-offline package; "
-                          "the API description is at /openapi.json")
     return get_redoc_html(openapi_url="/openapi.json", title="chukker live API",
                           redoc_js_url="/apidocs/redoc.standalone.js",
                           redoc_favicon_url="/apidocs/favicon.png", with_google_fonts=False)

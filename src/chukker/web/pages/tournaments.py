@@ -47,6 +47,7 @@ from markupsafe import Markup
 from chukker.engine.setup import Setup
 from chukker.i18n import LANGUAGES, translations
 from chukker.live import LiveService, hash_token, new_match_id
+from chukker.store.base import StoreError
 from chukker.tournament.check import check
 from chukker.tournament.export import bracket_svg, matches_csv, results_json, standings_csv
 from chukker.tournament.model import (
@@ -210,7 +211,7 @@ async def _reports(svc: LiveService, lt: LiveTournament) -> dict[str, dict[str, 
     for mid, live_id in lt.live.items():
         try:
             lm = await svc.load(live_id)
-        except Exception:  # the store lost it: shown as scheduled
+        except StoreError:  # the store lost it, or cannot replay it: shown as scheduled
             continue
         out[mid] = svc.report(lm)
     return out
@@ -600,7 +601,7 @@ def _named_arenas(t: Tournament) -> list[str]:
 async def _started(svc: LiveService, live_id: str) -> bool:
     try:
         lm = await svc.load(live_id)
-    except Exception:  # the store lost it: nothing was played
+    except StoreError:  # the store lost it, or cannot replay it: nothing was played
         return False
     return lm.seq > 0
 
@@ -637,7 +638,7 @@ async def _update(
         try:
             lm = await svc.load(live_id)
             old_header = {k: v for k, v in lm.row.header.items() if k != "events"}
-        except Exception:
+        except StoreError:
             old_header = None
         if new_header is not None:
             new_header.pop("events", None)
