@@ -16,6 +16,7 @@ feed the timeline and, where tracking cannot show it (mallet phase), the detecto
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 import tomllib
@@ -271,17 +272,23 @@ def _data_dir() -> Any:
     return resources.files("chukker.plays").joinpath("data")
 
 
-def shipped() -> list[Scenario]:
-    """The scenarios shipped with chukker, sorted by id."""
+@functools.cache
+def _shipped() -> tuple[Scenario, ...]:
     out = []
     for f in _data_dir().iterdir():
         if f.name.endswith(".toml"):
             out.append(parse(tomllib.loads(f.read_text(encoding="utf-8")), f"plays/data/{f.name}"))
-    return sorted(out, key=lambda s: s.id)
+    return tuple(sorted(out, key=lambda s: s.id))
+
+
+def shipped() -> list[Scenario]:
+    """The scenarios shipped with chukker, sorted by id (read once per process: the files
+    are the package's, and parsing them all costs a page ~20 ms of the event loop)."""
+    return list(_shipped())
 
 
 def load_shipped(sid: str) -> Scenario:
-    for s in shipped():
+    for s in _shipped():
         if s.id == sid:
             return s
     raise ScenarioError(

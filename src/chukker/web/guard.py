@@ -62,6 +62,7 @@ class Cost(StrEnum):
     HEAVY_PDF = "heavy-pdf"
     HEAVY_RULES = "heavy-rules"
     HEAVY_IMPORTS = "heavy-imports"
+    HEAVY_DRAWINGS = "heavy-drawings"
 
     @property
     def kind(self) -> Kind | None:
@@ -169,10 +170,12 @@ DOORS: tuple[Door, ...] = (
          answers={**HEAVY, 400: "bad_file", 413: "too_large"}),
     Door("GET", "/plays/review/{rid:str}.csv", A, media="text/csv"),
     Door("GET", "/plays/review/{rid:str}.toml", A, media="application/toml"),
-    Door("GET", "/plays/review/{rid:str}", A),
-    Door("GET", "/plays/{sid:str}.svg", A, media="image/svg+xml"),
-    Door("GET", "/plays/{sid:str}.png", A, media="image/png"),
-    Door("GET", "/plays/{sid:str}", A),
+    Door("GET", "/plays/review/{rid:str}", A, Cost.HEAVY_DRAWINGS, answers=HEAVY),
+    Door("GET", "/plays/{sid:str}.svg", A, Cost.HEAVY_DRAWINGS, media="image/svg+xml",
+         answers=HEAVY),
+    Door("GET", "/plays/{sid:str}.png", A, Cost.HEAVY_DRAWINGS, media="image/png",
+         answers=HEAVY),
+    Door("GET", "/plays/{sid:str}", A, Cost.HEAVY_DRAWINGS, answers=HEAVY),
     # tournaments
     Door("POST", "/tournaments/api", ORG, Cost.HEAVY_IMPORTS, body=limits.TOURNAMENT_BODY_BYTES,
          json=True, credential=HEADER,
@@ -206,7 +209,8 @@ DOORS: tuple[Door, ...] = (
     Door("POST", "/learn/result", A, body=API),
     Door("GET", "/learn/result", A),
     Door("POST", "/learn/result.csv", A, body=API, media="text/csv"),
-    Door("GET", "/learn/play/{sid}.png", A, media="image/png"),
+    Door("GET", "/learn/play/{sid}.png", A, Cost.HEAVY_DRAWINGS, media="image/png",
+         answers=HEAVY),
     # operations
     Door("GET", "/healthz", OP, json=True),
     Door("GET", "/readyz", OP, json=True, answers={503: "unavailable"}),

@@ -1,7 +1,8 @@
 """Named, bounded pools for the work that must never delay a key press or a horn.
 
 One pool per kind of heavy work (:class:`Kind`): plays analysis of an upload, PDF
-rendering, rule pages and search, tournament and other imports. Each has
+rendering, rule pages and search, tournament and other imports, and the drawings
+(a play's diagram, SVG or PNG, a review's moments and heat maps). Each has
 
 * a global concurrency (its workers) and a per-address share of it;
 * a queue: a request waits at most ``wait_s`` for a worker, then is refused with
@@ -34,15 +35,17 @@ import multiprocessing
 import os
 import resource
 import threading
-from collections import Counter
+from collections import Counter, OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any, TypeVar
+from typing import Any, Generic, TypeVar
 
 from chukker.limits import MESSAGES as LIMIT_MESSAGES
 
 T = TypeVar("T")
+K = TypeVar("K")
+V = TypeVar("V")
 
 
 class Kind(StrEnum):
@@ -52,6 +55,7 @@ class Kind(StrEnum):
     PDF = "pdf"
     RULES = "rules"
     IMPORTS = "imports"
+    DRAWINGS = "drawings"
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,6 +82,8 @@ DEFAULT_SPECS: dict[Kind, PoolSpec] = {
     Kind.PDF: PoolSpec(Kind.PDF, 1, 2, 5.0, 30.0, 1024),
     Kind.RULES: PoolSpec(Kind.RULES, _cpus(), 2, 5.0, 20.0, 1024),
     Kind.IMPORTS: PoolSpec(Kind.IMPORTS, 1, 1, 5.0, 30.0, None, processes=False),
+    # a quiz page asks for each of its play pictures at once: a larger share per address
+    Kind.DRAWINGS: PoolSpec(Kind.DRAWINGS, _cpus(), 12, 5.0, 20.0, 1024, queue=48),
 }
 
 #: the codes of this module's refusals (es, it: ``web/locales/*/api.po``)
@@ -278,6 +284,33 @@ class Pools:
     def close(self) -> None:
         for p in self.pools.values():
             p.close()
+
+
+class Recent(Generic[K, V]):
+    """The latest ``size`` answers by key (a drawing already made is served from memory,
+    without a worker).
+
+    >>> r: Recent[str, int] = Recent(2)
+    >>> r.put("a", 1); r.put("b", 2); r.put("c", 3)
+    >>> r.get("a"), r.get("c")
+    (None, 3)
+    """
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self.items: OrderedDict[K, V] = OrderedDict()
+
+    def get(self, key: K) -> V | None:
+        v = self.items.get(key)
+        if v is not None:
+            self.items.move_to_end(key)
+        return v
+
+    def put(self, key: K, value: V) -> None:
+        self.items[key] = value
+        self.items.move_to_end(key)
+        while len(self.items) > self.size:
+            self.items.popitem(last=False)
 
 
 _FALLBACK: Pools | None = None

@@ -14,8 +14,10 @@ Links are made from :data:`PREFIX` below the app's ``root_path`` (behind a proxy
 from __future__ import annotations
 
 import io
+import math
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar, cast
 
 from fastapi import APIRouter, FastAPI, Request
 from fastapi.responses import HTMLResponse, PlainTextResponse, RedirectResponse, Response
@@ -28,6 +30,9 @@ from chukker.plays.render_svg import render_legend_svg, render_svg
 from chukker.plays.scenario import LANGS, Scenario, ScenarioError, Verdict, load_shipped, shipped
 from chukker.plays.scenario import text_in as _text
 from chukker.plays.words import describe, player_name
+from chukker.web.heavy import Busy, OverLimit, Recent
+
+T_ = TypeVar("T_")
 
 HERE = Path(__file__).parent.parent  # chukker/web: templates/ and static/
 _env = Environment(
@@ -197,27 +202,88 @@ async def index(request: Request) -> Response:
                  **_ctx(request, lang, clause))  # fmt: skip
 
 
+# ------------------------------------------------------------------ drawings, in a pool
+#: drawings already made, by what they show (a shipped play is the same drawing for everyone)
+DRAWN: Recent[tuple[Any, ...], Any] = Recent(512)
+
+
+async def drawn(request: Request, key: tuple[Any, ...], fn: Callable[..., T_],
+                args: list[Any]) -> T_:
+    """``fn(*args)`` from :data:`DRAWN`, else made by a worker process of the drawings
+    pool (:mod:`chukker.web.heavy`): SVG, PNG and heat maps never run on the event loop,
+    so they cannot delay a key press, a horn or the fan-out. Raises the pool's
+    :class:`~chukker.web.heavy.Busy` or :class:`~chukker.web.heavy.OverLimit`."""
+    from chukker.web.heavy import Kind, pools_of
+    from chukker.web.security import client_address
+
+    hit = DRAWN.get(key)
+    if hit is not None:
+        return cast(T_, hit)
+    got = await pools_of(request.app.state).run(Kind.DRAWINGS, client_address(request), fn,
+                                                args)
+    DRAWN.put(key, got)
+    return got
+
+
+def _pool_refusal(request: Request, exc: Busy | OverLimit, page: bool) -> Response:
+    """The drawings pool's refusal: the upload page with the sentence, or plain text."""
+    from chukker.web.refusals import refusal_message
+
+    lang = _lang(request)
+    status = 503 if isinstance(exc, Busy) else 422
+    text = refusal_message(exc.code, exc.params, lang)
+    resp: Response = (_refused(request, lang, status, text) if page
+                      else PlainTextResponse(text + "\n", status))  # fmt: skip
+    if isinstance(exc, Busy):
+        resp.headers["retry-after"] = str(exc.retry_after)
+    return resp
+
+
+def scenario_parts(sid: str, lang: str) -> dict[str, Any]:
+    """A shipped play's page: its drawing, legend and the detectors' candidates (in a
+    worker of the drawings pool)."""
+    s = load_shipped(sid)
+    names = {str(pid): s.label(pid, lang) for pid, _ in s.players}
+    cands = [c.to_json() | {"text": describe(c, lang, names),
+                            "who": player_name(f"{c.team}:{c.player}", lang, names)}
+             for c in detect(s.tracking())]
+    return {"svg": render_svg(s, lang), "legend": render_legend_svg(s, lang),
+            "candidates": cands}
+
+
+def scenario_svg_text(sid: str, lang: str) -> str:
+    """A shipped play's SVG (in a worker of the drawings pool)."""
+    return render_svg(load_shipped(sid), lang)
+
+
+def scenario_png_bytes(sid: str, t: float, lang: str) -> bytes:
+    """A shipped play's PNG at ``t`` seconds (in a worker of the drawings pool)."""
+    buf = io.BytesIO()
+    render_png(load_shipped(sid), t, lang).save(buf, format="PNG")
+    return buf.getvalue()
+
+
 async def scenario_page(request: Request) -> Response:
     s = _scenario(request)
     if s is None:
         return _missing(request)
     lang = _lang(request)
-    names = {str(pid): s.label(pid, lang) for pid, _ in s.players}
-    cands = [c.to_json() | {"text": describe(c, lang, names),
-                            "who": player_name(f"{c.team}:{c.player}", lang, names)}
-             for c in detect(s.tracking())]
+    try:
+        parts = await drawn(request, ("page", s.id, lang), scenario_parts, [s.id, lang])
+    except (Busy, OverLimit) as exc:
+        return _pool_refusal(request, exc, page=True)
     return _page(
         "plays/scenario.html",
         id=s.id,
         title=_text(s.title, lang),
         clauses=s.clauses,
-        svg=Markup(render_svg(s, lang)),
-        legend=Markup(render_legend_svg(s, lang)),
+        svg=Markup(parts["svg"]),
+        legend=Markup(parts["legend"]),
         duration=f"{s.duration:g}",
         verdict=_verdict(s, lang),
         foul=s.verdict is Verdict.FOUL,
         explanation=_text(s.explanation, lang),
-        candidates=cands,
+        candidates=parts["candidates"],
         **_ctx(request, lang),
     )
 
@@ -226,7 +292,12 @@ async def scenario_svg(request: Request) -> Response:
     s = _scenario(request)
     if s is None:
         return _missing(request)
-    return Response(render_svg(s, _lang(request)), media_type="image/svg+xml")
+    lang = _lang(request)
+    try:
+        svg = await drawn(request, ("svg", s.id, lang), scenario_svg_text, [s.id, lang])
+    except (Busy, OverLimit) as exc:
+        return _pool_refusal(request, exc, page=False)
+    return Response(svg, media_type="image/svg+xml")
 
 
 async def scenario_png(request: Request) -> Response:
@@ -237,9 +308,14 @@ async def scenario_png(request: Request) -> Response:
         t = float(request.query_params.get("t", s.render.png_at or 0.0))
     except ValueError:
         return Response("t must be a number of seconds", status_code=400)
-    buf = io.BytesIO()
-    render_png(s, t, _lang(request)).save(buf, format="PNG")
-    return Response(buf.getvalue(), media_type="image/png")
+    if not math.isfinite(t):
+        return Response("t must be a number of seconds", status_code=400)
+    lang = _lang(request)
+    try:
+        png = await drawn(request, ("png", s.id, lang, t), scenario_png_bytes, [s.id, t, lang])
+    except (Busy, OverLimit) as exc:
+        return _pool_refusal(request, exc, page=False)
+    return Response(png, media_type="image/png")
 
 
 
@@ -439,18 +515,14 @@ def _review(request: Request) -> Any:
     return REVIEWS.get(str(request.path_params["rid"]))
 
 
-async def review_page(request: Request) -> Response:
+def review_parts(rv: Any, lang: str, pick: int, period: str) -> dict[str, Any]:
+    """What a review page draws: the candidates, the picked moment's diagram, the timeline
+    and the coach's figures with a heat map per player (in a worker of the drawings pool:
+    a long session's heat maps and moments are seconds of NumPy and SVG)."""
+    from chukker.plays.coach import heat_svg, periods
     from chukker.plays.review import moment, rows, rule_number, utc
+    from chukker.plays.words import number
 
-    lang = _lang(request)
-    rv = _review(request)
-    if rv is None:
-        return _page("plays/review_upload.html", 404, error=T[lang]["unknown_review"],
-                     **_ctx(request, lang))  # fmt: skip
-    try:
-        pick = int(request.query_params.get("c", "0"))
-    except ValueError:
-        pick = 0
     dur = max(rv.duration, 1e-9)
     cands = []
     for i, c in enumerate(rv.candidates):
@@ -471,8 +543,7 @@ async def review_page(request: Request) -> Response:
     svg = None
     if 0 <= pick < len(rv.candidates):
         sc = moment(rv, pick, lang)
-        svg = {"svg": Markup(render_svg(sc, lang)), "duration": f"{sc.duration:g}",
-               **cands[pick]}  # fmt: skip
+        svg = {"svg": render_svg(sc, lang), "duration": f"{sc.duration:g}", **cands[pick]}
     timeline = [
         {
             "clause": r.clause,
@@ -481,13 +552,9 @@ async def review_page(request: Request) -> Response:
         }
         for r in rows(rv)
     ]
-    units = [u.to_json() | {"unit": u.unit} for u in rv.session.units] if rv.session else []
-    from chukker.plays.coach import heat_svg, periods
-    from chukker.plays.words import number
-
     pers = periods(rv.tracking)
     try:
-        pk = min(max(1, int(request.query_params.get("p", "1"))), max(1, len(pers)))
+        pk = min(max(1, int(period)), max(1, len(pers)))
     except ValueError:
         pk = 1
     coach = None
@@ -503,19 +570,43 @@ async def review_page(request: Request) -> Response:
                     "distance": number(st.distance_yd, lang, 0),
                     "gallop": number(st.gallop_s, lang, 1),
                     "top": number(st.max_speed_yd_s, lang, 1),
-                    "heat": Markup(
-                        heat_svg(
-                            st,
-                            f"{T[lang]['heat']}: {player_name(str(st.player), lang)}",
-                            rv.tracking.length,
-                            rv.tracking.width,
-                            2.0,
-                        )
+                    "heat": heat_svg(
+                        st,
+                        f"{T[lang]['heat']}: {player_name(str(st.player), lang)}",
+                        rv.tracking.length,
+                        rv.tracking.width,
+                        2.0,
                     ),
                 }
                 for st in per.stats
             ],
         }
+    return {"candidates": cands, "moment": svg, "timeline": timeline, "coach": coach}
+
+
+async def review_page(request: Request) -> Response:
+    lang = _lang(request)
+    rv = _review(request)
+    if rv is None:
+        return _page("plays/review_upload.html", 404, error=T[lang]["unknown_review"],
+                     **_ctx(request, lang))  # fmt: skip
+    try:
+        pick = int(request.query_params.get("c", "0"))
+    except ValueError:
+        pick = 0
+    period = request.query_params.get("p", "1")[:8]
+    try:
+        parts = await drawn(request, ("review", rv.id, lang, pick, period), review_parts,
+                            [rv, lang, pick, period])
+    except (Busy, OverLimit) as exc:
+        return _pool_refusal(request, exc, page=True)
+    svg = parts["moment"]
+    if svg is not None:
+        svg = svg | {"svg": Markup(svg["svg"])}
+    coach = parts["coach"]
+    if coach is not None:
+        coach = coach | {"players": [p | {"heat": Markup(p["heat"])} for p in coach["players"]]}
+    units = [u.to_json() | {"unit": u.unit} for u in rv.session.units] if rv.session else []
     return _page(
         "plays/review.html",
         rv=rv,
@@ -523,8 +614,8 @@ async def review_page(request: Request) -> Response:
         written=WRITTEN.get(rv.id),
         file_name=rv.name,
         duration=f"{rv.duration:.1f}",
-        candidates=cands,
-        timeline=timeline,
+        candidates=parts["candidates"],
+        timeline=parts["timeline"],
         moment=svg,
         pick=pick,
         units=units,
