@@ -14,11 +14,11 @@ from typing import Any
 
 import pytest
 from starlette.testclient import TestClient
+from tests.web.conftest import OPEN, Match
 
 from chukker.web import create_app
-from chukker.web.heavy import Busy, Kind, PoolSpec, Pools
+from chukker.web.heavy import Busy, Kind, Pools, PoolSpec
 from chukker.web.pages import plays as plays_pages
-from tests.web.conftest import OPEN, Match
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "gps"
 
