@@ -4,9 +4,10 @@ Every refusal the engine, the record loader or the API gives (and every notice
 in the engine's report) has a stable
 ``code`` and JSON ``params``; the English sentence is a template per code
 (:data:`chukker.engine.errors.MESSAGES`, :data:`chukker.record.errors.MESSAGES`
-and ``chukker.live.api_errors.MESSAGES``). Spanish and Italian
-come from the Babel catalogues ``locales/{es,it}/LC_MESSAGES/refusals.po``
-(and ``api.po``), whose msgid is the English template.
+``chukker.live.api_errors.MESSAGES`` and ``chukker.tournament.refusals.MESSAGES``).
+Spanish and Italian come from the Babel catalogues
+``locales/{es,it}/LC_MESSAGES/refusals.po`` (and ``api.po``,
+``tournament-refusals.po``), whose msgid is the English template.
 
 >>> refusal_message("ball_dead", {"period": 2, "since_ms": 510000}, "es")
 'la bocha está muerta: el período 2 terminó a los 510.000 s'
@@ -24,15 +25,18 @@ from chukker.engine.errors import NOTICES, render
 from chukker.i18n import LANGUAGES, translations
 from chukker.live.api_errors import MESSAGES as API_MESSAGES
 from chukker.record.errors import MESSAGES as RECORD_MESSAGES
+from chukker.tournament.refusals import MESSAGES as TOURNAMENT_MESSAGES
 
 
 def templates() -> dict[str, str]:
-    """Every known code's English template (engine refusals and notices, record, API)."""
+    """Every known code's English template (engine refusals and notices, record, the
+    match API, the tournament API)."""
     out = dict(ENGINE_MESSAGES)
     out.update(NOTICES)
     out.update(RECORD_MESSAGES)
-    for code, text in API_MESSAGES.items():
-        out.setdefault(code, text)
+    for table in (API_MESSAGES, TOURNAMENT_MESSAGES):
+        for code, text in table.items():
+            out.setdefault(code, text)
     return out
 
 

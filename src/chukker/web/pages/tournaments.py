@@ -539,30 +539,42 @@ async def _push(
 
 
 # ------------------------------------------------------------------------------- routes
-def _bad(code: str, message: str, status: int = 422, **extra: Any) -> JSONResponse:
-    return JSONResponse(
-        {"error": code, "code": code, "params": extra, "message": message, **extra},
-        status_code=status,
-    )
+def _bad(request: Request | None, code: str, status: int = 422,
+         extra: dict[str, Any] | None = None, **params: Any) -> JSONResponse:
+    """A refusal as the match API's (:func:`chukker.live.api_errors.body`): ``code``,
+    ``params``, the English ``message``, and ``text``, the same in the caller's language
+    (``?lang=``, the cookie, ``Accept-Language``; catalogues ``tournament-refusals.po``).
+    ``extra`` are fields beside them (kept for the clients that read them)."""
+    from chukker.live.api_errors import body
+    from chukker.web.refusals import refusal_message
+
+    lang = lang_of(request) if request is not None else "en"
+    data = body(code, params, refusal_message(code, params, "en"), **(extra or {}))
+    data["text"] = refusal_message(code, params, lang)
+    return JSONResponse(data, status_code=status)
 
 
-def _parse_upload(body: dict[str, Any]) -> Tournament | JSONResponse:
+#: a refusal found in a worker process: its code and params (the server says it)
+Refusal = tuple[str, dict[str, Any]]
+
+
+def _parse_upload(body: dict[str, Any]) -> Tournament | Refusal:
     try:
         if isinstance(body.get("tournament"), dict):
             return from_dict(body["tournament"])
         text = body.get("text")
         if not isinstance(text, str):
-            return _bad("bad_tournament", 'send {"text": <TOML or JSON>} or {"tournament": {...}}')
+            return ("bad_tournament", {})
         is_json = body.get("format") == "json" or text.lstrip().startswith("{")
         return loads(text, "json" if is_json else "toml")
     except TournamentError as e:
-        return _bad("unreadable_tournament", str(e), line=e.line, column=e.column)
+        return ("unreadable_tournament", {"detail": str(e), "line": e.line, "column": e.column})
 
 
-def _parse_and_check(body: dict[str, Any]) -> JSONResponse | tuple[Tournament, list[Any]]:
+def _parse_and_check(body: dict[str, Any]) -> Refusal | tuple[Tournament, list[Any]]:
     """The upload parsed and checked (the pairings come later)."""
     t = _parse_upload(body)
-    if isinstance(t, JSONResponse):
+    if isinstance(t, tuple):
         return t
     return t, [p for p in check(t, {}) if p.code not in ("pair_missing",)]
 
@@ -662,13 +674,10 @@ async def _update(
     if conflicts:
         base = str(request.base_url).rstrip("/") + "/tournaments"
         return _bad(
-            "tournament_exists",
-            f"this tournament exists ({base}/{old.id}) and has matches played that the new "
-            "file would change: " + "; ".join(conflicts),
-            409,
-            tournament_id=old.id,
-            url=f"{base}/{old.id}",
-            problems=conflicts,
+            request, "tournament_exists", 409,
+            {"tournament_id": old.id, "url": f"{base}/{old.id}", "problems": conflicts},
+            url=f"{base}/{old.id}", tournament_id=old.id,
+            cause={"code": "tournament_played", "params": {"problems": conflicts}},
         )
     for live_id in drop:
         with contextlib.suppress(Exception):
@@ -695,15 +704,14 @@ async def create_tournament(
     # parsed and checked in the imports pool (web/heavy.py), never on the event loop
     parsed = await pools_of(request.app.state).run(
         Kind.IMPORTS, client_address(request), _parse_and_check, [body])
-    if isinstance(parsed, JSONResponse):
-        return parsed
+    if isinstance(parsed[0], str):
+        code, params = parsed
+        return _bad(request, code, 422, {k: params[k] for k in ("line", "column") if k in params},
+                    **params)
     t, problems = parsed
     if problems:
-        return _bad(
-            "tournament_problems",
-            "; ".join(map(str, problems)),
-            problems=[str(p) for p in problems],
-        )
+        listed = [str(p) for p in problems]
+        return _bad(request, "tournament_problems", 422, {"problems": listed}, problems=listed)
     for mid, m in list(t.matches.items()):
         if m.record is not None:
             t.matches[mid] = replace(m, record=None)
@@ -727,13 +735,10 @@ async def create_tournament(
         # an open server lets anyone create, not change another's tournament
         base = str(request.base_url).rstrip("/") + "/tournaments"
         return _bad(
-            "tournament_exists",
-            f"this tournament exists ({base}/{same.id}); to update it, send the organiser's "
-            "token or the tournament's committee token (Authorization: Bearer)",
-            409,
-            tournament_id=same.id,
-            url=f"{base}/{same.id}",
-            problems=[],
+            request, "tournament_exists", 409,
+            {"tournament_id": same.id, "url": f"{base}/{same.id}", "problems": []},
+            url=f"{base}/{same.id}", tournament_id=same.id,
+            cause={"code": "tournament_needs_token", "params": {}},
         )
     else:
         async with same.lock:
@@ -913,18 +918,18 @@ async def edit_slot(
     """The committee moves a match to another slot or arena (committee token)."""
     lt = _get(request, tid)
     if lt is None or mid not in lt.t.matches:
-        return _bad("unknown_match", f"no match {mid}", 404)
+        return _bad(request, "unknown_match", 404, match_id=mid)
     token = security.bearer(authorization)
     if token is None or not hmac.compare_digest(hash_token(token), lt.committee_hash):
-        return _bad("bad_token", "send the tournament's committee token", 403)
+        return _bad(request, "bad_token", 403)
     start = None
     if "start" in body:
         start = to_datetime(body["start"])
         if start is None:
-            return _bad("bad_start", f"start must be a local date-time, got {body['start']!r}")
+            return _bad(request, "bad_start", start=repr(body["start"])[:60])
     arena = body.get("arena")
     if arena is not None and (not isinstance(arena, str) or not 0 < len(arena) <= 60):
-        return _bad("bad_arena", "arena must be a name of 1 to 60 characters")
+        return _bad(request, "bad_arena")
     async with lt.lock:
         svc = service(request)
         m = lt.t.matches[mid]
@@ -932,10 +937,10 @@ async def edit_slot(
         if arena is not None and arena != m.arena and live_id is not None:
             lm = await svc.load(live_id)
             if lm.seq > 0:
-                return _bad("match_started", "a match that has started cannot change arena", 409)
+                return _bad(request, "match_started", 409, match_id=mid)
             del lt.live[mid]  # made again with the new arena's timekeeper token
         if arena is not None and _arena_key(arena) not in lt.arena_hash:
-            return _bad("unknown_arena", f"no arena {arena!r} in this tournament")
+            return _bad(request, "unknown_arena", arena=arena)
         move(lt.t, mid, start, arena)
         for md in lt.doc.get("matches", []):
             if md.get("id") == mid:
@@ -959,7 +964,7 @@ async def edit_slot(
 async def standings_json(request: Request, tid: str) -> Response:
     lt = _get(request, tid)
     if lt is None:
-        return _bad("unknown_tournament", f"no tournament {tid}", 404)
+        return _bad(request, "unknown_tournament", 404, tournament_id=tid)
     s, _ = await refresh(request, lt)
     return JSONResponse(s.to_json())
 
@@ -968,7 +973,7 @@ async def standings_json(request: Request, tid: str) -> Response:
 async def export_json(request: Request, tid: str) -> Response:
     lt = _get(request, tid)
     if lt is None:
-        return _bad("unknown_tournament", f"no tournament {tid}", 404)
+        return _bad(request, "unknown_tournament", 404, tournament_id=tid)
     s, _ = await refresh(request, lt)
     doc = results_json(lt.t, s)
     for mj in doc["matches"]:
@@ -980,7 +985,7 @@ async def export_json(request: Request, tid: str) -> Response:
 async def export_csv(request: Request, tid: str, what: str) -> Response:
     lt = _get(request, tid)
     if lt is None or what not in ("matches", "standings"):
-        return _bad("unknown_tournament", f"no tournament {tid}", 404)
+        return _bad(request, "unknown_tournament", 404, tournament_id=tid)
     s, _ = await refresh(request, lt)
     text = matches_csv(lt.t, s) if what == "matches" else standings_csv(s)
     return PlainTextResponse(
@@ -994,7 +999,7 @@ async def export_csv(request: Request, tid: str, what: str) -> Response:
 async def bracket(request: Request, tid: str) -> Response:
     lt = _get(request, tid)
     if lt is None:
-        return _bad("unknown_tournament", f"no tournament {tid}", 404)
+        return _bad(request, "unknown_tournament", 404, tournament_id=tid)
     s, _ = await refresh(request, lt)
     names = {x: tm.name for x, tm in lt.t.teams.items()}
     lang = lang_of(request)
@@ -1018,7 +1023,7 @@ async def qr(request: Request, tid: str, mid: str) -> Response:
 
     lt = _get(request, tid)
     if lt is None or mid not in lt.live:
-        return _bad("unknown_match", f"no live match {mid}", 404)
+        return _bad(request, "unknown_match", 404, match_id=mid)
     url = str(request.base_url).rstrip("/") + f"/m/{lt.live[mid]}"
     buf = io.BytesIO()
     segno.make(url, error="m").save(buf, kind="svg", scale=4, border=2, title=f"{lt.t.name}: {mid}")
@@ -1188,7 +1193,7 @@ async def arena_view(request: Request, tid: str, slug: str, view: str) -> Respon
 async def stream(request: Request, tid: str) -> Response:
     lt = _get(request, tid)
     if lt is None:
-        return _bad("unknown_tournament", f"no tournament {tid}", 404)
+        return _bad(request, "unknown_tournament", 404, tournament_id=tid)
     lang = lang_of(request)
     q: asyncio.Queue[bytes] = asyncio.Queue(64)
     s, reports = await refresh(request, lt)
@@ -1198,9 +1203,7 @@ async def stream(request: Request, tid: str) -> Response:
     caps = getattr(request.app.state, "streams", None)
     address = security.client_address(request)
     if caps is not None and not caps.acquire(address, False):
-        return _bad(
-            "too_many_streams", "too many live streams; try again shortly", 503, retry_after=5
-        )
+        return _bad(request, "too_many_streams", 503, {"retry_after": 5}, retry_after=5)
     entry = (q, lang if lang in LANGUAGES else "en")
     lt.subscribers.add(entry)
     if lt.watcher is None:

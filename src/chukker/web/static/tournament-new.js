@@ -8,10 +8,10 @@
     err.textContent = "";
     const headers = { "content-type": "application/json" };
     if (f.organiser.value) headers.authorization = "Bearer " + f.organiser.value;
-    const r = await fetch("/tournaments/api", { method: "POST", headers, body: JSON.stringify({ text: f.text.value }) });
+    const r = await fetch("/tournaments/api?lang=" + encodeURIComponent(cfg.lang), { method: "POST", headers, body: JSON.stringify({ text: f.text.value }) });
     const body = await r.json();
     if (!r.ok) {
-      err.textContent = body.message || body.error;
+      err.textContent = body.text || body.message || body.error;  // text: in the page's language
       if (body.url) {  // the tournament exists: a link to it
         const a = document.createElement("a");
         a.href = body.url; a.textContent = " → " + body.url; err.append(a);

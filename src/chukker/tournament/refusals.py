@@ -1,0 +1,34 @@
+"""The tournament API's refusal codes and their English templates.
+
+The same mechanism as the match API's (:mod:`chukker.live.api_errors`): each answer
+carries a stable ``code`` and JSON ``params``; the English sentence is the template
+here filled from the params; Spanish and Italian are in
+``web/locales/{es,it}/LC_MESSAGES/tournament-refusals.po`` (msgid = the template) and
+:func:`chukker.web.refusals.refusal_message` puts them together. ``{cause}`` is a nested
+refusal (``{"code": ..., "params": ...}``), said in the same language. Codes the match
+API already has (``unknown_match``, ``bad_token``, ``too_many_streams``) keep its
+templates. The problems found in a tournament file (``{problems}``, ``{detail}``) are
+the checker's and the parser's own English sentences, each naming what it concerns.
+
+>>> sorted(MESSAGES)[:3]
+['bad_arena', 'bad_start', 'bad_tournament']
+"""
+
+from __future__ import annotations
+
+MESSAGES: dict[str, str] = {
+    "bad_tournament": "send the tournament's file as text (the field 'text', TOML or JSON) "
+                      "or as an object (the field 'tournament')",
+    "unreadable_tournament": "the tournament file cannot be read: {detail}",
+    "tournament_problems": "the tournament file has problems: {problems}",
+    "tournament_exists": "this tournament exists ({url}): {cause}",
+    "tournament_needs_token": "to update it, send the organiser's token or the "
+                              "tournament's committee token (Authorization: Bearer)",
+    "tournament_played": "matches already played would change: {problems}",
+    "unknown_tournament": "no tournament with id {tournament_id}",
+    "bad_start": "the start must be a local date and time such as 2026-12-05T15:00, "
+                 "not {start}",
+    "bad_arena": "an arena's name has 1 to 60 characters",
+    "match_started": "match {match_id} has started: it cannot change arena",
+    "unknown_arena": "this tournament has no arena named {arena}",
+}
