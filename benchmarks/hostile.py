@@ -2,7 +2,7 @@
 idle vs under a flood, and the cost of an event late in a long match.
 
     python benchmarks/hostile.py [--streams 1000] [--seconds 8]
-    python benchmarks/hostile.py --doors [--parts gps,pdf,rules,import] [--seconds 8]
+    python benchmarks/hostile.py --doors [--parts gps,pdf,rules,tournament,rulebook] [--seconds 8]
 
 All on 127.0.0.1, bounded in count and time. Starts ``chukker serve --open`` on a
 fresh SQLite file. Horn matches are stored beforehand, back-dated so that an end
@@ -19,7 +19,9 @@ horn falls due every 200 ms during each phase (the server's audit gives lateness
 the GPS upload (three anonymous loops: the 49 KB ``.csv.bz2`` bomb of 6 M rows, an
 8 KB gzip of 1 M rows, a real 10 MB session), the PDF (12 loops downloading
 ``sheet.pdf``), rules search and rule pages on a 10,000-clause (18 MB) rulebook
-(4 loops), and tournament imports while serving (2 loops). Each prints the
+(4 loops), tournament uploads (``POST /tournaments/api``, 2 loops), and the rulebook
+importer: ``chukker rules import`` of the same 18 MB page into a scratch database, run
+alongside the server (1 loop; a command, it has no web door). Each prints the
 timekeeper's POST p50/p99, its ratio to idle, horn lateness and the server's RSS growth.
 
 Prints p50/p99 of each figure, flood/idle ratios and the targets
@@ -311,7 +313,7 @@ async def bench(args: argparse.Namespace) -> dict[str, Any]:
 
 
 # ------------------------------------------------------------------ a part per door (issue 19)
-PARTS = ("gps", "pdf", "rules", "import")
+PARTS = ("gps", "pdf", "rules", "tournament", "rulebook")
 
 
 def rulebook_html(clauses: int = 10_000, words: int = 300) -> str:
@@ -403,15 +405,27 @@ def door_attacker(base: str, part: str, sheet_mid: str, uploads_file: str, ready
                             r = await (c.get(q) if q.startswith("/") else
                                        c.get("/rules/search", params={"q": q}))
                             codes[str(r.status_code)] += 1
-                        else:
+                        elif part == "tournament":
                             r = await c.post("/tournaments/api", json={"text": tournament})
                             codes[str(r.status_code)] += 1
+                        else:  # rulebook: the importer command, beside the server
+                            folder = Path(uploads_file).parent
+                            proc = await asyncio.create_subprocess_exec(
+                                sys.executable, "-m", "chukker.cli", "rules", "import", "--db",
+                                str(folder / f"scratch-rules-{i}.sqlite3"), "--edition",
+                                "uspa-arena-2041", "--lang", "en",
+                                str(folder / "rulebook-2040.en.html"),
+                                stdout=asyncio.subprocess.DEVNULL,
+                                stderr=asyncio.subprocess.DEVNULL)
+                            codes[f"exit:{await proc.wait()}"] += 1
+                            (folder / f"scratch-rules-{i}.sqlite3").unlink(missing_ok=True)
+                            continue
                         if r.status_code == 503:
                             await asyncio.sleep(float(r.headers.get("retry-after", "1")) / 4)
                     except httpx.HTTPError as e:
                         codes[type(e).__name__] += 1
 
-        n = {"gps": 3, "pdf": 12, "rules": 4, "import": 2}[part]
+        n = {"gps": 3, "pdf": 12, "rules": 4, "tournament": 2, "rulebook": 1}[part]
         jobs = [asyncio.create_task(loop(i)) for i in range(n)]
         await asyncio.gather(*jobs)
         result.put(dict(codes))

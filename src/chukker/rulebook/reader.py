@@ -26,6 +26,10 @@ def parse_text(
     text: str, source: str = "<text>", edition: str | None = None, lang: str | None = None
 ) -> ParsedSource:
     """Parse ``text`` with whichever importer recognises it (a web page by its markup)."""
+    from chukker.limits import MAX_RULEBOOK_BYTES
+
+    if len(text) > MAX_RULEBOOK_BYTES or len(text.encode("utf-8")) > MAX_RULEBOOK_BYTES:
+        raise RulebookFormatError(source, 0, f"larger than {MAX_RULEBOOK_BYTES} bytes")
     head = text.lstrip()[:200].lower()
     if head.startswith(("<!doctype html", "<html")) or source.lower().endswith((".html", ".htm")):
         return parse_html(text, source, lang, edition)
@@ -53,9 +57,16 @@ def parse_file(path: Path, edition: str | None = None, lang: str | None = None) 
     Errors name the file and the line (or page). ``lang`` is the document's
     language when it does not say.
     """
+    from chukker.limits import MAX_RULEBOOK_BYTES, LimitError, verify_not_compressed, verify_size
+
     with path.open("rb") as fh:
-        magic = fh.read(5)
-    if magic == b"%PDF-":
+        magic = fh.read(8)
+    try:  # before any reader sees it: the importer inflates nothing and reads a bounded file
+        verify_size(path.stat().st_size, MAX_RULEBOOK_BYTES, path.name)
+        verify_not_compressed(magic, path.name)
+    except LimitError as exc:
+        raise RulebookFormatError(str(path), 0, str(exc).removeprefix(f"{path.name}: ")) from None
+    if magic.startswith(b"%PDF-"):
         return parse_pdf(path, lang, edition)
     try:
         text = path.read_text(encoding="utf-8")
