@@ -85,19 +85,18 @@ class Outbox:
         """Queue ``data`` for every one of ``subscribers`` (in slices, in order)."""
         self.queue.append((data, list(subscribers), time.perf_counter()))
         if len(self.queue) == 1:
-            self._pump(subscribers, 0)
+            self._pump(subscribers, 0, None)
 
-    def _pump(self, live: set[Subscriber], start: int) -> None:
+    def _pump(self, live: set[Subscriber], start: int, framed: bytes | None) -> None:
         msg, subs, t0 = self.queue[0]
         end = min(start + FANOUT_SLICE, len(subs))
-        framed: bytes | None = None
+        if framed is None:
+            framed = chunk(msg)  # once per message, for every socket
         for sub in subs[start:end]:
             if sub.dropped:
                 continue
             wire = sub.wire
             if wire is not None:
-                if framed is None:
-                    framed = chunk(msg)
                 if wire.write(framed):
                     continue
                 wire.close()
@@ -114,12 +113,12 @@ class Outbox:
                 sub.on_drop = None
                 gone()
         if end < len(subs):
-            asyncio.get_running_loop().call_soon(self._pump, live, end)
+            asyncio.get_running_loop().call_soon(self._pump, live, end, framed)
             return
         self.queue.popleft()
         metrics.fanned_out(time.perf_counter() - t0)
         if self.queue:
-            asyncio.get_running_loop().call_soon(self._pump, live, 0)
+            asyncio.get_running_loop().call_soon(self._pump, live, 0, None)
 
 
 def sse(kind: str, data: dict[str, Any], seq: int | None) -> str:

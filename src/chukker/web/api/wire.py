@@ -30,13 +30,15 @@ EXTENSION = "chukker.wire"
 class SocketWire:
     """One stream's socket, as uvicorn's protocol sees it."""
 
-    __slots__ = ("behind", "cycle", "flow", "transport")
+    __slots__ = ("_write", "behind", "cycle", "flow", "transport")
 
     def __init__(self, transport: asyncio.Transport, flow: Any, cycle: Any) -> None:
         self.transport = transport
         self.flow = flow  # uvicorn's FlowControl: write_paused over the high-water mark
         self.cycle = cycle  # uvicorn's RequestResponseCycle of this request
         self.behind = 0
+        #: the transport's bound ``write``, looked up once (a fan-out calls it per viewer)
+        self._write = transport.write
 
     def ready(self) -> bool:
         """Headers sent in chunked coding and the answer still open: writes may go direct."""
@@ -45,16 +47,20 @@ class SocketWire:
                     and not c.disconnected and not self.transport.is_closing())
 
     def write(self, framed: bytes) -> bool:
-        t = self.transport
-        if t.is_closing():
-            return True  # gone: the stream's task sees the disconnect and ends
+        """The hot path of every fan-out: one flag, one ``write`` (checks only when the
+        socket's buffer is over its mark or the transport is gone)."""
         if self.flow.write_paused:
+            if self.transport.is_closing():
+                return True  # gone: the stream's task sees the disconnect and ends
             self.behind += 1
             if self.behind > fanout.QUEUE_LIMIT:
                 return False
-        else:
+        elif self.behind:
             self.behind = 0
-        t.write(framed)
+        try:  # noqa: SIM105 - a context manager per viewer per message costs more
+            self._write(framed)
+        except RuntimeError:  # uvloop: the transport is closed; the stream's task ends
+            pass
         return True
 
     def close(self) -> None:
