@@ -134,7 +134,8 @@ class LiveServer:
         self.sock.close()
 
     def client(self) -> httpx.Client:
-        return httpx.Client(base_url=self.url, timeout=10)
+        # a page drawn in a worker process waits for the pool to start on a loaded machine
+        return httpx.Client(base_url=self.url, timeout=httpx.Timeout(10, read=60))
 
 
 @pytest.fixture
