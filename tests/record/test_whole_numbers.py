@@ -39,17 +39,25 @@ def record(**over: Any) -> dict[str, Any]:
     doc: dict[str, Any] = {
         "format": "chukker-match/1",
         "rules": "uspa-arena-2026",
-        "teams": {"A": {"name": "Blue", "captain": 1, "players": players},
-                  "B": {"name": "White", "captain": 2, "players": copy.deepcopy(players),
-                        "alternates": [{"no": 7, "handicap": 0}]}},
-        "events": [{"at": 0, "type": "bowl_in"},
-                   {"at": 61.25, "type": "goal", "team": "A", "player": 2},
-                   {"at": 70, "type": "foul", "team": "B", "player": 3, "penalty": "5a"},
-                   {"at": 80, "type": "free_hit"},
-                   {"at": 90, "type": "foul", "team": "A", "player": 1, "penalty": 3},
-                   {"at": 91, "type": "free_hit"},
-                   {"at": 100, "type": "whistle"},
-                   {"at": 101, "type": "substitute", "team": "B", "out": 3, "in": 7}],
+        "teams": {
+            "A": {"name": "Blue", "captain": 1, "players": players},
+            "B": {
+                "name": "White",
+                "captain": 2,
+                "players": copy.deepcopy(players),
+                "alternates": [{"no": 7, "handicap": 0}],
+            },
+        },
+        "events": [
+            {"at": 0, "type": "bowl_in"},
+            {"at": 61.25, "type": "goal", "team": "A", "player": 2},
+            {"at": 70, "type": "foul", "team": "B", "player": 3, "penalty": "5a"},
+            {"at": 80, "type": "free_hit"},
+            {"at": 90, "type": "foul", "team": "A", "player": 1, "penalty": 3},
+            {"at": 91, "type": "free_hit"},
+            {"at": 100, "type": "whistle"},
+            {"at": 101, "type": "substitute", "team": "B", "out": 3, "in": 7},
+        ],
     }
     doc.update(over)
     return doc
@@ -86,18 +94,25 @@ def test_an_integral_number_is_a_whole_number_in_the_loader_replay_and_check() -
     assert got == want
     assert types(got["teams"]) == types(want["teams"])
     assert types(got["events"])[1:] == [
-        {k: "float" if k == "at" else types(v) for k, v in e.items()} for e in want["events"][1:]]
+        {k: "float" if k == "at" else types(v) for k, v in e.items()} for e in want["events"][1:]
+    ]
     assert replay(loose) == replay(doc)
     assert check(loose) == []
     assert validate_event({"type": "goal", "team": "A", "player": 2.0}) == {
-        "type": "goal", "team": "A", "player": 2}
+        "type": "goal",
+        "team": "A",
+        "player": 2,
+    }
     assert type(validate_header(loose)["teams"]["B"]["captain"]) is int
 
 
-@pytest.mark.parametrize(("where", "value"), [("handicap", 10.5), ("handicap", True),
-                                              ("player", 2.5), ("player", float("inf"))])
-def test_a_number_that_is_not_whole_stays_refused_with_the_same_code(where: str,
-                                                                    value: Any) -> None:
+@pytest.mark.parametrize(
+    ("where", "value"),
+    [("handicap", 10.5), ("handicap", True), ("player", 2.5), ("player", float("inf"))],
+)
+def test_a_number_that_is_not_whole_stays_refused_with_the_same_code(
+    where: str, value: Any
+) -> None:
     doc = record()
     if where == "handicap":
         doc["teams"]["A"]["players"][0]["handicap"] = value
@@ -125,29 +140,39 @@ def test_a_whole_number_out_of_range_is_refused_by_its_range() -> None:
 
 def test_the_loader_keeps_the_documents_order_and_normalises_strings_once() -> None:
     doc = record()
-    doc["teams"]["A"] = {"players": doc["teams"]["A"]["players"], "captain": 1,
-                         "name": "Jose\u0301"}
+    doc["teams"]["A"] = {
+        "players": doc["teams"]["A"]["players"],
+        "captain": 1,
+        "name": "Jose\u0301",
+    }
     doc["events"][6] = {"type": "whistle", "reason": "cafe\u0301", "at": 100}
     got = loads(json.dumps(doc))
     assert list(got["teams"]["A"]) == ["players", "captain", "name"]
     assert got["teams"]["A"]["name"] == "Jos\u00e9"
     assert list(got["events"][6]) == ["type", "reason", "at"] and got["events"][6]["reason"] == (
-        "caf\u00e9")
+        "caf\u00e9"
+    )
     text = dumps(got)
     assert dumps(loads(text)) == text
     assert normalised(got)[0] == got
 
 
 # an event type's whole-number fields, to float them in a simulated match
-WHOLE = {t: {k for k, f in fs.items() if f.kind in ("int", "int_or_bool", "order")}
-         for t, fs in EVENTS.items()}
+WHOLE = {
+    t: {k for k, f in fs.items() if f.kind in ("int", "int_or_bool", "order")}
+    for t, fs in EVENTS.items()
+}
 
 
 @settings(max_examples=25, deadline=None)
-@given(seed=st.integers(0, 10**6), which=st.randoms(use_true_random=False),
-       fmt=st.sampled_from(["json", "toml"]))
-def test_round_trip_of_a_record_written_with_integral_floats(seed: int, which: random.Random,
-                                                             fmt: str) -> None:
+@given(
+    seed=st.integers(0, 10**6),
+    which=st.randoms(use_true_random=False),
+    fmt=st.sampled_from(["json", "toml"]),
+)
+def test_round_trip_of_a_record_written_with_integral_floats(
+    seed: int, which: random.Random, fmt: str
+) -> None:
     s = default_setup(tiebreak="shootout", split_periods=True)
     doc = s.to_dict()
     doc["events"] = simulate(s, random.Random(seed), 120)
@@ -195,24 +220,27 @@ def changed(path: str, value: Any, doc: dict[str, Any] | None = None) -> dict[st
     return out
 
 
-@pytest.mark.parametrize(("path", "value", "ok"), [
-    ("teams.A.players", [{"no": 2}, {"no": 3}, {"no": 1}], True),  # Rule 3: any order
-    ("teams.A.players", [{"no": 1}, {"no": 1}, {"no": 3}], False),  # each once
-    ("teams.A.players", [{"no": 1}, {"no": 2}, {"no": 4}], False),  # numbered 1-3
-    ("teams.A.captain", 3, True),
-    ("teams.A.captain", 4, False),  # one of the players
-    ("teams.B.alternates", [{"no": 3}], False),  # a player's number
-    ("teams.B.alternates", [{"no": 99}], True),
-    ("rules", "uspa-arena-2006", True),
-    ("options", {"split_periods": True}, True),
-    ("options", {"first_defends": {"A": "west", "B": "west"}}, False),  # opposite ends
-    ("options", {"first_defends": {"A": "east", "B": "west"}}, True),
-    ("options", {"practice": {"period_s": 60.5, "interval_s": 10.001}}, True),
-    ("options", {"practice": {"period_s": 60.0005, "interval_s": 10}}, False),  # finer than ms
-    ("meta", {"a": {"b": {"c": {"d": 1}}}}, True),
-    ("meta", {"a": {"b": {"c": {"d": [1]}}}}, False),  # 4 levels at most
-    ("meta", {"note": "x" * 201}, False),
-])
+@pytest.mark.parametrize(
+    ("path", "value", "ok"),
+    [
+        ("teams.A.players", [{"no": 2}, {"no": 3}, {"no": 1}], True),  # Rule 3: any order
+        ("teams.A.players", [{"no": 1}, {"no": 1}, {"no": 3}], False),  # each once
+        ("teams.A.players", [{"no": 1}, {"no": 2}, {"no": 4}], False),  # numbered 1-3
+        ("teams.A.captain", 3, True),
+        ("teams.A.captain", 4, False),  # one of the players
+        ("teams.B.alternates", [{"no": 3}], False),  # a player's number
+        ("teams.B.alternates", [{"no": 99}], True),
+        ("rules", "uspa-arena-2006", True),
+        ("options", {"split_periods": True}, True),
+        ("options", {"first_defends": {"A": "west", "B": "west"}}, False),  # opposite ends
+        ("options", {"first_defends": {"A": "east", "B": "west"}}, True),
+        ("options", {"practice": {"period_s": 60.5, "interval_s": 10.001}}, True),
+        ("options", {"practice": {"period_s": 60.0005, "interval_s": 10}}, False),  # finer than ms
+        ("meta", {"a": {"b": {"c": {"d": 1}}}}, True),
+        ("meta", {"a": {"b": {"c": {"d": [1]}}}}, False),  # 4 levels at most
+        ("meta", {"note": "x" * 201}, False),
+    ],
+)
 def test_the_schema_says_what_the_set_up_checks(path: str, value: Any, ok: bool) -> None:
     doc = changed(path, value)
     doc.pop("events")

@@ -20,9 +20,8 @@ from chukker.record.definitions import validate_event
 from chukker.record.errors import RecordError
 from chukker.record.io import (
     Format,
-    dumps,
     checked_events,
-    first_invalid_event,
+    dumps,
     format_of,
     header_and_setup,
     load_path,
