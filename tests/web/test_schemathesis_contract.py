@@ -140,10 +140,38 @@ OPERATIONS = sorted(f"{m.upper()} {p}" for p, ops in APP.openapi()["paths"].item
                     if p.startswith(("/api/", "/tournaments/")) for m in ops)
 
 
+#: a real match and its timekeeper's token (the fixture), so that positive data gets past
+#: the lookup and the token to the checks of the body
+KNOWN: dict[str, str] = {}
+
+
+@pytest.fixture(scope="module", autouse=True)
+def known_match() -> dict[str, str]:
+    if not KNOWN:
+        from chukker.web.demo import DEMO_HEADER
+
+        with st_asgi.get_client(APP) as c:
+            r = c.post("/api/matches", json=DEMO_HEADER,
+                       headers={"authorization": "Bearer " + ORGANISER})
+            assert r.status_code == 201, r.text
+            KNOWN.update(match_id=r.json()["match_id"], token=r.json()["timekeeper_token"])
+    return KNOWN
+
+
+@schema.hook
+def flatmap_path_parameters(ctx: Any, params: dict[str, Any] | None) -> Any:
+    if not params or "match_id" not in params:
+        return st.just(params)
+    return st.sampled_from([params, {**params, "match_id": KNOWN["match_id"]}])
+
+
 @schema.hook
 def flatmap_headers(ctx: Any, headers: dict[str, Any] | None) -> Any:
+    """The generated headers, with the organiser's token, or with the real match's
+    timekeeper's."""
     base = dict(headers or {})
-    return st.sampled_from([base, {**base, "authorization": "Bearer " + ORGANISER}])
+    return st.sampled_from([base, {**base, "authorization": "Bearer " + ORGANISER},
+                            {**base, "authorization": "Bearer " + KNOWN["token"]}])
 
 
 @functools.cache

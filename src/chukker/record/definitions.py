@@ -755,7 +755,9 @@ def _schema(f: Field) -> dict[str, Any]:
     elif k == "mount_id":
         out = {"type": "string", "pattern": MOUNT_ID_RE.pattern}
     elif k == "spot":
-        out = {"type": "array", "minItems": 2, "maxItems": 2, "items": {"type": "number"}}
+        out = {"type": "array", "minItems": 2, "maxItems": 2, "items": False, "prefixItems": [
+            {"type": "number", "minimum": 0, "maximum": 100},
+            {"type": "number", "minimum": 0, "maximum": 50}]}
     elif k == "order":
         out = {
             "type": "object",

@@ -177,8 +177,8 @@ DOORS: tuple[Door, ...] = (
     # tournaments
     Door("POST", "/tournaments/api", ORG, Cost.HEAVY_IMPORTS, body=limits.TOURNAMENT_BODY_BYTES,
          json=True, credential=HEADER,
-         answers={401: "organiser_required", 413: "too_large", 422: "unreadable_tournament",
-                  400: "bad_body", 409: "tournament_exists", **HEAVY,
+         answers={401: "organiser_required", 403: "organiser_required", 413: "too_large",
+                  422: "unreadable_tournament", 400: "bad_body", 409: "tournament_exists", **HEAVY,
                   200: "the same tournament again (name, venue, year): updated"}),
     Door("GET", "/tournaments/", A),
     Door("GET", "/tournaments/season", A),
@@ -494,6 +494,20 @@ def header_schema() -> dict[str, Any]:
     return s
 
 
+def event_schema() -> dict[str, Any]:
+    """An operator event as the API takes it (``event`` of ``POST .../events``): one of the
+    record's event types, from its one definition, without ``at`` (the command's own)."""
+    from chukker.record.schema import schema
+
+    kinds = []
+    for k in schema()["properties"]["events"]["items"]["oneOf"]:
+        k = dict(k)
+        k["properties"] = {p: v for p, v in k["properties"].items() if p != "at"}
+        k["required"] = [p for p in k["required"] if p != "at"]
+        kinds.append(k)
+    return {"title": "Event", "oneOf": kinds}
+
+
 #: the tournament file as text: OpenAPI formats (JSON Schema cannot say which texts are
 #: tournaments; a client, or a fuzzer, gives a generator for them)
 TOURNAMENT_TOML, TOURNAMENT_JSON = "chukker-tournament-toml", "chukker-tournament-json"
@@ -536,6 +550,10 @@ def document(doc: dict[str, Any], doors: tuple[Door, ...] = DOORS) -> dict[str, 
     schemas = doc.setdefault("components", {}).setdefault("schemas", {})
     schemas["MatchHeader"] = header_schema()
     schemas["TournamentUpload"] = tournament_body_schema()
+    command = schemas.get("EventCommand", {}).get("properties", {})
+    if "event" in command:
+        command["event"] = {**event_schema(), "description": command["event"].get(
+            "description", "")}
     error = {"$ref": "#/components/schemas/ApiError"} if "ApiError" in schemas else {
         "type": "object"}
     bodies = {("post", "/api/matches"): "MatchHeader",
