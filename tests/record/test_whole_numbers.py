@@ -9,6 +9,7 @@ from __future__ import annotations
 import copy
 import json
 import random
+from pathlib import Path
 from typing import Any
 
 import jsonschema
@@ -269,3 +270,25 @@ def test_the_schema_team_key_is_the_engines() -> None:
     assert not is_valid(doc)
     with pytest.raises(SetupError):
         Setup.from_dict(doc)
+
+
+def test_chukker_replay_and_check_take_integral_floats_and_refuse_halves(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from chukker.cli import app
+
+    runner = CliRunner()
+    good, bad = tmp_path / "good.json", tmp_path / "bad.toml"
+    good.write_text(json.dumps(floated(record())), encoding="utf-8")
+    half = record()
+    half["events"][1]["player"] = 2.5
+    bad.write_text(dumps(half, "toml"), encoding="utf-8")
+    res = runner.invoke(app, ["replay", str(good), "--json"])
+    assert res.exit_code == 0, res.output
+    assert json.loads(res.stdout) == replay(record())
+    res = runner.invoke(app, ["check", str(good)])
+    assert res.exit_code == 0 and "ok (8 events)" in res.stdout
+    for cmd in ("replay", "check"):
+        res = runner.invoke(app, [cmd, str(bad)])
+        assert res.exit_code != 0
+        assert "event 2.player" in res.output and "whole number" in res.output
