@@ -331,21 +331,19 @@ def _object(
     for k in doc:
         if k not in fields:
             raise RecordError(code="unknown_field", path=_join(path, _key(k, path)))
-    out: dict[str, Any] = {}
+    out: dict[str, Any] = dict.fromkeys(doc)  # the document's own order (nulls stay null)
     for k, f, ok in _plan(fields):
         v = doc.get(k)
         if v is None:
             if f.required:
                 raise RecordError(code="field_required", path=_join(path, k))
-            if k in doc:
-                out[k] = None
             continue
         if ok is None:
             sub = _join(path, k)
             out[k] = special(v, f, sub) if special else check(v, f, sub)
         else:  # a plain field: the quick yes, else the full check (which says why)
             out[k] = v if ok(v) else check(v, f, _join(path, k))
-    return {k: out[k] for k in doc}  # the document's own order (its keys are out's)
+    return out
 
 
 _Plan = tuple[tuple[str, Field, Callable[[Any], bool] | None], ...]
@@ -583,7 +581,8 @@ def validate_event(ev: Any, path: str = "event", *, require_at: bool = False) ->
         for k in ev:
             if k not in allowed:
                 raise RecordError(code="unknown_field", path=f"{path}.{_key(k, path)}")
-    out: dict[str, Any]
+    out: dict[str, Any] = dict.fromkeys(ev)  # the event's own order (nulls stay null)
+    out["type"] = typ
     if "at" in ev:
         at = ev["at"]
         if not _AT_OK(at):
@@ -594,21 +593,17 @@ def validate_event(ev: Any, path: str = "event", *, require_at: bool = False) ->
                     code="at_before_start", path=f"{path}.at", event=path, type=typ, at_ms=at_ms
                 )
             at = _number(at, f"{path}.at", AT)
-        out = {"at": at, "type": typ}
+        out["at"] = at
     elif require_at:
         raise RecordError(code="field_required", path=f"{path}.at")
-    else:
-        out = {"type": typ}
     for k, f, ok in fields:
         v = ev.get(k)
         if v is None:
             if f.required:
                 raise RecordError(code="field_required", path=f"{path}.{k}")
-            if k in ev:
-                out[k] = None
             continue
         out[k] = v if ok(v) else check(v, f, f"{path}.{k}")
-    return {k: out[k] for k in ev}  # the event's own order (its keys are out's)
+    return out
 
 
 def _players(v: Any, f: Field, path: str) -> list[dict[str, Any]]:
