@@ -7,7 +7,9 @@ header's schema comes from the record's one definition; a tournament's text has 
 ``format``, generated here as valid tournament files). What JSON Schema cannot say of a
 header (numbers and mount ids unique within a team, a mount on one team only,
 ``first_defends`` naming the two teams) its descriptions say, and
-:func:`as_the_descriptions_say` makes the generated headers say it too."""
+:func:`as_the_descriptions_say` makes the generated headers say it too. Half the
+requests go to a real match, with the organiser's token, the match's timekeeper's, or
+the generated one: positive data is checked past the lookup and the token."""
 
 from __future__ import annotations
 
