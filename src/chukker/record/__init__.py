@@ -20,12 +20,13 @@ from chukker.record.definitions import validate_event
 from chukker.record.errors import RecordError
 from chukker.record.io import (
     Format,
+    checked_events,
     dumps,
-    first_invalid_event,
     format_of,
     header_and_setup,
     load_path,
     loads,
+    normalised,
     parse,
     setup_of,
     validate_header,
@@ -48,12 +49,11 @@ def replay(
     events = record.get("events", [])
     if not strict:
         return _replay(setup, events, at_ms)
-    bad = first_invalid_event(events)
+    events, bad = checked_events(events)  # normalised: the engine sees what the API stores
     if bad is None:
         return _replay(setup, events, at_ms)
-    k, err = bad
-    _replay(setup, events[:k], at_ms)  # an earlier refusal by the engine comes first
-    raise err
+    _replay(setup, events, at_ms)  # an earlier refusal by the engine comes first
+    raise bad[1]
 
 
 def check(record: Mapping[str, Any]) -> list[ValueError]:
@@ -67,13 +67,14 @@ def check(record: Mapping[str, Any]) -> list[ValueError]:
     if not isinstance(events, list):
         return [RecordError(code="field_type", path="record.events", expected="a list")]
     bad: dict[int, RecordError] = {}
+    fed = list(events)  # normalised where valid: the engine sees what the API stores
     for k, ev in enumerate(events):
         try:
-            validate_event(ev, f"event {k + 1}", require_at=True)
+            fed[k] = validate_event(ev, f"event {k + 1}", require_at=True)
         except RecordError as e:
             bad[k + 1] = e
     problems: list[ValueError] = list(bad.values())
-    problems += [e for e in _check(setup, events) if e.index not in bad]
+    problems += [e for e in _check(setup, fed) if e.index not in bad]
     return sorted(problems, key=lambda p: getattr(p, "index", 0) or _index(p))
 
 
@@ -92,6 +93,7 @@ __all__ = [
     "format_of",
     "load_path",
     "loads",
+    "normalised",
     "parse",
     "replay",
     "schema",

@@ -48,6 +48,8 @@ HANDICAP_MIN, HANDICAP_MAX = -2, 10  # USPA arena handicaps
 PLAYER_MAX = 99
 AT_MAX = 10**9  # seconds
 EVENTS_MAX = 100_000
+#: ``meta``, the free notes: levels, items per list or object, the largest number
+META_DEPTH, META_ITEMS, META_NUMBER = 4, 50, 10**15
 
 
 @dataclass(frozen=True, slots=True)
@@ -161,9 +163,11 @@ OPTIONS: dict[str, Field] = {
     "first_defends": Field("first_defends"),
     "practice": Field("practice"),
 }
+#: the set-up refuses a practice length finer than a millisecond
+MS = {"multipleOf": 0.001}
 PRACTICE: dict[str, Field] = {
-    "period_s": Field("number", True, 10, 3600),
-    "interval_s": Field("number", True, 0, 3600),
+    "period_s": Field("number", True, 10, 3600, extra=MS),
+    "interval_s": Field("number", True, 0, 3600, extra=MS),
 }
 PLAYER_DOC: dict[str, Field] = {
     "no": PLAYER,
@@ -229,6 +233,15 @@ def _number(v: Any, path: str, f: Field) -> int | float:
     return v  # type: ignore[no-any-return]
 
 
+def _whole(v: Any, path: str) -> int:
+    """An integral JSON number as the int it is: JSON (and JSON Schema's ``integer``) does
+    not tell ``10.0`` from ``10``, so neither does the record; ``10.5``, ``true`` or a
+    string stay refused (``field_type``, "a whole number")."""
+    if type(v) is float and v.is_integer():
+        return int(v)
+    raise RecordError(code="field_type", path=path, expected="a whole number")
+
+
 def _n(x: float | None) -> Any:
     return int(x) if x is not None and x == int(x) else x
 
@@ -238,7 +251,7 @@ def check(v: Any, f: Field, path: str) -> Any:
     k = f.kind
     if k == "int":
         if type(v) is not int:
-            raise RecordError(code="field_type", path=path, expected="a whole number")
+            v = _whole(v, path)
         return _number(v, path, f)
     if k == "number":
         return _number(v, path, f)
@@ -258,6 +271,8 @@ def check(v: Any, f: Field, path: str) -> Any:
             raise RecordError(code="field_enum", path=path, value=show(v), allowed=list(f.values))
         return v
     if k == "penalty":
+        if type(v) is float and v.is_integer():
+            v = int(v)
         if type(v) is int and 1 <= v <= 10:
             return str(v)
         if type(v) is str and v.lower() in f.values:
@@ -316,14 +331,12 @@ def _object(
     for k in doc:
         if k not in fields:
             raise RecordError(code="unknown_field", path=_join(path, _key(k, path)))
-    out: dict[str, Any] = {}
+    out: dict[str, Any] = dict.fromkeys(doc)  # the document's own order (nulls stay null)
     for k, f, ok in _plan(fields):
         v = doc.get(k)
         if v is None:
             if f.required:
                 raise RecordError(code="field_required", path=_join(path, k))
-            if k in doc:
-                out[k] = None
             continue
         if ok is None:
             sub = _join(path, k)
@@ -568,7 +581,8 @@ def validate_event(ev: Any, path: str = "event", *, require_at: bool = False) ->
         for k in ev:
             if k not in allowed:
                 raise RecordError(code="unknown_field", path=f"{path}.{_key(k, path)}")
-    out: dict[str, Any]
+    out: dict[str, Any] = dict.fromkeys(ev)  # the event's own order (nulls stay null)
+    out["type"] = typ
     if "at" in ev:
         at = ev["at"]
         if not _AT_OK(at):
@@ -579,18 +593,14 @@ def validate_event(ev: Any, path: str = "event", *, require_at: bool = False) ->
                     code="at_before_start", path=f"{path}.at", event=path, type=typ, at_ms=at_ms
                 )
             at = _number(at, f"{path}.at", AT)
-        out = {"at": at, "type": typ}
+        out["at"] = at
     elif require_at:
         raise RecordError(code="field_required", path=f"{path}.at")
-    else:
-        out = {"type": typ}
     for k, f, ok in fields:
         v = ev.get(k)
         if v is None:
             if f.required:
                 raise RecordError(code="field_required", path=f"{path}.{k}")
-            if k in ev:
-                out[k] = None
             continue
         out[k] = v if ok(v) else check(v, f, f"{path}.{k}")
     return out
@@ -607,21 +617,21 @@ def _players(v: Any, f: Field, path: str) -> list[dict[str, Any]]:
 
 
 def _meta(v: Any, path: str, depth: int = 0) -> Any:
-    if depth > 4:
+    if depth > META_DEPTH:
         raise RecordError(code="too_deep", path=path)
     t = type(v)
     if t is dict:
-        if len(v) > 50:
-            raise RecordError(code="too_many_items", path=path, max=50)
+        if len(v) > META_ITEMS:
+            raise RecordError(code="too_many_items", path=path, max=META_ITEMS)
         return {_key(k, path): _meta(x, f"{path}.{k}", depth + 1) for k, x in v.items()}
     if t is list:
-        if len(v) > 50:
-            raise RecordError(code="too_many_items", path=path, max=50)
+        if len(v) > META_ITEMS:
+            raise RecordError(code="too_many_items", path=path, max=META_ITEMS)
         return [_meta(x, f"{path}[{i}]", depth + 1) for i, x in enumerate(v)]
     if t is str:
         return check(v, _str(REASON_MAX), path)
     if t is int or t is float:
-        return _number(v, path, Field("number", min=-(10**15), max=10**15))
+        return _number(v, path, Field("number", min=-META_NUMBER, max=META_NUMBER))
     if v is None or t is bool:
         return v
     raise RecordError(code="field_type", path=path, expected="JSON data")
@@ -740,7 +750,9 @@ def _schema(f: Field) -> dict[str, Any]:
     elif k == "mount_id":
         out = {"type": "string", "pattern": MOUNT_ID_RE.pattern}
     elif k == "spot":
-        out = {"type": "array", "minItems": 2, "maxItems": 2, "items": {"type": "number"}}
+        out = {"type": "array", "minItems": 2, "maxItems": 2, "items": False, "prefixItems": [
+            {"type": "number", "minimum": 0, "maximum": 100},
+            {"type": "number", "minimum": 0, "maximum": 50}]}
     elif k == "order":
         out = {
             "type": "object",
@@ -752,6 +764,7 @@ def _schema(f: Field) -> dict[str, Any]:
         raise AssertionError(k)
     if f.description:
         out["description"] = f.description
+    out.update(f.extra)
     return out
 
 
@@ -765,31 +778,109 @@ def _obj_schema(fields: Mapping[str, Field], extra: Mapping[str, Any] | None = N
     return out
 
 
+#: Rule 3: a team key (the engine's ``team_key`` refusal): letters, digits, ``-`` and ``_``
+TEAM_KEY_RE = re.compile(r"^[A-Za-z0-9_-]{1,16}$")
+#: the options an edition's text must have (the set-up's ``not_in_edition``): feature ->
+#: (option, the value that needs it)
+FEATURE_OPTIONS: dict[str, tuple[str, Any]] = {
+    "split_periods": ("split_periods", True),
+    "shootout_players_one": ("shootout_players", str(ShootoutPlayers.ONE)),
+}
+
+def _meta_schema(depth: int = 0) -> dict[str, Any]:
+    """What :func:`_meta` takes at ``depth`` (0: ``meta`` itself, an object): strings of at
+    most 200 characters, numbers within 10^15, lists and objects of at most 50 items, keys
+    of at most 64 characters, nothing below the 4th level."""
+    if depth == 0:
+        return {"type": "object", "maxProperties": META_ITEMS,
+                "propertyNames": {"maxLength": ID_MAX},
+                "additionalProperties": _meta_schema(1)}
+    below: Any = _meta_schema(depth + 1) if depth < META_DEPTH else False
+    return {"anyOf": [
+        {"type": ["null", "boolean"]},
+        {"type": "string", "maxLength": REASON_MAX},
+        {"type": "number", "minimum": -META_NUMBER, "maximum": META_NUMBER},
+        {"type": "array", "maxItems": META_ITEMS, "items": below},
+        {"type": "object", "maxProperties": META_ITEMS, "propertyNames": {"maxLength": ID_MAX},
+         "additionalProperties": below},
+    ]}
+
+
+def _rosters(n: int) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
+    """Rule 3 as JSON Schema: ``players`` numbered 1-n, each once; alternates numbered
+    beyond them (n+1 to 99); the captain one of the players."""
+    numbered = {"type": "integer", "minimum": 1, "maximum": n,
+                "description": f"Rule 3: players are numbered 1-{n}"}
+    player = _obj_schema(PLAYER_DOC)
+    player["properties"]["no"] = numbered
+    players = {
+        "type": "array", "minItems": n, "maxItems": n, "items": player,
+        "allOf": [{"contains": {"type": "object", "properties": {"no": {"const": i}},
+                                "required": ["no"]}} for i in range(1, n + 1)],
+        "description": f"Rule 3: {n} players numbered 1-{n}, each once",
+    }
+    alternate = _obj_schema(PLAYER_DOC)
+    alternate["properties"]["no"] = {"type": "integer", "minimum": n + 1, "maximum": PLAYER_MAX}
+    alternates = {"type": "array", "maxItems": 12, "items": alternate,
+                  "description": "Rule 3: players who may come in, numbers unique within "
+                  f"the team ({n + 1}-{PLAYER_MAX}: 1-{n} are the players')"}
+    return players, alternates, {**numbered, "description": "Rule 3: one of the players"}
+
+
+def _editions_schema() -> list[dict[str, Any]]:
+    """Each edition's missing features as a condition on ``options`` (``not_in_edition``)."""
+    from chukker.engine.setup import DEFAULT_RULES
+
+    out: list[dict[str, Any]] = []
+    for eid, ed in EDITIONS.items():
+        banned = {opt: {"not": {"const": val}} for feat, (opt, val) in FEATURE_OPTIONS.items()
+                  if not ed.has(feat)}
+        if not banned:
+            continue
+        other: dict[str, Any] = {"required": ["rules"],
+                                 "properties": {"rules": {"not": {"const": str(eid)}}}}
+        if str(eid) != DEFAULT_RULES:  # an absent ``rules`` is the default edition
+            other = {"not": {"required": ["rules"], "properties": {"rules": {"const": str(eid)}}}}
+        out.append({"anyOf": [other, {"properties": {"options": {"properties": banned}}}],
+                    "description": f"options the {eid} rules do not have"})
+    return out
+
+
 def json_schema() -> dict[str, Any]:
-    """The JSON Schema (draft 2020-12) of ``chukker-match/1``, from the same tables."""
+    """The JSON Schema (draft 2020-12) of ``chukker-match/1``, from the same tables.
+
+    It says what JSON Schema can of the rules the set-up checks (Rule 3's rosters, team
+    keys, opposite ends, the edition's options); what it cannot (numbers and mount ids
+    unique within a team, a mount on one team only, ``first_defends`` naming the teams)
+    is in the descriptions."""
     events = []
     for t, fs in EVENTS.items():
         s = _obj_schema(fs, {"at": {"$ref": "#/$defs/at"}, "type": {"const": str(t)}})
         s["required"] = ["at", "type", *s.get("required", [])]
         events.append(s)
-    players = {"type": "array", "items": _obj_schema(PLAYER_DOC)}
+    (n,) = {ed.players_per_team.value for ed in EDITIONS.values()}
+    players, alternates, captain = _rosters(int(n))
     team = _obj_schema(
         {k: f for k, f in TEAM_DOC.items() if f.kind in _PLAIN},
-        {"players": {**players, "minItems": 3, "maxItems": 3},
-         "alternates": {**players, "maxItems": 12},
+        {"players": players,
+         "alternates": alternates,
          "mounts": {"type": "array", "maxItems": MOUNTS_MAX, "items": {
-             **_obj_schema(MOUNT_DOC), "description": "a mount; Rule 2: the same id on both "
-             "teams' lists is refused"}}},
+             **_obj_schema(MOUNT_DOC), "description": "a mount; ids unique within the team; "
+             "Rule 2: the same id on both teams' lists is refused"}}},
     )
+    team["properties"]["captain"] = captain
     team["required"] = ["captain", "players"]
     options = _obj_schema(
         {k: f for k, f in OPTIONS.items() if f.kind in _PLAIN},
         {
             "first_defends": {
                 "type": "object",
+                "description": "the end each team defends first: both teams' keys, "
+                "opposite ends",
                 "additionalProperties": {"enum": [str(e) for e in End]},
                 "minProperties": 2,
                 "maxProperties": 2,
+                "allOf": [{"not": {"additionalProperties": {"const": str(e)}}} for e in End],
             },
             "practice": _obj_schema(PRACTICE),
         },
@@ -802,11 +893,11 @@ def json_schema() -> dict[str, Any]:
                 "type": "object",
                 "minProperties": 2,
                 "maxProperties": 2,
-                "propertyNames": {"maxLength": TEAM_ID_MAX, "minLength": 1},
+                "propertyNames": {"pattern": TEAM_KEY_RE.pattern},
                 "additionalProperties": team,
             },
             "events": {"type": "array", "maxItems": EVENTS_MAX, "items": {"oneOf": events}},
-            "meta": {"type": "object", "description": HEADER["meta"].description},
+            "meta": {**_meta_schema(), "description": HEADER["meta"].description},
             "match_info": {
                 "type": "object",
                 "description": HEADER["match_info"].description,
@@ -816,6 +907,7 @@ def json_schema() -> dict[str, Any]:
         },
     )
     header["required"] = ["teams"]
+    header["allOf"] = _editions_schema()
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "$id": "https://chukker.invalid/schema/chukker-match-1.json",

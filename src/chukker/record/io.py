@@ -104,36 +104,56 @@ def setup_of(doc: Mapping[str, Any]) -> Setup:
 
 def first_invalid_event(events: Any) -> tuple[int, RecordError] | None:
     """The first event (0-based) that breaks the record's definitions, or ``None``."""
+    return checked_events(events)[1]
+
+
+def checked_events(events: Any) -> tuple[list[Any], tuple[int, RecordError] | None]:
+    """The events as the definitions normalise them (an event with a quick yes is kept as
+    it is, the others are :func:`validate_event`'s copies: strings in NFC, ``2.0`` as
+    ``2``), up to the first that breaks them, and that one (0-based) with its error, or
+    ``None``. Not a list: ``([], None)`` (the header's check says so)."""
     if not isinstance(events, list):
-        return None
+        return [], None
     start = first_unclean(events)
+    if start == len(events):
+        return events, None
+    out = events[:start]
     for k in range(start, len(events)):
         ev = events[k]
         if is_clean_event(ev):
+            out.append(ev)
             continue
         try:
-            validate_event(ev, f"event {k + 1}", require_at=True)
+            out.append(validate_event(ev, f"event {k + 1}", require_at=True))
         except RecordError as e:
-            return k, e
-    return None
+            return out, (k, e)
+    return out, None
+
+
+def normalised(doc: Any) -> tuple[dict[str, Any], Setup]:
+    """The whole record checked against the definitions (header and each event) and
+    normalised once, in the document's own key order, with the set-up it describes:
+    what the loader returns. :class:`RecordError` for the first problem."""
+    header, setup = header_and_setup(doc)
+    events, bad = checked_events(doc.get("events", []))
+    if bad is not None:
+        raise bad[1]
+    out = {k: header[k] if k != "events" else None if doc[k] is None else events for k in doc}
+    return out, setup
 
 
 def validate_record(doc: Any) -> Setup:
     """Check a whole record's header and events against the definitions: the loader's
     check and ``chukker check``'s; :class:`RecordError` for the first problem."""
-    setup = header_and_setup(doc)[1]
-    bad = first_invalid_event(doc.get("events", []))
-    if bad is not None:
-        raise bad[1]
-    return setup
+    return normalised(doc)[1]
 
 
 def loads(text: str, fmt: Format = "json") -> dict[str, Any]:
     """Parse and validate a record (its header and each event against the record's
-    definitions; whether the events are legal is for the engine)."""
-    doc = parse(text, fmt)
-    validate_record(doc)
-    return doc
+    definitions; whether the events are legal is for the engine), normalised once: the
+    strings in NFC, an integral number where a whole number is required (``10.0``) as
+    the int (``10``), so that everything after the loader sees what the API stores."""
+    return normalised(parse(text, fmt))[0]
 
 
 def load_path(path: str | Path) -> dict[str, Any]:

@@ -86,7 +86,8 @@ class Door:
     body: int = 0  # bytes; 0: no body
     json: bool = False  # answers JSON (its refusals too)
     credential: str = NONE  # how the role is proven (HEADER: checked here too)
-    answers: Mapping[int, str] = field(default_factory=dict)  # status -> code, beyond 200
+    #: status -> refusal code, beyond the success (a 2xx: another success, in words)
+    answers: Mapping[int, str] = field(default_factory=dict)
     media: str = ""  # the success answer's media type when not JSON or HTML
     depth: int = limits.MAX_DEPTH  # JSON nesting refused before parsing (422 too_deep)
     json_refusals: bool = False  # refusals are JSON though the answer is not (files, streams)
@@ -179,15 +180,16 @@ DOORS: tuple[Door, ...] = (
     # tournaments
     Door("POST", "/tournaments/api", ORG, Cost.HEAVY_IMPORTS, body=limits.TOURNAMENT_BODY_BYTES,
          json=True, credential=HEADER,
-         answers={401: "organiser_required", 413: "too_large", 422: "unreadable_tournament",
-                  400: "bad_body", **HEAVY}),
+         answers={401: "organiser_required", 403: "organiser_required", 413: "too_large",
+                  422: "unreadable_tournament", 400: "bad_body", 409: "tournament_exists", **HEAVY,
+                  200: "the same tournament again (name, venue, year): updated"}),
     Door("GET", "/tournaments/", A),
     Door("GET", "/tournaments/season", A),
     Door("GET", "/tournaments/season.csv", A, media="text/csv"),
     Door("GET", "/tournaments", A),
     Door("GET", "/tournaments/{tid}", S, answers=TOURN),
     Door("POST", "/tournaments/{tid}/api/matches/{mid}", C, body=API, json=True,
-         credential=HEADER, answers={**TOURN, 401: "no_token", 403: "bad_token",
+         credential=HEADER, answers={**TOURN, 401: "no_token", 403: "bad_token", 400: "bad_body",
                                      422: "bad_request", 409: "match_started"}),
     Door("GET", "/tournaments/{tid}/standings.json", S, json=True, answers=TOURN),
     Door("GET", "/tournaments/{tid}/results.json", S, json=True, answers=TOURN),
@@ -478,44 +480,62 @@ def _openapi_path(path: str) -> str:
     return re.sub(r"\{(\w+):\w+\}", r"{\1}", path)
 
 
+#: the match header's keys the API takes (``meta``, the record file's free notes, is not
+#: one of them: ``web.api.routes.HEADER_KEYS``)
+API_HEADER_KEYS = ("format", "rules", "options", "teams", "match_info")
+
+
 def header_schema() -> dict[str, Any]:
     """The match record's header (the record without its events), from its one definition
     (:func:`chukker.record.schema.schema`): the body of ``POST /api/matches``."""
     from chukker.record.schema import schema
 
     s = dict(schema())
-    for k in ("$schema", "$id"):
+    for k in ("$schema", "$id", "$defs"):  # $defs: only the events' ``at`` refers to it
         s.pop(k, None)
     s["title"] = "MatchHeader"
-    s["properties"] = {k: v for k, v in s["properties"].items() if k != "events"}
+    s["properties"] = {k: v for k, v in s["properties"].items() if k in API_HEADER_KEYS}
     return s
 
 
+def event_schema() -> dict[str, Any]:
+    """An operator event as the API takes it (``event`` of ``POST .../events``): one of the
+    record's event types, from its one definition, without ``at`` (the command's own)."""
+    from chukker.record.schema import schema
+
+    kinds = []
+    for k in schema()["properties"]["events"]["items"]["oneOf"]:
+        k = dict(k)
+        k["properties"] = {p: v for p, v in k["properties"].items() if p != "at"}
+        k["required"] = [p for p in k["required"] if p != "at"]
+        kinds.append(k)
+    return {"title": "Event", "oneOf": kinds}
+
+
+#: the tournament file as text: OpenAPI formats (JSON Schema cannot say which texts are
+#: tournaments; a client, or a fuzzer, gives a generator for them)
+TOURNAMENT_TOML, TOURNAMENT_JSON = "chukker-tournament-toml", "chukker-tournament-json"
+
+
 def tournament_body_schema() -> dict[str, Any]:
-    """The body of ``POST /tournaments/api``: the file's text, or the file as a table
-    (``chukker-tournament/1``: teams, stages or matches are required)."""
-    table = {
-        "type": "object",
-        "description": "a chukker-tournament/1 file as JSON (docs/tournament.md)",
-        "properties": {
-            "format": {"type": "string"},
-            "name": {"type": "string"},
-            "teams": {"type": ["object", "array"]},
-            "stages": {"type": ["object", "array"]},
-            "matches": {"type": "array"},
-            "players": {"type": ["object", "array"]},
-        },
-        "anyOf": [{"required": [k]} for k in ("players", "teams", "stages", "matches")],
-    }
+    """The body of ``POST /tournaments/api``: ``{"text": <the file>}``, its ``format``
+    (``toml`` or ``json``) named or told by the text (JSON starts with ``{``).
+
+    What makes a text a tournament (``chukker-tournament/1``: the register, teams, stages
+    and matches, each player eligible on the match's day) is no JSON Schema's to say:
+    the text's ``format`` names it. ``{"tournament": {...}}`` (the same file as a JSON
+    object) is taken too, and left out here for the same reason: its text form says it."""
+    text = "the tournament file (docs/tournament.md)"
     return {
         "title": "TournamentUpload",
-        "oneOf": [
+        "description": 'A chukker-tournament/1 file as text; {"tournament": <the file as a '
+        'JSON object>} is taken too (see docs/tournament.md)',
+        "anyOf": [
             {"type": "object", "required": ["text"], "additionalProperties": False,
-             "properties": {"text": {"type": "string", "minLength": 1,
-                                     "description": "the tournament file, TOML or JSON"},
-                            "format": {"enum": ["toml", "json"]}}},
-            {"type": "object", "required": ["tournament"], "additionalProperties": False,
-             "properties": {"tournament": table}},
+             "properties": {"text": {"type": "string", "minLength": 1, "format": fmt,
+                                     "description": f"{text}, {name}"},
+                            "format": {"const": name}}}
+            for fmt, name in ((TOURNAMENT_TOML, "toml"), (TOURNAMENT_JSON, "json"))
         ],
     }
 
@@ -534,6 +554,10 @@ def document(doc: dict[str, Any], doors: tuple[Door, ...] = DOORS) -> dict[str, 
     schemas = doc.setdefault("components", {}).setdefault("schemas", {})
     schemas["MatchHeader"] = header_schema()
     schemas["TournamentUpload"] = tournament_body_schema()
+    command = schemas.get("EventCommand", {}).get("properties", {})
+    if "event" in command:
+        command["event"] = {**event_schema(), "description": command["event"].get(
+            "description", "")}
     error = {"$ref": "#/components/schemas/ApiError"} if "ApiError" in schemas else {
         "type": "object"}
     bodies = {("post", "/api/matches"): "MatchHeader",
@@ -553,6 +577,10 @@ def document(doc: dict[str, Any], doors: tuple[Door, ...] = DOORS) -> dict[str, 
                 content = ok.setdefault("content", {})
                 content.setdefault(d.media, {"schema": {"type": "string"}})
             for status, code in sorted(d.answers.items()):
+                if status < 300:  # another success: the success answer's body, its own words
+                    ok = next((responses[k] for k in ("201", "200") if k in responses), {})
+                    responses.setdefault(str(status), {**ok, "description": code})
+                    continue
                 kind = ({"application/json": {"schema": error}} if d.json or d.json_refusals else
                         {"text/html": {"schema": {"type": "string"}}})
                 resp = responses.setdefault(str(status), {"description": message(code, {})})

@@ -97,15 +97,24 @@ def check_event(event: Any) -> dict[str, Any]:
 
 
 def check_header(header: Any) -> dict[str, Any]:
-    """The match header, checked before the engine sees it, or :class:`ServiceError` 422."""
+    """The match header, checked before the engine sees it and normalised once (strings in
+    NFC, an integral ``10.0`` where a whole number is required as ``10``: what is stored),
+    or :class:`ServiceError` 422.
+
+    ``match_info`` skips the generic guard (:func:`chukker.web.security.clean`, whose
+    default text limit is 64): the definitions check it, with their own limits (the
+    event's name has 120 characters)."""
     if not isinstance(header, dict):
         raise ServiceError(422, "invalid_header", params={"field": "body",
                                                           "reason": "not an object"})
     try:
-        h = clean(header, max_depth=HEADER_DEPTH)
+        h = clean({k: v for k, v in header.items() if k != "match_info"},
+                  max_depth=HEADER_DEPTH)
     except BadInput as e:
         raise ServiceError(422, "invalid_header", str(e),
                            params={"field": e.field, "reason": e.reason}) from None
+    if "match_info" in header:
+        h["match_info"] = header["match_info"]
     extra = sorted(set(h) - HEADER_KEYS)
     if extra:
         raise ServiceError(422, "invalid_header", params={"field": extra[0],
@@ -118,16 +127,20 @@ def check_header(header: Any) -> dict[str, Any]:
             for group in ("players", "alternates"):
                 for i, p in enumerate(team.get(group) or []):
                     hcp = p.get("handicap", 0) if isinstance(p, dict) else 0
+                    if isinstance(hcp, float) and hcp.is_integer():
+                        hcp = int(hcp)  # JSON's 10.0 is 10 (the definitions normalise it)
                     lo, hi = HANDICAP_RANGE
                     if isinstance(hcp, bool) or not isinstance(hcp, int) or not lo <= hcp <= hi:
                         raise ServiceError(422, "invalid_header", params={
                             "field": f"teams.{key}.{group}[{i}].handicap",
                             "reason": f"a whole number from {lo} to {hi}"})
     try:
-        validate_header(h)  # the record's definitions and the rules (one definition)
+        # the record's definitions and the rules (one definition), normalised
+        out = validate_header(h)
     except RecordError as e:
         raise ServiceError(422, e.code, str(e)[:300], params=e.params) from None
-    out: dict[str, Any] = h
+    if "events" in h:
+        out = {k: h["events"] if k == "events" else out[k] for k in h}
     return out
 
 
