@@ -11,6 +11,7 @@ whose ``/healthz`` stops answering.
 from __future__ import annotations
 
 import asyncio
+import os
 import time
 from typing import Any
 
@@ -47,9 +48,10 @@ def scheduler_problems(svc: Any) -> list[str]:
         return ["the live service has stopped"]
     listener = getattr(svc, "_listener", None)
     backend = getattr(getattr(svc, "store", None), "backend", None)
-    if str(getattr(backend, "value", backend)) == "postgresql" and (
-        listener is None or listener.done()
-    ):
+    shares = getattr(svc, "shares_store", None)
+    shared = shares() if callable(shares) else str(getattr(backend, "value", backend)) == (
+        "postgresql")
+    if shared and (listener is None or listener.done()):
         problems.append("the listener for other servers' events is not running")
     elif getattr(getattr(svc, "store", None), "listening", True) is False:
         problems.append("not subscribed to other servers' events (reconnecting)")
@@ -97,6 +99,10 @@ async def readyz(request: Request) -> JSONResponse:
     body: dict[str, Any] = {"status": "ok" if ready else "unavailable", "checks": checks}
     if not ready:
         body["reason"] = "; ".join(f"{k}: {v}" for k, v in checks.items() if not v.startswith("ok"))
+    worker = getattr(request.app.state, "worker", None)
+    if worker is not None:  # one of several processes on this port: which one answered
+        body["worker"] = {"index": worker.index, "workers": worker.workers,
+                          "horn_keeper": worker.keeps_horns, "pid": os.getpid()}
     feed = getattr(request.app.state, "feed", None)
     if feed is not None:  # reported, never failing the server: the screens work without it
         body["feeds"] = {"mqtt": feed.status()}
