@@ -468,6 +468,14 @@ class LiveService:
             self._publish_event(lm, e)
         return fresh
 
+    async def _sync_quietly(self, lm: LiveMatch) -> bool:
+        """:meth:`_sync` under the lock already held; whether anything new came (a store
+        that cannot answer now counts as nothing new)."""
+        try:
+            return bool(await self._sync(lm))
+        except StoreError:
+            return False
+
     def _now_at(self, lm: LiveMatch) -> int:
         """Record ms of now for ``lm`` (0 before its first event), never before its last event."""
         if lm.start_ms is None:
@@ -518,6 +526,7 @@ class LiveService:
         fails the state is folded again from the stored events.
         """
         async with lm.lock:
+            synced = False
             try:
                 for _attempt in range(20):
                     dup = lm.commands.get(command_id)
@@ -536,6 +545,12 @@ class LiveService:
                     try:
                         lm.match.apply(ev)
                     except EngineError as err:
+                        if not synced and self.shares_store():
+                            # another process may have appended what makes it valid (a
+                            # bowl-in posted through another worker a moment ago)
+                            synced = True
+                            if await self._sync_quietly(lm):
+                                continue
                         code = getattr(err, "code", "refused")
                         params = getattr(err, "params", None) or {"reason": err.reason}
                         raise ServiceError(409, code, str(err), params=params,
