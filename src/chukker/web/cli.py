@@ -60,7 +60,8 @@ def serve(
 
     s = settings_or_exit(config, **{"server.host": host, "server.port": port, "database": db,
                                     "open": True if open_ else None})
-    sock = _bind(s.server.host, s.server.port, reuseport=workers > 1)
+    sock = (_bind(s.server.host, s.server.port, reuseport=True) if workers > 1
+            else _bind(s.server.host, s.server.port))
     target = s.database_target()
     path = target[len("sqlite:///"):] if target.startswith("sqlite:///") else target
     new_file = not is_postgres_url(target) and not os.path.exists(path)
