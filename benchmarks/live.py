@@ -456,7 +456,8 @@ async def bench(args: argparse.Namespace) -> dict[str, Any]:
 def matrix(args: argparse.Namespace) -> None:
     """Fan-out with 1,000 and 10,000 viewers, served by 1 then 2 workers, in one run."""
     rows: dict[tuple[int, int], dict[str, Any]] = {}
-    for clients in (1000, 10_000):
+    sizes = tuple(int(x) for x in args.matrix_clients.split(","))
+    for clients in sizes:
         for workers in (1, 2):
             a = argparse.Namespace(**{**vars(args), "clients": clients, "workers": workers,
                                       "procs": 1 if clients <= 1000 else max(args.procs, 4)})
@@ -471,7 +472,8 @@ def matrix(args: argparse.Namespace) -> None:
                   f"{res['baseline_rtt_p99_ms']:.1f} ms; load {os.getloadavg()[0]:.2f}",
                   flush=True)
     print("chukker live benchmark, workers (fan-out p99, POST sent -> last viewer):")
-    for clients, target in ((1000, 100.0), (10_000, FANOUT_TARGET_MS)):
+    for clients in sizes:
+        target = 100.0 if clients <= 1000 else FANOUT_TARGET_MS
         one, two = rows[clients, 1], rows[clients, 2]
         p1, p2 = one["fanout_all_p99_ms"], two["fanout_all_p99_ms"]
         print(f"  {clients:>6} viewers: 1 worker {p1:.1f} ms, 2 workers {p2:.1f} ms; "
@@ -499,6 +501,8 @@ def main() -> None:
                     help="worker processes of the server (chukker serve --workers)")
     ap.add_argument("--matrix", action="store_true",
                     help="1,000 and 10,000 viewers with 1 and 2 workers, with ratios")
+    ap.add_argument("--matrix-clients", default="1000,10000",
+                    help="the viewer counts of --matrix (comma-separated)")
     ap.add_argument("--timeout", type=float, default=300.0)
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()

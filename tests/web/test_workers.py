@@ -170,7 +170,7 @@ def test_workers_horn_keeper_adopts_a_match_and_alone_keeps_its_horns(tmp_path: 
                 writes[_i] += 1
                 return bool(_inner(mid, row))
 
-            w.store.record_horn = counted  # type: ignore[method-assign]
+            w.store.record_horn = counted  # type: ignore[method-assign,assignment]
         await w0.start()
         await w1.start()
         try:
@@ -393,6 +393,7 @@ def test_serve_workers_concurrent_appends_through_both_keep_one_sequence(
         workers: Workers) -> None:
     c0 = workers.conn(0)
     status, created = call(c0, "POST", "/api/matches", DEMO_HEADER)
+    assert status == 201, created
     mid, tk = created["match_id"], created["timekeeper_token"]
     call(c0, "POST", f"/api/matches/{mid}/events",
          {"command_id": "s", "event": {"type": "bowl_in"}}, tk)
@@ -450,6 +451,7 @@ def test_serve_workers_a_killed_worker_comes_back_and_nothing_acked_is_lost(
         workers: Workers) -> None:
     c1 = workers.conn(1)
     status, created = call(c1, "POST", "/api/matches", DEMO_HEADER)
+    assert status == 201, created
     mid, tk = created["match_id"], created["timekeeper_token"]
     acked = []
     for k, ev in enumerate([{"type": "bowl_in"}, dict(GOAL), dict(GOAL)]):

@@ -3,9 +3,11 @@
 Ready means: the database answers a query within :data:`DB_TIMEOUT_S`, the
 live service has started (its horn scheduler is on the event loop), no horn
 is overdue by more than :data:`OVERDUE_S` (a stuck scheduler), and on
-PostgreSQL the listener for the other servers' appends is running. A load
-balancer sends traffic only to ready servers; a supervisor restarts one
-whose ``/healthz`` stops answering.
+PostgreSQL (or with ``serve --workers``) the listener for the other servers'
+(workers') appends is running. A load balancer sends traffic only to ready
+servers; a supervisor restarts one whose ``/healthz`` stops answering. With
+``--workers`` each answer is the worker's that the connection reached, and
+``/readyz`` says which (``worker``).
 """
 
 from __future__ import annotations
