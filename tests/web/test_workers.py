@@ -268,13 +268,15 @@ def _free_port() -> int:
 class Workers:
     """``chukker serve --workers 2`` on a fresh SQLite file (open mode)."""
 
-    def __init__(self, tmp: Path) -> None:
+    def __init__(self, tmp: Path, **env_extra: str) -> None:
         self.port = _free_port()
         self.db = tmp / "workers.sqlite3"
         env = {k: v for k, v in os.environ.items() if not k.startswith("CHUKKER_")}
         env["PYTHONPATH"] = str(ROOT / "src")
+        env.update(env_extra)
+        where = [] if "CHUKKER_DATABASE_URL" in env_extra else ["--db", str(self.db)]
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "chukker.web", "--db", str(self.db), "--port",
+            [sys.executable, "-m", "chukker.web", *where, "--port",
              str(self.port), "--open", "--workers", "2"],
             cwd=tmp, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         self.out: list[str] = []
@@ -472,3 +474,35 @@ def test_serve_workers_a_killed_worker_comes_back_and_nothing_acked_is_lost(
     st, got = call(back, "POST", f"/api/matches/{mid}/events",
                    {"command_id": "k3", "event": dict(GOAL)}, tk)
     assert st == 201 and got["seq"] == 4
+
+
+@pytest.mark.postgres
+def test_serve_workers_on_postgresql_hear_each_other_through_listen_notify(
+        pg_schema: str, pg_url: str, tmp_path: Path) -> None:
+    w = Workers(tmp_path, CHUKKER_DATABASE_URL=pg_url, CHUKKER_DATABASE_SCHEMA=pg_schema,
+                CHUKKER_ORGANISER_TOKEN="o" * 24)
+    try:
+        c0 = w.conn(0)
+        status, created = call(c0, "POST", "/api/matches", DEMO_HEADER)
+        assert status == 201, created
+        mid, tk = created["match_id"], created["timekeeper_token"]
+        viewer = Stream(w.conn(1), mid)
+        _wait(lambda: viewer.has("event: state"), "the viewer on worker 1 has the state")
+        status, got = call(c0, "POST", f"/api/matches/{mid}/events",
+                           {"command_id": "p1", "event": {"type": "bowl_in"}}, tk)
+        assert status == 201, got
+        _wait(lambda: viewer.has('"bowl_in"'), "worker 1's viewer got worker 0's event")
+        pids = [info["pid"] for info in (ready_worker(w.conn(i)) or {} for i in (0, 1))]
+    finally:
+        w.stop()
+    # SIGTERM to the supervisor stopped every worker
+    for pid in pids:
+        _wait(lambda pid=pid: not _alive(pid), f"worker pid {pid} stopped", 30)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
