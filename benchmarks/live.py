@@ -1,6 +1,11 @@
 """Live service benchmark: horn lateness and fan-out with 1,000 SSE clients on loopback.
 
-    python benchmarks/live.py [--clients 1000] [--events 100] [--horns 40]
+    python benchmarks/live.py [--clients 1000] [--events 100] [--horns 40] [--workers N]
+    python benchmarks/live.py --matrix        # 1,000 and 10,000 viewers, 1 and 2 workers
+
+``--workers N`` starts ``chukker serve --workers N`` (N processes behind the one
+port); ``--matrix`` runs the benchmark for 1,000 and 10,000 viewers with 1 and 2
+workers in one run and prints each figure with the ratio of 2 workers to 1.
 
 Starts ``chukker serve`` (``python -m chukker.web``) on 127.0.0.1 with a fresh
 SQLite file in a temporary folder, then in this process opens ``--clients``
@@ -208,10 +213,38 @@ def stalls(before: dict[str, float], after: dict[str, float]) -> dict[str, Any]:
             "server_fanout_p99_le_ms": p99 * 1000}
 
 
+def _stat(pid: int) -> list[str]:
+    return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+
+
+def server_pids(pid: int) -> list[int]:
+    """``pid`` and its descendants (the workers of ``serve --workers``)."""
+    parents: dict[int, int] = {}
+    for d in os.listdir("/proc"):
+        if d.isdigit():
+            try:
+                parents[int(d)] = int(_stat(int(d))[1])
+            except (OSError, IndexError, ValueError):
+                continue
+    found, todo = [pid], [pid]
+    while todo:
+        p = todo.pop()
+        kids = [c for c, pp in parents.items() if pp == p]
+        found.extend(kids)
+        todo.extend(kids)
+    return found
+
+
 def cpu_s(pid: int) -> float:
-    """User + system CPU seconds of process ``pid`` so far."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    """User + system CPU seconds of process ``pid`` and its workers so far."""
+    total = 0
+    for p in server_pids(pid):
+        try:
+            fields = _stat(p)
+        except OSError:
+            continue
+        total += int(fields[11]) + int(fields[12])
+    return total / os.sysconf("SC_CLK_TCK")
 
 
 def prepare_horn_matches(db: Path, n: int, first_in_ms: int, every_ms: int) -> list[str]:
@@ -246,7 +279,7 @@ async def bench(args: argparse.Namespace) -> dict[str, Any]:
     env["CHUKKER_MAX_STREAMS"] = str(2 * (args.clients + 10 * args.horns) + 100)
     server = subprocess.Popen(
         [sys.executable, "-m", "chukker.web", "--db", str(db), "--port", str(port), "--no-demo",
-         "--open"],
+         "--open", "--workers", str(args.workers)],
         env=env,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
@@ -256,12 +289,18 @@ async def bench(args: argparse.Namespace) -> dict[str, Any]:
     procs: list[Any] = []
     try:
         async with httpx.AsyncClient(base_url=base, timeout=30) as http:
-            for _ in range(300):
+            seen: set[int] = set()
+            for _ in range(1200):  # every worker ready (a fresh connection each time)
                 try:
-                    await http.get("/api/time")
-                    break
+                    async with httpx.AsyncClient(base_url=base, timeout=5) as probe:
+                        r = await probe.get("/readyz")
+                    if r.status_code == 200:
+                        seen.add(int(r.json().get("worker", {}).get("index", 0)))
+                        if len(seen) >= args.workers:
+                            break
                 except httpx.TransportError:
-                    await asyncio.sleep(0.05)
+                    pass
+                await asyncio.sleep(0.05)
             created = (await http.post("/api/matches", json=DEMO_HEADER)).json()
             mid = created["match_id"]
             auth = {"authorization": "Bearer " + created["timekeeper_token"]}
@@ -373,9 +412,14 @@ async def bench(args: argparse.Namespace) -> dict[str, Any]:
         for p in procs:
             if p.is_alive():
                 p.kill()
-        server.kill()
-        server.wait(10)
+        server.terminate()  # the supervisor stops its workers
+        try:
+            server.wait(30)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            server.wait(10)
     return {
+        "workers": args.workers,
         "clients": len(clients) + in_procs,
         "client_processes": max(1, len(procs)),
         "connect_s": connect_s,
@@ -409,6 +453,34 @@ async def bench(args: argparse.Namespace) -> dict[str, Any]:
     }
 
 
+def matrix(args: argparse.Namespace) -> None:
+    """Fan-out with 1,000 and 10,000 viewers, served by 1 then 2 workers, in one run."""
+    rows: dict[tuple[int, int], dict[str, Any]] = {}
+    sizes = tuple(int(x) for x in args.matrix_clients.split(","))
+    for clients in sizes:
+        for workers in (1, 2):
+            a = argparse.Namespace(**{**vars(args), "clients": clients, "workers": workers,
+                                      "procs": 1 if clients <= 1000 else max(args.procs, 4)})
+            res = asyncio.run(asyncio.wait_for(bench(a), args.timeout))
+            rows[clients, workers] = res
+            print(f"  {clients:>6} viewers, {workers} worker(s): fan-out p50 "
+                  f"{res['fanout_all_p50_ms']:.1f} ms, p99 {res['fanout_all_p99_ms']:.1f} ms; "
+                  f"per client p99 {res['fanout_each_p99_ms']:.1f} ms; horn p99 "
+                  f"{res['horn_server_p99_ms']:.1f} ms ({res['horns_sounded']}/"
+                  f"{res['horns_expected']}); missing {res['missing_deliveries']}; server CPU "
+                  f"{res['cpu_us_per_viewer_message']:.1f} us/viewer/message; round trip p99 "
+                  f"{res['baseline_rtt_p99_ms']:.1f} ms; load {os.getloadavg()[0]:.2f}",
+                  flush=True)
+    print("chukker live benchmark, workers (fan-out p99, POST sent -> last viewer):")
+    for clients in sizes:
+        target = 100.0 if clients <= 1000 else FANOUT_TARGET_MS
+        one, two = rows[clients, 1], rows[clients, 2]
+        p1, p2 = one["fanout_all_p99_ms"], two["fanout_all_p99_ms"]
+        print(f"  {clients:>6} viewers: 1 worker {p1:.1f} ms, 2 workers {p2:.1f} ms; "
+              f"2 workers / 1 worker = {p2 / max(p1, 0.1):.2f}x; 2 workers / target "
+              f"{target:.0f} ms = {p2 / target:.2f}x")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--clients", type=int, default=1000)
@@ -425,9 +497,18 @@ def main() -> None:
                     help="client processes for the fan-out clients (e.g. 4 for 10,000)")
     ap.add_argument("--depth-posts", type=int, default=60,
                     help="POSTs to each of the matches at event 100 and event 10,000")
+    ap.add_argument("--workers", type=int, default=1,
+                    help="worker processes of the server (chukker serve --workers)")
+    ap.add_argument("--matrix", action="store_true",
+                    help="1,000 and 10,000 viewers with 1 and 2 workers, with ratios")
+    ap.add_argument("--matrix-clients", default="1000,10000",
+                    help="the viewer counts of --matrix (comma-separated)")
     ap.add_argument("--timeout", type=float, default=300.0)
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
+    if args.matrix:
+        matrix(args)
+        return
     res = asyncio.run(asyncio.wait_for(bench(args), args.timeout))
     if args.json:
         print(json.dumps(res, indent=2))

@@ -24,6 +24,7 @@ from chukker.live.service import (
     Listener,
     LiveMatch,
     LiveService,
+    WorkerRole,
     hash_token,
     new_match_id,
 )
@@ -39,6 +40,7 @@ __all__ = [
     "Role",
     "ServiceError",
     "Subscriber",
+    "WorkerRole",
     "hash_token",
     "merge_diff",
     "new_match_id",

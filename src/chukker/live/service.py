@@ -16,7 +16,14 @@ calls run in worker threads, one append per match at a time (an
 ``asyncio.Lock`` per match). On PostgreSQL several processes append to one
 match: each append names the sequence number it expects, a loser re-reads
 the store and tries again, and NOTIFY tells every process to pull and
-publish the events it has not seen.
+publish the events it has not seen. Worker processes on one SQLite file
+(``chukker serve --workers``) do the same with the store's local notification.
+
+Of several workers, one is the *horn keeper* (``keeps_horns``): every worker
+sounds each horn to its own viewers, but only the keeper keeps the audit row
+and feeds the arena (MQTT, relays), and it loads every match it hears of
+(``adopts``), so that a match started through another worker has its horns
+kept too.
 """
 
 from __future__ import annotations
@@ -101,6 +108,23 @@ class Listener(Protocol):
 
 
 @dataclass(frozen=True, slots=True)
+class WorkerRole:
+    """Worker ``index`` of ``workers`` processes serving one port (``serve --workers``).
+
+    >>> WorkerRole(0, 2).keeps_horns, WorkerRole(1, 2).keeps_horns
+    (True, False)
+    """
+
+    index: int
+    workers: int
+
+    @property
+    def keeps_horns(self) -> bool:
+        """Worker 0 keeps the horns' audit and runs the arena feeds."""
+        return self.index == 0
+
+
+@dataclass(frozen=True, slots=True)
 class Created:
     match_id: str
     timekeeper_token: str
@@ -163,9 +187,14 @@ class LiveMatch:
 class LiveService:
     """Matches, events, the clock and the subscribers of one server process."""
 
-    def __init__(self, store: EventStore, clock: Clock | None = None) -> None:
+    def __init__(self, store: EventStore, clock: Clock | None = None, *,
+                 keeps_horns: bool = True, adopts: bool = False) -> None:
         self.store = store
         self.clock = clock or Clock()
+        #: this process writes the horns' audit rows (one worker of several: the keeper)
+        self.keeps_horns = keeps_horns
+        #: a match another process appended to is loaded here too (the horn keeper)
+        self.adopts = adopts
         #: the store's writes (appends, horns, new matches) have an executor of their own:
         #: nothing else (page work, PDF, reads) can queue ahead of a key press or a horn
         self.writes = concurrent.futures.ThreadPoolExecutor(2, "chukker-store-writes")
@@ -214,7 +243,7 @@ class LiveService:
                 except Exception:  # quarantined (logged by load): never stops the server
                     continue
                 self._reschedule(lm)
-        if self.store.backend is Backend.POSTGRES:
+        if self.shares_store():
             self._subscribed = asyncio.Event()
             self._listener = asyncio.create_task(self._listen())
             # ready once subscribed (or, if PostgreSQL is slow to answer, after a while:
@@ -223,6 +252,12 @@ class LiveService:
                 async with asyncio.timeout(LISTEN_WAIT_S):
                     await self._subscribed.wait()
         self._keepalive_task = asyncio.create_task(self._keepalive())
+
+    def shares_store(self) -> bool:
+        """Other processes append to this store: PostgreSQL, or a SQLite file shared by
+        workers (its store then has a notifier)."""
+        return (self.store.backend is Backend.POSTGRES
+                or getattr(self.store, "notifier", None) is not None)
 
     async def _write(self, fn: Callable[..., T], *args: Any) -> T:
         """``fn(*args)`` on the store's own write executor."""
@@ -258,14 +293,16 @@ class LiveService:
     async def _listen(self) -> None:
         """Push what the other servers append; on every (re)subscription catch up first
         (the store reconnects with backoff and calls :meth:`catch_up`)."""
-        from chukker.store.postgres import PostgresStore
-
-        assert isinstance(self.store, PostgresStore)
+        store: Any = self.store  # PostgresStore, or a SQLiteStore shared by workers
         while True:
             try:
-                async for match_id, seq in self.store.notifications(self._on_listening):
+                async for match_id, seq in store.notifications(self._on_listening):
                     lm = self._matches.get(match_id)
-                    if lm is not None and seq > lm.seq:
+                    if lm is None:
+                        if self.adopts or match_id in self._loading:
+                            self._spawn(self._adopt(match_id, seq))
+                        continue
+                    if seq > lm.seq:
                         try:
                             async with lm.lock:
                                 await self._sync(lm)
@@ -277,6 +314,19 @@ class LiveService:
             except Exception:  # pragma: no cover - a bug below; never stop listening
                 log.exception("listening to the other servers failed; again in 1 s")
                 await asyncio.sleep(1.0)
+
+    async def _adopt(self, match_id: str, seq: int) -> None:
+        """Load a match another process appended to (or that is loading now) and pull
+        up to ``seq``: its horns then sound here, and its viewers miss nothing."""
+        try:
+            lm = await self.load(match_id)
+            if seq > lm.seq:
+                async with lm.lock:
+                    await self._sync(lm)
+                self._after_change(lm)
+        except Exception as e:  # unknown, quarantined or the store away: the next one tells
+            log.warning("match %s: not loaded after another process's append: %s",
+                        match_id, e)
 
     async def _on_listening(self) -> None:
         self._subscribed.set()
@@ -430,6 +480,14 @@ class LiveService:
             self._publish_event(lm, e)
         return fresh
 
+    async def _sync_quietly(self, lm: LiveMatch) -> bool:
+        """:meth:`_sync` under the lock already held; whether anything new came (a store
+        that cannot answer now counts as nothing new)."""
+        try:
+            return bool(await self._sync(lm))
+        except StoreError:
+            return False
+
     def _now_at(self, lm: LiveMatch) -> int:
         """Record ms of now for ``lm`` (0 before its first event), never before its last event."""
         if lm.start_ms is None:
@@ -480,6 +538,7 @@ class LiveService:
         fails the state is folded again from the stored events.
         """
         async with lm.lock:
+            synced = False
             try:
                 for _attempt in range(20):
                     dup = lm.commands.get(command_id)
@@ -498,6 +557,12 @@ class LiveService:
                     try:
                         lm.match.apply(ev)
                     except EngineError as err:
+                        if not synced and self.shares_store():
+                            # another process may have appended what makes it valid (a
+                            # bowl-in posted through another worker a moment ago)
+                            synced = True
+                            if await self._sync_quietly(lm):
+                                continue
                         code = getattr(err, "code", "refused")
                         params = getattr(err, "params", None) or {"reason": err.reason}
                         raise ServiceError(409, code, str(err), params=params,
@@ -699,9 +764,10 @@ class LiveService:
                                               "at": lm.start_ms + round(float(h["at"]) * 1000)})
             self.horn_lateness.append((lm.start_ms + d, now))
             metrics.horn_sounded((now - lm.start_ms - d) / 1000)
-            row = HornRow(round(float(h["at"]) * 1000), int(h.get("period", 0)),
-                          str(h.get("kind", "")), now)
-            self._spawn(self._record_horn(lm.id, row))
+            if self.keeps_horns:  # one worker of several keeps the audit
+                row = HornRow(round(float(h["at"]) * 1000), int(h.get("period", 0)),
+                              str(h.get("kind", "")), now)
+                self._spawn(self._record_horn(lm.id, row))
         self._reschedule(lm)
 
 

@@ -69,6 +69,9 @@ REFUSALS = Counter("chukker_refusals_total", "Refused requests (non-2xx answers)
                    ["code"], registry=REGISTRY)
 EVENTS = Counter("chukker_events_total", "Events accepted", registry=REGISTRY)
 HORNS = Counter("chukker_horns_total", "Horns sounded", registry=REGISTRY)
+WORKER = Gauge("chukker_worker", "This process's place among the workers of one port "
+               "(serve --workers): 1 for its index, the worker count and whether it keeps "
+               "the horns", ["index", "workers", "horn_keeper"], registry=REGISTRY)
 for _k in STREAM_KINDS:
     STREAMS.labels(_k)
 
@@ -78,6 +81,11 @@ _codes: set[str] = set()
 
 
 # ------------------------------------------------------------------- hooks
+
+def worker_role(index: int, workers: int, horn_keeper: bool) -> None:
+    """Label this process's metrics with its worker number (``serve --workers``)."""
+    WORKER.labels(str(index), str(workers), "true" if horn_keeper else "false").set(1)
+
 
 def event_posted(seconds: float, status: int) -> None:
     """An event POST was answered with ``status`` after ``seconds``."""

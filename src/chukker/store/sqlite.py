@@ -12,15 +12,16 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import errno
 import os
 import sqlite3
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from chukker.store.base import (
     EVENT_COLS,
@@ -33,11 +34,15 @@ from chukker.store.base import (
     SeqTaken,
     StorageFull,
     StoredEvent,
+    StoreError,
     UnknownMatch,
     event_row,
     header_json,
     match_row,
 )
+
+if TYPE_CHECKING:
+    from chukker.store.notify import LocalNotifier
 
 #: how many of the newest matches the store keeps in memory for the lists
 RECENT = 100
@@ -110,6 +115,11 @@ class SQLiteStore:
     Writes go through one connection, one at a time. Reads use a connection
     per worker thread (WAL lets them read while a write is in progress), so a
     listing never holds up an append or a horn.
+
+    Several processes may share the file (``chukker serve --workers``, see
+    :meth:`attach`): SQLite's write lock (``BEGIN IMMEDIATE``, a 30 s busy timeout)
+    serialises their appends, and an append whose sequence number another process
+    took first raises :class:`SeqTaken`, as on PostgreSQL.
     """
 
     backend = Backend.SQLITE
@@ -137,6 +147,94 @@ class SQLiteStore:
         #: (monotonic time, answer) of the last storage check: a flood of /readyz
         #: touches the writer's lock at most once a second
         self._storage_seen: tuple[float, str | None] = (-1e9, None)
+        #: the other worker processes on this file (``chukker serve --workers``), if any
+        self.notifier: LocalNotifier | None = None
+        #: a connection of its own for ``PRAGMA data_version`` (other processes' commits)
+        self._watch: sqlite3.Connection | None = None
+        self._watch_lock = threading.Lock()
+        self._recent_version = -1
+        self._listening = False
+
+    # ------------------------------------------------------------- several workers
+    def attach(self, notifier: LocalNotifier) -> None:
+        """Share this file with the other worker processes of ``notifier``: every append
+        tells them, :meth:`notifications` hears theirs, and the newest-matches cache
+        is checked against the other processes' commits."""
+        self.notifier = notifier
+        if self._watch is None:
+            self._watch = sqlite3.connect(self.path, check_same_thread=False,
+                                          isolation_level=None, timeout=30.0)
+            self._watch.execute("PRAGMA query_only=ON")
+
+    @property
+    def listening(self) -> bool:
+        """False while a worker sharing the file has not yet started hearing the others
+        (``/readyz``); True for a store of one process."""
+        return self.notifier is None or self._listening
+
+    def data_version(self) -> int:
+        """Changes whenever another connection (of any process) commits to the file."""
+        db = self._watch
+        if db is None:
+            return 0
+        with self._watch_lock:
+            return int(db.execute("PRAGMA data_version").fetchone()[0])
+
+    def appended_since(self, rowid: int) -> tuple[int, list[tuple[str, int]]]:
+        """The newest event rowid, and ``(match_id, last seq)`` of each match with events
+        after ``rowid`` (events are append-only, so rowids only grow)."""
+        db = self._watch if self._watch is not None else self._reader()
+        with self._watch_lock:
+            top = db.execute("SELECT COALESCE(MAX(rowid), 0) FROM events").fetchone()[0]
+            if top <= rowid:
+                return int(top), []
+            rows = db.execute(
+                "SELECT match_id, MAX(seq) FROM events WHERE rowid > ? AND rowid <= ? "
+                "GROUP BY match_id", (rowid, top)).fetchall()
+        return int(top), [(str(m), int(q)) for m, q in rows]
+
+    async def notifications(
+        self, on_listening: Callable[[], Awaitable[object]] | None = None,
+    ) -> AsyncIterator[tuple[str, int]]:
+        """Yield ``(match_id, seq)`` for appends of the other workers on this file (as
+        :meth:`chukker.store.postgres.PostgresStore.notifications` does for servers).
+
+        Their datagrams are yielded at once; every ``POLL_S`` the file's
+        ``data_version`` is read too and, if anything was committed meanwhile, the
+        matches appended to since the last poll are yielded (a datagram lost costs
+        latency, never an event). ``on_listening`` is awaited once subscribed.
+        """
+        from chukker.store.notify import POLL_S
+
+        notifier = self.notifier
+        if notifier is None:
+            raise StoreError("this SQLite store is not shared by workers (attach first)")
+        version = await asyncio.to_thread(self.data_version)
+        rowid, _ = await asyncio.to_thread(self.appended_since, 1 << 62)
+        self._listening = True
+        try:
+            if on_listening is not None:
+                await on_listening()
+            next_poll = time.monotonic() + POLL_S
+            while True:
+                for told in await notifier.receive(max(0.0, next_poll - time.monotonic())):
+                    yield told
+                if time.monotonic() < next_poll:
+                    continue
+                next_poll = time.monotonic() + POLL_S
+                now = await asyncio.to_thread(self.data_version)
+                if now == version:
+                    continue
+                version = now
+                rowid, found = await asyncio.to_thread(self.appended_since, rowid)
+                for told in found:
+                    yield told
+        finally:
+            self._listening = False
+
+    def _tell(self, match_id: str, seq: int) -> None:
+        if self.notifier is not None:
+            self.notifier.tell(match_id, seq)
 
     @contextlib.contextmanager
     def _writing(self) -> Iterator[sqlite3.Connection]:
@@ -223,6 +321,9 @@ class SQLiteStore:
             for db in self._readers:
                 db.close()
             self._readers.clear()
+        with self._watch_lock:
+            if self._watch is not None:
+                self._watch.close()
         with self._lock:
             self._db.close()
 
@@ -251,9 +352,10 @@ class SQLiteStore:
                      before: tuple[int, str] | None = None) -> list[MatchRow]:
         """Newest first, ``limit`` at most, those strictly before the ``(created_ms, id)``
         cursor; on a reader connection of its own (WAL), never behind an append."""
+        version = self.data_version() if self._watch is not None else -1
         if before is None and limit <= RECENT:
             recent = self._recent
-            if recent is not None:
+            if recent is not None and version == self._recent_version:
                 return recent[:limit]
         db = self._reader()
         if before is None:
@@ -266,6 +368,7 @@ class SQLiteStore:
             with self._lock:
                 if gen == self._recent_gen:
                     self._recent = found
+                    self._recent_version = version
             return found[:limit]
         else:
             rows = db.execute(
@@ -305,6 +408,7 @@ class SQLiteStore:
             if event.seq == 1:
                 self._recent_gen += 1
                 self._recent = None
+        self._tell(match_id, event.seq)
 
     def import_matches(self, batch: list[MatchImport]) -> None:
         """Write an import in one transaction (a kill leaves the database as it was)."""
@@ -334,6 +438,9 @@ class SQLiteStore:
             db.execute("COMMIT")
             self._recent_gen += 1
             self._recent = None
+        for m in batch:
+            if m.events:
+                self._tell(m.row.id, m.events[-1].seq)
 
     def events(self, match_id: str, after_seq: int = 0) -> list[StoredEvent]:
         rows = self._reader().execute(

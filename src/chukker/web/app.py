@@ -19,7 +19,7 @@ from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from chukker.config import Settings
-from chukker.live import LiveService, ServiceError, api_errors
+from chukker.live import LiveService, ServiceError, WorkerRole, api_errors
 from chukker.ops import metrics
 from chukker.store import EventStore, open_store
 from chukker.web.api import feeds as feeds_api
@@ -64,14 +64,16 @@ def _openapi(app: FastAPI, build: Callable[[], dict[str, Any]]) -> dict[str, Any
 
 def create_app(store: EventStore | str | Path, *, organiser: str | None = None,
                open_mode: bool = False, open_rate: tuple[float, float] = (10, 0.5),
-               settings: Settings | None = None) -> FastAPI:
+               settings: Settings | None = None, worker: WorkerRole | None = None) -> FastAPI:
     """The app on ``store`` (an :class:`EventStore`, a ``postgresql://`` URL or a file path).
 
     Creating matches needs ``organiser`` (default: ``$CHUKKER_ORGANISER_TOKEN``,
     else the token kept beside the SQLite file, created on first use); with
     ``open_mode`` anyone may create them, ``open_rate`` = (burst, per second)
     per address. ``settings`` (:mod:`chukker.config`): limits, trusted proxies, metrics
-    and access log; the defaults when ``None``.
+    and access log; the defaults when ``None``. ``worker``: this process is one of
+    several on one port (``chukker serve --workers``); only worker 0, the horn keeper,
+    keeps the horns' audit and runs the arena feeds.
 
     >>> import tempfile, os
     >>> app = create_app(os.path.join(tempfile.mkdtemp(), "t.sqlite3"))
@@ -79,7 +81,10 @@ def create_app(store: EventStore | str | Path, *, organiser: str | None = None,
     True
     """
     st = open_store(store) if isinstance(store, str | Path) else store
-    svc = LiveService(st)
+    keeper = worker is None or worker.keeps_horns
+    svc = LiveService(st, keeps_horns=keeper, adopts=worker is not None and keeper)
+    if worker is not None:
+        metrics.worker_role(worker.index, worker.workers, keeper)
     window = os.environ.get("CHUKKER_AT_WINDOW_S")
     if settings is not None:
         svc.at_window_ms = round(settings.limits.at_window_s * 1000)
@@ -93,7 +98,8 @@ def create_app(store: EventStore | str | Path, *, organiser: str | None = None,
         else:  # pragma: no cover - a PostgreSQL store object without an environment token
             organiser = os.environ.get("CHUKKER_ORGANISER_TOKEN") or None
 
-    feed = feeds_api.make_feed(svc, settings)  # MQTT (issue 22): only with mqtt.url
+    # MQTT (issue 22): only with mqtt.url, and of several workers only in the horn keeper
+    feed = feeds_api.make_feed(svc, settings) if keeper else None
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -122,6 +128,7 @@ def create_app(store: EventStore | str | Path, *, organiser: str | None = None,
         docs_url=None, redoc_url=None,  # served from the package by pages.py (no CDN)
     )
     app.state.service = svc
+    app.state.worker = worker
     app.state.heavy = Pools()  # heavy work's own bounded pools (web/heavy.py)
     app.state.feed = feed
     lim = (settings or Settings()).limits

@@ -10,7 +10,6 @@ import socket
 import time
 from collections.abc import Callable
 from pathlib import Path
-from types import FrameType
 from typing import Annotated, Any, NoReturn
 
 import typer
@@ -42,20 +41,27 @@ def serve(
     config: Annotated[Path | None, typer.Option(
         "--config", help="Settings file (TOML); default $CHUKKER_CONFIG.",
         show_default=False)] = None,
+    workers: Annotated[int, typer.Option(
+        "--workers", min=1, max=64,
+        help="Worker processes behind the one port (SO_REUSEPORT), to spread many "
+        "viewers over the cores; worker 0 keeps the horns (audit, arena feeds). "
+        "1: one process.")] = 1,
 ) -> None:
     """Serve the timekeeper's console, big screen, phones, overlay and API.
 
     Start-up order: the settings, then the port (bound before anything else),
     then the database; only then are secrets printed and (with --demo) demo
     content seeded. A failure at any step is one line on stderr and exit 2, and
-    leaves no new database behind.
+    leaves no new database behind. With ``--workers N`` (N > 1) this process then
+    supervises N worker processes serving the same port (docs/operations.md).
     """
     from chukker.ops_cli import settings_or_exit
     from chukker.store import is_postgres_url
 
     s = settings_or_exit(config, **{"server.host": host, "server.port": port, "database": db,
                                     "open": True if open_ else None})
-    sock = _bind(s.server.host, s.server.port)
+    sock = (_bind(s.server.host, s.server.port, reuseport=True) if workers > 1
+            else _bind(s.server.host, s.server.port))
     target = s.database_target()
     path = target[len("sqlite:///"):] if target.startswith("sqlite:///") else target
     new_file = not is_postgres_url(target) and not os.path.exists(path)
@@ -66,7 +72,7 @@ def serve(
         kept = True
 
     try:
-        _start(s, sock, demo=demo, on_serving=keep)
+        _start(s, sock, demo=demo, on_serving=keep, workers=workers)
     except BaseException:
         if new_file and not kept:
             _remove_sqlite(path)
@@ -88,13 +94,18 @@ def _fail(msg: str) -> NoReturn:
     raise typer.Exit(2)
 
 
-def _bind(host: str, port: int) -> socket.socket | None:
+def _bind(host: str, port: int, *, reuseport: bool = False) -> socket.socket | None:
     """The listening socket, bound before anything is printed or written; one line and
-    exit 2 if the address cannot be had (port in use, no such address)."""
+    exit 2 if the address cannot be had (port in use, no such address).
+
+    With ``reuseport`` (several workers) it is bound with ``SO_REUSEPORT`` and only
+    holds the port: each worker binds its own socket to it and listens."""
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM)
     try:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        if reuseport:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
         sock.bind((host, port))
     except OSError as e:
         sock.close()
@@ -109,18 +120,16 @@ def _bind(host: str, port: int) -> socket.socket | None:
 
 
 def _start(s: Any, sock: socket.socket | None, *, demo: bool,
-           on_serving: Callable[[], None]) -> None:
-    import uvicorn
-
+           on_serving: Callable[[], None], workers: int = 1) -> None:
     from chukker.live import LiveService
     from chukker.ops.logging import configure
     from chukker.store import is_postgres_url, open_store
     from chukker.web.api.routes import created_display_token
     from chukker.web.app import create_app
     from chukker.web.demo import DEMO_HEADER, DemoError, seed_finished_match, seed_tournament
-    from chukker.web.limits import uvicorn_options
     from chukker.web.ops.observe import apply_process_settings
     from chukker.web.security import organiser_token
+    from chukker.web.workers import supervise, uvicorn_config
 
     host, open_ = s.server.host, s.open
     port = sock.getsockname()[1] if sock is not None else s.server.port
@@ -188,12 +197,16 @@ def _start(s: Any, sock: socket.socket | None, *, demo: bool,
                    f"{base}/new (for demo content, start with --demo)")
     typer.echo(f"chukker: serving on {base}/ (new match: {base}/new, API: {base}/docs)")
     on_serving()
+    if workers > 1:
+        # the workers open the store themselves; this process holds the port (and the
+        # SQLite file's lock) and supervises them
+        store.close()
+        code = supervise(s, host, port, workers, organiser=token, open_mode=open_)
+        if code:
+            raise typer.Exit(code)
+        return
     app = create_app(store, organiser=token, open_mode=open_, settings=s)
-    # the client's address behind proxies is chukker's (setting trusted_proxies), not
-    # uvicorn's; requests are logged by chukker's access log, without secrets
-    server_config = uvicorn.Config(app, host=host, port=port, log_level="warning",
-                                   timeout_graceful_shutdown=2, proxy_headers=False,
-                                   access_log=False, log_config=None, **uvicorn_options())
+    server_config = uvicorn_config(app, host, port)
     configure(s.log.format, s.log.level)
     server = _Server(server_config, app.state.service)
     server.run(sockets=None if sock is None else [sock])
@@ -203,24 +216,17 @@ class _Server:
     """uvicorn's server, ending the live streams first when asked to stop."""
 
     def __new__(cls, config: Any, service: Any) -> Any:
-        import uvicorn
+        from chukker.web.workers import stopping_server
 
-        class Server(uvicorn.Server):
-            def handle_exit(self, sig: int, frame: FrameType | None) -> None:
-                service.stopped = True  # /readyz answers 503 from now on
-                with contextlib.suppress(RuntimeError):
-                    loop = asyncio.get_running_loop()
-                    loop.call_soon_threadsafe(service.close_streams)
-                super().handle_exit(sig, frame)
-
-        return Server(config)
+        return stopping_server(config, service)
 
 
 _LOCKS: list[Any] = []
 
 
 def _lock_sqlite_file(target: str) -> None:
-    """One SQLite file, one server: hold an exclusive lock beside it while serving."""
+    """One SQLite file, one server: hold an exclusive lock beside it while serving (with
+    ``--workers``, the supervisor holds it for all its workers)."""
     import fcntl
 
     path = target[len("sqlite:///"):] if target.startswith("sqlite:///") else target

@@ -3,14 +3,17 @@
 Ready means: the database answers a query within :data:`DB_TIMEOUT_S`, the
 live service has started (its horn scheduler is on the event loop), no horn
 is overdue by more than :data:`OVERDUE_S` (a stuck scheduler), and on
-PostgreSQL the listener for the other servers' appends is running. A load
-balancer sends traffic only to ready servers; a supervisor restarts one
-whose ``/healthz`` stops answering.
+PostgreSQL (or with ``serve --workers``) the listener for the other servers'
+(workers') appends is running. A load balancer sends traffic only to ready
+servers; a supervisor restarts one whose ``/healthz`` stops answering. With
+``--workers`` each answer is the worker's that the connection reached, and
+``/readyz`` says which (``worker``).
 """
 
 from __future__ import annotations
 
 import asyncio
+import os
 import time
 from typing import Any
 
@@ -47,8 +50,7 @@ def scheduler_problems(svc: LiveService) -> list[str]:
         return ["the live service has not started"]
     if getattr(svc, "stopped", False):
         return ["the live service has stopped"]
-    backend = getattr(getattr(svc, "store", None), "backend", None)
-    if str(getattr(backend, "value", backend)) == "postgresql" and not svc.listening():
+    if svc.shares_store() and not svc.listening():
         problems.append("the listener for other servers' events is not running")
     elif getattr(getattr(svc, "store", None), "listening", True) is False:
         problems.append("not subscribed to other servers' events (reconnecting)")
@@ -96,6 +98,10 @@ async def readyz(request: Request) -> JSONResponse:
     body: dict[str, Any] = {"status": "ok" if ready else "unavailable", "checks": checks}
     if not ready:
         body["reason"] = "; ".join(f"{k}: {v}" for k, v in checks.items() if not v.startswith("ok"))
+    worker = getattr(request.app.state, "worker", None)
+    if worker is not None:  # one of several processes on this port: which one answered
+        body["worker"] = {"index": worker.index, "workers": worker.workers,
+                          "horn_keeper": worker.keeps_horns, "pid": os.getpid()}
     feed = getattr(request.app.state, "feed", None)
     if feed is not None:  # reported, never failing the server: the screens work without it
         body["feeds"] = {"mqtt": feed.status()}

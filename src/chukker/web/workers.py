@@ -1,0 +1,259 @@
+"""``chukker serve --workers N``: N worker processes behind one port, and their supervisor.
+
+The supervisor (the process ``chukker serve`` started as) does what one server
+does before serving: the settings, the port, the database, the organiser
+token, demo content. Then it makes a private runtime folder (mode 0700) and
+starts N workers (``multiprocessing``, spawned). Each worker opens the store,
+binds the same address with ``SO_REUSEPORT`` (the kernel spreads the
+connections over them) and serves with a :class:`~chukker.live.LiveService`
+of its own:
+
+* they hear each other's appends through the store: PostgreSQL's LISTEN/NOTIFY,
+  or on SQLite a Unix datagram socket per worker in the runtime folder plus a
+  ``PRAGMA data_version`` poll (:mod:`chukker.store.notify`);
+* worker 0 is the *horn keeper*: every worker sounds the horns to its own
+  viewers, but only worker 0 writes the horns' audit rows and runs the arena
+  feeds (MQTT, relays), and it loads every match it hears of;
+* a worker that dies is started again (same number, so the horn keeper comes
+  back as the horn keeper), after a pause that grows while it keeps dying young;
+* SIGINT or SIGTERM to the supervisor stops every worker (SIGTERM, then SIGKILL
+  after :data:`STOP_WAIT_S`); a worker whose supervisor is gone stops itself.
+
+Nothing a client sends reaches this module: the folder is made here, the socket
+names are the workers' numbers.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import multiprocessing
+import multiprocessing.connection
+import os
+import shutil
+import signal
+import socket
+import sys
+import tempfile
+import threading
+import time
+from dataclasses import dataclass
+from types import FrameType
+from typing import Any
+
+#: seconds the supervisor waits for its workers to stop before killing them
+STOP_WAIT_S = 10.0
+#: a worker that lived less than this died young: the next start waits longer
+YOUNG_S = 10.0
+#: the pause before starting a worker again: first, then doubling up to the last
+RESTART_PAUSE_S = (0.2, 10.0)
+#: seconds between a worker's checks that its supervisor is still there
+ORPHAN_CHECK_S = 1.0
+#: the most workers (a typo like --workers 200 should not fork-bomb the laptop)
+MAX_WORKERS = 64
+
+
+@dataclass(frozen=True, slots=True)
+class WorkerSpec:
+    """What a worker is told by its supervisor (pickled to the spawned process)."""
+
+    settings: Any
+    index: int
+    workers: int
+    #: the supervisor's private runtime folder (the workers' datagram sockets)
+    runtime: str
+    host: str
+    port: int
+    organiser: str | None
+    open_mode: bool
+
+
+def make_runtime_folder() -> str:
+    """A new folder only this user can enter (mode 0700), for the workers' sockets:
+    under ``$XDG_RUNTIME_DIR`` when it is set, else the system's temporary folder.
+    Short, since a Unix socket's path is at most 107 bytes."""
+    base = os.environ.get("XDG_RUNTIME_DIR")
+    if not base or not os.path.isdir(base) or len(base) > 60:
+        base = None
+    folder = tempfile.mkdtemp(prefix="chukker-", dir=base)
+    os.chmod(folder, 0o700)
+    return folder
+
+
+def reuseport_socket(host: str, port: int) -> socket.socket:
+    """A socket bound to ``host:port`` with ``SO_REUSEPORT``: every worker binds one,
+    the kernel hands each new connection to one of them."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+        sock.bind((host, port))
+    except BaseException:
+        sock.close()
+        raise
+    sock.set_inheritable(True)
+    return sock
+
+
+def uvicorn_config(app: Any, host: str, port: int) -> Any:
+    """uvicorn's settings of ``chukker serve`` (one process, or each worker)."""
+    import uvicorn
+
+    from chukker.web.limits import uvicorn_options
+
+    # the client's address behind proxies is chukker's (setting trusted_proxies), not
+    # uvicorn's; requests are logged by chukker's access log, without secrets
+    return uvicorn.Config(app, host=host, port=port, log_level="warning",
+                          timeout_graceful_shutdown=2, proxy_headers=False,
+                          access_log=False, log_config=None, **uvicorn_options())
+
+
+def stopping_server(config: Any, service: Any) -> Any:
+    """uvicorn's server, ending the live streams first when asked to stop."""
+    import asyncio
+
+    import uvicorn
+
+    class Server(uvicorn.Server):
+        def handle_exit(self, sig: int, frame: FrameType | None) -> None:
+            service.stopped = True  # /readyz answers 503 from now on
+            with contextlib.suppress(RuntimeError):
+                loop = asyncio.get_running_loop()
+                loop.call_soon_threadsafe(service.close_streams)
+            super().handle_exit(sig, frame)
+
+    return Server(config)
+
+
+def _watch_supervisor(parent: int) -> None:
+    """Stop this worker (as SIGTERM would) once its supervisor is gone."""
+    while True:
+        time.sleep(ORPHAN_CHECK_S)
+        if os.getppid() != parent:
+            os.kill(os.getpid(), signal.SIGTERM)
+            return
+
+
+def run_worker(spec: WorkerSpec, parent: int) -> None:
+    """One worker: its store (told of the others' appends), its app, its socket."""
+    with contextlib.suppress(OSError):  # a terminal's Ctrl-C goes to the supervisor only
+        os.setpgid(0, 0)
+    from chukker.live import WorkerRole
+    from chukker.ops.logging import configure
+    from chukker.store import Backend, open_store
+    from chukker.web.app import create_app
+    from chukker.web.ops.observe import apply_process_settings
+
+    s = spec.settings
+    configure(s.log.format, s.log.level)
+    apply_process_settings(s)
+    store = open_store(s.database_target(), pg_schema=s.database_schema)
+    if store.backend is Backend.SQLITE:
+        from chukker.store.notify import LocalNotifier
+
+        store.attach(LocalNotifier(spec.runtime, spec.index, spec.workers))  # type: ignore[attr-defined]
+    app = create_app(store, organiser=spec.organiser, open_mode=spec.open_mode, settings=s,
+                     worker=WorkerRole(spec.index, spec.workers))
+    sock = reuseport_socket(spec.host, spec.port)
+    threading.Thread(target=_watch_supervisor, args=(parent,), daemon=True,
+                     name="chukker-orphan-check").start()
+    try:
+        stopping_server(uvicorn_config(app, spec.host, spec.port),
+                        app.state.service).run(sockets=[sock])
+    finally:
+        sock.close()
+        notifier = getattr(store, "notifier", None)
+        if notifier is not None:
+            notifier.close()
+
+
+def _say(msg: str) -> None:
+    print(f"chukker: {msg}", flush=True)
+
+
+class Supervisor:
+    """Starts ``workers`` worker processes, starts again one that dies, stops them all."""
+
+    def __init__(self, spec_of: Any, workers: int) -> None:
+        self.spec_of = spec_of
+        self.workers = workers
+        self.ctx = multiprocessing.get_context("spawn")
+        self.procs: list[Any] = [None] * workers
+        self.started = [0.0] * workers
+        self.pause = [RESTART_PAUSE_S[0]] * workers
+        self.due = [0.0] * workers
+        self.restarts = 0
+        self.stopping = False
+
+    def _start(self, i: int) -> None:
+        p = self.ctx.Process(target=run_worker, args=(self.spec_of(i), os.getpid()),
+                             name=f"chukker-worker-{i}", daemon=False)
+        p.start()
+        self.procs[i] = p
+        self.started[i] = time.monotonic()
+        role = " (horn keeper)" if i == 0 else ""
+        _say(f"worker {i}{role} started, pid {p.pid}")
+
+    def _stop(self, signum: int, frame: FrameType | None) -> None:
+        self.stopping = True
+
+    def run(self) -> int:
+        """Supervise until SIGINT or SIGTERM; the exit status (0)."""
+        old = {sig: signal.signal(sig, self._stop) for sig in (signal.SIGINT, signal.SIGTERM)}
+        try:
+            for i in range(self.workers):
+                self._start(i)
+            while not self.stopping:
+                alive = [p.sentinel for p in self.procs if p is not None and p.is_alive()]
+                multiprocessing.connection.wait(alive, timeout=0.5)
+                now = time.monotonic()
+                for i, p in enumerate(self.procs):
+                    if self.stopping:
+                        break
+                    if p is not None and not p.is_alive():
+                        p.join()
+                        lived = now - self.started[i]
+                        self.pause[i] = (min(self.pause[i] * 2, RESTART_PAUSE_S[1])
+                                         if lived < YOUNG_S else RESTART_PAUSE_S[0])
+                        self.due[i] = now + self.pause[i]
+                        self.procs[i] = None
+                        _say(f"worker {i} (pid {p.pid}) ended with status {p.exitcode}; "
+                             f"starting it again in {self.pause[i]:.1f} s")
+                    if self.procs[i] is None and now >= self.due[i]:
+                        self.restarts += 1
+                        self._start(i)
+        finally:
+            self.stop_all()
+            for sig, handler in old.items():
+                signal.signal(sig, handler)
+        return 0
+
+    def stop_all(self) -> None:
+        """SIGTERM to every worker; SIGKILL to those still there after STOP_WAIT_S."""
+        live = [p for p in self.procs if p is not None and p.is_alive()]
+        for p in live:
+            with contextlib.suppress(OSError):
+                p.terminate()
+        end = time.monotonic() + STOP_WAIT_S
+        for p in live:
+            p.join(max(0.0, end - time.monotonic()))
+        for p in live:
+            if p.is_alive():
+                p.kill()
+                p.join(5)
+
+
+def supervise(settings: Any, host: str, port: int, workers: int, *,
+              organiser: str | None, open_mode: bool) -> int:
+    """Run ``workers`` workers on ``host:port`` until told to stop; the exit status."""
+    runtime = make_runtime_folder()
+
+    def spec_of(i: int) -> WorkerSpec:
+        return WorkerSpec(settings, i, workers, runtime, host, port, organiser, open_mode)
+
+    _say(f"{workers} workers on one port (SO_REUSEPORT); worker 0 keeps the horns")
+    try:
+        return Supervisor(spec_of, workers).run()
+    finally:
+        shutil.rmtree(runtime, ignore_errors=True)
+        sys.stdout.flush()
