@@ -231,3 +231,25 @@ def test_the_problem_lists_shown_on_the_new_tournament_form_are_the_answers_text
     """The form shows the answer's ``text`` (tournament-new.js): in the page's language."""
     js = (SRC / "web" / "static" / "tournament-new.js").read_text(encoding="utf-8")
     assert "body.text" in js and "?lang=" in js
+
+
+def test_a_file_with_thousands_of_problems_is_answered_with_the_first_ones_and_a_count(
+    client: Any,
+) -> None:
+    """Guard: the answer is rendered on the event loop in two languages, so it lists at most
+    MAX_LISTED problems (found in the imports pool) and one line saying how many more."""
+    from chukker.web.pages.tournaments import MAX_LISTED
+
+    text = four_team_toml() + "".join(f"[[stages]]\nid = \"s{i}\"\nkind = \"x\"\n"
+                                      for i in range(3 * MAX_LISTED))
+    r = client.post("/tournaments/api?lang=it", json={"text": text})
+    j = r.json()
+    assert r.status_code == 422 and j["code"] == "tournament_problems"
+    assert len(j["problems"]) == MAX_LISTED + 1 == len(j["params"]["problems"])
+    last = j["problems"][-1]
+    assert last["code"] == "more_problems" and last["subject"] == {"code": "tournament", "id": ""}
+    assert last["params"] == {"count": 3 * MAX_LISTED - MAX_LISTED}
+    assert last["message"] == (f"tournament: and {2 * MAX_LISTED} more problems "
+                               "(chukker tournament check lists them all)")
+    assert last["text"].startswith(f"torneo: e altri {2 * MAX_LISTED} problemi")
+    assert len(r.content) < 200 * MAX_LISTED * 5  # a bounded answer, whatever the file

@@ -146,6 +146,8 @@ class ProblemCode(StrEnum):
     PLAYED_MATCH_LEFT_OUT = "played_match_left_out"
     PLAYED_MATCH_TEAMS = "played_match_teams"
     PLAYED_MATCH_ARENA = "played_match_arena"
+    #: the last line of an answer that lists only the first problems of many (web)
+    MORE_PROBLEMS = "more_problems"
 
 
 C = ProblemCode
@@ -238,6 +240,7 @@ TEMPLATES: dict[ProblemCode, str] = {
     C.PLAYED_MATCH_LEFT_OUT: "has been played; the new file leaves it out",
     C.PLAYED_MATCH_TEAMS: "has been played; the new file changes its teams",
     C.PLAYED_MATCH_ARENA: "has been played; it cannot change arena",
+    C.MORE_PROBLEMS: "and {count} more problems (chukker tournament check lists them all)",
 }
 
 #: optional params, each said by its own template (msgids too) when it is given

@@ -610,12 +610,26 @@ def _parse_upload(body: dict[str, Any]) -> Tournament | Refusal:
         return ("unreadable_tournament", {"detail": str(e), "line": e.line, "column": e.column})
 
 
-def _parse_and_check(body: dict[str, Any]) -> Refusal | tuple[Tournament, list[Problem]]:
-    """The upload parsed and checked (the pairings come later)."""
+#: the problems a refusal lists at most: a file with more gets the first ones and a line
+#: saying how many more (``chukker tournament check`` lists them all). The answer stays
+#: small, and the event loop renders (in two languages) a bounded list.
+MAX_LISTED = 100
+
+
+def _parse_and_check(body: dict[str, Any]) -> Refusal | Tournament:
+    """The upload parsed and checked (the pairings come later): the tournament, or the
+    refusal (``tournament_problems`` with at most :data:`MAX_LISTED` problems + 1)."""
     t = _parse_upload(body)
     if isinstance(t, tuple):
         return t
-    return t, [p for p in check(t, {}) if p.code not in ("pair_missing",)]
+    found = [p for p in check(t, {}) if p.code not in ("pair_missing",)]
+    if not found:
+        return t
+    listed = found[:MAX_LISTED]
+    if len(found) > MAX_LISTED:
+        listed.append(Problem.of(Subject.of("tournament"), "more_problems",
+                                 count=len(found) - MAX_LISTED))
+    return ("tournament_problems", {"found": listed})
 
 
 def identity(t: Tournament) -> tuple[str, str, int | None]:
@@ -744,14 +758,14 @@ async def create_tournament(
     # parsed and checked in the imports pool (web/heavy.py), never on the event loop
     parsed = await pools_of(request.app.state).run(
         Kind.IMPORTS, client_address(request), _parse_and_check, [body])
-    if isinstance(parsed[0], str):
+    if isinstance(parsed, tuple):
         code, params = parsed
+        if code == "tournament_problems":
+            found: list[Problem] = params["found"]
+            return _bad(request, code, 422, found=found, problems=[str(p) for p in found])
         return _bad(request, code, 422, {k: params[k] for k in ("line", "column") if k in params},
                     **params)
-    t, problems = parsed
-    if problems:
-        return _bad(request, "tournament_problems", 422, found=problems,
-                    problems=[str(p) for p in problems])
+    t = parsed
     for mid, m in list(t.matches.items()):
         if m.record is not None:
             t.matches[mid] = replace(m, record=None)
