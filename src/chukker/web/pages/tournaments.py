@@ -616,6 +616,14 @@ def _parse_upload(body: dict[str, Any]) -> Tournament | Refusal:
 MAX_LISTED = 100
 
 
+def capped(found: list[Problem]) -> list[Problem]:
+    """At most :data:`MAX_LISTED` problems, then one saying how many more."""
+    if len(found) <= MAX_LISTED:
+        return found
+    more = Problem.of(Subject.of("tournament"), "more_problems", count=len(found) - MAX_LISTED)
+    return [*found[:MAX_LISTED], more]
+
+
 def _parse_and_check(body: dict[str, Any]) -> Refusal | Tournament:
     """The upload parsed and checked (the pairings come later): the tournament, or the
     refusal (``tournament_problems`` with at most :data:`MAX_LISTED` problems + 1)."""
@@ -625,11 +633,7 @@ def _parse_and_check(body: dict[str, Any]) -> Refusal | Tournament:
     found = [p for p in check(t, {}) if p.code not in ("pair_missing",)]
     if not found:
         return t
-    listed = found[:MAX_LISTED]
-    if len(found) > MAX_LISTED:
-        listed.append(Problem.of(Subject.of("tournament"), "more_problems",
-                                 count=len(found) - MAX_LISTED))
-    return ("tournament_problems", {"found": listed})
+    return ("tournament_problems", {"found": capped(found)})
 
 
 def identity(t: Tournament) -> tuple[str, str, int | None]:
@@ -726,6 +730,7 @@ async def _update(
             drop.append(live_id)
     if conflicts:
         base = str(request.base_url).rstrip("/") + "/tournaments"
+        conflicts = capped(conflicts)
         lines = [str(p) for p in conflicts]
         return _bad(
             request, "tournament_exists", 409,
