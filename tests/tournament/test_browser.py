@@ -110,3 +110,26 @@ def test_double_forfeit_final_on_the_phone_display_and_overlay(
             page.goto(f"{server.url}/m/{live}{view}?lang={lang}")
             expect(page.locator("[data-status]").first).to_contain_text(words)
             expect(page.locator("body.forfeit")).to_have_count(1)
+
+
+def test_the_new_tournament_form_lists_each_problem_in_the_pages_language(
+    browser: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from playwright.sync_api import expect
+    from tests.web.conftest import LiveServer
+
+    monkeypatch.setenv("CHUKKER_TOURNAMENTS_DIR", str(tmp_path / "tournaments"))
+    bad = four_team_toml().replace(
+        'players = ["reds1", "reds2", "reds3"]', 'players = ["reds1", "reds2", "zed"]'
+    ).replace("tiebreak =", "tiebrake =")
+    with LiveServer(tmp_path / "live.sqlite3") as server:
+        page = browser.new_context(viewport={"width": 1280, "height": 900}).new_page()
+        page.goto(f"{server.url}/tournaments?lang=es")
+        page.fill("#tournament-text", bad)
+        page.click("#new-tournament button[type=submit]")
+        err = page.locator("#create-error")
+        expect(err.locator("li")).to_have_count(2)
+        expect(err).to_contain_text("el archivo del torneo tiene problemas:")
+        expect(err.locator("li").nth(1)).to_have_text(
+            "equipo reds: el jugador zed no está en el padrón")
+        expect(err.locator("li").nth(0)).to_contain_text("clave desconocida `tiebrake`")

@@ -97,7 +97,10 @@ def test_a_second_upload_that_would_change_a_played_match_is_refused_with_a_link
     j = r.json()
     assert j["code"] == "tournament_exists"
     assert j["url"].endswith(f"/tournaments/{body['tournament_id']}")
-    assert any("m1 has been played" in p for p in j["problems"])
+    assert [p["message"] for p in j["problems"]] == [
+        "match m1: has been played; the new file changes its teams"
+    ]
+    assert j["problems"][0]["subject"] == {"code": "match", "id": "m1"}
     # and nothing changed
     assert client.get(f"/tournaments/{body['tournament_id']}/results.json").json()["matches"][0][
         "teams"

@@ -107,7 +107,7 @@ def test_tournament_upload_with_a_misspelled_key_refused_once_with_line(
     with TestClient(create_app(tmp_path / "live.sqlite3", **OPEN)) as c:
         r = c.post("/tournaments/api", json={"text": text})
     assert r.status_code == 422
-    problems = r.json()["problems"]
+    problems = [p["message"] for p in r.json()["problems"]]
     assert problems == [
         f"match_options: line {line}: unknown key `tiebrake` (did you mean `tiebreak`?)"
     ]

@@ -95,7 +95,9 @@ def test_an_unsound_or_unreadable_file_is_refused(client: Any) -> None:
     )
     r = client.post("/tournaments/api", json={"text": bad})
     assert r.status_code == 422
-    assert "team reds: player zed is not in the register" in r.json()["problems"]
+    lines = [p["message"] for p in r.json()["problems"]]
+    assert "team reds: player zed is not in the register" in lines
+    assert "team reds: player zed is not in the register" in r.json()["params"]["problems"]
 
 
 def test_organiser_token_needed_on_a_closed_server(

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from chukker.tournament.check import check
 from chukker.tournament.model import (
-    Problem,
     Tournament,
     TournamentError,
     dumps,
@@ -18,6 +17,7 @@ from chukker.tournament.model import (
     load_path,
     loads,
 )
+from chukker.tournament.problems import Problem
 from chukker.tournament.records import header
 from chukker.tournament.season import load_season, read_season_csv, season_csv
 from chukker.tournament.standings import Standings, replay_all, standings

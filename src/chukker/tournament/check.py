@@ -14,8 +14,9 @@ from collections.abc import Mapping
 from itertools import combinations
 from typing import Any
 
-from chukker.tournament.model import DECIDERS, MatchSpec, Problem, Tournament
+from chukker.tournament.model import DECIDERS, MatchSpec, Tournament
 from chukker.tournament.mounts import mount_problems
+from chukker.tournament.problems import Problem, Subject, show
 from chukker.tournament.register import team_handicap
 from chukker.tournament.standings import (
     Played,
@@ -30,101 +31,96 @@ def check(t: Tournament, played: Mapping[str, Played | str] | None = None) -> li
     """Every problem found (``[]`` when the tournament is sound)."""
     out = list(t.problems)
 
-    def bad(subject: str, message: str, code: str = "invalid") -> None:
-        out.append(Problem(subject, message, code))
+    def bad(subject: Subject, code: str, **params: str | int) -> None:
+        out.append(Problem.of(subject, code, **params))
 
-    try:
-        from chukker.rules.editions import edition
+    from chukker.rules.editions import EDITIONS
 
-        edition(t.rules)
-    except ValueError as e:
-        bad("tournament", str(e))
+    if t.rules not in EDITIONS:
+        bad(Subject.of("tournament"), "unknown_rules", value=show(t.rules),
+            known=", ".join(EDITIONS))
     _check_options(t, bad)
     if t.team_min is not None and t.team_max is not None and t.team_min > t.team_max:
-        bad("team_handicap", f"min {t.team_min} is above max {t.team_max}")
+        bad(Subject.path("team_handicap"), "team_limits_crossed", min=t.team_min, max=t.team_max)
 
     # teams and the register
     on_team: dict[str, list[str]] = {}
     for tm in t.teams.values():
-        subj = f"team {tm.id}"
+        subj = Subject.of("team", tm.id)
         if len(tm.players) != 3:
-            bad(
-                subj,
-                f"Rule 3: an arena team has 3 players (No. 1-3), got {len(tm.players)}",
-                "team_size",
-            )
+            bad(subj, "team_size", count=len(tm.players))
         seen = Counter(tm.players + tm.alternates)
         for pid, n in seen.items():
             if n > 1:
-                bad(subj, f"player {pid} is listed {n} times")
+                bad(subj, "player_repeated", player=pid, count=n)
         for pid in tm.players + tm.alternates:
             if pid not in t.players:
-                bad(subj, f"player {pid} is not in the register", "unknown_player")
+                bad(subj, "unknown_player", player=pid)
             on_team.setdefault(pid, [])
             if tm.id not in on_team[pid]:
                 on_team[pid].append(tm.id)
         if tm.captain is not None and tm.captain not in tm.players:
-            bad(subj, f"captain {tm.captain} is not one of the team's players", "unknown_player")
+            bad(subj, "captain_not_player", player=tm.captain)
     for pid, tms in on_team.items():
         if len(tms) > 1:
-            bad(f"player {pid}", f"plays for more than one team: {', '.join(tms)}", "two_teams")
+            bad(Subject.of("player", pid), "two_teams", teams=", ".join(tms))
 
     # stages
     for st in t.stages.values():
         for x in st.teams:
             if x not in t.teams:
-                bad(f"stage {st.id}", f"team {x} is not defined", "unknown_team")
+                bad(Subject.of("stage", st.id), "unknown_team", team=x)
         if len(set(st.teams)) != len(st.teams):
-            bad(f"stage {st.id}", "a team is listed twice")
+            bad(Subject.of("stage", st.id), "team_repeated")
     for i, d in enumerate(t.decided):
-        subj = f"decided[{i}]"
+        subj = Subject.path("decided", i)
         if d.stage not in t.stages:
-            bad(subj, f"stage {d.stage} is not defined", "unknown_stage")
+            bad(subj, "unknown_stage", stage=d.stage)
             continue
         if d.by not in t.criteria:
-            bad(subj, f"{d.by} is not a criterion of the order of finish")
+            bad(subj, "not_a_criterion", criterion=d.by)
         for x in d.order:
             if x not in t.teams:
-                bad(subj, f"team {x} is not defined", "unknown_team")
+                bad(subj, "unknown_team", team=x)
         if len(set(d.order)) != len(d.order):
-            bad(subj, "a team is listed twice in the order")
+            bad(subj, "order_repeated")
     if not any(c in DECIDERS for c in t.criteria) and t.criteria:
         pass  # shared places are allowed by the contract
 
     # matches: ids and references
     for m in t.matches.values():
-        subj = f"match {m.id}"
+        subj = Subject.of("match", m.id)
         mst = t.stages.get(m.stage)
         if mst is None:
-            bad(subj, f"stage {m.stage!r} is not defined", "unknown_stage")
+            bad(subj, "unknown_stage", stage=show(m.stage))
         for ref in m.teams:
             if ref.team is not None:
                 if ref.team not in t.teams:
-                    bad(subj, f"team {ref.team} is not defined", "unknown_team")
+                    bad(subj, "unknown_team", team=ref.team)
                 elif (
                     mst is not None
                     and mst.kind == "round-robin"
                     and mst.teams
                     and ref.team not in mst.teams
                 ):
-                    bad(subj, f"team {ref.team} is not in stage {mst.id}", "team_not_in_stage")
+                    bad(subj, "team_not_in_stage", team=ref.team, stage=mst.id)
             elif ref.stage is not None:
                 src = t.stages.get(ref.stage)
                 if src is None:
-                    bad(subj, f"stage {ref.stage} is not defined", "unknown_stage")
+                    bad(subj, "unknown_stage", stage=ref.stage)
                 elif src.kind != "round-robin":
-                    bad(subj, f"stage {ref.stage} has no order of finish (not a round robin)")
+                    bad(subj, "not_round_robin", stage=ref.stage)
                 elif ref.place is not None and src.teams and ref.place > len(src.teams):
-                    bad(subj, f"stage {ref.stage} has no place {ref.place}")
+                    bad(subj, "no_such_place", stage=ref.stage, place=ref.place)
             else:
                 mid = ref.winner_of or ref.loser_of
                 if mid not in t.matches:
-                    bad(subj, f"match {mid} is not defined", "unknown_match")
+                    bad(subj, "unknown_match", match=str(mid))
                 elif mid == m.id:
-                    bad(subj, "refers to itself")
+                    bad(subj, "refers_to_itself")
         a, b = m.teams
         if a.team is not None and a.team == b.team:
-            bad(subj, f"team {a.team} cannot play itself")
+            bad(subj, "plays_itself", team=a.team)
 
     # elimination stages: each entrant enters once, each winner goes on once
     for est in t.stages.values():
@@ -142,18 +138,12 @@ def check(t: Tournament, played: Mapping[str, Played | str] | None = None) -> li
                     entered.setdefault(ref.describe(), []).append(m.id)
         for who, where in entered.items():
             if len(where) > 1 and who != "?":
-                bad(
-                    f"stage {est.id}",
-                    f"team {who} enters the bracket twice (matches {', '.join(where)})",
-                    "bracket_twice",
-                )
+                bad(Subject.of("stage", est.id), "bracket_enters_twice", team=who,
+                    matches=", ".join(where))
         for from_id, where in goes_on.items():
             if len(where) > 1:
-                bad(
-                    f"stage {est.id}",
-                    f"the winner of {from_id} goes on twice (matches {', '.join(where)})",
-                    "bracket_twice",
-                )
+                bad(Subject.of("stage", est.id), "bracket_goes_on_twice", match=from_id,
+                    matches=", ".join(where))
 
     # round robins: every pair once
     for st in t.stages.values():
@@ -166,20 +156,16 @@ def check(t: Tournament, played: Mapping[str, Played | str] | None = None) -> li
         for x, y in combinations(st.teams, 2):
             n = pairs.get(frozenset((x, y)), 0)
             if n == 0:
-                bad(
-                    f"stage {st.id}",
-                    f"{x} and {y} do not meet (a round robin: every pair once)",
-                    "pair_missing",
-                )
+                bad(Subject.of("stage", st.id), "pair_missing", a=x, b=y)
             elif n > 1:
-                bad(f"stage {st.id}", f"{x} and {y} meet {n} times (every pair once)", "pair_twice")
+                bad(Subject.of("stage", st.id), "pair_twice", a=x, b=y, count=n)
 
     # results, eligibility and rosters
     p = replay_all(t) if played is None else played
     try:
         s: Standings | None = standings(t, p)
     except ValueError as e:  # a result that cannot be placed: reported, never a traceback
-        bad("tournament", f"standings could not be computed: {e}")
+        bad(Subject.of("tournament"), "standings_failed", detail=str(e))
         s = None
     for m in t.matches.values():
         teams = s.match(m.id).teams if s is not None else (None, None)
@@ -195,7 +181,7 @@ def _check_match(
     played: Played | str | None,
     bad: Any,
 ) -> None:
-    subj = f"match {m.id}"
+    subj = Subject.of("match", m.id)
     day = m.start.date() if m.start is not None else None
     if day is not None:
         for x in teams:
@@ -206,43 +192,26 @@ def _check_match(
                 pl = t.players.get(pid)
                 if pl is None:
                     continue
+                who: dict[str, str] = {"player": pid, "name": pl.name, "team": x}
                 if not pl.registered_for(day.year):
-                    bad(
-                        subj,
-                        f"player {pid} ({pl.name}, {x}) is not registered for {day.year} (Rule 3)",
-                        "not_registered",
-                    )
+                    bad(subj, "not_registered", **who, year=day.year)
                 if pl.handicap_on(day) is None:
-                    bad(
-                        subj,
-                        f"player {pid} ({pl.name}, {x}) has no handicap in force on {day} (Rule 3)",
-                        "no_handicap",
-                    )
+                    bad(subj, "no_handicap", **who, day=day.isoformat())
             total = team_handicap(tm, t.players, day)
             if total is not None:
                 if t.team_min is not None and total < t.team_min:
-                    bad(
-                        subj,
-                        f"team {x} totals {total} on {day}, below the minimum {t.team_min}",
-                        "team_below_min",
-                    )
+                    bad(subj, "team_below_min", team=x, total=total, day=day.isoformat(),
+                        min=t.team_min)
                 if t.team_max is not None and total > t.team_max:
-                    bad(
-                        subj,
-                        f"team {x} totals {total} on {day}, above the maximum {t.team_max}",
-                        "team_above_max",
-                    )
+                    bad(subj, "team_above_max", team=x, total=total, day=day.isoformat(),
+                        max=t.team_max)
     if played is None:
         return
     if isinstance(played, str):
-        bad(subj, f"record {m.record} does not replay: {played}", "record_refused")
+        bad(subj, "record_refused", record=str(m.record), detail=played)
         return
     if played.practice:
-        bad(
-            subj,
-            f"record {m.record} is a practice match: never a tournament result",
-            "record_practice",
-        )
+        bad(subj, "record_practice", record=str(m.record))
     path = t.record_path(m)
     if path is None:
         return
@@ -251,24 +220,16 @@ def _check_match(
 
         rec = load_path(path)
     except ValueError as e:  # pragma: no cover - it replayed a moment ago
-        bad(subj, str(e), "record_refused")
+        bad(subj, "record_unreadable", record=str(m.record), detail=str(e))
         return
     if rec.get("rules", "uspa-arena-2026") != t.rules:
-        bad(
-            subj,
-            f"record is played under {rec.get('rules')!r}, the tournament under {t.rules!r}",
-            "record_rules",
-        )
+        bad(subj, "record_rules", record_rules=show(rec.get("rules")), rules=show(t.rules))
     opts = rec.get("options", {})
     for k, v in t.match_options.items():
         if opts.get(k) != v:
-            bad(
-                subj,
-                f"record option {k} is {opts.get(k)!r}, the tournament's is {v!r}",
-                "record_options",
-            )
+            bad(subj, "record_options", option=k, record_value=show(opts.get(k)), value=show(v))
     if day is None:
-        bad(subj, "no start date: the record's rosters cannot be checked", "no_date")
+        bad(subj, "no_date")
         return
     for key, x in record_teams(played.keys, teams).items():
         if x is None or x not in t.teams:
@@ -278,7 +239,7 @@ def _check_match(
 
 def _check_roster(
     t: Tournament,
-    subj: str,
+    subj: Subject,
     key: str,
     team_id: str,
     doc: Mapping[str, Any],
@@ -298,21 +259,13 @@ def _check_roster(
         name = e.get("name", "")
         pl = by_name.get(name)
         if pl is None:
-            bad(
-                subj,
-                f"record team {key} ({team_id}): No. {e.get('no')} {name!r} is not a "
-                f"player of {team_id} in the register",
-                "roster_differs",
-            )
+            bad(subj, "roster_differs", key=key, team=team_id, no=str(e.get("no")),
+                name=show(name))
             continue
         h = pl.handicap_on(day)
         if e.get("handicap", 0) != h:
-            bad(
-                subj,
-                f"record team {key} ({team_id}): player {pl.id} ({pl.name}) has handicap "
-                f"{e.get('handicap', 0)} in the record, {h} in the register on {day}",
-                "handicap_differs",
-            )
+            bad(subj, "handicap_differs", key=key, team=team_id, player=pl.id, name=pl.name,
+                record_handicap=str(e.get("handicap", 0)), handicap=str(h), day=day.isoformat())
 
 
 def _check_options(t: Tournament, bad: Any) -> None:
@@ -324,4 +277,6 @@ def _check_options(t: Tournament, bad: Any) -> None:
     try:
         Setup.from_dict({"options": t.match_options, "teams": {"A": team, "B": team}})
     except SetupError as e:
-        bad("match_options", str(e), "match_options")
+        path = str(e.params.get("path", "options"))
+        detail = str(e).removeprefix(f"{path}: ")
+        bad(Subject.path("match_options"), "match_options", path=path, detail=detail)

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -31,6 +31,7 @@ from chukker import limits
 from chukker.engine.setup import MOUNT_ID, MOUNTS_MAX, Mount
 from chukker.record.io import RecordError
 from chukker.record.io import parse as _parse_text
+from chukker.tournament.problems import Problem, Subject, near, show
 
 FORMAT = "chukker-tournament/1"
 DEFAULT_CRITERIA: tuple[str, ...] = ("wins", "head_to_head", "net_goals", "goals_for", "lot")
@@ -56,18 +57,6 @@ class TournamentError(ValueError):
         self.column = column
         where = f"line {line}, column {column}: " if line is not None else ""
         super().__init__(f"{where}{message}")
-
-
-@dataclass(frozen=True, slots=True)
-class Problem:
-    """One problem of a tournament, naming what it concerns (``match a1``, ``player ann``)."""
-
-    subject: str
-    message: str
-    code: str = "invalid"
-
-    def __str__(self) -> str:
-        return f"{self.subject}: {self.message}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -328,65 +317,61 @@ class KeyLines:
         return found[i] if i < len(found) else (found[-1] if found else None)
 
 
-def _did_you_mean(word: str, known: Iterable[str]) -> str:
-    """`` (did you mean `tiebreak`?)`` for the nearest of ``known``, or ``""``."""
-    import difflib
-
-    near = difflib.get_close_matches(word, sorted(known), n=1, cutoff=0.6)
-    return f" (did you mean `{near[0]}`?)" if near else ""
-
-
 class _Reader:
     def __init__(self, t: Tournament, lines: KeyLines | None = None) -> None:
         self.t = t
         self.lines = lines or KeyLines()
 
-    def unknown_keys(self, subject: str, d: Mapping[str, Any], known: frozenset[str]) -> None:
+    def unknown_keys(self, subject: Subject, d: Mapping[str, Any], known: frozenset[str]) -> None:
         """One problem per unknown key: ``line 11: unknown key `tiebrake` (did you mean
         `tiebreak`?)``."""
         for k in d:
             if not isinstance(k, str) or k in known:
                 continue
             line = self.lines.take(k)
-            where = f"line {line}: " if line is not None else ""
-            self.bad(subject, f"{where}unknown key `{k}`{_did_you_mean(k, known)}", "unknown_key")
+            where: dict[str, int] = {"line": line} if line is not None else {}
+            self.bad(subject, "unknown_key", **where, key=k, **near(k, known))
 
-    def bad(self, subject: str, message: str, code: str = "invalid") -> None:
-        self.t.problems.append(Problem(subject, message, code))
+    def bad(self, subject: Subject, code: str, **params: str | int) -> None:
+        self.t.problems.append(Problem.of(subject, code, **params))
 
-    def string(self, subject: str, d: Mapping[str, Any], key: str, required: bool = True) -> str:
+    def string(
+        self, subject: Subject, d: Mapping[str, Any], key: str, required: bool = True
+    ) -> str:
         v = d.get(key)
         if v is None:
             if required:
-                self.bad(subject, f"{key} is missing", "missing_field")
+                self.bad(subject, "missing_field", field=key)
             return ""
         if not isinstance(v, str):
-            self.bad(subject, f"{key} must be a string, got {v!r}")
+            self.bad(subject, "not_a_string", field=key, value=show(v))
             return str(v)
         return v
 
-    def int_(self, subject: str, v: Any, what: str) -> int | None:
+    def int_(self, subject: Subject, v: Any, what: str, code: str = "not_whole") -> int | None:
+        """``v`` if a whole number; else the problem ``code`` (``what`` is its field)."""
         if isinstance(v, bool) or not isinstance(v, int):
-            self.bad(subject, f"{what} must be a whole number, got {v!r}")
+            named: dict[str, str] = {"field": what} if code == "not_whole" else {}
+            self.bad(subject, code, **named, value=show(v))
             return None
         return v
 
-    def id_list(self, subject: str, d: Mapping[str, Any], key: str) -> tuple[str, ...]:
+    def id_list(self, subject: Subject, d: Mapping[str, Any], key: str) -> tuple[str, ...]:
         v = d.get(key, [])
         if not isinstance(v, list) or not all(isinstance(x, str) for x in v):
-            self.bad(subject, f"{key} must be a list of ids")
+            self.bad(subject, "not_id_list", field=key)
             return ()
         return tuple(v)
 
     def table_list(self, doc: Mapping[str, Any], key: str) -> list[tuple[int, Mapping[str, Any]]]:
         v = doc.get(key, [])
         if not isinstance(v, list):
-            self.bad(key, "must be a list of tables")
+            self.bad(Subject.path(key), "not_table_list")
             return []
         out = []
         for i, x in enumerate(v):
             if not isinstance(x, Mapping):
-                self.bad(f"{key}[{i}]", "must be a table")
+                self.bad(Subject.path(key, i), "not_a_table")
                 continue
             out.append((i, x))
         return out
@@ -420,51 +405,46 @@ def to_datetime(v: Any) -> dt.datetime | None:
     return None
 
 
-def _team_ref(r: _Reader, subject: str, v: Any) -> TeamRef:
+def _team_ref(r: _Reader, subject: Subject, v: Any) -> TeamRef:
     if isinstance(v, str):
         return TeamRef(team=v)
     if isinstance(v, Mapping):
         if "from" in v:
             stage, place = v.get("from"), v.get("place")
             if not isinstance(stage, str):
-                r.bad(subject, f"'from' must name a stage, got {stage!r}")
+                r.bad(subject, "from_not_a_stage", value=show(stage))
                 return TeamRef(stage="?", place=0)
             p = r.int_(subject, place, "place")
             if p is not None and p < 1:
-                r.bad(subject, f"place must be 1 or more, got {p}")
+                r.bad(subject, "place_below_one", place=p)
             return TeamRef(stage=stage, place=p if p is not None else 0)
         if "winner" in v and isinstance(v["winner"], str):
             return TeamRef(winner_of=v["winner"])
         if "loser" in v and isinstance(v["loser"], str):
             return TeamRef(loser_of=v["loser"])
-    r.bad(
-        subject,
-        f"a team is a team id, {{from = stage, place = N}}, {{winner = id}} or {{loser = id}}; "
-        f"got {v!r}",
-    )
+    r.bad(subject, "bad_team_ref", value=show(v))
     return TeamRef(team="?")
 
 
-def _mounts(r: _Reader, subject: str, v: Any) -> tuple[Mount, ...]:
+def _mounts(r: _Reader, subject: Subject, v: Any) -> tuple[Mount, ...]:
     """``teams[].mounts``: a list of ``{id, name, owner?}`` (ids as in the match record)."""
     if v is None:
         return ()
     if not isinstance(v, list) or len(v) > MOUNTS_MAX:
-        r.bad(subject, f"mounts must be a list of at most {MOUNTS_MAX} {{id, name, owner}}")
+        r.bad(subject, "mounts_not_list", max=MOUNTS_MAX)
         return ()
     out: list[Mount] = []
     for k, m in enumerate(v):
         mid = m.get("id") if isinstance(m, Mapping) else None
         if not isinstance(mid, str) or not MOUNT_ID.match(mid):
-            r.bad(subject, f"mounts[{k}]: id must be 1-32 characters of a-z, 0-9 and -",
-                  "mount_id")
+            r.bad(subject, "mount_id", index=k)
             continue
         if any(x.id == mid for x in out):
-            r.bad(subject, f"mount {mid} is listed twice", "duplicate_id")
+            r.bad(subject, "mount_twice", mount=mid)
             continue
         name, owner = m.get("name", ""), m.get("owner")
         if not isinstance(name, str) or not (owner is None or isinstance(owner, str)):
-            r.bad(subject, f"mount {mid}: name and owner are strings")
+            r.bad(subject, "mount_fields", mount=mid)
             continue
         out.append(Mount(mid, name, owner))
     return tuple(out)
@@ -477,114 +457,113 @@ def from_dict(
     (unknown keys too, with their line when ``lines`` says where they are written)."""
     t = Tournament(base=base)
     r = _Reader(t, lines)
-    r.unknown_keys("tournament", doc, KEYS["tournament"])
+    whole = Subject.of("tournament")
+    r.unknown_keys(whole, doc, KEYS["tournament"])
     if limits.depth(doc) > limits.MAX_DEPTH:  # before any reader walks it
-        r.bad("tournament", f"nested deeper than {limits.MAX_DEPTH} levels", "too_deep")
+        r.bad(whole, "too_deep", max=limits.MAX_DEPTH)
         return t
     if not any(k in doc for k in ("teams", "matches", "stages", "players")):
-        r.bad("tournament", "not a tournament file: it has no players, teams, stages or matches",
-              "not_a_tournament")  # read on: every other problem is listed too
+        r.bad(whole, "not_a_tournament")  # read on: every other problem is listed too
     fmt = doc.get("format", FORMAT)
     if fmt != FORMAT:
-        r.bad("format", f"unsupported format {fmt!r} (expected {FORMAT!r})")
-    t.name = r.string("tournament", doc, "name", required=False)
-    t.rules = r.string("tournament", doc, "rules", required=False) or "uspa-arena-2026"
-    t.venue = r.string("tournament", doc, "venue", required=False)
+        r.bad(Subject.path("format"), "unsupported_format", value=show(fmt),
+              expected=repr(FORMAT))
+    t.name = r.string(whole, doc, "name", required=False)
+    t.rules = r.string(whole, doc, "rules", required=False) or "uspa-arena-2026"
+    t.venue = r.string(whole, doc, "venue", required=False)
     t.extra = {k: v for k, v in doc.items() if k not in KEYS["tournament"] or k in EXTENSIONS}
     lim = doc.get("team_handicap", {})
+    at = Subject.path("team_handicap")
     if not isinstance(lim, Mapping):
-        r.bad("team_handicap", "must be a table {min = N, max = M}")
+        r.bad(at, "team_handicap_not_table")
     else:
-        r.unknown_keys("team_handicap", lim, KEYS["team_handicap"])
+        r.unknown_keys(at, lim, KEYS["team_handicap"])
         if "min" in lim:
-            t.team_min = r.int_("team_handicap", lim["min"], "min")
+            t.team_min = r.int_(at, lim["min"], "min")
         if "max" in lim:
-            t.team_max = r.int_("team_handicap", lim["max"], "max")
+            t.team_max = r.int_(at, lim["max"], "max")
     mo = doc.get("match_options", {})
+    at = Subject.path("match_options")
     if not isinstance(mo, Mapping):
-        r.bad("match_options", "must be a table (the match record's options)")
+        r.bad(at, "match_options_not_table")
     else:
-        r.unknown_keys("match_options", mo, _option_keys())
+        r.unknown_keys(at, mo, _option_keys())
         t.match_options = {k: v for k, v in mo.items() if k in _option_keys()}
     oof = doc.get("order_of_finish", {})
+    at = Subject.path("order_of_finish")
     if isinstance(oof, Mapping):
-        r.unknown_keys("order_of_finish", oof, KEYS["order_of_finish"])
+        r.unknown_keys(at, oof, KEYS["order_of_finish"])
     crit = oof.get("criteria") if isinstance(oof, Mapping) else None
     if crit is not None:
         if not isinstance(crit, list) or not all(isinstance(c, str) for c in crit):
-            r.bad("order_of_finish", "criteria must be a list of names")
+            r.bad(at, "criteria_not_list")
         else:
             for c in crit:
                 if c not in CRITERIA:
-                    r.bad(
-                        "order_of_finish",
-                        f"unknown criterion {c!r}{_did_you_mean(c, CRITERIA)} "
-                        f"(one of {', '.join(CRITERIA)})",
-                    )
+                    r.bad(at, "unknown_criterion", value=show(c), **near(c, CRITERIA),
+                          known=", ".join(CRITERIA))
             t.criteria = tuple(c for c in crit if c in CRITERIA)
 
     for i, p in r.table_list(doc, "players"):
         pid = p.get("id")
-        subject = f"player {pid}" if isinstance(pid, str) else f"players[{i}]"
+        subject = Subject.of("player", pid) if isinstance(pid, str) else Subject.path("players", i)
         if not isinstance(pid, str) or not pid:
-            r.bad(subject, "id is missing")
+            r.bad(subject, "id_missing")
             continue
         r.unknown_keys(subject, p, KEYS["player"])
         if pid in t.players:
-            r.bad(subject, "listed twice in the register", "duplicate_id")
+            r.bad(subject, "duplicate_player")
             continue
         years: list[int] = []
         reg = p.get("registered", [])
         if not isinstance(reg, list):
-            r.bad(subject, "registered must be a list of years")
+            r.bad(subject, "registered_not_list")
             reg = []
         for y in reg:
-            yy = r.int_(subject, y, "a registered year")
+            yy = r.int_(subject, y, "registered", "year_not_whole")
             if yy is not None:
                 years.append(yy)
         changes: list[HandicapChange] = []
         hs = p.get("handicaps", [])
         if not isinstance(hs, list):
-            r.bad(subject, "handicaps must be a list of {from = date, value = N}")
+            r.bad(subject, "handicaps_not_list")
             hs = []
         for h in hs:
             if not isinstance(h, Mapping):
-                r.bad(subject, f"a handicap is {{from = date, value = N}}, got {h!r}")
+                r.bad(subject, "handicap_not_table", value=show(h))
                 continue
             r.unknown_keys(subject, h, KEYS["handicap"])
             d = to_date(h.get("from"))
-            v = r.int_(subject, h.get("value"), "handicap value")
+            v = r.int_(subject, h.get("value"), "value", "handicap_not_whole")
             if d is None:
-                r.bad(subject, f"handicap 'from' must be a date, got {h.get('from')!r}")
+                r.bad(subject, "handicap_from_not_date", value=show(h.get("from")))
                 continue
             if v is None:
                 continue
             lo, hi = HANDICAP_RANGE
             if not lo <= v <= hi:
-                r.bad(
-                    subject, f"arena handicap {v} from {d} is outside {lo}..{hi}", "handicap_range"
-                )
+                r.bad(subject, "handicap_range", value=v, day=d.isoformat(), lo=lo, hi=hi)
             changes.append(HandicapChange(d, v))
         starts = [c.start for c in changes]
         if len(set(starts)) != len(starts):
-            r.bad(subject, "two handicaps take effect on the same date", "handicap_duplicate")
+            r.bad(subject, "handicap_duplicate")
         changes.sort(key=lambda c: c.start)
         name = r.string(subject, p, "name", required=False) or pid
         t.players[pid] = Player(pid, name, tuple(years), tuple(changes))
 
     for i, tm in r.table_list(doc, "teams"):
         tid = tm.get("id")
-        subject = f"team {tid}" if isinstance(tid, str) else f"teams[{i}]"
+        subject = Subject.of("team", tid) if isinstance(tid, str) else Subject.path("teams", i)
         if not isinstance(tid, str) or not tid:
-            r.bad(subject, "id is missing")
+            r.bad(subject, "id_missing")
             continue
         r.unknown_keys(subject, tm, KEYS["team"])
         if tid in t.teams:
-            r.bad(subject, "listed twice", "duplicate_id")
+            r.bad(subject, "duplicate_id")
             continue
         cap = tm.get("captain")
         if cap is not None and not isinstance(cap, str):
-            r.bad(subject, f"captain must be a player id, got {cap!r}")
+            r.bad(subject, "captain_not_id", value=show(cap))
             cap = None
         t.teams[tid] = Team(
             tid,
@@ -597,37 +576,34 @@ def from_dict(
 
     for i, s in r.table_list(doc, "stages"):
         sid = s.get("id")
-        subject = f"stage {sid}" if isinstance(sid, str) else f"stages[{i}]"
+        subject = Subject.of("stage", sid) if isinstance(sid, str) else Subject.path("stages", i)
         if not isinstance(sid, str) or not sid:
-            r.bad(subject, "id is missing")
+            r.bad(subject, "id_missing")
             continue
         r.unknown_keys(subject, s, KEYS["stage"])
         if sid in t.stages:
-            r.bad(subject, "listed twice", "duplicate_id")
+            r.bad(subject, "duplicate_id")
             continue
         kind = s.get("kind")
         if kind not in STAGE_KINDS:
-            r.bad(
-                subject,
-                f"kind must be one of {', '.join(STAGE_KINDS)}, got {kind!r}"
-                + (_did_you_mean(kind, STAGE_KINDS) if isinstance(kind, str) else ""),
-            )
+            r.bad(subject, "unknown_stage_kind", kinds=", ".join(STAGE_KINDS), value=show(kind),
+                  **(near(kind, STAGE_KINDS) if isinstance(kind, str) else {}))
             kind = "round-robin"
         t.stages[sid] = Stage(sid, str(kind), r.id_list(subject, s, "teams"))
 
     for i, m in r.table_list(doc, "matches"):
         mid = m.get("id")
-        subject = f"match {mid}" if isinstance(mid, str) else f"matches[{i}]"
+        subject = Subject.of("match", mid) if isinstance(mid, str) else Subject.path("matches", i)
         if not isinstance(mid, str) or not mid:
-            r.bad(subject, "id is missing")
+            r.bad(subject, "id_missing")
             continue
         r.unknown_keys(subject, m, KEYS["match"])
         if mid in t.matches:
-            r.bad(subject, "listed twice", "duplicate_id")
+            r.bad(subject, "duplicate_id")
             continue
         teams_raw = m.get("teams")
         if not isinstance(teams_raw, list) or len(teams_raw) != 2:
-            r.bad(subject, "teams must list exactly two teams (A and B of the match record)")
+            r.bad(subject, "not_two_teams")
             refs = (TeamRef(team="?"), TeamRef(team="?"))
         else:
             refs = (_team_ref(r, subject, teams_raw[0]), _team_ref(r, subject, teams_raw[1]))
@@ -635,25 +611,25 @@ def from_dict(
         if "start" in m:
             start = to_datetime(m["start"])
             if start is None:
-                r.bad(subject, f"start must be a local date-time, got {m['start']!r}")
+                r.bad(subject, "bad_match_start", value=show(m["start"]))
         arena = m.get("arena")
         if arena is not None and not isinstance(arena, str):
-            r.bad(subject, f"arena must be a name, got {arena!r}")
+            r.bad(subject, "arena_not_name", value=show(arena))
             arena = str(arena)
         rec = m.get("record")
         if rec is not None and not isinstance(rec, str):
-            r.bad(subject, f"record must be a path, got {rec!r}")
+            r.bad(subject, "record_not_path", value=show(rec))
             rec = None
         t.matches[mid] = MatchSpec(
             mid, r.string(subject, m, "stage"), (refs[0], refs[1]), arena, start, rec
         )
 
     for i, dd in r.table_list(doc, "decided"):
-        subject = f"decided[{i}]"
+        subject = Subject.path("decided", i)
         r.unknown_keys(subject, dd, KEYS["decided"])
         by = dd.get("by")
         if by not in DECIDERS:
-            r.bad(subject, f"by must be 'lot' or 'shootout', got {by!r}")
+            r.bad(subject, "bad_decided_by", value=show(by))
             continue
         t.decided.append(
             Decided(r.string(subject, dd, "stage"), str(by), r.id_list(subject, dd, "order"))

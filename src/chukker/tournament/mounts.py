@@ -29,7 +29,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from chukker.tournament.model import Problem, Tournament
+from chukker.tournament.model import Tournament
+from chukker.tournament.problems import Problem, Subject
 from chukker.tournament.records import match_day
 from chukker.tournament.standings import Played, Standings
 
@@ -39,8 +40,7 @@ def periods_per_day(t: Tournament) -> tuple[int | None, list[Problem]]:
     raw = t.extra.get("mount_limits")
     if raw is None:
         return None, []
-    bad = [Problem("mount_limits", "must be a table {periods_per_day = N}, N a whole number "
-                   "from 1", "invalid")]
+    bad = [Problem.of(Subject.path("mount_limits"), "mount_limits")]
     if not isinstance(raw, Mapping) or set(raw) - {"periods_per_day"}:
         return None, bad
     n = raw.get("periods_per_day")
@@ -58,20 +58,15 @@ def string_problems(t: Tournament) -> list[Problem]:
         for m in tm.mounts:
             other = by_id.get(m.id)
             if other is not None and other != tm.id:
-                out.append(Problem(
-                    f"mount {m.id}",
-                    f"Rule 2: no mount may be played by more than one team: {m.id} is on the "
-                    f"strings of {other} and {tm.id}", "mount_two_teams"))
+                out.append(Problem.of(Subject.of("mount", m.id), "mount_two_teams",
+                                      mount=m.id, a=other, b=tm.id))
             by_id.setdefault(m.id, tm.id)
             if m.name.strip() and m.owner and m.owner.strip():
                 key = (m.name.strip().casefold(), m.owner.strip().casefold())
                 seen = by_horse.get(key)
                 if seen is not None and seen[0] != tm.id and seen[1] != m.id:
-                    out.append(Problem(
-                        f"mount {m.id}",
-                        f"Rule 2: no mount may be played by more than one team: {m.name} "
-                        f"({m.owner}) is on the strings of {seen[0]} and {tm.id}",
-                        "mount_two_teams"))
+                    out.append(Problem.of(Subject.of("mount", m.id), "mount_two_teams",
+                                          mount=f"{m.name} ({m.owner})", a=seen[0], b=tm.id))
                 by_horse.setdefault(key, (tm.id, m.id))
     return out
 
@@ -134,11 +129,9 @@ def welfare_problems(
                                        key=lambda kv: (kv[0][2], kv[0][0], kv[0][1])):
         if r.count > n:
             matches = ", ".join(dict.fromkeys(x[0] for x in r.periods))
-            out.append(Problem(
-                f"mount {mid}",
-                f"{team}'s {mid} was ridden in {r.count} periods on {day.isoformat()} "
-                f"({matches}), more than the {n} of mount_limits.periods_per_day",
-                "mount_periods_per_day"))
+            out.append(Problem.of(Subject.of("mount", mid), "mount_periods_per_day", team=team,
+                                  mount=mid, count=r.count, day=day.isoformat(),
+                                  matches=matches, limit=n))
     return out
 
 

@@ -7,8 +7,10 @@ here filled from the params; Spanish and Italian are in
 :func:`chukker.web.refusals.refusal_message` puts them together. ``{cause}`` is a nested
 refusal (``{"code": ..., "params": ...}``), said in the same language. Codes the match
 API already has (``unknown_match``, ``bad_token``, ``too_many_streams``) keep its
-templates. The problems found in a tournament file (``{problems}``, ``{detail}``) are
-the checker's and the parser's own English sentences, each naming what it concerns.
+templates. The problems found in a tournament file (``{problems}``) have codes of
+their own (:mod:`chukker.tournament.problems`, ``tournament-problems.po``): the params
+hold their English lines and the answer's ``text`` says them in the caller's language.
+``{detail}`` of an unreadable file is the TOML/JSON reader's own English (line, column).
 
 >>> sorted(MESSAGES)[:3]
 ['bad_arena', 'bad_start', 'bad_tournament']

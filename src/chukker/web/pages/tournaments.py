@@ -28,7 +28,7 @@ import hmac
 import json
 import os
 import secrets
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Annotated, Any
@@ -60,6 +60,7 @@ from chukker.tournament.model import (
 )
 from chukker.tournament.mounts import over_limit
 from chukker.tournament.ponyline import next_match, pony_line
+from chukker.tournament.problems import Problem, Subject
 from chukker.tournament.records import NotReady, header, match_day
 from chukker.tournament.register import team_handicap
 from chukker.tournament.schedule import clashes, move
@@ -539,18 +540,56 @@ async def _push(
 
 
 # ------------------------------------------------------------------------------- routes
+def problems_json(found: Sequence[Problem], lang: str) -> list[dict[str, Any]]:
+    """Each problem as the answers give it: its ``subject`` (a code and an id: team
+    ``reds``), ``code``, ``params``, the English line ``message`` (as ``chukker tournament
+    check`` prints it) and ``text``, the same line in ``lang`` (``tournament-problems.po``).
+    """
+    gettext = translations(lang).gettext
+    return [
+        {
+            "subject": p.where.to_json(),
+            "code": str(p.code),
+            "params": p.params.as_dict(),
+            "message": str(p),
+            "text": p.said(gettext),
+        }
+        for p in found
+    ]
+
+
+def _in_language(params: Any, lines: dict[str, str]) -> Any:
+    """``params`` with every list of problems (``problems``, in a nested ``cause`` too)
+    said in the caller's language: each English line replaced by ``lines[line]``."""
+    if isinstance(params, dict):
+        return {
+            k: [lines.get(x, x) for x in v] if k == "problems" and isinstance(v, list)
+            else _in_language(v, lines)
+            for k, v in params.items()
+        }
+    return params
+
+
 def _bad(request: Request | None, code: str, status: int = 422,
-         extra: dict[str, Any] | None = None, **params: Any) -> JSONResponse:
+         extra: dict[str, Any] | None = None, *, found: Sequence[Problem] = (),
+         **params: Any) -> JSONResponse:
     """A refusal as the match API's (:func:`chukker.live.api_errors.body`): ``code``,
     ``params``, the English ``message``, and ``text``, the same in the caller's language
     (``?lang=``, the cookie, ``Accept-Language``; catalogues ``tournament-refusals.po``).
-    ``extra`` are fields beside them (kept for the clients that read them)."""
+    ``extra`` are fields beside them (kept for the clients that read them). ``found`` are
+    the problems the refusal lists: the answer's ``problems`` (see :func:`problems_json`);
+    a ``problems`` param holds their English lines, and ``text`` says them in the
+    caller's language."""
     from chukker.live.api_errors import body
     from chukker.web.refusals import refusal_message
 
     lang = lang_of(request) if request is not None else "en"
     data = body(code, params, refusal_message(code, params, "en"), **(extra or {}))
-    data["text"] = refusal_message(code, params, lang)
+    listed = problems_json(found, lang)
+    if found or "problems" in data:
+        data["problems"] = listed
+    said = _in_language(params, {x["message"]: x["text"] for x in listed})
+    data["text"] = refusal_message(code, said, lang)
     return JSONResponse(data, status_code=status)
 
 
@@ -571,12 +610,30 @@ def _parse_upload(body: dict[str, Any]) -> Tournament | Refusal:
         return ("unreadable_tournament", {"detail": str(e), "line": e.line, "column": e.column})
 
 
-def _parse_and_check(body: dict[str, Any]) -> Refusal | tuple[Tournament, list[Any]]:
-    """The upload parsed and checked (the pairings come later)."""
+#: the problems a refusal lists at most: a file with more gets the first ones and a line
+#: saying how many more (``chukker tournament check`` lists them all). The answer stays
+#: small, and the event loop renders (in two languages) a bounded list.
+MAX_LISTED = 100
+
+
+def capped(found: list[Problem]) -> list[Problem]:
+    """At most :data:`MAX_LISTED` problems, then one saying how many more."""
+    if len(found) <= MAX_LISTED:
+        return found
+    more = Problem.of(Subject.of("tournament"), "more_problems", count=len(found) - MAX_LISTED)
+    return [*found[:MAX_LISTED], more]
+
+
+def _parse_and_check(body: dict[str, Any]) -> Refusal | Tournament:
+    """The upload parsed and checked (the pairings come later): the tournament, or the
+    refusal (``tournament_problems`` with at most :data:`MAX_LISTED` problems + 1)."""
     t = _parse_upload(body)
     if isinstance(t, tuple):
         return t
-    return t, [p for p in check(t, {}) if p.code not in ("pair_missing",)]
+    found = [p for p in check(t, {}) if p.code not in ("pair_missing",)]
+    if not found:
+        return t
+    return ("tournament_problems", {"found": capped(found)})
 
 
 def identity(t: Tournament) -> tuple[str, str, int | None]:
@@ -630,7 +687,7 @@ async def _update(
         LiveTournament(old.id, {}, t, old.committee_hash, old.arena_hash),
         (old.last[1] if old.last is not None else {}),
     )
-    conflicts: list[str] = []
+    conflicts: list[Problem] = []
     keep: dict[str, str] = {}
     drop: list[str] = []
     for mid, live_id in old.live.items():
@@ -639,7 +696,7 @@ async def _update(
         m_old = old.t.matches.get(mid)
         if m_new is None:
             if started:
-                conflicts.append(f"match {mid} has been played; the new file leaves it out")
+                conflicts.append(Problem.of(Subject.of("match", mid), "played_match_left_out"))
             else:
                 drop.append(live_id)
             continue
@@ -661,9 +718,9 @@ async def _update(
             old_ids = None if m_old is None else [r.to_value() for r in m_old.teams]
             new_ids = [r.to_value() for r in m_new.teams]
             if new_header is None or (old_ids != new_ids and old_teams != new_teams):
-                conflicts.append(f"match {mid} has been played; the new file changes its teams")
+                conflicts.append(Problem.of(Subject.of("match", mid), "played_match_teams"))
             elif not same_arena:
-                conflicts.append(f"match {mid} has been played; it cannot change arena")
+                conflicts.append(Problem.of(Subject.of("match", mid), "played_match_arena"))
             else:
                 keep[mid] = live_id  # played: its record stays as it was played
             continue
@@ -673,11 +730,13 @@ async def _update(
             drop.append(live_id)
     if conflicts:
         base = str(request.base_url).rstrip("/") + "/tournaments"
+        conflicts = capped(conflicts)
+        lines = [str(p) for p in conflicts]
         return _bad(
             request, "tournament_exists", 409,
-            {"tournament_id": old.id, "url": f"{base}/{old.id}", "problems": conflicts},
+            {"tournament_id": old.id, "url": f"{base}/{old.id}"}, found=conflicts,
             url=f"{base}/{old.id}", tournament_id=old.id,
-            cause={"code": "tournament_played", "params": {"problems": conflicts}},
+            cause={"code": "tournament_played", "params": {"problems": lines}},
         )
     for live_id in drop:
         with contextlib.suppress(Exception):
@@ -704,14 +763,14 @@ async def create_tournament(
     # parsed and checked in the imports pool (web/heavy.py), never on the event loop
     parsed = await pools_of(request.app.state).run(
         Kind.IMPORTS, client_address(request), _parse_and_check, [body])
-    if isinstance(parsed[0], str):
+    if isinstance(parsed, tuple):
         code, params = parsed
+        if code == "tournament_problems":
+            found: list[Problem] = params["found"]
+            return _bad(request, code, 422, found=found, problems=[str(p) for p in found])
         return _bad(request, code, 422, {k: params[k] for k in ("line", "column") if k in params},
                     **params)
-    t, problems = parsed
-    if problems:
-        listed = [str(p) for p in problems]
-        return _bad(request, "tournament_problems", 422, {"problems": listed}, problems=listed)
+    t = parsed
     for mid, m in list(t.matches.items()):
         if m.record is not None:
             t.matches[mid] = replace(m, record=None)

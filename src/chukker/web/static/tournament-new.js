@@ -5,13 +5,24 @@
   document.getElementById("new-tournament").addEventListener("submit", async (e) => {
     e.preventDefault();
     const f = e.target, err = document.getElementById("create-error");
-    err.textContent = "";
+    err.replaceChildren();
     const headers = { "content-type": "application/json" };
     if (f.organiser.value) headers.authorization = "Bearer " + f.organiser.value;
     const r = await fetch("/tournaments/api?lang=" + encodeURIComponent(cfg.lang), { method: "POST", headers, body: JSON.stringify({ text: f.text.value }) });
     const body = await r.json();
     if (!r.ok) {
       err.textContent = body.text || body.message || body.error;  // text: in the page's language
+      const found = Array.isArray(body.problems) ? body.problems : [];
+      const joined = found.map((p) => p.text).join(", ");
+      if (found.length && body.text && body.text.endsWith(joined)) {
+        // the problems one to a line (each {subject, code, params, message, text})
+        err.textContent = body.text.slice(0, body.text.length - joined.length).replace(/:\s*$/, ":");
+        const ul = document.createElement("ul");
+        for (const p of found) {
+          const li = document.createElement("li"); li.textContent = p.text; ul.append(li);
+        }
+        err.append(ul);
+      }
       if (body.url) {  // the tournament exists: a link to it
         const a = document.createElement("a");
         a.href = body.url; a.textContent = " → " + body.url; err.append(a);
