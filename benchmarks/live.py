@@ -99,35 +99,52 @@ class Client:
         self.task: asyncio.Task[None] | None = None
 
     async def run(self) -> None:
-        reader, writer = await asyncio.open_connection("127.0.0.1", self.port)
-        writer.write(
-            f"GET /api/matches/{self.match_id}/stream HTTP/1.1\r\n"
+        """Connect and read until the server closes: a protocol's callback per read, no
+        task woken per message (the harness shares the server's cores: it must cost
+        little)."""
+        loop = asyncio.get_running_loop()
+        closed: asyncio.Future[None] = loop.create_future()
+        transport, _ = await loop.create_connection(
+            lambda: _Reader(self, closed), "127.0.0.1", self.port)
+        try:
+            await closed
+        finally:
+            transport.close()
+
+
+class _Reader(asyncio.Protocol):
+    """The SSE stream of one :class:`Client`, parsed as it arrives."""
+
+    def __init__(self, client: Client, closed: asyncio.Future[None]) -> None:
+        self.client, self.closed, self.buf = client, closed, b""
+
+    def connection_made(self, transport: Any) -> None:
+        transport.write(
+            f"GET /api/matches/{self.client.match_id}/stream HTTP/1.1\r\n"
             f"Host: 127.0.0.1\r\nAccept: text/event-stream\r\n\r\n".encode()
         )
-        await writer.drain()
-        buf = b""
-        try:
-            while True:
-                data = await reader.read(262144)
-                if not data:
-                    return
-                now = time.time() * 1000
-                buf += data
-                last = 0
-                for m in _MESSAGE.finditer(buf):
-                    last = m.end()
-                    kind = m.group(2)
-                    if kind == b"state":
-                        self.ready.set()
-                    elif kind == b"event":
-                        self.arrivals.setdefault(m.group(1).decode(), now)
-                    elif kind == b"horn":
-                        d = _DEADLINE.search(m.group(3))
-                        if d:
-                            self.horns.append((int(d.group(1)), now))
-                buf = buf[last:]
-        finally:
-            writer.close()
+
+    def data_received(self, data: bytes) -> None:
+        now = time.time() * 1000
+        buf = self.buf + data if self.buf else data
+        c = self.client
+        last = 0
+        for m in _MESSAGE.finditer(buf):
+            last = m.end()
+            kind = m.group(2)
+            if kind == b"event":
+                c.arrivals.setdefault(m.group(1).decode(), now)
+            elif kind == b"state":
+                c.ready.set()
+            elif kind == b"horn":
+                d = _DEADLINE.search(m.group(3))
+                if d:
+                    c.horns.append((int(d.group(1)), now))
+        self.buf = buf[last:]
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        if not self.closed.done():
+            self.closed.set_result(None)
 
 
 def client_process(port: int, match_id: str, n: int, ready: Any, stop: Any, out: Any) -> None:
@@ -149,7 +166,12 @@ def client_process(port: int, match_id: str, n: int, ready: Any, stop: Any, out:
             if c.task:
                 c.task.cancel()
 
-    asyncio.run(run())
+    try:  # the clients' own loop: uvloop where installed (it is with uvicorn[standard])
+        import uvloop
+
+        uvloop.run(run())
+    except ImportError:
+        asyncio.run(run())
 
 
 def depth_events(n: int) -> list[dict[str, Any]]:
