@@ -11,6 +11,7 @@ and only says what did not happen.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import copy
 import http.client
 import json
@@ -22,7 +23,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -64,6 +65,18 @@ async def _stop(*services: LiveService) -> None:
             notifier.close()
 
 
+@contextlib.asynccontextmanager
+async def _running(tmp_path: Path) -> AsyncIterator[tuple[LiveService, LiveService]]:
+    """The two workers' services of :func:`_pair`, started, and stopped at the end."""
+    w0, w1, _ = _pair(tmp_path)
+    await w0.start()
+    await w1.start()
+    try:
+        yield w0, w1
+    finally:
+        await _stop(w0, w1)
+
+
 async def _until(cond: Any, what: str, seconds: float = 20.0) -> None:
     end = time.monotonic() + seconds
     while not cond():
@@ -73,10 +86,7 @@ async def _until(cond: Any, what: str, seconds: float = 20.0) -> None:
 
 def test_workers_event_on_one_worker_reaches_a_viewer_of_the_other(tmp_path: Path) -> None:
     async def body() -> None:
-        w0, w1, _ = _pair(tmp_path)
-        await w0.start()
-        await w1.start()
-        try:
+        async with _running(tmp_path) as (w0, w1):
             created = await w1.create_match(DEMO_HEADER)
             seen: list[str] = []
             w0.on_publish = lambda mid, msg: seen.append(msg)
@@ -87,18 +97,13 @@ def test_workers_event_on_one_worker_reaches_a_viewer_of_the_other(tmp_path: Pat
             await _until(lambda: lm0.seq == 2, "worker 0 has both events")
             assert [e.command_id for e in lm0.stored] == ["c1", "c2"]
             assert any("event: event" in m and '"goal"' in m for m in seen)
-        finally:
-            await _stop(w0, w1)
 
     asyncio.run(body())
 
 
 def test_workers_a_lost_datagram_costs_latency_never_the_event(tmp_path: Path) -> None:
     async def body() -> None:
-        w0, w1, _ = _pair(tmp_path)
-        await w0.start()
-        await w1.start()
-        try:
+        async with _running(tmp_path) as (w0, w1):
             created = await w1.create_match(DEMO_HEADER)
             lm0 = await w0.load(created.match_id)
             lm1 = await w1.load(created.match_id)
@@ -106,18 +111,13 @@ def test_workers_a_lost_datagram_costs_latency_never_the_event(tmp_path: Path) -
             notifier.tell = lambda match_id, seq: None  # every datagram lost
             await w1.submit(lm1, Role.TIMEKEEPER, "c1", {"type": "bowl_in"})
             await _until(lambda: lm0.seq == 1, "the poll of data_version found the event")
-        finally:
-            await _stop(w0, w1)
 
     asyncio.run(body())
 
 
 def test_workers_concurrent_appends_keep_one_sequence_with_no_loss(tmp_path: Path) -> None:
     async def body() -> None:
-        w0, w1, _ = _pair(tmp_path)
-        await w0.start()
-        await w1.start()
-        try:
+        async with _running(tmp_path) as (w0, w1):
             created = await w0.create_match(DEMO_HEADER)
             lm0 = await w0.load(created.match_id)
             lm1 = await w1.load(created.match_id)
@@ -132,8 +132,6 @@ def test_workers_concurrent_appends_keep_one_sequence_with_no_loss(tmp_path: Pat
                 {"start"} | {f"a{k}" for k in range(15)} | {f"b{k}" for k in range(15)})
             await _until(lambda: lm0.seq == lm1.seq == 31, "both workers hold all 31")
             assert lm0.match.report()["score"] == lm1.match.report()["score"]
-        finally:
-            await _stop(w0, w1)
 
     asyncio.run(body())
 
