@@ -147,8 +147,14 @@ class _Reader(asyncio.Protocol):
             self.closed.set_result(None)
 
 
-def client_process(port: int, match_id: str, n: int, ready: Any, stop: Any, out: Any) -> None:
-    """``n`` fan-out clients in a process of their own; hands back their arrivals."""
+def client_process(port: int, match_id: str, n: int, ready: Any, stop: Any, out: Any,
+                   nice: int = 0) -> None:
+    """``n`` fan-out clients in a process of their own; hands back their arrivals.
+
+    ``nice`` lowers the process's priority: the viewers' phones do not share the
+    server's cores, here they take only what the server leaves (``--client-nice``)."""
+    if nice:
+        os.nice(nice)
 
     async def run() -> None:
         clients: list[Client] = []
@@ -338,7 +344,8 @@ async def bench(args: argparse.Namespace) -> dict[str, Any]:
             for k in range(args.procs if in_procs else 0):
                 share = in_procs // args.procs + (1 if k < in_procs % args.procs else 0)
                 p = ctx.Process(target=client_process,
-                                args=(port, mid, share, ready_q, stop_ev, out_q))
+                                args=(port, mid, share, ready_q, stop_ev, out_q,
+                                      args.client_nice))
                 p.start()
                 procs.append(p)
             for _ in procs:
@@ -515,6 +522,9 @@ def main() -> None:
         default=25_000,
         help="time from preparing the horn matches to the first horn",
     )
+    ap.add_argument("--client-nice", type=int, default=0,
+                    help="niceness of the client processes (e.g. 10: the viewers take only the "
+                         "CPU the server leaves, as remote phones would)")
     ap.add_argument("--procs", type=int, default=1,
                     help="client processes for the fan-out clients (e.g. 4 for 10,000)")
     ap.add_argument("--depth-posts", type=int, default=60,
@@ -535,10 +545,11 @@ def main() -> None:
     if args.json:
         print(json.dumps(res, indent=2))
         return
+    nice = f", nice {args.client_nice}" if args.client_nice else ""
     print(
         f"chukker live benchmark: {res['clients']} SSE clients on 127.0.0.1 "
         f"({res['fanout_clients']} on the fan-out match, in {res['client_processes']} "
-        f"client process(es); connected in {res['connect_s']:.1f} s)"
+        f"client process(es){nice}; connected in {res['connect_s']:.1f} s)"
     )
     print(
         f"  fan-out, POST sent -> arrived at all clients ({res['events']} events): "
