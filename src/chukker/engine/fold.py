@@ -189,15 +189,18 @@ class Fold:
                 tat = type(at)
                 handler = handlers.get(typ) if type(typ) is str else None
                 if handler is not None:
-                    if tat is float and 0.0 <= at < 1e9:
-                        x = at * 1000.0
-                        t = int(x + 0.5)
-                        ok = -1e-3 < x - t < 1e-3
-                    elif tat is int and 0 <= at < 1_000_000_000:
-                        t = at * 1000
-                        ok = True
-                    else:
-                        ok = False
+                    ok = False
+                    if tat is float:
+                        af: float = at  # a native double in the compiled loop
+                        if 0.0 <= af < 1e9:
+                            x = af * 1000.0
+                            t = int(x + 0.5)
+                            ok = -1e-3 < x - t < 1e-3
+                    elif tat is int:
+                        ai: int = at
+                        if 0 <= ai < 1_000_000_000:
+                            t = ai * 1000
+                            ok = True
                     if ok and t >= core.last_at:
                         try:
                             if t >= core.deadline:

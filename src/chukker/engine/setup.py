@@ -13,11 +13,9 @@
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from fractions import Fraction
 from typing import Any
 
 from chukker.engine.errors import SetupError
@@ -189,13 +187,14 @@ class Setup:
         a, b = self.teams
         if not self.options.handicap:
             return {a.id: 0, b.id: 0}
-        n = self.plan.count
+        n = self.edition.plan(str(self.options.periods)).count  # practice keeps the count
         base = self.edition.handicap_base_periods.value
 
         def scaled(h: int) -> int:
             if n == base:
                 return h
-            return math.floor(Fraction(h * n, base) + Fraction(1, 2))
+            # floor(h * n / base + 1/2), exactly, in integers
+            return (2 * h * n + base) // (2 * base)
 
         ha, hb = scaled(a.handicap), scaled(b.handicap)
         return {a.id: max(hb - ha, 0), b.id: max(ha - hb, 0)}
@@ -333,11 +332,21 @@ def _practice(raw: Any) -> tuple[int, int] | None:
 
 
 def _enum(path: str, value: Any, enum: Any) -> Any:
+    if type(value) is str:  # the common case: one dict look-up (``enum(value)`` costs ~1 us)
+        member = _MEMBERS[enum].get(value)
+        if member is not None:
+            return member
     try:
         return enum(value)
     except ValueError:
         allowed = ", ".join(repr(str(m)) for m in enum)
         raise SetupError(path, f"unknown value {value!r} (one of {allowed})") from None
+
+
+#: each option enum's members by value (a member is its own value: StrEnum)
+_MEMBERS: dict[Any, dict[str, Any]] = {
+    e: {str(m): m for m in e} for e in (End, PeriodsOption, ShootoutPlayers, Tiebreak, TwoPointLine)
+}
 
 
 def _bool(path: str, value: Any) -> bool:
