@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from chukker.engine.core import HANDLERS, Core
+from chukker.engine.core import CODES, HANDLERS, Core, handle
 from chukker.engine.errors import EngineError, show
 from chukker.engine.setup import Setup
 from chukker.engine.state import (
@@ -177,7 +177,7 @@ class Fold:
         ``deadline`` up to date (:meth:`Core.reschedule`), so it is not recomputed after
         each event; ``tests/engine/test_fast_paths.py`` holds this loop to :meth:`apply`.
         """
-        handlers = HANDLERS
+        codes = CODES
         append = self.events.append
         core = self.core
         i = len(self.events)
@@ -187,8 +187,8 @@ class Fold:
                 typ = ev.get("type")
                 at: Any = ev.get("at")
                 tat = type(at)
-                handler = handlers.get(typ) if type(typ) is str else None
-                if handler is not None:
+                code = codes.get(typ, -1) if type(typ) is str else -1
+                if code >= 0:
                     ok = False
                     if tat is float:
                         af: float = at  # a native double in the compiled loop
@@ -205,7 +205,7 @@ class Fold:
                         try:
                             if t >= core.deadline:
                                 core.advance(t)
-                            handler(core, ev, t, i)
+                            handle(core, code, ev, t, i)
                         except Refused as r:
                             raise _error(i, ev, r) from None
                         core.last_at = core.now = t
