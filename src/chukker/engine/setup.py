@@ -29,6 +29,7 @@ _TEAM_ID = re.compile(r"^[A-Za-z0-9_-]{1,16}$")
 MOUNT_ID = re.compile(r"^[a-z0-9-]{1,32}$")
 MOUNTS_MAX = 64
 _MOUNT_KEYS = frozenset({"id", "name", "owner"})
+_TEAM_KEYS = frozenset({"name", "captain", "players", "alternates", "mounts"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -452,7 +453,9 @@ def _team(team_id: str, doc: Any, ed: Edition) -> Team:
         raise SetupError(
             f"{path}.captain", "Rule 3: each team designates one captain", "captain_missing"
         )
-    captain = _int(f"{path}.captain", doc.get("captain"))
+    captain = doc.get("captain")
+    if type(captain) is not int:
+        captain = _int(f"{path}.captain", captain)
     if captain not in numbers:
         raise SetupError(
             f"{path}.captain",
@@ -482,6 +485,5 @@ def _team(team_id: str, doc: Any, ed: Edition) -> Team:
             raise SetupError(f"{ppath}.name", "must be a string")
         alternates.append(Player(no, pname, _int(f"{ppath}.handicap", p.get("handicap", 0))))
     mounts = _mounts(f"{path}.mounts", doc["mounts"]) if doc.get("mounts") is not None else ()
-    known = {"name", "captain", "players", "alternates", "mounts"}
-    extra = tuple((k, v) for k, v in doc.items() if k not in known)
+    extra = tuple((k, v) for k, v in doc.items() if k not in _TEAM_KEYS)
     return Team(team_id, name, captain, tuple(players), extra, tuple(alternates), mounts)

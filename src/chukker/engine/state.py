@@ -103,9 +103,20 @@ def bool_field(ev: dict[str, Any], key: str) -> bool:
     return v
 
 
+_LENGTH: Final = spots.LENGTH
+_WIDTH: Final = spots.WIDTH
+
+
 def parse_spot(raw: Any) -> tuple[float, float] | None:
     if raw is None:
         return None
+    if type(raw) is list and len(raw) == 2:  # the record's spot: two floats, on the field
+        x0, y0 = raw[0], raw[1]
+        if type(x0) is float and type(y0) is float:
+            xf: float = x0
+            yf: float = y0
+            if 0.0 <= xf <= _LENGTH and 0.0 <= yf <= _WIDTH:
+                return (xf, yf)
     if (
         isinstance(raw, Sequence)
         and not isinstance(raw, str)
