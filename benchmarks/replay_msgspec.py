@@ -61,8 +61,9 @@ def _kind(f: Field) -> Any:
     if k == "number":
         return _num(f.min, f.max)
     if k == "string":
-        return Annotated[str, Meta(min_length=int(f.min or 0), max_length=f.max_len,
-                                   pattern=_ASCII)]
+        return Annotated[
+            str, Meta(min_length=int(f.min or 0), max_length=f.max_len, pattern=_ASCII)
+        ]
     if k == "bool":
         return bool
     if k in ("enum", "penalty"):
@@ -92,8 +93,7 @@ def _struct(typ: str, fields: dict[str, Field]) -> type[msgspec.Struct]:
     spec.sort(key=lambda s: len(s) == 3)
     return msgspec.defstruct(
         f"Event_{typ}",
-        [(s[0], s[1], msgspec.field(default=s[2], name=s[0])) if len(s) == 3 else s
-         for s in spec],
+        spec,
         tag=typ,
         tag_field="type",
         forbid_unknown_fields=True,
@@ -108,8 +108,6 @@ _HEADER = msgspec.defstruct(
     forbid_unknown_fields=True,
 )
 _DECODER = msgspec.json.Decoder(_HEADER)
-
-
 
 
 def decode(text: str) -> dict[str, Any] | None:
@@ -144,8 +142,10 @@ def main() -> None:
         ("msgspec + to_builtins", lambda: [decode(t) for t in texts]),
         ("msgspec + engine", lambda: [replay(decode(t) or {}, strict=False) for t in texts]),
     ]
-    print(f"engine: {'compiled (mypyc)' if NATIVE else 'pure Python'}; msgspec "
-          f"{msgspec.__version__}; {a.matches} matches, {n} events")
+    print(
+        f"engine: {'compiled (mypyc)' if NATIVE else 'pure Python'}; msgspec "
+        f"{msgspec.__version__}; {a.matches} matches, {n} events"
+    )
     base = 0.0
     for name, fn in rows:
         t = best(fn, a.repeat)
