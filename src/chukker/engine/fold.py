@@ -178,7 +178,7 @@ class Fold:
         each event; ``tests/engine/test_fast_paths.py`` holds this loop to :meth:`apply`.
         """
         codes = CODES
-        append = self.events.append
+        log = self.events  # appended to directly (natively where compiled), not by a bound method
         core = self.core
         i = len(self.events)
         for ev in events:
@@ -209,7 +209,7 @@ class Fold:
                         except Refused as r:
                             raise _error(i, ev, r) from None
                         core.last_at = core.now = t
-                        append(ev)
+                        log.append(ev)
                         continue
             self.apply(ev)  # the uncommon event (or an undo, which refolds: a new core)
             core = self.core
