@@ -148,3 +148,29 @@ def test_record_quick_yes_of_every_simulated_event() -> None:
     assert all(is_clean_event(e) and _is_clean_by_table(e) for e in events)
     assert first_unclean(events) == len(events)
     assert first_unclean([*events, {"at": 1, "type": "goal"}]) == len(events)
+
+
+def test_replay_dispatch_by_code_calls_the_handler_the_table_names() -> None:
+    """``core.handle`` (the loop's and ``allowed``'s native dispatch) calls, for each
+    type's code, the very method :data:`HANDLERS` holds for that type."""
+    import ast
+    from pathlib import Path
+
+    from chukker.engine import core as core_mod
+
+    source = Path(core_mod.__file__).parent / "core.py"  # the compiled module too
+    tree = ast.parse(source.read_text(encoding="utf-8"))
+    fn = next(n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == "handle")
+    called: dict[int, str] = {}
+    for node in ast.walk(fn):
+        if isinstance(node, ast.If) and isinstance(node.test, ast.Compare):
+            (code,) = node.test.comparators
+            assert isinstance(code, ast.Constant)
+            (stmt,) = node.body
+            assert isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call)
+            func = stmt.value.func
+            assert isinstance(func, ast.Attribute)
+            called[code.value] = func.attr
+    assert called == {k: f"on_{typ}" for typ, k in core_mod.CODES.items()}
+    for typ, handler in core_mod.HANDLERS.items():
+        assert handler is getattr(core_mod.Core, f"on_{typ}")

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from chukker.engine.core import HANDLERS, Core
+from chukker.engine.core import CODES, Core, handle
 from chukker.engine.state import (
     BY_FORFEIT,
     SP_ONE,
@@ -152,7 +152,7 @@ def allowed_now(core: Core, n_events: int, at_ms: int, undo_ok: bool) -> list[st
         try:
             if at_ms >= scratch.deadline:
                 scratch.advance(at_ms)
-            HANDLERS[typ](scratch, ev, at_ms, n_events + 1)
+            handle(scratch, CODES[typ], ev, at_ms, n_events + 1)
         except Refused:
             continue
         out.append(typ)

@@ -22,7 +22,7 @@ answers what an operator may send now.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Final
 
 from chukker.engine.mounts import Mounts
 
@@ -49,3 +49,46 @@ HANDLERS: dict[str, Callable[[Core, dict[str, Any], int, int], None]] = {
     "mount": Core.on_mount,
     "mount_out": Core.on_mount_out,
 }
+
+#: each handled type's number for :func:`handle` (the order of :data:`HANDLERS`)
+CODES: Final[dict[str, int]] = {typ: k for k, typ in enumerate(HANDLERS)}
+
+
+def handle(core: Core, code: int, ev: dict[str, Any], t: int, i: int) -> None:
+    """``HANDLERS[typ](core, ev, t, i)`` for ``code == CODES[typ]``: the same handler,
+    called as a method (in the compiled engine a native call, where the table's entry is
+    a Python call that boxes ``t`` and ``i``). The commonest types are tried first."""
+    if code == 0:
+        core.on_bowl_in(ev, t, i)
+    elif code == 1:
+        core.on_whistle(ev, t, i)
+    elif code == 3:
+        core.on_foul(ev, t, i)
+    elif code == 4:
+        core.on_free_hit(ev, t, i)
+    elif code == 2:
+        core.on_goal(ev, t, i)
+    elif code == 5:
+        core.on_timeout(ev, t, i)
+    elif code == 13:
+        core.on_clock(ev, t, i)
+    elif code == 6:
+        core.on_forfeit(ev, t, i)
+    elif code == 7:
+        core.on_shootout_order(ev, t, i)
+    elif code == 8:
+        core.on_shot(ev, t, i)
+    elif code == 9:
+        core.on_move_to_15(ev, t, i)
+    elif code == 10:
+        core.on_substitute(ev, t, i)
+    elif code == 11:
+        core.on_designate(ev, t, i)
+    elif code == 12:
+        core.on_return(ev, t, i)
+    elif code == 14:
+        core.on_mount(ev, t, i)
+    elif code == 15:
+        core.on_mount_out(ev, t, i)
+    else:
+        raise KeyError(code)

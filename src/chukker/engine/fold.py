@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from chukker.engine.core import HANDLERS, Core
+from chukker.engine.core import CODES, HANDLERS, Core, handle
 from chukker.engine.errors import EngineError, show
 from chukker.engine.setup import Setup
 from chukker.engine.state import (
@@ -177,8 +177,8 @@ class Fold:
         ``deadline`` up to date (:meth:`Core.reschedule`), so it is not recomputed after
         each event; ``tests/engine/test_fast_paths.py`` holds this loop to :meth:`apply`.
         """
-        handlers = HANDLERS
-        append = self.events.append
+        codes = CODES
+        log = self.events  # appended to directly (natively where compiled), not by a bound method
         core = self.core
         i = len(self.events)
         for ev in events:
@@ -187,26 +187,29 @@ class Fold:
                 typ = ev.get("type")
                 at: Any = ev.get("at")
                 tat = type(at)
-                handler = handlers.get(typ) if type(typ) is str else None
-                if handler is not None:
-                    if tat is float and 0.0 <= at < 1e9:
-                        x = at * 1000.0
-                        t = int(x + 0.5)
-                        ok = -1e-3 < x - t < 1e-3
-                    elif tat is int and 0 <= at < 1_000_000_000:
-                        t = at * 1000
-                        ok = True
-                    else:
-                        ok = False
+                code = codes.get(typ, -1) if type(typ) is str else -1
+                if code >= 0:
+                    ok = False
+                    if tat is float:
+                        af: float = at  # a native double in the compiled loop
+                        if 0.0 <= af < 1e9:
+                            x = af * 1000.0
+                            t = int(x + 0.5)
+                            ok = -1e-3 < x - t < 1e-3
+                    elif tat is int:
+                        ai: int = at
+                        if 0 <= ai < 1_000_000_000:
+                            t = ai * 1000
+                            ok = True
                     if ok and t >= core.last_at:
                         try:
                             if t >= core.deadline:
                                 core.advance(t)
-                            handler(core, ev, t, i)
+                            handle(core, code, ev, t, i)
                         except Refused as r:
                             raise _error(i, ev, r) from None
                         core.last_at = core.now = t
-                        append(ev)
+                        log.append(ev)
                         continue
             self.apply(ev)  # the uncommon event (or an undo, which refolds: a new core)
             core = self.core

@@ -18,7 +18,7 @@ This layer sits on top of the others and reaches them only through ``super()``.
 
 from __future__ import annotations
 
-from typing import Any, Self
+from typing import Any, Self, TypeVar
 
 from chukker.engine.errors import show
 from chukker.engine.report import Report
@@ -34,11 +34,17 @@ from chukker.engine.state import (
 )
 from chukker.engine.types import MountOutReason, MountStatus
 
+_T = TypeVar("_T")
 _REASONS = frozenset(str(r) for r in MountOutReason)
 _IN_PLAY, _STOPPED, _SHOOTOUT, _INTERVAL = S_IN_PLAY, S_STOPPED, S_SHOOTOUT, S_INTERVAL
 #: the clause each reason for leaving the game comes from
 _CLAUSE = {"vice": "Rule 2", "blood": "Rule 2", "runaway": "Rule 16", "injury": "Rule 16",
            "other": "Rule 2"}
+
+
+def _deep(d: dict[str, list[_T]]) -> dict[str, list[_T]]:
+    """A copy of a mount -> list table, the lists copied too (none while no mount rode)."""
+    return {m: p.copy() for m, p in d.items()} if d else {}
 
 
 class Mounts(Report):
@@ -66,10 +72,15 @@ class Mounts(Report):
     def copy(self) -> Self:
         c = super().copy()
         c.strings = self.strings
-        c.riding = {k: v.copy() for k, v in self.riding.items()}
-        c.ridden = {k: {m: p.copy() for m, p in v.items()} for k, v in self.ridden.items()}
-        c.rides = {k: {m: p.copy() for m, p in v.items()} for k, v in self.rides.items()}
-        c.mounts_gone = {k: v.copy() for k, v in self.mounts_gone.items()}
+        a, b = self.team_ids  # the keys of every per-team table, in this order
+        r = self.riding
+        c.riding = {a: r[a].copy(), b: r[b].copy()}
+        rn = self.ridden
+        c.ridden = {a: _deep(rn[a]), b: _deep(rn[b])}
+        rs = self.rides
+        c.rides = {a: _deep(rs[a]), b: _deep(rs[b])}
+        g = self.mounts_gone
+        c.mounts_gone = {a: g[a].copy(), b: g[b].copy()}
         c.mounts_kept = self.mounts_kept
         return c
 

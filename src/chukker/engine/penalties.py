@@ -125,7 +125,8 @@ class Penalties(Shootout):
         spot = None if sp is None else parse_spot(sp)
         if self.status is S_SHOOTOUT and pen in _NOT_IN_SHOOTOUT:
             raise Refused("penalty_not_in_shootout", penalty=pen)
-        between = self.status in (S_INTERVAL, S_PRE_MATCH)
+        st = self.status
+        between = st is S_INTERVAL or st is S_PRE_MATCH
         if between and self.interval_kind is IV_SHOOTOUT and pen in _NOT_BEFORE_SHOOTOUT:
             raise Refused("penalty_before_shootout", penalty=pen)
         if pen != "6":

@@ -13,11 +13,9 @@
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from fractions import Fraction
 from typing import Any
 
 from chukker.engine.errors import SetupError
@@ -31,6 +29,7 @@ _TEAM_ID = re.compile(r"^[A-Za-z0-9_-]{1,16}$")
 MOUNT_ID = re.compile(r"^[a-z0-9-]{1,32}$")
 MOUNTS_MAX = 64
 _MOUNT_KEYS = frozenset({"id", "name", "owner"})
+_TEAM_KEYS = frozenset({"name", "captain", "players", "alternates", "mounts"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -189,13 +188,14 @@ class Setup:
         a, b = self.teams
         if not self.options.handicap:
             return {a.id: 0, b.id: 0}
-        n = self.plan.count
+        n = self.edition.plan(str(self.options.periods)).count  # practice keeps the count
         base = self.edition.handicap_base_periods.value
 
         def scaled(h: int) -> int:
             if n == base:
                 return h
-            return math.floor(Fraction(h * n, base) + Fraction(1, 2))
+            # floor(h * n / base + 1/2), exactly, in integers
+            return (2 * h * n + base) // (2 * base)
 
         ha, hb = scaled(a.handicap), scaled(b.handicap)
         return {a.id: max(hb - ha, 0), b.id: max(ha - hb, 0)}
@@ -333,11 +333,21 @@ def _practice(raw: Any) -> tuple[int, int] | None:
 
 
 def _enum(path: str, value: Any, enum: Any) -> Any:
+    if type(value) is str:  # the common case: one dict look-up (``enum(value)`` costs ~1 us)
+        member = _MEMBERS[enum].get(value)
+        if member is not None:
+            return member
     try:
         return enum(value)
     except ValueError:
         allowed = ", ".join(repr(str(m)) for m in enum)
         raise SetupError(path, f"unknown value {value!r} (one of {allowed})") from None
+
+
+#: each option enum's members by value (a member is its own value: StrEnum)
+_MEMBERS: dict[Any, dict[str, Any]] = {
+    e: {str(m): m for m in e} for e in (End, PeriodsOption, ShootoutPlayers, Tiebreak, TwoPointLine)
+}
 
 
 def _bool(path: str, value: Any) -> bool:
@@ -443,7 +453,9 @@ def _team(team_id: str, doc: Any, ed: Edition) -> Team:
         raise SetupError(
             f"{path}.captain", "Rule 3: each team designates one captain", "captain_missing"
         )
-    captain = _int(f"{path}.captain", doc.get("captain"))
+    captain = doc.get("captain")
+    if type(captain) is not int:
+        captain = _int(f"{path}.captain", captain)
     if captain not in numbers:
         raise SetupError(
             f"{path}.captain",
@@ -473,6 +485,5 @@ def _team(team_id: str, doc: Any, ed: Edition) -> Team:
             raise SetupError(f"{ppath}.name", "must be a string")
         alternates.append(Player(no, pname, _int(f"{ppath}.handicap", p.get("handicap", 0))))
     mounts = _mounts(f"{path}.mounts", doc["mounts"]) if doc.get("mounts") is not None else ()
-    known = {"name", "captain", "players", "alternates", "mounts"}
-    extra = tuple((k, v) for k, v in doc.items() if k not in known)
+    extra = tuple((k, v) for k, v in doc.items() if k not in _TEAM_KEYS)
     return Team(team_id, name, captain, tuple(players), extra, tuple(alternates), mounts)

@@ -103,9 +103,20 @@ def bool_field(ev: dict[str, Any], key: str) -> bool:
     return v
 
 
+_LENGTH: Final = spots.LENGTH
+_WIDTH: Final = spots.WIDTH
+
+
 def parse_spot(raw: Any) -> tuple[float, float] | None:
     if raw is None:
         return None
+    if type(raw) is list and len(raw) == 2:  # the record's spot: two floats, on the field
+        x0, y0 = raw[0], raw[1]
+        if type(x0) is float and type(y0) is float:
+            xf: float = x0
+            yf: float = y0
+            if 0.0 <= xf <= _LENGTH and 0.0 <= yf <= _WIDTH:
+                return (xf, yf)
     if (
         isinstance(raw, Sequence)
         and not isinstance(raw, str)
@@ -260,13 +271,21 @@ class State:
         c.fh_goal = self.fh_goal
         c.stoppage_fouls = self.stoppage_fouls.copy()
         c.stoppage_spot = self.stoppage_spot
-        c.field = {k: v.copy() for k, v in self.field.items()}
-        c.out = {k: v.copy() for k, v in self.out.items()}
-        c.mounts_out = {k: v.copy() for k, v in self.mounts_out.items()}
+        # the per-team tables have the two teams as keys, in team_ids order (set by
+        # __init__, never replaced): a display of two is cheaper than a comprehension
+        a, b = self.team_ids
+        f = self.field
+        c.field = {a: f[a].copy(), b: f[b].copy()}
+        o = self.out
+        c.out = {a: o[a].copy(), b: o[b].copy()}
+        mo = self.mounts_out
+        c.mounts_out = {a: mo[a].copy(), b: mo[b].copy()}
         c.mount_wait = self.mount_wait.copy()
         c.designation = self.designation.copy()
-        c.removed = {k: v.copy() for k, v in self.removed.items()}
-        c.disabled = {k: v.copy() for k, v in self.disabled.items()}
+        r = self.removed
+        c.removed = {a: r[a].copy(), b: r[b].copy()}
+        d = self.disabled
+        c.disabled = {a: d[a].copy(), b: d[b].copy()}
         c.injury = self.injury
         c.final = self.final
         c.final_at = self.final_at
