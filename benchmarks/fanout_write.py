@@ -1,0 +1,129 @@
+"""What one viewer costs the server per message, against a bare write to its socket.
+
+    python benchmarks/fanout_write.py [--viewers 2000] [--rounds 30] [--repeat 8]
+
+Opens ``--viewers`` loopback TCP connections to a uvloop server in this process
+(a reader process drains them), then, alternately and ``--repeat`` times each:
+
+* baseline: a bare ``transport.write`` of one framed SSE message to every socket;
+* fan-out: the same message through the live service's :class:`Outbox` and the
+  stream's :class:`SocketWire` (slices, flow control, drops), as a goal fans out.
+
+Prints this process's CPU time per viewer per message (median and best) and the
+ratio of the two: what the fan-out adds to the system call. On loopback the write
+also runs the viewer's TCP receive and its wake-up, so the baseline is most of it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import multiprocessing
+import selectors
+import socket
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import uvloop
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
+
+from chukker.live import fanout
+from chukker.web.api.wire import SocketWire
+
+MSG = (b'id: 5\nevent: event\ndata: {"seq":5,"event":{"type":"goal","team":"A","at":12.5}}'
+       b'\n\nid: 5\nevent: patch\ndata: {"seq":5,"patch":{"score":{"A":3},"goals":'
+       b'{"$append":[{"team":"A","player":1,"at":12.5,"period":2}]}}}\n\n')
+
+
+def drain(port: int, n: int) -> None:
+    """The viewers: read every socket until the server goes."""
+    socks = [socket.create_connection(("127.0.0.1", port)) for _ in range(n)]
+    sel = selectors.DefaultSelector()
+    for s in socks:
+        s.setblocking(False)
+        sel.register(s, selectors.EVENT_READ)
+    while True:
+        for key, _ in sel.select(1):
+            try:
+                if not key.fileobj.recv(65536):  # type: ignore[union-attr]
+                    return
+            except BlockingIOError:
+                continue
+            except OSError:
+                return
+
+
+class _Flow:
+    write_paused = False
+
+
+class _Cycle:
+    response_started = chunked_encoding = True
+    response_complete = disconnected = False
+
+
+async def bench(args: argparse.Namespace) -> dict[str, Any]:
+    conns: list[Any] = []
+
+    class Keep(asyncio.Protocol):
+        def connection_made(self, transport: Any) -> None:
+            conns.append(transport)
+
+    loop = asyncio.get_running_loop()
+    server = await loop.create_server(Keep, "127.0.0.1", 0)
+    port = server.sockets[0].getsockname()[1]
+    reader = multiprocessing.get_context("fork").Process(target=drain, args=(port, args.viewers))
+    reader.start()
+    while len(conns) < args.viewers:
+        await asyncio.sleep(0.05)
+    subs = set()
+    for t in conns:
+        sub = fanout.Subscriber()
+        sub.wire = SocketWire(t, _Flow(), _Cycle())
+        subs.add(sub)
+    outbox = fanout.Outbox()
+    framed = fanout.chunk(MSG)
+    bare: list[float] = []
+    fan: list[float] = []
+    for k in range(2 * args.repeat):
+        await asyncio.sleep(0.2)
+        c0 = time.process_time()
+        for _ in range(args.rounds):
+            if k % 2 == 0:
+                for t in conns:
+                    t.write(framed)
+            else:
+                outbox.send(MSG, subs)
+                while outbox:
+                    await asyncio.sleep(0)
+            await asyncio.sleep(0.02)
+        us = (time.process_time() - c0) * 1e6 / (args.viewers * args.rounds)
+        (bare if k % 2 == 0 else fan).append(us)
+    reader.kill()
+    server.close()
+    return {"bare_median_us": statistics.median(bare), "bare_best_us": min(bare),
+            "fanout_median_us": statistics.median(fan), "fanout_best_us": min(fan)}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--viewers", type=int, default=2000)
+    ap.add_argument("--rounds", type=int, default=30)
+    ap.add_argument("--repeat", type=int, default=8)
+    args = ap.parse_args()
+    r = uvloop.run(bench(args))
+    print(f"CPU per viewer per message, {args.viewers} loopback sockets (this process):")
+    print(f"  baseline, bare transport.write: median {r['bare_median_us']:.2f} us, "
+          f"best {r['bare_best_us']:.2f} us")
+    print(f"  fan-out (Outbox + SocketWire):  median {r['fanout_median_us']:.2f} us, "
+          f"best {r['fanout_best_us']:.2f} us")
+    print(f"  fan-out / bare write: {r['fanout_median_us'] / r['bare_median_us']:.2f}x (median), "
+          f"{r['fanout_best_us'] / r['bare_best_us']:.2f}x (best)")
+
+
+if __name__ == "__main__":
+    main()
