@@ -390,8 +390,23 @@ def test_serve_workers_event_posted_to_one_reaches_a_viewer_on_the_other(
     assert status == 200 and rec["seq"] == 1
 
 
+def _events_counted(workers: Workers, worker: int) -> tuple[float, list[str]]:
+    """``chukker_events_total`` and the ``chukker_worker`` series of one scrape of
+    ``/metrics`` through ``worker``."""
+    c = workers.conn(worker)
+    c.request("GET", "/metrics")
+    r = c.getresponse()
+    text = r.read().decode()
+    assert r.status == 200, text
+    lines = text.splitlines()
+    total = [x for x in lines if x.startswith("chukker_events_total ")]
+    assert total, text[:2000]
+    return float(total[0].split()[1]), [x for x in lines if x.startswith("chukker_worker{")]
+
+
 def test_serve_workers_concurrent_appends_through_both_keep_one_sequence(
         workers: Workers) -> None:
+    counted_before, _ = _events_counted(workers, 1)
     c0 = workers.conn(0)
     status, created = call(c0, "POST", "/api/matches", DEMO_HEADER)
     assert status == 201, created
@@ -422,6 +437,11 @@ def test_serve_workers_concurrent_appends_through_both_keep_one_sequence(
         store.close()
     assert [e.seq for e in events] == list(range(1, 26))
     assert len({e.command_id for e in events}) == 25
+    # whichever worker a scrape reaches, /metrics counts every worker's events
+    for w in (0, 1):
+        counted, roles = _events_counted(workers, w)
+        assert counted - counted_before == 25
+        assert {'index="0"' in x for x in roles} == {True, False}, roles
 
 
 def test_serve_workers_horns_kept_once_and_heard_on_both(workers: Workers) -> None:

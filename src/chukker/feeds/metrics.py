@@ -22,10 +22,11 @@ from chukker.ops.metrics import REGISTRY
 
 _BUCKETS = (0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0)
 
+# the feeds run in one worker of serve --workers (the horn keeper): its live values only
 CONNECTED = Gauge("chukker_mqtt_connected", "1 while the MQTT feed is connected to its broker",
-                  registry=REGISTRY)
+                  registry=REGISTRY, multiprocess_mode="liveall")
 QUEUE_DEPTH = Gauge("chukker_mqtt_queue_depth", "MQTT messages waiting to be published",
-                    registry=REGISTRY)
+                    registry=REGISTRY, multiprocess_mode="liveall")
 PUBLISHED = Counter("chukker_mqtt_published_total", "MQTT messages acknowledged by the broker",
                     ["kind"], registry=REGISTRY)
 DROPPED = Counter("chukker_mqtt_dropped_total", "MQTT messages given up (queue full, too late)",

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import os
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -64,14 +65,18 @@ FANOUT = Histogram("chukker_fanout_seconds",
                    buckets=_FINE, registry=REGISTRY)
 STORE_APPEND = Histogram("chukker_store_append_seconds", "Time of one durable append",
                          ["backend"], buckets=_FINE, registry=REGISTRY)
-STREAMS = Gauge("chukker_streams", "Connected live streams", ["kind"], registry=REGISTRY)
+# in multiprocess mode (serve --workers) a gauge sums over the live workers, and a
+# dead worker's share goes with it (mark_dead)
+STREAMS = Gauge("chukker_streams", "Connected live streams", ["kind"], registry=REGISTRY,
+                multiprocess_mode="livesum")
 REFUSALS = Counter("chukker_refusals_total", "Refused requests (non-2xx answers), by code",
                    ["code"], registry=REGISTRY)
 EVENTS = Counter("chukker_events_total", "Events accepted", registry=REGISTRY)
 HORNS = Counter("chukker_horns_total", "Horns sounded", registry=REGISTRY)
 WORKER = Gauge("chukker_worker", "This process's place among the workers of one port "
                "(serve --workers): 1 for its index, the worker count and whether it keeps "
-               "the horns", ["index", "workers", "horn_keeper"], registry=REGISTRY)
+               "the horns", ["index", "workers", "horn_keeper"], registry=REGISTRY,
+               multiprocess_mode="liveall")
 for _k in STREAM_KINDS:
     STREAMS.labels(_k)
 
@@ -138,9 +143,33 @@ def timed_append(backend: str) -> Iterator[None]:
         store_appended(time.perf_counter() - t0, backend)
 
 
+#: the environment variable naming the folder where the workers of ``serve --workers``
+#: keep their metrics (prometheus_client's multiprocess mode; the supervisor sets it)
+MULTIPROC_ENV = "PROMETHEUS_MULTIPROC_DIR"
+
+
 def scrape() -> bytes:
-    """The metrics in Prometheus' text format."""
-    return generate_latest(REGISTRY)
+    """The metrics in Prometheus' text format: this process's, or with ``serve --workers``
+    every worker's together (counters and histograms summed, ``chukker_streams`` summed
+    over the live workers), whichever worker the scrape reached."""
+    folder = os.environ.get(MULTIPROC_ENV)
+    if not folder:
+        return generate_latest(REGISTRY)
+    from prometheus_client import multiprocess
+
+    combined = CollectorRegistry()
+    multiprocess.MultiProcessCollector(combined, path=folder)  # type: ignore[no-untyped-call]
+    return generate_latest(combined)
+
+
+def mark_dead(pid: int) -> None:
+    """A worker ended: its live gauges (streams, worker role) leave the sums (called by
+    the supervisor; nothing in single-process mode)."""
+    folder = os.environ.get(MULTIPROC_ENV)
+    if folder:
+        from prometheus_client import multiprocess
+
+        multiprocess.mark_process_dead(pid, folder)  # type: ignore[no-untyped-call]
 
 
 CONTENT_TYPE = CONTENT_TYPE_LATEST

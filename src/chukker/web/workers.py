@@ -175,6 +175,9 @@ class Supervisor:
     """Starts ``workers`` worker processes, starts again one that dies, stops them all."""
 
     def __init__(self, spec_of: Any, workers: int) -> None:
+        from chukker.ops import metrics
+
+        self.metrics = metrics
         self.spec_of = spec_of
         self.workers = workers
         self.ctx = multiprocessing.get_context("spawn")
@@ -212,6 +215,7 @@ class Supervisor:
                         break
                     if p is not None and not p.is_alive():
                         p.join()
+                        self.metrics.mark_dead(p.pid)
                         lived = now - self.started[i]
                         self.pause[i] = (min(self.pause[i] * 2, RESTART_PAUSE_S[1])
                                          if lived < YOUNG_S else RESTART_PAUSE_S[0])
@@ -247,6 +251,13 @@ def supervise(settings: Any, host: str, port: int, workers: int, *,
               organiser: str | None, open_mode: bool) -> int:
     """Run ``workers`` workers on ``host:port`` until told to stop; the exit status."""
     runtime = make_runtime_folder()
+    # the workers keep their metrics side by side, so any of them answers /metrics for
+    # all (prometheus_client's multiprocess mode, read when a worker starts)
+    from chukker.ops import metrics
+
+    folder = os.path.join(runtime, "metrics")
+    os.mkdir(folder, 0o700)
+    os.environ[metrics.MULTIPROC_ENV] = folder
 
     def spec_of(i: int) -> WorkerSpec:
         return WorkerSpec(settings, i, workers, runtime, host, port, organiser, open_mode)
@@ -255,5 +266,6 @@ def supervise(settings: Any, host: str, port: int, workers: int, *,
     try:
         return Supervisor(spec_of, workers).run()
     finally:
+        os.environ.pop(metrics.MULTIPROC_ENV, None)
         shutil.rmtree(runtime, ignore_errors=True)
         sys.stdout.flush()
