@@ -85,6 +85,8 @@ def test_create_match_run_period_from_keyboard_display_follows_undo_and_reconnec
     tk.fill("#foul-form input[name=clause]", "13b")
     tk.keyboard.press("Enter")  # records, wherever the focus is
     expect(screen.locator("[data-penalty]")).to_contain_text("Penalty 3")
+    # the console's own stream has the penalty too: its Space button now says free hit
+    expect(tk.locator("#start-label")).to_have_text(re.compile("free hit", re.I))
     tk.keyboard.press("Space")  # free hit
     expect(screen.locator("[data-status]")).to_have_text("In play")
     expect(screen.locator("[data-penalty]")).to_have_text("")
