@@ -193,3 +193,28 @@ def test_keyboard_shootout_order_and_shots_from_the_keyboard(
         tk.keyboard.press("Enter")
         ev = wait_events(srv, m, 6)
         assert ev[5]["type"] == "shot" and ev[5]["result"] == "goal"
+
+
+def test_keyboard_space_right_after_a_foul_takes_the_free_hit_before_the_stream_says_so(
+        browser: Any, live_server: Any) -> None:
+    """F, the penalty, Enter, then Space at once: the console's own stream has not yet
+    brought the foul's state (here it is held back for 400 ms), so Space waits for it
+    and sends the free hit, stamped at the key press, instead of a refused bowl-in."""
+    from playwright.sync_api import expect
+
+    m = create(live_server)
+    tk = console(browser, live_server, m)
+    tk.keyboard.press("Space")
+    wait_types(live_server, m, 1)
+    tk.wait_for_function("() => window.chukker.state.clock.running")
+    tk.evaluate("window.chukker.source.close()")  # the console's stream stops for a while
+    tk.keyboard.press("f")
+    expect(tk.locator("#foul-dialog")).to_be_visible()
+    tk.keyboard.press("b")
+    tk.keyboard.press("3")
+    tk.keyboard.press("Enter")
+    expect(tk.locator("#foul-dialog")).to_be_hidden()
+    assert wait_types(live_server, m, 3) == ["bowl_in", "whistle", "foul"]
+    tk.evaluate("setTimeout(() => window.chukker.reconnect(), 400)")
+    tk.keyboard.press("Space")
+    assert wait_types(live_server, m, 4) == ["bowl_in", "whistle", "foul", "free_hit"]

@@ -14,6 +14,8 @@
   const QKEY = "chukker-queue-" + cfg.match_id, TKEY = "chukker-token-" + cfg.match_id;
   let token = null, events = [], undoArmed = null;
   let queue = [], pumping = false, netDown = false, lastAt = 0, foulAt = null;
+  // the newest event this console had acknowledged (its own stream may not have it yet)
+  let ackedSeq = 0;
 
   // the token arrives in the URL fragment (never sent to the server in a URL)
   const m = /token=([^&]+)/.exec(location.hash);
@@ -173,6 +175,7 @@
         save();
         if (res.ok) {
           const j = res.j;
+          if (j.seq > ackedSeq) ackedSeq = j.seq;
           let text = "✓ " + describe(j.event, j.seq);
           if (cmd.at != null && j.at_source === "server") text += " · " + (L.server_time_used || "stamped with the server's time");
           say(text, false);
@@ -324,7 +327,27 @@
     return enqueue(ev, t);
   }
 
+  // Space means bowl-in, free hit or whistle, as the state says. Right after this
+  // console's own event (a foul, say) its stream may not have brought that state yet:
+  // then it waits for it (up to START_WAIT_MS) and decides on the state that follows
+  // its own events, stamped at the key press (a whistle keeps its instant too). With
+  // the network down nothing waits.
+  const START_WAIT_MS = 1500;
+  function behind() {
+    const rep = live.state;
+    return !!rep && !netDown && (rep.seq < ackedSeq || queue.length > 0);
+  }
   function startStop(e) {
+    if (behind()) {
+      const press = { timeStamp: e && e.timeStamp }, until = Date.now() + START_WAIT_MS;
+      const decide = () => {
+        if (behind() && Date.now() < until) { setTimeout(decide, 20); return; }
+        const a = startAction();
+        act(a, { type: a }, press);
+      };
+      setTimeout(decide, 20);
+      return null;
+    }
     const a = startAction();
     return act(a, { type: a }, e);
   }
