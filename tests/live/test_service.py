@@ -223,3 +223,23 @@ def test_viewer_that_stops_reading_gives_its_slot_back(
     dropped, reader_dropped, got = run(tmp_path, body)
     assert dropped and gone == [True]
     assert not reader_dropped and got == 17
+
+
+def test_a_reconnecting_crowd_gets_one_state_encoded_once_until_it_changes(
+        tmp_path: Path) -> None:
+    """Streams that open between two changes get the same ``state`` message, encoded
+    once (a thousand phones reconnecting cost one encoding); after a key press the next
+    stream gets the new state."""
+
+    async def body(svc: LiveService, clock: VirtualClock) -> None:
+        created = await svc.create_match(copy.deepcopy(HEADER))
+        lm = await svc.load(created.match_id)
+        await svc.submit(lm, Role.TIMEKEEPER, "c1", {"type": "bowl_in"})
+        first = [svc.subscribe(lm, None)[1][-1] for _ in range(3)]
+        assert first[0] is first[1] is first[2]
+        assert '"seq":1' in first[0]
+        await svc.submit(lm, Role.TIMEKEEPER, "c2", {"type": "goal", "team": "A", "player": 2})
+        after = svc.subscribe(lm, None)[1][-1]
+        assert after is not first[0] and '"seq":2' in after and '"goal"' in after
+
+    run(tmp_path, body)

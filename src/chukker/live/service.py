@@ -159,6 +159,10 @@ class LiveMatch:
     outbox: Outbox = field(default_factory=Outbox)
     #: the report last sent to the subscribers (patches are computed from it)
     last_report: dict[str, Any] | None = None
+    #: (report, seq, message): the ``state`` message of ``last_report``, encoded once for
+    #: every stream that opens until the report changes (a reconnecting crowd costs one
+    #: encoding, not one per phone)
+    state_sse: tuple[dict[str, Any], int, str] | None = None
     #: command_id -> stored event (idempotency without scanning the log)
     commands: dict[str, StoredEvent] = field(default_factory=dict)
     #: set while an accepted event is being made durable; readers wait for it
@@ -656,9 +660,15 @@ class LiveService:
         event came and no deadline passed (each of those sends a patch): they run
         its clock on from ``server_time``.
         """
-        if lm.last_report is None:
-            lm.last_report = self.report(lm, self._now_at(lm))
-        return sse("state", {"seq": lm.seq, "report": lm.last_report}, lm.seq)
+        rep = lm.last_report
+        if rep is None:
+            rep = lm.last_report = self.report(lm, self._now_at(lm))
+        cached = lm.state_sse
+        if cached is not None and cached[0] is rep and cached[1] == lm.seq:
+            return cached[2]
+        msg = sse("state", {"seq": lm.seq, "report": rep}, lm.seq)
+        lm.state_sse = (rep, lm.seq, msg)
+        return msg
 
     def _publish_change(self, lm: LiveMatch, head: str, rep: dict[str, Any]) -> None:
         """Send ``head`` (an event or horn message, or nothing) and what changed in the report.
