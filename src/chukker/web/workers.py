@@ -40,6 +40,8 @@ from dataclasses import dataclass
 from types import FrameType
 from typing import Any
 
+from chukker.ops import metrics
+
 #: seconds the supervisor waits for its workers to stop before killing them
 STOP_WAIT_S = 10.0
 #: a worker that lived less than this died young: the next start waits longer
@@ -175,9 +177,6 @@ class Supervisor:
     """Starts ``workers`` worker processes, starts again one that dies, stops them all."""
 
     def __init__(self, spec_of: Any, workers: int) -> None:
-        from chukker.ops import metrics
-
-        self.metrics = metrics
         self.spec_of = spec_of
         self.workers = workers
         self.ctx = multiprocessing.get_context("spawn")
@@ -215,7 +214,7 @@ class Supervisor:
                         break
                     if p is not None and not p.is_alive():
                         p.join()
-                        self.metrics.mark_dead(p.pid)
+                        metrics.mark_dead(p.pid)
                         lived = now - self.started[i]
                         self.pause[i] = (min(self.pause[i] * 2, RESTART_PAUSE_S[1])
                                          if lived < YOUNG_S else RESTART_PAUSE_S[0])
@@ -253,8 +252,6 @@ def supervise(settings: Any, host: str, port: int, workers: int, *,
     runtime = make_runtime_folder()
     # the workers keep their metrics side by side, so any of them answers /metrics for
     # all (prometheus_client's multiprocess mode, read when a worker starts)
-    from chukker.ops import metrics
-
     folder = os.path.join(runtime, "metrics")
     os.mkdir(folder, 0o700)
     os.environ[metrics.MULTIPROC_ENV] = folder
