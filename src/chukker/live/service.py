@@ -216,6 +216,8 @@ class LiveService:
         self.horn_lateness: deque[tuple[int, int]] = deque(maxlen=10_000)
         self.on_publish: Callable[[str, str], None] | None = None
         self.loop: asyncio.AbstractEventLoop | None = None
+        #: set when the server is told to stop (``/readyz`` answers 503 from then on)
+        self.stopped = False
         self._listeners: list[Listener] = []
 
     # ---------------------------------------------------------------- listeners

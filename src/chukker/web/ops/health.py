@@ -45,14 +45,14 @@ def _ping(store: Any) -> None:
 def scheduler_problems(svc: LiveService) -> list[str]:
     """What is wrong with the live service's horn scheduler (empty: nothing)."""
     problems: list[str] = []
-    loop = getattr(svc, "loop", None)
+    loop = svc.loop
     if loop is None:
         return ["the live service has not started"]
-    if getattr(svc, "stopped", False):
+    if svc.stopped:
         return ["the live service has stopped"]
     if svc.shares_store() and not svc.listening():
         problems.append("the listener for other servers' events is not running")
-    elif getattr(getattr(svc, "store", None), "listening", True) is False:
+    elif getattr(svc.store, "listening", True) is False:
         problems.append("not subscribed to other servers' events (reconnecting)")
     now = loop.time()
     for lm in svc.loaded_matches():
