@@ -102,6 +102,16 @@ def prepare(db: Path, horns_at: list[int]) -> tuple[list[str], str]:
     return ids, long_id
 
 
+
+async def until_up(http: httpx.AsyncClient) -> None:
+    """Wait (15 s at most) until the server just started answers."""
+    for _ in range(300):
+        try:
+            await http.get("/api/time")
+            return
+        except httpx.TransportError:
+            await asyncio.sleep(0.05)
+
 async def timekeeper(base: httpx.AsyncClient, mid: str, token: str, seconds: float,
                      first: str, gap: float = 0.05) -> list[float]:
     """Alternate whistle / bowl_in; return each POST's latency in ms (its own connection)."""
@@ -250,12 +260,7 @@ async def bench(args: argparse.Namespace) -> dict[str, Any]:
         out["service_ms_event_10000"] / out["service_ms_event_100"])
     try:
         async with httpx.AsyncClient(base_url=base, timeout=30) as http:
-            for _ in range(300):
-                try:
-                    await http.get("/api/time")
-                    break
-                except httpx.TransportError:
-                    await asyncio.sleep(0.05)
+            await until_up(http)
             m = (await http.post("/api/matches", json=DEMO_HEADER)).json()
             mid, tk = m["match_id"], m["timekeeper_token"]
             # event 100 vs event 10,000
@@ -507,12 +512,7 @@ async def doors(args: argparse.Namespace) -> dict[str, Any]:
     out: dict[str, Any] = {"rulebook": rulebook}
     try:
         async with httpx.AsyncClient(base_url=base, timeout=60) as http:
-            for _ in range(300):
-                try:
-                    await http.get("/api/time")
-                    break
-                except httpx.TransportError:
-                    await asyncio.sleep(0.05)
+            await until_up(http)
             m = (await http.post("/api/matches", json=DEMO_HEADER)).json()
             mid, tk = m["match_id"], m["timekeeper_token"]
             sheet = (await http.post("/api/matches", json=DEMO_HEADER)).json()
