@@ -419,7 +419,7 @@ def quick_source() -> str:
         "``tests/record/test_quick.py`` fails while it is out of date.",
         '"""',
         "",
-        "# ruff: noqa: E501, SIM114",
+        "# ruff: noqa: E501",
         "from __future__ import annotations",
         "",
         "from collections.abc import Callable",
@@ -439,10 +439,10 @@ def quick_source() -> str:
         keys = const(frozenset({"at", "type", *fields}))
         body = [f"def clean_{typ}(ev: dict[str, Any]) -> bool:", "    n = 1"]
         body.append("    v = ev.get('at')")
-        body.append(_clean_test("v", AT, True, const))
-        for k, f in fields.items():
+        body.append(_clean_test(0, AT, True, const))
+        for i, (k, f) in enumerate(fields.items(), 1):
             body.append(f"    v = ev.get({k!r})")
-            body.append(_clean_test("v", f, f.required, const))
+            body.append(_clean_test(i, f, f.required, const))
         body.append(f"    return len(ev) == n or {keys}.issuperset(ev)")
         funcs.append("\n".join(body))
     for values, name in sets.items():
@@ -452,71 +452,106 @@ def quick_source() -> str:
     out += ["", "", "#: the quick yes of each event type",
             "CLEAN: Final[dict[str, Callable[[dict[str, Any]], bool]]] = {"]
     out += [f"    {str(t)!r}: clean_{t}," for t in EVENTS]
-    out += ["}", "", "", FIRST_UNCLEAN]
+    out += ["}", "", "", _first_unclean()]
     return "\n".join(out) + "\n"
 
 
-FIRST_UNCLEAN = '''def first_unclean(events: list[Any]) -> int:
-    \"\"\"The position (0-based) of the first event without a quick yes, or ``len(events)``.\"\"\"
-    clean = CLEAN
-    k = 0
-    for ev in events:
-        if type(ev) is not dict:
-            return k
-        typ = ev.get("type")
-        if type(typ) is not str:
-            return k
-        fn = clean.get(typ)
-        if fn is None or not fn(ev):
-            return k
-        k += 1
-    return k'''
+def _first_unclean() -> str:
+    """``first_unclean``: the event types tested in turn, each calling its quick yes
+    directly (compiled, a call through the ``CLEAN`` table costs more than the test)."""
+    lines = [
+        "def first_unclean(events: list[Any]) -> int:",
+        '    """The position (0-based) of the first event without a quick yes, or '
+        '``len(events)``."""',
+        "    k = 0",
+        "    for ev in events:",
+        "        if type(ev) is not dict:",
+        "            return k",
+        '        typ = ev.get("type")',
+        "        if type(typ) is not str:",
+        "            return k",
+        "        t: str = typ",
+    ]
+    for j, typ in enumerate(EVENTS):
+        lines.append(f"        {'if' if j == 0 else 'elif'} t == {str(typ)!r}:")
+        lines.append(f"            if not clean_{typ}(ev):")
+        lines.append("                return k")
+    lines += ["        else:", "            return k", "        k += 1", "    return k"]
+    return "\n".join(lines)
 
 
-def _clean_test(v: str, f: Field, required: bool, const: Callable[[frozenset[str]], str]) -> str:
+def _bounds(x: str, lo: float, hi: float, whole: bool) -> str:
+    """``not lo <= x <= hi`` for a float (``whole=False``) or an int ``x``, with each
+    infinite bound left out and, for an int, each bound a whole number (exact)."""
+    parts = []
+    if lo != -math.inf:
+        parts.append(repr(math.ceil(lo)) if whole else repr(float(lo)))
+    parts.append(x)
+    if hi != math.inf:
+        parts.append(repr(math.floor(hi)) if whole else repr(float(hi)))
+    return "False" if len(parts) == 1 else "not " + " <= ".join(parts)
+
+
+def _number_test(x: str, src: str, lo: float, hi: float, pad: str) -> list[str]:
+    """Lines that return ``False`` unless ``src`` (a name, or an expression first named
+    ``x``) is an int or a float in ``[lo, hi]``, each compared as its own type
+    (``xf``, ``xi``: compiled, no boxed comparison)."""
+    v = src if src.isidentifier() else x
+    head = [] if v == src else [f"{pad}{x} = {src}"]
+    return [
+        *head,
+        f"{pad}if type({v}) is float:",
+        f"{pad}    {x}f: float = {v}",
+        f"{pad}    if {_bounds(f'{x}f', lo, hi, False)}:",
+        f"{pad}        return False",
+        f"{pad}elif type({v}) is int:",
+        f"{pad}    {x}i: int = {v}",
+        f"{pad}    if {_bounds(f'{x}i', lo, hi, True)}:",
+        f"{pad}        return False",
+        f"{pad}else:",
+        f"{pad}    return False",
+    ]
+
+
+def _clean_test(i: int, f: Field, required: bool, const: Callable[[frozenset[str]], str]) -> str:
     """The lines that return ``False`` unless ``v`` passes :func:`_fast` for ``f`` (and
-    count it in ``n`` when present)."""
+    count it in ``n`` when present). Each value is first given its own type, so that
+    the compiled module compares numbers and measures strings natively."""
     k = f.kind
     lo = -math.inf if f.min is None else f.min
     hi = math.inf if f.max is None else f.max
-    rng = f"not {_lit(lo)} <= {v} <= {_lit(hi)}"
-    bad: str
+    pad = "        "
+    lines: list[str]
     if k == "int":
-        bad = f"type({v}) is not int or {rng}"
+        lines = [f"{pad}if type(v) is not int:", f"{pad}    return False",
+                 f"{pad}i{i}: int = v",
+                 f"{pad}if {_bounds(f'i{i}', lo, hi, True)}:", f"{pad}    return False"]
     elif k == "number":
-        bad = f"(type({v}) is not float and type({v}) is not int) or {rng}"
+        lines = _number_test(f"x{i}", "v", lo, hi, pad)
     elif k == "string":
-        bad = (
-            f"type({v}) is not str or not {int(f.min or 0)} <= len({v}) <= {f.max_len or 0}"
-            f" or not {v}.isascii()"
-        )
+        lines = [f"{pad}if type(v) is not str:", f"{pad}    return False",
+                 f"{pad}s{i}: str = v",
+                 f"{pad}if not {int(f.min or 0)} <= len(s{i}) <= {f.max_len or 0}"
+                 f" or not s{i}.isascii():", f"{pad}    return False"]
     elif k == "bool":
-        bad = f"type({v}) is not bool"
+        lines = [f"{pad}if type(v) is not bool:", f"{pad}    return False"]
     elif k in ("enum", "penalty"):
-        bad = f"type({v}) is not str or {v} not in {const(frozenset(f.values))}"
+        lines = [f"{pad}if type(v) is not str:", f"{pad}    return False",
+                 f"{pad}s{i}: str = v",
+                 f"{pad}if s{i} not in {const(frozenset(f.values))}:", f"{pad}    return False"]
     elif k == "spot":
-        bad = (
-            f"type({v}) is not list or len({v}) != 2"
-            f" or (type({v}[0]) is not int and type({v}[0]) is not float)"
-            f" or (type({v}[1]) is not int and type({v}[1]) is not float)"
-            f" or not 0 <= {v}[0] <= 100 or not 0 <= {v}[1] <= 50"
-        )
+        lines = [f"{pad}if type(v) is not list:", f"{pad}    return False",
+                 f"{pad}l{i}: list[Any] = v",
+                 f"{pad}if len(l{i}) != 2:", f"{pad}    return False",
+                 *_number_test(f"p{i}", f"l{i}[0]", 0, 100, pad),
+                 *_number_test(f"q{i}", f"l{i}[1]", 0, 50, pad)]
     else:  # no quick yes (int_or_bool, order): the full check decides
-        bad = "True"
+        lines = [f"{pad}return False"]
     absent = "        return False" if required else "        pass"
-    return (
-        f"    if {v} is None:\n{absent}\n"
-        f"    elif {bad}:\n        return False\n"
-        f"    else:\n        n += 1"
-    )
-
-
-def _lit(x: float) -> str:
-    if x == math.inf:
-        return "INF"
-    if x == -math.inf:
-        return "-INF"
-    return repr(int(x)) if x == int(x) else repr(x)
+    body = "\n".join(lines)
+    if lines == [f"{pad}return False"]:
+        return f"    if v is None:\n{absent}\n    else:\n{body}"
+    return f"    if v is None:\n{absent}\n    else:\n{body}\n        n += 1"
 
 
 def is_clean_event(ev: Any) -> bool:

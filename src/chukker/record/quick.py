@@ -5,7 +5,7 @@ print(quick_source(), end="")' > src/chukker/record/quick.py``.
 ``tests/record/test_quick.py`` fails while it is out of date.
 """
 
-# ruff: noqa: E501, SIM114
+# ruff: noqa: E501
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -36,9 +36,17 @@ def clean_bowl_in(ev: dict[str, Any]) -> bool:
     v = ev.get('at')
     if v is None:
         return False
-    elif (type(v) is not float and type(v) is not int) or not 0 <= v <= 1000000000:
-        return False
     else:
+        if type(v) is float:
+            x0f: float = v
+            if not 0.0 <= x0f <= 1000000000.0:
+                return False
+        elif type(v) is int:
+            x0i: int = v
+            if not 0 <= x0i <= 1000000000:
+                return False
+        else:
+            return False
         n += 1
     return len(ev) == n or _S0.issuperset(ev)
 
@@ -48,23 +56,59 @@ def clean_whistle(ev: dict[str, Any]) -> bool:
     v = ev.get('at')
     if v is None:
         return False
-    elif (type(v) is not float and type(v) is not int) or not 0 <= v <= 1000000000:
-        return False
     else:
+        if type(v) is float:
+            x0f: float = v
+            if not 0.0 <= x0f <= 1000000000.0:
+                return False
+        elif type(v) is int:
+            x0i: int = v
+            if not 0 <= x0i <= 1000000000:
+                return False
+        else:
+            return False
         n += 1
     v = ev.get('reason')
     if v is None:
         pass
-    elif type(v) is not str or not 0 <= len(v) <= 200 or not v.isascii():
-        return False
     else:
+        if type(v) is not str:
+            return False
+        s1: str = v
+        if not 0 <= len(s1) <= 200 or not s1.isascii():
+            return False
         n += 1
     v = ev.get('spot')
     if v is None:
         pass
-    elif type(v) is not list or len(v) != 2 or (type(v[0]) is not int and type(v[0]) is not float) or (type(v[1]) is not int and type(v[1]) is not float) or not 0 <= v[0] <= 100 or not 0 <= v[1] <= 50:
-        return False
     else:
+        if type(v) is not list:
+            return False
+        l2: list[Any] = v
+        if len(l2) != 2:
+            return False
+        p2 = l2[0]
+        if type(p2) is float:
+            p2f: float = p2
+            if not 0.0 <= p2f <= 100.0:
+                return False
+        elif type(p2) is int:
+            p2i: int = p2
+            if not 0 <= p2i <= 100:
+                return False
+        else:
+            return False
+        q2 = l2[1]
+        if type(q2) is float:
+            q2f: float = q2
+            if not 0.0 <= q2f <= 50.0:
+                return False
+        elif type(q2) is int:
+            q2i: int = q2
+            if not 0 <= q2i <= 50:
+                return False
+        else:
+            return False
         n += 1
     return len(ev) == n or _S1.issuperset(ev)
 
@@ -74,30 +118,44 @@ def clean_goal(ev: dict[str, Any]) -> bool:
     v = ev.get('at')
     if v is None:
         return False
-    elif (type(v) is not float and type(v) is not int) or not 0 <= v <= 1000000000:
-        return False
     else:
+        if type(v) is float:
+            x0f: float = v
+            if not 0.0 <= x0f <= 1000000000.0:
+                return False
+        elif type(v) is int:
+            x0i: int = v
+            if not 0 <= x0i <= 1000000000:
+                return False
+        else:
+            return False
         n += 1
     v = ev.get('team')
     if v is None:
         return False
-    elif type(v) is not str or not 1 <= len(v) <= 16 or not v.isascii():
-        return False
     else:
+        if type(v) is not str:
+            return False
+        s1: str = v
+        if not 1 <= len(s1) <= 16 or not s1.isascii():
+            return False
         n += 1
     v = ev.get('player')
     if v is None:
         pass
-    elif type(v) is not int or not 1 <= v <= 99:
-        return False
     else:
+        if type(v) is not int:
+            return False
+        i2: int = v
+        if not 1 <= i2 <= 99:
+            return False
         n += 1
     v = ev.get('two_point')
     if v is None:
         pass
-    elif type(v) is not bool:
-        return False
     else:
+        if type(v) is not bool:
+            return False
         n += 1
     return len(ev) == n or _S2.issuperset(ev)
 
@@ -107,93 +165,148 @@ def clean_foul(ev: dict[str, Any]) -> bool:
     v = ev.get('at')
     if v is None:
         return False
-    elif (type(v) is not float and type(v) is not int) or not 0 <= v <= 1000000000:
-        return False
     else:
+        if type(v) is float:
+            x0f: float = v
+            if not 0.0 <= x0f <= 1000000000.0:
+                return False
+        elif type(v) is int:
+            x0i: int = v
+            if not 0 <= x0i <= 1000000000:
+                return False
+        else:
+            return False
         n += 1
     v = ev.get('team')
     if v is None:
         return False
-    elif type(v) is not str or not 1 <= len(v) <= 16 or not v.isascii():
-        return False
     else:
+        if type(v) is not str:
+            return False
+        s1: str = v
+        if not 1 <= len(s1) <= 16 or not s1.isascii():
+            return False
         n += 1
     v = ev.get('player')
     if v is None:
         pass
-    elif type(v) is not int or not 1 <= v <= 99:
-        return False
     else:
+        if type(v) is not int:
+            return False
+        i2: int = v
+        if not 1 <= i2 <= 99:
+            return False
         n += 1
     v = ev.get('penalty')
     if v is None:
         return False
-    elif type(v) is not str or v not in _S4:
-        return False
     else:
+        if type(v) is not str:
+            return False
+        s3: str = v
+        if s3 not in _S4:
+            return False
         n += 1
     v = ev.get('clause')
     if v is None:
         pass
-    elif type(v) is not str or not 0 <= len(v) <= 64 or not v.isascii():
-        return False
     else:
+        if type(v) is not str:
+            return False
+        s4: str = v
+        if not 0 <= len(s4) <= 64 or not s4.isascii():
+            return False
         n += 1
     v = ev.get('card')
     if v is None:
         pass
-    elif type(v) is not str or not 0 <= len(v) <= 64 or not v.isascii():
-        return False
     else:
+        if type(v) is not str:
+            return False
+        s5: str = v
+        if not 0 <= len(s5) <= 64 or not s5.isascii():
+            return False
         n += 1
     v = ev.get('spot')
     if v is None:
         pass
-    elif type(v) is not list or len(v) != 2 or (type(v[0]) is not int and type(v[0]) is not float) or (type(v[1]) is not int and type(v[1]) is not float) or not 0 <= v[0] <= 100 or not 0 <= v[1] <= 50:
-        return False
     else:
+        if type(v) is not list:
+            return False
+        l6: list[Any] = v
+        if len(l6) != 2:
+            return False
+        p6 = l6[0]
+        if type(p6) is float:
+            p6f: float = p6
+            if not 0.0 <= p6f <= 100.0:
+                return False
+        elif type(p6) is int:
+            p6i: int = p6
+            if not 0 <= p6i <= 100:
+                return False
+        else:
+            return False
+        q6 = l6[1]
+        if type(q6) is float:
+            q6f: float = q6
+            if not 0.0 <= q6f <= 50.0:
+                return False
+        elif type(q6) is int:
+            q6i: int = q6
+            if not 0 <= q6i <= 50:
+                return False
+        else:
+            return False
         n += 1
     v = ev.get('disabled')
     if v is None:
         pass
-    elif type(v) is not int or not 1 <= v <= 99:
-        return False
     else:
+        if type(v) is not int:
+            return False
+        i7: int = v
+        if not 1 <= i7 <= 99:
+            return False
         n += 1
     v = ev.get('removed')
     if v is None:
         pass
-    elif type(v) is not int or not 1 <= v <= 99:
-        return False
     else:
+        if type(v) is not int:
+            return False
+        i8: int = v
+        if not 1 <= i8 <= 99:
+            return False
         n += 1
     v = ev.get('substitute')
     if v is None:
         pass
-    elif True:
-        return False
     else:
-        n += 1
+        return False
     v = ev.get('equipment')
     if v is None:
         pass
-    elif type(v) is not bool:
-        return False
     else:
+        if type(v) is not bool:
+            return False
         n += 1
     v = ev.get('mount')
     if v is None:
         pass
-    elif type(v) is not bool:
-        return False
     else:
+        if type(v) is not bool:
+            return False
         n += 1
     v = ev.get('for_periods')
     if v is None:
         pass
-    elif type(v) is not int or not 1 <= v <= 99:
-        return False
     else:
+        if type(v) is not int:
+            return False
+        i12: int = v
+        if not 1 <= i12 <= 99:
+            return False
         n += 1
     return len(ev) == n or _S3.issuperset(ev)
 
@@ -203,9 +316,17 @@ def clean_free_hit(ev: dict[str, Any]) -> bool:
     v = ev.get('at')
     if v is None:
         return False
-    elif (type(v) is not float and type(v) is not int) or not 0 <= v <= 1000000000:
-        return False
     else:
+        if type(v) is float:
+            x0f: float = v
+            if not 0.0 <= x0f <= 1000000000.0:
+                return False
+        elif type(v) is int:
+            x0i: int = v
+            if not 0 <= x0i <= 1000000000:
+                return False
+        else:
+            return False
         n += 1
     return len(ev) == n or _S0.issuperset(ev)
 
@@ -215,37 +336,79 @@ def clean_timeout(ev: dict[str, Any]) -> bool:
     v = ev.get('at')
     if v is None:
         return False
-    elif (type(v) is not float and type(v) is not int) or not 0 <= v <= 1000000000:
-        return False
     else:
+        if type(v) is float:
+            x0f: float = v
+            if not 0.0 <= x0f <= 1000000000.0:
+                return False
+        elif type(v) is int:
+            x0i: int = v
+            if not 0 <= x0i <= 1000000000:
+                return False
+        else:
+            return False
         n += 1
     v = ev.get('reason')
     if v is None:
         return False
-    elif type(v) is not str or not 1 <= len(v) <= 200 or not v.isascii():
-        return False
     else:
+        if type(v) is not str:
+            return False
+        s1: str = v
+        if not 1 <= len(s1) <= 200 or not s1.isascii():
+            return False
         n += 1
     v = ev.get('team')
     if v is None:
         pass
-    elif type(v) is not str or not 1 <= len(v) <= 16 or not v.isascii():
-        return False
     else:
+        if type(v) is not str:
+            return False
+        s2: str = v
+        if not 1 <= len(s2) <= 16 or not s2.isascii():
+            return False
         n += 1
     v = ev.get('player')
     if v is None:
         pass
-    elif type(v) is not int or not 1 <= v <= 99:
-        return False
     else:
+        if type(v) is not int:
+            return False
+        i3: int = v
+        if not 1 <= i3 <= 99:
+            return False
         n += 1
     v = ev.get('spot')
     if v is None:
         pass
-    elif type(v) is not list or len(v) != 2 or (type(v[0]) is not int and type(v[0]) is not float) or (type(v[1]) is not int and type(v[1]) is not float) or not 0 <= v[0] <= 100 or not 0 <= v[1] <= 50:
-        return False
     else:
+        if type(v) is not list:
+            return False
+        l4: list[Any] = v
+        if len(l4) != 2:
+            return False
+        p4 = l4[0]
+        if type(p4) is float:
+            p4f: float = p4
+            if not 0.0 <= p4f <= 100.0:
+                return False
+        elif type(p4) is int:
+            p4i: int = p4
+            if not 0 <= p4i <= 100:
+                return False
+        else:
+            return False
+        q4 = l4[1]
+        if type(q4) is float:
+            q4f: float = q4
+            if not 0.0 <= q4f <= 50.0:
+                return False
+        elif type(q4) is int:
+            q4i: int = q4
+            if not 0 <= q4i <= 50:
+                return False
+        else:
+            return False
         n += 1
     return len(ev) == n or _S5.issuperset(ev)
 
@@ -255,16 +418,27 @@ def clean_forfeit(ev: dict[str, Any]) -> bool:
     v = ev.get('at')
     if v is None:
         return False
-    elif (type(v) is not float and type(v) is not int) or not 0 <= v <= 1000000000:
-        return False
     else:
+        if type(v) is float:
+            x0f: float = v
+            if not 0.0 <= x0f <= 1000000000.0:
+                return False
+        elif type(v) is int:
+            x0i: int = v
+            if not 0 <= x0i <= 1000000000:
+                return False
+        else:
+            return False
         n += 1
     v = ev.get('team')
     if v is None:
         return False
-    elif type(v) is not str or not 1 <= len(v) <= 16 or not v.isascii():
-        return False
     else:
+        if type(v) is not str:
+            return False
+        s1: str = v
+        if not 1 <= len(s1) <= 16 or not s1.isascii():
+            return False
         n += 1
     return len(ev) == n or _S6.issuperset(ev)
 
@@ -274,24 +448,33 @@ def clean_shootout_order(ev: dict[str, Any]) -> bool:
     v = ev.get('at')
     if v is None:
         return False
-    elif (type(v) is not float and type(v) is not int) or not 0 <= v <= 1000000000:
-        return False
     else:
+        if type(v) is float:
+            x0f: float = v
+            if not 0.0 <= x0f <= 1000000000.0:
+                return False
+        elif type(v) is int:
+            x0i: int = v
+            if not 0 <= x0i <= 1000000000:
+                return False
+        else:
+            return False
         n += 1
     v = ev.get('first')
     if v is None:
         return False
-    elif type(v) is not str or not 1 <= len(v) <= 16 or not v.isascii():
-        return False
     else:
+        if type(v) is not str:
+            return False
+        s1: str = v
+        if not 1 <= len(s1) <= 16 or not s1.isascii():
+            return False
         n += 1
     v = ev.get('order')
     if v is None:
         return False
-    elif True:
-        return False
     else:
-        n += 1
+        return False
     return len(ev) == n or _S7.issuperset(ev)
 
 
@@ -300,37 +483,54 @@ def clean_shot(ev: dict[str, Any]) -> bool:
     v = ev.get('at')
     if v is None:
         return False
-    elif (type(v) is not float and type(v) is not int) or not 0 <= v <= 1000000000:
-        return False
     else:
+        if type(v) is float:
+            x0f: float = v
+            if not 0.0 <= x0f <= 1000000000.0:
+                return False
+        elif type(v) is int:
+            x0i: int = v
+            if not 0 <= x0i <= 1000000000:
+                return False
+        else:
+            return False
         n += 1
     v = ev.get('team')
     if v is None:
         return False
-    elif type(v) is not str or not 1 <= len(v) <= 16 or not v.isascii():
-        return False
     else:
+        if type(v) is not str:
+            return False
+        s1: str = v
+        if not 1 <= len(s1) <= 16 or not s1.isascii():
+            return False
         n += 1
     v = ev.get('player')
     if v is None:
         return False
-    elif type(v) is not int or not 1 <= v <= 99:
-        return False
     else:
+        if type(v) is not int:
+            return False
+        i2: int = v
+        if not 1 <= i2 <= 99:
+            return False
         n += 1
     v = ev.get('result')
     if v is None:
         return False
-    elif type(v) is not str or v not in _S9:
-        return False
     else:
+        if type(v) is not str:
+            return False
+        s3: str = v
+        if s3 not in _S9:
+            return False
         n += 1
     v = ev.get('reached_end_wall')
     if v is None:
         pass
-    elif type(v) is not bool:
-        return False
     else:
+        if type(v) is not bool:
+            return False
         n += 1
     return len(ev) == n or _S8.issuperset(ev)
 
@@ -340,9 +540,17 @@ def clean_move_to_15(ev: dict[str, Any]) -> bool:
     v = ev.get('at')
     if v is None:
         return False
-    elif (type(v) is not float and type(v) is not int) or not 0 <= v <= 1000000000:
-        return False
     else:
+        if type(v) is float:
+            x0f: float = v
+            if not 0.0 <= x0f <= 1000000000.0:
+                return False
+        elif type(v) is int:
+            x0i: int = v
+            if not 0 <= x0i <= 1000000000:
+                return False
+        else:
+            return False
         n += 1
     return len(ev) == n or _S0.issuperset(ev)
 
@@ -352,16 +560,27 @@ def clean_undo(ev: dict[str, Any]) -> bool:
     v = ev.get('at')
     if v is None:
         return False
-    elif (type(v) is not float and type(v) is not int) or not 0 <= v <= 1000000000:
-        return False
     else:
+        if type(v) is float:
+            x0f: float = v
+            if not 0.0 <= x0f <= 1000000000.0:
+                return False
+        elif type(v) is int:
+            x0i: int = v
+            if not 0 <= x0i <= 1000000000:
+                return False
+        else:
+            return False
         n += 1
     v = ev.get('event')
     if v is None:
         return False
-    elif type(v) is not int or not 1 <= v <= 100000:
-        return False
     else:
+        if type(v) is not int:
+            return False
+        i1: int = v
+        if not 1 <= i1 <= 100000:
+            return False
         n += 1
     return len(ev) == n or _S10.issuperset(ev)
 
@@ -371,30 +590,47 @@ def clean_substitute(ev: dict[str, Any]) -> bool:
     v = ev.get('at')
     if v is None:
         return False
-    elif (type(v) is not float and type(v) is not int) or not 0 <= v <= 1000000000:
-        return False
     else:
+        if type(v) is float:
+            x0f: float = v
+            if not 0.0 <= x0f <= 1000000000.0:
+                return False
+        elif type(v) is int:
+            x0i: int = v
+            if not 0 <= x0i <= 1000000000:
+                return False
+        else:
+            return False
         n += 1
     v = ev.get('team')
     if v is None:
         return False
-    elif type(v) is not str or not 1 <= len(v) <= 16 or not v.isascii():
-        return False
     else:
+        if type(v) is not str:
+            return False
+        s1: str = v
+        if not 1 <= len(s1) <= 16 or not s1.isascii():
+            return False
         n += 1
     v = ev.get('out')
     if v is None:
         return False
-    elif type(v) is not int or not 1 <= v <= 99:
-        return False
     else:
+        if type(v) is not int:
+            return False
+        i2: int = v
+        if not 1 <= i2 <= 99:
+            return False
         n += 1
     v = ev.get('in')
     if v is None:
         return False
-    elif type(v) is not int or not 1 <= v <= 99:
-        return False
     else:
+        if type(v) is not int:
+            return False
+        i3: int = v
+        if not 1 <= i3 <= 99:
+            return False
         n += 1
     return len(ev) == n or _S11.issuperset(ev)
 
@@ -404,23 +640,37 @@ def clean_designate(ev: dict[str, Any]) -> bool:
     v = ev.get('at')
     if v is None:
         return False
-    elif (type(v) is not float and type(v) is not int) or not 0 <= v <= 1000000000:
-        return False
     else:
+        if type(v) is float:
+            x0f: float = v
+            if not 0.0 <= x0f <= 1000000000.0:
+                return False
+        elif type(v) is int:
+            x0i: int = v
+            if not 0 <= x0i <= 1000000000:
+                return False
+        else:
+            return False
         n += 1
     v = ev.get('team')
     if v is None:
         return False
-    elif type(v) is not str or not 1 <= len(v) <= 16 or not v.isascii():
-        return False
     else:
+        if type(v) is not str:
+            return False
+        s1: str = v
+        if not 1 <= len(s1) <= 16 or not s1.isascii():
+            return False
         n += 1
     v = ev.get('player')
     if v is None:
         return False
-    elif type(v) is not int or not 1 <= v <= 99:
-        return False
     else:
+        if type(v) is not int:
+            return False
+        i2: int = v
+        if not 1 <= i2 <= 99:
+            return False
         n += 1
     return len(ev) == n or _S12.issuperset(ev)
 
@@ -430,23 +680,37 @@ def clean_return(ev: dict[str, Any]) -> bool:
     v = ev.get('at')
     if v is None:
         return False
-    elif (type(v) is not float and type(v) is not int) or not 0 <= v <= 1000000000:
-        return False
     else:
+        if type(v) is float:
+            x0f: float = v
+            if not 0.0 <= x0f <= 1000000000.0:
+                return False
+        elif type(v) is int:
+            x0i: int = v
+            if not 0 <= x0i <= 1000000000:
+                return False
+        else:
+            return False
         n += 1
     v = ev.get('team')
     if v is None:
         return False
-    elif type(v) is not str or not 1 <= len(v) <= 16 or not v.isascii():
-        return False
     else:
+        if type(v) is not str:
+            return False
+        s1: str = v
+        if not 1 <= len(s1) <= 16 or not s1.isascii():
+            return False
         n += 1
     v = ev.get('player')
     if v is None:
         return False
-    elif type(v) is not int or not 1 <= v <= 99:
-        return False
     else:
+        if type(v) is not int:
+            return False
+        i2: int = v
+        if not 1 <= i2 <= 99:
+            return False
         n += 1
     return len(ev) == n or _S12.issuperset(ev)
 
@@ -456,23 +720,42 @@ def clean_clock(ev: dict[str, Any]) -> bool:
     v = ev.get('at')
     if v is None:
         return False
-    elif (type(v) is not float and type(v) is not int) or not 0 <= v <= 1000000000:
-        return False
     else:
+        if type(v) is float:
+            x0f: float = v
+            if not 0.0 <= x0f <= 1000000000.0:
+                return False
+        elif type(v) is int:
+            x0i: int = v
+            if not 0 <= x0i <= 1000000000:
+                return False
+        else:
+            return False
         n += 1
     v = ev.get('remaining')
     if v is None:
         return False
-    elif (type(v) is not float and type(v) is not int) or not 0 <= v <= 3600:
-        return False
     else:
+        if type(v) is float:
+            x1f: float = v
+            if not 0.0 <= x1f <= 3600.0:
+                return False
+        elif type(v) is int:
+            x1i: int = v
+            if not 0 <= x1i <= 3600:
+                return False
+        else:
+            return False
         n += 1
     v = ev.get('reason')
     if v is None:
         return False
-    elif type(v) is not str or not 1 <= len(v) <= 200 or not v.isascii():
-        return False
     else:
+        if type(v) is not str:
+            return False
+        s2: str = v
+        if not 1 <= len(s2) <= 200 or not s2.isascii():
+            return False
         n += 1
     return len(ev) == n or _S13.issuperset(ev)
 
@@ -482,37 +765,49 @@ def clean_mount(ev: dict[str, Any]) -> bool:
     v = ev.get('at')
     if v is None:
         return False
-    elif (type(v) is not float and type(v) is not int) or not 0 <= v <= 1000000000:
-        return False
     else:
+        if type(v) is float:
+            x0f: float = v
+            if not 0.0 <= x0f <= 1000000000.0:
+                return False
+        elif type(v) is int:
+            x0i: int = v
+            if not 0 <= x0i <= 1000000000:
+                return False
+        else:
+            return False
         n += 1
     v = ev.get('team')
     if v is None:
         return False
-    elif type(v) is not str or not 1 <= len(v) <= 16 or not v.isascii():
-        return False
     else:
+        if type(v) is not str:
+            return False
+        s1: str = v
+        if not 1 <= len(s1) <= 16 or not s1.isascii():
+            return False
         n += 1
     v = ev.get('player')
     if v is None:
         return False
-    elif type(v) is not int or not 1 <= v <= 99:
-        return False
     else:
+        if type(v) is not int:
+            return False
+        i2: int = v
+        if not 1 <= i2 <= 99:
+            return False
         n += 1
     v = ev.get('mount')
     if v is None:
         return False
-    elif True:
-        return False
     else:
-        n += 1
+        return False
     v = ev.get('umpire_consent')
     if v is None:
         pass
-    elif type(v) is not bool:
-        return False
     else:
+        if type(v) is not bool:
+            return False
         n += 1
     return len(ev) == n or _S14.issuperset(ev)
 
@@ -522,30 +817,42 @@ def clean_mount_out(ev: dict[str, Any]) -> bool:
     v = ev.get('at')
     if v is None:
         return False
-    elif (type(v) is not float and type(v) is not int) or not 0 <= v <= 1000000000:
-        return False
     else:
+        if type(v) is float:
+            x0f: float = v
+            if not 0.0 <= x0f <= 1000000000.0:
+                return False
+        elif type(v) is int:
+            x0i: int = v
+            if not 0 <= x0i <= 1000000000:
+                return False
+        else:
+            return False
         n += 1
     v = ev.get('team')
     if v is None:
         return False
-    elif type(v) is not str or not 1 <= len(v) <= 16 or not v.isascii():
-        return False
     else:
+        if type(v) is not str:
+            return False
+        s1: str = v
+        if not 1 <= len(s1) <= 16 or not s1.isascii():
+            return False
         n += 1
     v = ev.get('mount')
     if v is None:
         return False
-    elif True:
-        return False
     else:
-        n += 1
+        return False
     v = ev.get('reason')
     if v is None:
         return False
-    elif type(v) is not str or v not in _S16:
-        return False
     else:
+        if type(v) is not str:
+            return False
+        s3: str = v
+        if s3 not in _S16:
+            return False
         n += 1
     return len(ev) == n or _S15.issuperset(ev)
 
@@ -574,7 +881,6 @@ CLEAN: Final[dict[str, Callable[[dict[str, Any]], bool]]] = {
 
 def first_unclean(events: list[Any]) -> int:
     """The position (0-based) of the first event without a quick yes, or ``len(events)``."""
-    clean = CLEAN
     k = 0
     for ev in events:
         if type(ev) is not dict:
@@ -582,8 +888,59 @@ def first_unclean(events: list[Any]) -> int:
         typ = ev.get("type")
         if type(typ) is not str:
             return k
-        fn = clean.get(typ)
-        if fn is None or not fn(ev):
+        t: str = typ
+        if t == 'bowl_in':
+            if not clean_bowl_in(ev):
+                return k
+        elif t == 'whistle':
+            if not clean_whistle(ev):
+                return k
+        elif t == 'goal':
+            if not clean_goal(ev):
+                return k
+        elif t == 'foul':
+            if not clean_foul(ev):
+                return k
+        elif t == 'free_hit':
+            if not clean_free_hit(ev):
+                return k
+        elif t == 'timeout':
+            if not clean_timeout(ev):
+                return k
+        elif t == 'forfeit':
+            if not clean_forfeit(ev):
+                return k
+        elif t == 'shootout_order':
+            if not clean_shootout_order(ev):
+                return k
+        elif t == 'shot':
+            if not clean_shot(ev):
+                return k
+        elif t == 'move_to_15':
+            if not clean_move_to_15(ev):
+                return k
+        elif t == 'undo':
+            if not clean_undo(ev):
+                return k
+        elif t == 'substitute':
+            if not clean_substitute(ev):
+                return k
+        elif t == 'designate':
+            if not clean_designate(ev):
+                return k
+        elif t == 'return':
+            if not clean_return(ev):
+                return k
+        elif t == 'clock':
+            if not clean_clock(ev):
+                return k
+        elif t == 'mount':
+            if not clean_mount(ev):
+                return k
+        elif t == 'mount_out':
+            if not clean_mount_out(ev):
+                return k
+        else:
             return k
         k += 1
     return k
