@@ -253,3 +253,42 @@ def test_a_file_with_thousands_of_problems_is_answered_with_the_first_ones_and_a
                                "(chukker tournament check lists them all)")
     assert last["text"].startswith(f"torneo: e altri {2 * MAX_LISTED} problemi")
     assert len(r.content) < 200 * MAX_LISTED * 5  # a bounded answer, whatever the file
+
+
+def _options(line: str) -> str:
+    return four_team_toml().replace("handicap = true", "handicap = true\n" + line, 1)
+
+
+@pytest.mark.parametrize(("lang", "text"), [
+    ("en", "match_options: options.first_defends: the two teams must defend opposite ends"),
+    ("es", "match_options: options.first_defends: los dos equipos deben defender extremos "
+           "opuestos"),
+    ("it", "match_options: options.first_defends: le due squadre devono difendere estremità "
+           "opposte"),
+])
+def test_match_options_the_engine_refuses_are_said_from_its_code_in_the_callers_language(
+    client: Any, lang: str, text: str,
+) -> None:
+    r = client.post(f"/tournaments/api?lang={lang}",
+                    json={"text": _options('first_defends = { A = "west", B = "west" }')})
+    j = r.json()
+    assert r.status_code == 422 and j["code"] == "tournament_problems", j
+    p = next(p for p in j["problems"] if p["code"] == "match_options")
+    assert p["text"] == text
+    assert p["message"] == ("match_options: options.first_defends: the two teams must defend "
+                            "opposite ends")  # English, as check prints it
+    assert p["params"] == {"path": "options.first_defends",
+                           "detail": "the two teams must defend opposite ends"}
+    assert text in j["text"]
+
+
+def test_match_options_the_engine_refuses_without_a_sentence_of_its_own_keep_its_english() -> None:
+    """``setup_invalid`` is the engine's English detail only: said as it is."""
+    found = check(loads(_options('tiebreak = "coin"').replace('tiebreak = "shootout"\n', "")))
+    p = next(p for p in found if p.code == "match_options")
+    assert p.cause is not None and p.cause.code == "setup_invalid"
+    english = str(p)
+    assert english.startswith("match_options: options.tiebreak: unknown value 'coin'")
+    for lang in ("es", "it"):
+        assert p.said(translations(lang).gettext) == english
+    assert pickle.loads(pickle.dumps(p)) == p

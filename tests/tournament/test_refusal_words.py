@@ -84,3 +84,50 @@ def test_unknown_tournament_and_match_are_said_in_italian(client: Any) -> None:
     r = client.get("/tournaments/nope/standings.json?lang=it")
     assert r.status_code == 404 and r.json()["text"] == "nessun torneo con id nope"
     assert r.json()["message"] == "no tournament with id nope"
+
+
+@pytest.mark.parametrize(("lang", "text"), [
+    ("es", "no se puede leer el archivo del torneo: línea 1, columna 8: "
+           "el texto no está bien formado: Invalid value"),
+    ("it", "il file del torneo non si può leggere: riga 1, colonna 8: "
+           "il testo non è ben formato: Invalid value"),
+])
+def test_an_unreadable_tournament_says_where_and_why_in_the_callers_language_the_readers_words_last(
+    client: Any, lang: str, text: str,
+) -> None:
+    """Our sentence, the line and column and what is wrong are translated; only the TOML
+    reader's own words (``Invalid value``) stay English, after them."""
+    r = client.post(f"/tournaments/api?lang={lang}", json={"text": "name = \n"})
+    j = r.json()
+    assert r.status_code == 422 and j["code"] == "unreadable_tournament", j
+    assert j["text"] == text
+    assert j["message"] == ("the tournament file cannot be read: line 1, column 8: "
+                            "the text is not well-formed: Invalid value")  # English, as before
+    assert j["params"]["detail"] == j["message"].removeprefix(
+        "the tournament file cannot be read: ")  # the reader's whole English line stays
+    assert (j["line"], j["column"]) == (1, 8)
+
+
+@pytest.mark.parametrize(("lang", "text"), [
+    ("en", "the tournament file cannot be read: a tournament file is a table (an object in "
+           "JSON)"),
+    ("es", "no se puede leer el archivo del torneo: un archivo de torneo es una tabla (un "
+           "objeto en JSON)"),
+    ("it", "il file del torneo non si può leggere: un file di torneo è una tabella (un oggetto "
+           "in JSON)"),
+])
+def test_a_json_tournament_that_is_not_an_object_is_refused_in_the_callers_language(
+    client: Any, lang: str, text: str,
+) -> None:
+    r = client.post(f"/tournaments/api?lang={lang}", json={"text": "[1, 2]", "format": "json"})
+    j = r.json()
+    assert r.status_code == 422 and j["code"] == "unreadable_tournament", j
+    assert j["text"] == text and j["line"] is None  # no line: the whole text is not a table
+
+
+def test_every_cause_of_an_unreadable_tournament_is_translated_in_es_and_it() -> None:
+    known = templates()
+    for code in ("unreadable_tournament", "at_line", "tournament_not_a_table",
+                 "not_well_formed", "too_deep", "unreadable", "not_utf8"):
+        for lang in ("es", "it"):
+            assert translations(lang).gettext(known[code]) != known[code], (lang, code)

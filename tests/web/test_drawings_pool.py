@@ -17,7 +17,7 @@ from starlette.testclient import TestClient
 from tests.web.conftest import OPEN, Match
 
 from chukker.web import create_app
-from chukker.web.heavy import Busy, Kind, Pools, PoolSpec
+from chukker.web.heavy import Busy, Kind, OverLimit, Pools, PoolSpec
 from chukker.web.pages import plays as plays_pages
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "gps"
@@ -145,3 +145,44 @@ def test_drawings_pool_full_is_a_translated_503_with_retry_after(tmp_path: Path)
         app.state.heavy.pools[Kind.DRAWINGS].by_address.clear()
         assert c.get("/plays/13b-zigzag.svg?lang=it").status_code == 200
     assert issubclass(Busy, ValueError)
+
+
+#: each drawing's address and whether it is a page (else a file)
+_DRAWINGS = [("/plays/13b-zigzag", True), ("/plays/13b-zigzag.svg", False),
+             ("/plays/13b-zigzag.png?t=1.5", False), ("/learn/play/13b-zigzag.png?t=1", False),
+             ("review", True)]
+
+
+@pytest.mark.parametrize("refusal", ["busy", "over_limit"])
+@pytest.mark.parametrize(("path", "page"), _DRAWINGS)
+def test_a_drawing_the_pool_refuses_is_the_same_translated_answer_on_every_page(
+    tmp_path: Path, path: str, page: bool, refusal: str,
+) -> None:
+    """The five drawings (a play's page, SVG and PNG, a quiz picture, a review's moment)
+    refuse alike: 503 with Retry-After when the pool is full, 422 past a worker's limit,
+    the sentence in the caller's language; a page says it on the upload page, a file in
+    plain text."""
+    from chukker.web.refusals import refusal_message
+
+    plays_pages.DRAWN.items.clear()
+    app = create_app(tmp_path / "refused.sqlite3", **OPEN)
+    exc = Busy(Kind.DRAWINGS) if refusal == "busy" else OverLimit(Kind.DRAWINGS, "memory")
+    with TestClient(app) as c:
+        if path == "review":
+            path = _upload(c) + "&c=0&p=1"
+        real = app.state.heavy.run
+
+        async def refused(kind: Kind, address: str, fn: Callable[..., Any],
+                          args: list[Any] | tuple[Any, ...]) -> Any:
+            if kind is Kind.DRAWINGS:
+                raise exc
+            return await real(kind, address, fn, args)
+
+        app.state.heavy.run = refused
+        r = c.get(path + ("&" if "?" in path else "?") + "lang=it")
+    assert r.status_code == (503 if refusal == "busy" else 422), r.text
+    assert ("retry-after" in r.headers) is (refusal == "busy")
+    said = refusal_message(exc.code, exc.params, "it")
+    assert said != refusal_message(exc.code, exc.params, "en")  # in Italian
+    assert r.headers["content-type"].startswith("text/html" if page else "text/plain")
+    assert said in (r.text if page else r.text.removesuffix("\n"))

@@ -51,3 +51,12 @@ def test_an_engine_refusal_in_each_language(lang: str, expected: str) -> None:
 def test_unknown_code_or_language_falls_back() -> None:
     assert refusal_message("no_such_code", {}, "es") == "no_such_code"
     assert refusal_message("not_started", {}, "fr") == "the ball is dead: the match has not started"
+
+
+def test_every_refusal_template_starts_in_lowercase_as_the_rest_of_a_sentence_does() -> None:
+    """The convention of every refusal (engine, record, match and tournament API): a
+    lowercase clause, shown after a label or inside another refusal (``{cause}``); only
+    a name (``Rule 5``) starts with a capital."""
+    capitals = {code: t for code, t in templates().items()
+                if t[:1].isupper() and not t.startswith("Rule ")}
+    assert capitals == {}

@@ -12,89 +12,60 @@ Bounded and deterministic (derandomized, 25 examples per operation);
 
 from __future__ import annotations
 
-import atexit
 import copy
 import functools
 import json
-import os
-import shutil
-import tempfile
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 schemathesis = pytest.importorskip("schemathesis")
 
-from hypothesis import HealthCheck, Phase, given, settings  # noqa: E402
+from hypothesis import Phase, given  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
-from schemathesis import GenerationMode  # noqa: E402
 from schemathesis.python import asgi as st_asgi  # noqa: E402
+from tests.web.schemathesis_shared import (  # noqa: E402
+    bearer,
+    bounded,
+    create_match,
+    examples,
+    operations,
+    requests_of,
+    schema_of,
+    throwaway_app,
+    to_the_real_match,
+)
 
-from chukker.web import create_app  # noqa: E402
 from chukker.web.api.routes import EVENT_TYPES  # noqa: E402
 from chukker.web.demo import DEMO_HEADER  # noqa: E402
 
 ORGANISER = "fuzz-organiser-token"
 #: examples per operation (raise locally for a longer fuzz)
-EXAMPLES = int(os.environ.get("CHUKKER_FUZZ_EXAMPLES", "25"))
+EXAMPLES = examples(25)
 
 pytestmark = pytest.mark.xdist_group("schemathesis")
 
-#: the created match and its tokens, filled by the fixture, read by the hooks
+#: the created match and its tokens (organiser, timekeeper, committee), filled by the
+#: fixture, read by the hooks
 KNOWN: dict[str, Any] = {}
 
-
-def _bearer(token: str) -> str:
-    return "Bearer " + token
-
-
 #: the app on a throw-away SQLite file (built at import: Schemathesis parametrizes from it)
-_DIR = tempfile.mkdtemp(prefix="chukker-fuzz-")
-atexit.register(shutil.rmtree, _DIR, True)
-APP = create_app(Path(_DIR) / "fuzz.sqlite3", organiser=ORGANISER)
-APP.state.throttle.max_delay = 0.0  # bad tokens still counted and blocked, never slept on
-
-schema = schemathesis.openapi.from_asgi("/openapi.json", APP).include(path_regex="^/api/")
-schema.config.generation.update(max_examples=EXAMPLES)
-schema.config.max_stream_events = 1  # the first message (the state), then close
+APP = throwaway_app("chukker-fuzz-", ORGANISER)
+schema = schema_of(APP, "^/api/", EXAMPLES)
+# half the time the real match, so the operations get past the lookup; no token, the
+# generated one, or each real token
+to_the_real_match(schema, KNOWN, without_token=True)
 
 
 @pytest.fixture(scope="module", autouse=True)
 def known_match() -> dict[str, Any]:
     """A match with two events, created once; its id and tokens feed the hooks."""
     if not KNOWN:
-        with st_asgi.get_client(APP) as c:
-            r = c.post("/api/matches", json=copy.deepcopy(DEMO_HEADER),
-                       headers={"authorization": _bearer(ORGANISER)})
-            assert r.status_code == 201, r.text
-            body = r.json()
-            auth = {"authorization": _bearer(body["timekeeper_token"])}
-            for i, event in enumerate([{"type": "bowl_in"},
-                                       {"type": "goal", "team": "A", "player": 1}]):
-                e = c.post(f"/api/matches/{body['match_id']}/events", headers=auth,
-                           json={"command_id": f"seed-{i}", "event": event})
-                assert e.status_code == 201, e.text
+        body = create_match(APP, ORGANISER, [{"type": "bowl_in"},
+                                             {"type": "goal", "team": "A", "player": 1}])
         KNOWN.update(match_id=body["match_id"], tokens=[
             ORGANISER, body["timekeeper_token"], body["committee_token"]])
     return KNOWN
-
-
-@schema.hook
-def flatmap_path_parameters(ctx: Any, params: dict[str, Any] | None) -> Any:
-    """Half the time the real match, so the operations get past the lookup."""
-    if not params or "match_id" not in params:
-        return st.just(params)
-    return st.sampled_from([params, {**params, "match_id": KNOWN["match_id"]}])
-
-
-@schema.hook
-def flatmap_headers(ctx: Any, headers: dict[str, Any] | None) -> Any:
-    """No token, the generated one, or each real token (organiser, timekeeper, committee)."""
-    base = dict(headers or {})
-    choices = [base, {k: v for k, v in base.items() if k.lower() != "authorization"}]
-    choices += [{**base, "authorization": _bearer(t)} for t in KNOWN["tokens"]]
-    return st.sampled_from(choices)
 
 
 #: values an attacker might put anywhere in a body
@@ -149,7 +120,6 @@ def flatmap_body(ctx: Any, body: Any) -> Any:
     return st.just(body)
 
 
-
 def error_is_json_with_code(ctx: Any, response: Any, case: Any) -> bool | None:
     """Every non-2xx answer is JSON ``{"error": <code>, "code": <code>, ...}``."""
     if 200 <= response.status_code < 300:
@@ -165,22 +135,17 @@ def error_is_json_with_code(ctx: Any, response: Any, case: Any) -> bool | None:
 
 
 #: the fuzzed operations, one test each ("GET /api/time", ...)
-OPERATIONS = sorted(f"{method.upper()} {path}" for path, ops in APP.openapi()["paths"].items()
-                    if path.startswith("/api/") for method in ops)
+OPERATIONS = operations(APP, ("/api/",))
 
 
 @functools.cache
 def cases(label: str) -> Any:
     """Valid and invalid requests of one operation (the hooks above applied)."""
-    method, path = label.split(" ", 1)
-    op = schema[path][method]
-    return st.one_of(op.as_strategy(GenerationMode.POSITIVE),
-                     op.as_strategy(GenerationMode.NEGATIVE))
+    return requests_of(schema, label)
 
 
 @pytest.mark.parametrize("label", OPERATIONS)
-@settings(derandomize=True, deadline=None, database=None, max_examples=EXAMPLES,
-          suppress_health_check=list(HealthCheck), phases=[Phase.explicit, Phase.generate])
+@bounded(EXAMPLES)
 @given(data=st.data())
 def test_api_operation(label: str, data: st.DataObject) -> None:
     case = data.draw(cases(label))
@@ -227,7 +192,7 @@ def test_hostile_setups_are_json_refusals_matching_the_schema(name: str) -> None
         h["x"] = [[[[["deep"]]]]]
     with st_asgi.get_client(APP) as c:
         r = c.post("/api/matches", data=json.dumps(h),
-                   headers={"authorization": _bearer(ORGANISER),
+                   headers={"authorization": bearer(ORGANISER),
                             "content-type": "application/json"})
         assert r.status_code == 422, r.text
         jsonschema.validate(r.json(), ERROR_SCHEMA)
@@ -260,15 +225,14 @@ _SEQUENCE_EVENT = st.one_of(
 )
 
 
-@settings(derandomize=True, deadline=None, database=None, max_examples=max(4, EXAMPLES // 2),
-          suppress_health_check=list(HealthCheck))
+@bounded(max(4, EXAMPLES // 2), phases=tuple(Phase))  # every phase: shrunk when it fails
 @given(steps=st.lists(st.tuples(_SEQUENCE_EVENT, st.integers(0, 5), st.booleans()),
                       min_size=1, max_size=12))
 def test_sequence_only_2xx_events_are_committed(
         steps: list[tuple[dict[str, Any], int, bool]]) -> None:
     with st_asgi.get_client(APP) as c:
         r = c.post("/api/matches", json=copy.deepcopy(DEMO_HEADER),
-                   headers={"authorization": _bearer(ORGANISER)})
+                   headers={"authorization": bearer(ORGANISER)})
         assert r.status_code == 201, r.text
         created = r.json()
         mid = created["match_id"]
@@ -277,7 +241,7 @@ def test_sequence_only_2xx_events_are_committed(
         for i, (event, reuse, committee) in enumerate(steps):
             command_id = f"c{reuse}" if reuse < 2 else f"n{i}"
             r = c.post(f"/api/matches/{mid}/events",
-                       headers={"authorization": _bearer(tokens[committee])},
+                       headers={"authorization": bearer(tokens[committee])},
                        data=json.dumps({"command_id": command_id, "event": event}))
             assert r.status_code in (200, 201, 409, 422), (event, r.status_code, r.text)
             if r.status_code == 201:
@@ -306,7 +270,7 @@ def test_attacker_sends_non_finite_numbers_in_an_event(raw: str) -> None:
     with st_asgi.get_client(APP) as c:
         before = c.get(f"/api/matches/{mid}").json()["seq"]
         r = c.post(f"/api/matches/{mid}/events", data=raw,
-                   headers={"authorization": _bearer(KNOWN["tokens"][1]),
+                   headers={"authorization": bearer(KNOWN["tokens"][1]),
                             "content-type": "application/json"})
         assert r.status_code == 422, r.text
         assert r.json()["error"] == r.json()["code"]
@@ -321,7 +285,7 @@ def test_attacker_sends_another_method_or_an_unparsable_body() -> None:
         assert r.status_code == 405
         assert r.json()["code"] == "method_not_allowed" and r.json()["params"] == {}
         r = c.post(f"/api/matches/{mid}/events", data=b"u\xfd\xc8\xf1",
-                   headers={"authorization": _bearer(KNOWN["tokens"][1]),
+                   headers={"authorization": bearer(KNOWN["tokens"][1]),
                             "content-type": "multipart/form-data"})
         assert 400 <= r.status_code < 500, r.text
         assert r.json()["error"] == r.json()["code"] and "limit" not in r.json()["params"]

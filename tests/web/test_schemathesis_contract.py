@@ -13,15 +13,10 @@ the generated one: positive data is checked past the lookup and the token."""
 
 from __future__ import annotations
 
-import atexit
 import datetime as dt
 import functools
 import itertools
 import json
-import os
-import shutil
-import tempfile
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -29,28 +24,45 @@ import pytest
 schemathesis = pytest.importorskip("schemathesis")
 
 import tomli_w  # noqa: E402
-from hypothesis import HealthCheck, Phase, given, settings  # noqa: E402
+from hypothesis import Phase, given  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 from schemathesis import GenerationMode  # noqa: E402
 from schemathesis.python import asgi as st_asgi  # noqa: E402
+from tests.web.schemathesis_shared import (  # noqa: E402
+    bearer,
+    bounded,
+    create_match,
+    examples,
+    operations,
+    requests_of,
+    schema_of,
+    throwaway_app,
+    to_the_real_match,
+)
 
-from chukker.web import create_app  # noqa: E402
 from chukker.web.guard import TOURNAMENT_JSON, TOURNAMENT_TOML  # noqa: E402
 
 ORGANISER = "contract-organiser-token"
-EXAMPLES = int(os.environ.get("CHUKKER_FUZZ_EXAMPLES", "12"))
+EXAMPLES = examples(12)
 pytestmark = pytest.mark.xdist_group("schemathesis")
 
-_DIR = tempfile.mkdtemp(prefix="chukker-contract-")
-atexit.register(shutil.rmtree, _DIR, True)
-os.environ.setdefault("CHUKKER_TOURNAMENTS_DIR", str(Path(_DIR) / "tournaments"))
-APP = create_app(Path(_DIR) / "c.sqlite3", organiser=ORGANISER)
-APP.state.throttle.max_delay = 0.0
+APP = throwaway_app("chukker-contract-", ORGANISER, tournaments=True)
+schema = schema_of(APP, "^/(api|tournaments)/", EXAMPLES)
 
-schema = schemathesis.openapi.from_asgi("/openapi.json", APP).include(
-    path_regex="^/(api|tournaments)/")
-schema.config.generation.update(max_examples=EXAMPLES)
-schema.config.max_stream_events = 1  # a stream: its first message, then close
+#: a real match and the tokens the requests carry (the organiser's, the match's
+#: timekeeper's; filled by the fixture), so that positive data gets past the lookup and
+#: the token to the checks of the body
+KNOWN: dict[str, Any] = {}
+to_the_real_match(schema, KNOWN)
+
+
+@pytest.fixture(scope="module", autouse=True)
+def known_match() -> dict[str, Any]:
+    if not KNOWN:
+        body = create_match(APP, ORGANISER)
+        KNOWN.update(match_id=body["match_id"], tokens=[ORGANISER, body["timekeeper_token"]])
+    return KNOWN
+
 
 CHECKS = [
     schemathesis.checks.not_a_server_error,
@@ -138,57 +150,17 @@ def as_the_descriptions_say(case: Any) -> Any:
     return case
 
 
-OPERATIONS = sorted(f"{m.upper()} {p}" for p, ops in APP.openapi()["paths"].items()
-                    if p.startswith(("/api/", "/tournaments/")) for m in ops)
-
-
-#: a real match and its timekeeper's token (the fixture), so that positive data gets past
-#: the lookup and the token to the checks of the body
-KNOWN: dict[str, str] = {}
-
-
-@pytest.fixture(scope="module", autouse=True)
-def known_match() -> dict[str, str]:
-    if not KNOWN:
-        from chukker.web.demo import DEMO_HEADER
-
-        with st_asgi.get_client(APP) as c:
-            r = c.post("/api/matches", json=DEMO_HEADER,
-                       headers={"authorization": "Bearer " + ORGANISER})
-            assert r.status_code == 201, r.text
-            KNOWN.update(match_id=r.json()["match_id"], token=r.json()["timekeeper_token"])
-    return KNOWN
-
-
-@schema.hook
-def flatmap_path_parameters(ctx: Any, params: dict[str, Any] | None) -> Any:
-    if not params or "match_id" not in params:
-        return st.just(params)
-    return st.sampled_from([params, {**params, "match_id": KNOWN["match_id"]}])
-
-
-@schema.hook
-def flatmap_headers(ctx: Any, headers: dict[str, Any] | None) -> Any:
-    """The generated headers, with the organiser's token, or with the real match's
-    timekeeper's."""
-    base = dict(headers or {})
-    return st.sampled_from([base, {**base, "authorization": "Bearer " + ORGANISER},
-                            {**base, "authorization": "Bearer " + KNOWN["token"]}])
+OPERATIONS = operations(APP, ("/api/", "/tournaments/"))
 
 
 @functools.cache
 def cases(label: str) -> Any:
-    method, path = label.split(" ", 1)
-    op = schema[path][method]
-    positive = op.as_strategy(GenerationMode.POSITIVE)
-    if label == "POST /api/matches":
-        positive = positive.map(as_the_descriptions_say)
-    return st.one_of(positive, op.as_strategy(GenerationMode.NEGATIVE))
+    return requests_of(schema, label,
+                       as_the_descriptions_say if label == "POST /api/matches" else None)
 
 
 @pytest.mark.parametrize("label", OPERATIONS)
-@settings(derandomize=True, deadline=None, database=None, max_examples=EXAMPLES,
-          suppress_health_check=list(HealthCheck), phases=[Phase.explicit, Phase.generate])
+@bounded(EXAMPLES)
 @given(data=st.data())
 def test_every_answer_of_an_operation_is_in_the_openapi(label: str, data: st.DataObject) -> None:
     case = data.draw(cases(label))
@@ -196,8 +168,7 @@ def test_every_answer_of_an_operation_is_in_the_openapi(label: str, data: st.Dat
 
 
 @pytest.mark.parametrize("label", ["POST /api/matches", "POST /tournaments/api"])
-@settings(derandomize=True, deadline=None, database=None, max_examples=EXAMPLES,
-          suppress_health_check=list(HealthCheck), phases=[Phase.generate])
+@bounded(EXAMPLES, phases=[Phase.generate])
 @given(data=st.data())
 def test_positive_data_with_the_organisers_token_is_taken(label: str,
                                                           data: st.DataObject) -> None:
@@ -207,7 +178,7 @@ def test_positive_data_with_the_organisers_token_is_taken(label: str,
     case = data.draw(schema[path][method].as_strategy(GenerationMode.POSITIVE))
     if label == "POST /api/matches":
         case = as_the_descriptions_say(case)
-    case.headers = {**(case.headers or {}), "authorization": "Bearer " + ORGANISER}
+    case.headers = {**(case.headers or {}), "authorization": bearer(ORGANISER)}
     r = case.call(timeout=10)
     assert r.status_code in (200, 201), (r.status_code, r.text[:500], case.body)
 

@@ -11,12 +11,13 @@ from __future__ import annotations
 import datetime as dt
 from collections import Counter
 from collections.abc import Mapping
+from dataclasses import replace
 from itertools import combinations
 from typing import Any
 
 from chukker.tournament.model import DECIDERS, MatchSpec, Tournament
 from chukker.tournament.mounts import mount_problems
-from chukker.tournament.problems import Problem, Subject, show
+from chukker.tournament.problems import Cause, Problem, Subject, show
 from chukker.tournament.register import team_handicap
 from chukker.tournament.standings import (
     Played,
@@ -39,7 +40,7 @@ def check(t: Tournament, played: Mapping[str, Played | str] | None = None) -> li
     if t.rules not in EDITIONS:
         bad(Subject.of("tournament"), "unknown_rules", value=show(t.rules),
             known=", ".join(EDITIONS))
-    _check_options(t, bad)
+    out.extend(_check_options(t))
     if t.team_min is not None and t.team_max is not None and t.team_min > t.team_max:
         bad(Subject.path("team_handicap"), "team_limits_crossed", min=t.team_min, max=t.team_max)
 
@@ -268,8 +269,9 @@ def _check_roster(
                 record_handicap=str(e.get("handicap", 0)), handicap=str(h), day=day.isoformat())
 
 
-def _check_options(t: Tournament, bad: Any) -> None:
-    """``match_options`` must be options the engine accepts in a match record."""
+def _check_options(t: Tournament) -> list[Problem]:
+    """``match_options`` must be options the engine accepts in a match record: the
+    engine's refusal is the problem's cause (said from its code where it has a sentence)."""
     from chukker.engine import SetupError
     from chukker.engine.setup import Setup
 
@@ -279,4 +281,7 @@ def _check_options(t: Tournament, bad: Any) -> None:
     except SetupError as e:
         path = str(e.params.get("path", "options"))
         detail = str(e).removeprefix(f"{path}: ")
-        bad(Subject.path("match_options"), "match_options", path=path, detail=detail)
+        found = Problem.of(Subject.path("match_options"), "match_options", path=path,
+                           detail=detail)
+        return [replace(found, cause=Cause.of(e.code, e.params))]
+    return []

@@ -32,6 +32,7 @@ from chukker.engine.setup import MOUNT_ID, MOUNTS_MAX, Mount
 from chukker.record.io import RecordError
 from chukker.record.io import parse as _parse_text
 from chukker.tournament.problems import Problem, Subject, near, show
+from chukker.tournament.refusals import MESSAGES as TOURNAMENT_REFUSALS
 
 FORMAT = "chukker-tournament/1"
 DEFAULT_CRITERIA: tuple[str, ...] = ("wins", "head_to_head", "net_goals", "goals_for", "lot")
@@ -50,13 +51,40 @@ HANDICAP_RANGE = (-2, 10)  # arena handicaps
 
 
 class TournamentError(ValueError):
-    """A tournament file that cannot be read at all (with line and column when known)."""
+    """A tournament file that cannot be read at all (with line and column when known).
 
-    def __init__(self, message: str, line: int | None = None, column: int | None = None) -> None:
+    ``code`` and ``params`` say why, as a refusal of the record's or the tournament's
+    (:mod:`chukker.record.errors`, :mod:`chukker.tournament.refusals`): by default
+    ``not_well_formed`` with the reader's own English as its ``detail``. :attr:`cause`
+    is the same as a nested refusal, after the line and column when known.
+
+    >>> e = TournamentError("Invalid value", 1, 7)
+    >>> str(e)
+    'line 1, column 7: Invalid value'
+    >>> e.cause["code"], e.cause["params"]["cause"]
+    ('at_line', {'code': 'not_well_formed', 'params': {'detail': 'Invalid value'}})
+    """
+
+    def __init__(self, message: str, line: int | None = None, column: int | None = None,
+                 *, code: str = "not_well_formed", **params: Any) -> None:
         self.line = line
         self.column = column
+        self.code = code
+        if code == "not_well_formed":
+            params.setdefault("detail", message)
+        self.params: dict[str, Any] = params
         where = f"line {line}, column {column}: " if line is not None else ""
         super().__init__(f"{where}{message}")
+
+    @property
+    def cause(self) -> dict[str, Any]:
+        """Why, as a nested refusal ``{"code": ..., "params": ...}`` (``at_line`` around
+        it when the line is known)."""
+        reason = {"code": self.code, "params": dict(self.params)}
+        if self.line is None:
+            return reason
+        return {"code": "at_line",
+                "params": {"line": self.line, "column": self.column, "cause": reason}}
 
 
 @dataclass(frozen=True, slots=True)
@@ -649,8 +677,12 @@ def loads(text: str, fmt: Literal["json", "toml"] = "toml", base: Path | None = 
         msg = str(e)
         if e.line is not None:
             msg = msg.split(": ", 1)[1] if ": " in msg else msg
-        msg = msg.replace("a match record is an object", "a tournament file is a table")
-        raise TournamentError(msg, e.line, e.column) from None
+        code = e.code
+        params = {k: v for k, v in e.params.items() if k not in ("line", "column")}
+        if code == "record_not_an_object":
+            code = "tournament_not_a_table"
+            msg = TOURNAMENT_REFUSALS[code]
+        raise TournamentError(msg, e.line, e.column, code=code, **params) from None
     return from_dict(doc, base, KeyLines(text, fmt))
 
 
@@ -660,9 +692,11 @@ def load_path(path: str | Path) -> Tournament:
     try:
         text = p.read_text(encoding="utf-8")
     except OSError as e:
-        raise TournamentError(f"cannot read {p}: {e.strerror or e}") from None
+        detail = str(e.strerror or e)
+        raise TournamentError(f"cannot read {p}: {detail}", code="unreadable", path=str(p),
+                              detail=detail) from None
     except UnicodeDecodeError:
-        raise TournamentError(f"{p} is not UTF-8 text") from None
+        raise TournamentError(f"{p} is not UTF-8 text", code="not_utf8", path=str(p)) from None
     return loads(text, format_of(p), p.parent)
 
 

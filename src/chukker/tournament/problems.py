@@ -14,6 +14,13 @@ Templates are ``str.format`` templates. A param named in :data:`PARTS` (``line``
 ``near``) is optional: when given it is said by its own template (``line 4: ``,
 `` (did you mean `venue`?)``), when left out it says nothing.
 
+A problem may carry the engine's refusal it comes from (its :class:`Cause`: the
+:class:`~chukker.engine.SetupError`'s code and params, for ``match_options``): where the
+engine has a sentence of its own for that code (:data:`chukker.engine.errors.MESSAGES`,
+translated in ``refusals.po``), the problem's ``{detail}`` is that sentence in the
+caller's language; the generic ``setup_invalid`` has none, and ``detail`` (the engine's
+English) is said as it is.
+
 >>> p = Problem.of(Subject.of("team", "reds"), "unknown_player", player="zed")
 >>> str(p)
 'team reds: player zed is not in the register'
@@ -27,7 +34,7 @@ from __future__ import annotations
 
 import difflib
 import string
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
@@ -315,6 +322,35 @@ class ProblemParamsError(ValueError):
     """A problem made with params its template does not name (a bug of the caller)."""
 
 
+#: engine codes whose sentence is only their English ``detail`` (no sentence of their own)
+_DETAIL_ONLY = frozenset({"setup_invalid"})
+
+
+@dataclass(frozen=True, slots=True)
+class Cause:
+    """The engine's refusal a problem comes from: its code and params."""
+
+    code: str
+    params: Params = Params()
+
+    @classmethod
+    def of(cls, code: str, params: Mapping[str, Any]) -> Cause:
+        """Params as plain ``str``/``int`` (any other value as its text)."""
+        plain = tuple((k, v if isinstance(v, str | int) and not isinstance(v, bool) else str(v))
+                      for k, v in params.items())
+        return cls(code, Params(plain))
+
+    def said(self, gettext: Callable[[str], str] = _identity) -> str | None:
+        """The engine's sentence for this refusal in the language of ``gettext``, or
+        ``None`` when the engine has none but the English detail."""
+        from chukker.engine.errors import MESSAGES, render
+
+        template = MESSAGES.get(self.code)
+        if template is None or self.code in _DETAIL_ONLY:
+            return None
+        return render(gettext(template), self.params.as_dict())
+
+
 @dataclass(frozen=True, slots=True)
 class Problem:
     """One problem of a tournament: what it concerns, its code and its params.
@@ -326,6 +362,8 @@ class Problem:
     where: Subject
     code: ProblemCode
     params: Params = Params()
+    #: the engine's refusal it comes from, said as its ``{detail}`` (see the module)
+    cause: Cause | None = None
 
     def __post_init__(self) -> None:
         given = {k for k, _ in self.params.items}
@@ -340,6 +378,9 @@ class Problem:
             if isinstance(v, bool) or not isinstance(v, str | int):
                 raise ProblemParamsError(f"problem {code}: param {k} is {type(v).__name__}, "
                                          "not str or int")
+        if self.cause is not None and "detail" not in NEEDS[code]:
+            raise ProblemParamsError(f"problem {code}: a cause is said as the detail, and "
+                                     f"template {TEMPLATES[code]!r} has none")
 
     @classmethod
     def of(cls, where: Subject, code: str, **params: str | int) -> Problem:
@@ -361,6 +402,10 @@ class Problem:
         vals: dict[str, Any] = {k: "" for k in MAY[self.code]}
         for k, v in self.params.items:
             vals[k] = gettext(PARTS[k]).format(**{k: v}) if k in PARTS else v
+        said = self.cause.said(gettext) if self.cause is not None else None
+        if said is not None:  # the engine's sentence, its path left to the problem's own
+            path = vals.get("path")
+            vals["detail"] = said.removeprefix(f"{path}: ") if path is not None else said
         return gettext(TEMPLATES[self.code]).format(**vals)
 
     def said(self, gettext: Callable[[str], str] = _identity) -> str:

@@ -10,10 +10,13 @@ API already has (``unknown_match``, ``bad_token``, ``too_many_streams``) keep it
 templates. The problems found in a tournament file (``{problems}``) have codes of
 their own (:mod:`chukker.tournament.problems`, ``tournament-problems.po``): the params
 hold their English lines and the answer's ``text`` says them in the caller's language.
-``{detail}`` of an unreadable file is the TOML/JSON reader's own English (line, column).
+An unreadable file's ``{cause}`` is :attr:`chukker.tournament.model.TournamentError.cause`:
+``at_line`` (line and column) around the reader's refusal, said in the caller's language
+but for the TOML/JSON reader's own English (``not_well_formed``'s ``detail``); the
+``detail`` param is the whole English line, as it was before there was a cause.
 
 >>> sorted(MESSAGES)[:3]
-['bad_arena', 'bad_start', 'bad_tournament']
+['at_line', 'bad_arena', 'bad_start']
 """
 
 from __future__ import annotations
@@ -21,7 +24,10 @@ from __future__ import annotations
 MESSAGES: dict[str, str] = {
     "bad_tournament": "send the tournament's file as text (the field 'text', TOML or JSON) "
                       "or as an object (the field 'tournament')",
-    "unreadable_tournament": "the tournament file cannot be read: {detail}",
+    "unreadable_tournament": "the tournament file cannot be read: {cause}",
+    # the causes of an unreadable file, beside the record's (chukker.record.errors)
+    "at_line": "line {line}, column {column}: {cause}",
+    "tournament_not_a_table": "a tournament file is a table (an object in JSON)",
     "tournament_problems": "the tournament file has problems: {problems}",
     "tournament_exists": "this tournament exists ({url}): {cause}",
     "tournament_needs_token": "to update it, send the organiser's token or the "

@@ -181,9 +181,7 @@ async def play_png(request: Request, sid: str) -> Response:
     from chukker.education.picture import play_picture
     from chukker.plays import ScenarioError
     from chukker.plays.scenario import load_shipped
-    from chukker.web.heavy import Busy, OverLimit
-    from chukker.web.pages.plays import drawn
-    from chukker.web.refusals import refusal_message
+    from chukker.web.pages.plays import drawn_or_refusal
 
     try:
         t = float(request.query_params.get("t", "0"))
@@ -193,13 +191,9 @@ async def play_png(request: Request, sid: str) -> Response:
     except (ScenarioError, ValueError):
         return Response("no such play", status_code=404, media_type="text/plain")
     lang = lang_of(request)
-    try:  # drawn by a worker of the drawings pool, never on the event loop
-        png = await drawn(request, ("learn", sid, t, lang), play_picture, [sid, t, lang])
-    except (Busy, OverLimit) as exc:
-        resp = Response(refusal_message(exc.code, exc.params, lang) + "\n",
-                        status_code=503 if isinstance(exc, Busy) else 422,
-                        media_type="text/plain")
-        if isinstance(exc, Busy):
-            resp.headers["retry-after"] = str(exc.retry_after)
-        return resp
+    # drawn by a worker of the drawings pool, never on the event loop
+    png = await drawn_or_refusal(request, ("learn", sid, t, lang), play_picture,
+                                 [sid, t, lang], lang=lang, page=False)
+    if isinstance(png, Response):
+        return png
     return Response(png, media_type="image/png", headers={"cache-control": "public, max-age=3600"})

@@ -225,18 +225,23 @@ async def drawn(request: Request, key: tuple[Any, ...], fn: Callable[..., T_],
     return got
 
 
-def _pool_refusal(request: Request, exc: Busy | OverLimit, page: bool) -> Response:
-    """The drawings pool's refusal: the upload page with the sentence, or plain text."""
+async def drawn_or_refusal(request: Request, key: tuple[Any, ...], fn: Callable[..., T_],
+                           args: list[Any], *, lang: str, page: bool) -> T_ | Response:
+    """:func:`drawn`, or the drawings pool's refusal in ``lang`` as the answer: 503 with
+    ``Retry-After`` when the pool is full, 422 past a worker's limit; the review upload
+    page with the sentence (``page``), else the sentence as plain text."""
     from chukker.web.refusals import refusal_message
 
-    lang = _lang(request)
-    status = 503 if isinstance(exc, Busy) else 422
-    text = refusal_message(exc.code, exc.params, lang)
-    resp: Response = (_refused(request, lang, status, text) if page
-                      else PlainTextResponse(text + "\n", status))  # fmt: skip
-    if isinstance(exc, Busy):
-        resp.headers["retry-after"] = str(exc.retry_after)
-    return resp
+    try:
+        return await drawn(request, key, fn, args)
+    except (Busy, OverLimit) as exc:
+        status = 503 if isinstance(exc, Busy) else 422
+        text = refusal_message(exc.code, exc.params, lang)
+        resp: Response = (_refused(request, lang, status, text) if page
+                          else PlainTextResponse(text + "\n", status))  # fmt: skip
+        if isinstance(exc, Busy):
+            resp.headers["retry-after"] = str(exc.retry_after)
+        return resp
 
 
 def scenario_parts(sid: str, lang: str) -> dict[str, Any]:
@@ -268,10 +273,10 @@ async def scenario_page(request: Request) -> Response:
     if s is None:
         return _missing(request)
     lang = _lang(request)
-    try:
-        parts = await drawn(request, ("page", s.id, lang), scenario_parts, [s.id, lang])
-    except (Busy, OverLimit) as exc:
-        return _pool_refusal(request, exc, page=True)
+    parts = await drawn_or_refusal(request, ("page", s.id, lang), scenario_parts, [s.id, lang],
+                                   lang=lang, page=True)
+    if isinstance(parts, Response):
+        return parts
     return _page(
         "plays/scenario.html",
         id=s.id,
@@ -293,10 +298,10 @@ async def scenario_svg(request: Request) -> Response:
     if s is None:
         return _missing(request)
     lang = _lang(request)
-    try:
-        svg = await drawn(request, ("svg", s.id, lang), scenario_svg_text, [s.id, lang])
-    except (Busy, OverLimit) as exc:
-        return _pool_refusal(request, exc, page=False)
+    svg = await drawn_or_refusal(request, ("svg", s.id, lang), scenario_svg_text, [s.id, lang],
+                                 lang=lang, page=False)
+    if isinstance(svg, Response):
+        return svg
     return Response(svg, media_type="image/svg+xml")
 
 
@@ -311,10 +316,10 @@ async def scenario_png(request: Request) -> Response:
     if not math.isfinite(t):
         return Response("t must be a number of seconds", status_code=400)
     lang = _lang(request)
-    try:
-        png = await drawn(request, ("png", s.id, lang, t), scenario_png_bytes, [s.id, t, lang])
-    except (Busy, OverLimit) as exc:
-        return _pool_refusal(request, exc, page=False)
+    png = await drawn_or_refusal(request, ("png", s.id, lang, t), scenario_png_bytes,
+                                 [s.id, t, lang], lang=lang, page=False)
+    if isinstance(png, Response):
+        return png
     return Response(png, media_type="image/png")
 
 
@@ -595,11 +600,10 @@ async def review_page(request: Request) -> Response:
     except ValueError:
         pick = 0
     period = request.query_params.get("p", "1")[:8]
-    try:
-        parts = await drawn(request, ("review", rv.id, lang, pick, period), review_parts,
-                            [rv, lang, pick, period])
-    except (Busy, OverLimit) as exc:
-        return _pool_refusal(request, exc, page=True)
+    parts = await drawn_or_refusal(request, ("review", rv.id, lang, pick, period), review_parts,
+                                   [rv, lang, pick, period], lang=lang, page=True)
+    if isinstance(parts, Response):
+        return parts
     svg = parts["moment"]
     if svg is not None:
         svg = svg | {"svg": Markup(svg["svg"])}

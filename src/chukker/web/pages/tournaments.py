@@ -607,7 +607,8 @@ def _parse_upload(body: dict[str, Any]) -> Tournament | Refusal:
         is_json = body.get("format") == "json" or text.lstrip().startswith("{")
         return loads(text, "json" if is_json else "toml")
     except TournamentError as e:
-        return ("unreadable_tournament", {"detail": str(e), "line": e.line, "column": e.column})
+        return ("unreadable_tournament", {"detail": str(e), "line": e.line, "column": e.column,
+                                          "cause": e.cause})
 
 
 #: the problems a refusal lists at most: a file with more gets the first ones and a line
