@@ -36,6 +36,7 @@ MODULES = (
     "engine.fold",
     "engine.allowed",
     "record.quick",
+    "record.definitions",
 )
 
 

@@ -41,6 +41,7 @@ MODULES = (
     "engine.fold",
     "engine.allowed",
     "record.quick",
+    "record.definitions",
 )
 STAMP = "native.json"
 _HERE = Path(__file__).resolve().parent

@@ -361,16 +361,29 @@ def _plan(fields: Mapping[str, Field]) -> _Plan:
 
 _PLAIN = frozenset({"int", "number", "string", "bool", "enum", "penalty", "int_or_bool", "spot",
                     "order", "mount_id"})
+def _int_within(v: int, lo: int | None, hi: int | None) -> bool:
+    return (lo is None or v >= lo) and (hi is None or v <= hi)
+
+
+def _float_within(v: float, lo: float, hi: float) -> bool:
+    return lo <= v <= hi
+
+
 def _fast(f: Field) -> Callable[[Any], bool]:
     """A quick yes for the common, clean value of ``f`` (the slow :func:`check` says why
     not, and normalises)."""
     k = f.kind
     lo = -math.inf if f.min is None else f.min
     hi = math.inf if f.max is None else f.max
+    # an int is compared with whole bounds and a float with float ones: never an int
+    # made a float (compiled, that would round a huge number, or overflow)
+    ilo = None if lo == -math.inf else math.ceil(lo)
+    ihi = None if hi == math.inf else math.floor(hi)
     if k == "int":
-        return lambda v: type(v) is int and lo <= v <= hi
+        return lambda v: type(v) is int and _int_within(v, ilo, ihi)
     if k == "number":
-        return lambda v: (type(v) is float or type(v) is int) and lo <= v <= hi
+        return lambda v: (_int_within(v, ilo, ihi) if type(v) is int
+                          else type(v) is float and _float_within(v, lo, hi))
     if k == "string":
         n = f.max_len or 0
         m = int(f.min or 0)
