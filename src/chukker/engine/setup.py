@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Final
 
 from chukker.engine.errors import SetupError
 from chukker.engine.types import End, PeriodsOption, ShootoutPlayers, Tiebreak, TwoPointLine
@@ -356,10 +356,14 @@ def _bool(path: str, value: Any) -> bool:
     return value
 
 
+#: the defaults, made once (a frozen dataclass is built field by field)
+_DEFAULT_OPTIONS: Final = Options()
+
+
 def _options(doc: Any, team_ids: tuple[str, str]) -> Options:
     if not isinstance(doc, Mapping):
         raise SetupError("options", "must be an object")
-    d = Options()
+    d = _DEFAULT_OPTIONS
     fd: tuple[tuple[str, End], ...] | None = None
     if "first_defends" in doc:
         raw = doc["first_defends"]
