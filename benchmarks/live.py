@@ -29,7 +29,10 @@ same cadence; for fan-out, the round trip of a trivial request
 
 * CPU: the server's CPU time (``/proc/<pid>/stat``) over the posting loop, divided
   by events x fan-out viewers: CPU per viewer per message (an upper bound: the
-  POSTs and round trips themselves are in it).
+  POSTs and round trips themselves are in it). ``--matrix`` also prints the marginal
+  figure, what one more viewer costs: the slope of CPU per message from the smallest
+  to the largest number of viewers, from which the POSTs and round trips (the same
+  for both) fall out.
 * POST at depth: two matches stored before the server starts, one with 100 events
   and one with 10,000 (the clock started 150 s ago), five viewers each; POSTs
   alternate between them; the ratio of the p50 at event 10,000 to the p50 at event
@@ -508,6 +511,19 @@ def matrix(args: argparse.Namespace) -> None:
         print(f"  {clients:>6} viewers: 1 worker {p1:.1f} ms, 2 workers {p2:.1f} ms; "
               f"2 workers / 1 worker = {p2 / max(p1, 0.1):.2f}x; 2 workers / target "
               f"{target:.0f} ms = {p2 / target:.2f}x")
+    if len(sizes) >= 2:
+        small, big = min(sizes), max(sizes)
+        print("server CPU per viewer per message, marginal (what one more viewer costs: the "
+              f"slope from {small:,} to {big:,} viewers; the POSTs and round trips, the same "
+              "for both, fall out):")
+        for workers in (1, 2):
+            lo, hi = rows[small, workers], rows[big, workers]
+            per_msg = [r["server_cpu_s_fanout"] / max(1, r["events"]) for r in (lo, hi)]
+            slope = (per_msg[1] - per_msg[0]) * 1e6 / (big - small)
+            gross = lo["cpu_us_per_viewer_message"], hi["cpu_us_per_viewer_message"]
+            print(f"  {workers} worker(s): {slope:.1f} us (gross {gross[0]:.1f} us at {small:,}, "
+                  f"{gross[1]:.1f} us at {big:,}; "
+                  f"target 15 us = {slope / 15:.2f}x)")
 
 
 def main() -> None:
