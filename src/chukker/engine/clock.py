@@ -245,7 +245,7 @@ class Clock(Roster):
             self.check_interval_over(t)
         elif st is S_SHOOTOUT:
             raise Refused("no_bowl_in_in_shootout")
-        # (every refusal above comes before any change: see allowed_now)
+        self.accept()  # every refusal above comes before any change
         self.fh_open = False
         if st is S_IN_PLAY:
             self.awaiting_bowl_in = False
@@ -275,6 +275,7 @@ class Clock(Roster):
             self.check_not_final()
         sp = ev.get("spot")
         spot = None if sp is None else parse_spot(sp)
+        self.accept()
         if self.running:
             self.fh_open = False
             self.stop_clock(t, i)
@@ -328,6 +329,7 @@ class Clock(Roster):
             ) from None
         if ms > self.length:
             raise Refused("clock_out_of_range", remaining_ms=ms, length_ms=self.length)
+        self.accept()
         before = self.remaining
         self.corrections.append(
             {

@@ -199,7 +199,7 @@ class Mounts(Report):
                     )
         elif ev.get("umpire_consent") is not None:
             bool_field(ev, "umpire_consent")
-        # valid: change the pony line
+        self.accept()  # valid: change the pony line
         self.mounts_kept = True
         if stale is not None:
             del ride[stale]  # its last rider is out of the game
@@ -222,6 +222,7 @@ class Mounts(Report):
         if type(reason) is not str or reason not in _REASONS:
             raise Refused("mount_reason_invalid", value=show(reason))
         self.check_in_game(team, mount)
+        self.accept()
         self.mounts_kept = True
         if self.running:
             self.on_whistle({"reason": f"mount {reason}"}, t, i)

@@ -67,8 +67,14 @@ class Field:
     description: str = ""
     extra: Mapping[str, Any] = field(default_factory=dict)
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickled (and deep-copied) by its fields: compiled, a frozen class cannot be
+        rebuilt attribute by attribute, as pickle does by default."""
+        return (Field, (self.kind, self.required, self.min, self.max, self.max_len,
+                        self.values, self.description, self.extra))
 
-def _int(lo: float, hi: float, required: bool = False, d: str = "") -> Field:
+
+def _int(lo: int, hi: int, required: bool = False, d: str = "") -> Field:
     return Field("int", required, lo, hi, description=d)
 
 
@@ -281,7 +287,7 @@ def check(v: Any, f: Field, path: str) -> Any:
     if k == "int_or_bool":
         if type(v) is bool:
             return v
-        return check(v, _int(f.min or 1, f.max or PLAYER_MAX), path)
+        return check(v, _int(int(f.min or 1), int(f.max or PLAYER_MAX)), path)
     if k == "spot":
         if type(v) is not list or len(v) != 2:
             raise RecordError(code="field_type", path=path, expected="[x, y] in yards")

@@ -1,0 +1,77 @@
+"""``allowed`` probes each action on one scratch copy: a probing state stops at its
+handler's first change (``State.accept``), accepted, and a refused probe changes nothing.
+
+The property test of ``allowed`` (``test_properties_1_1``) checks the answers against the
+real check of each probe; this one checks that the copy the probes share stays the state
+it was copied from, field by field (the pure engine's classes have a ``__dict__``; the
+compiled ones are held to the same answers by ``test_native``).
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from chukker.engine import Match, Setup
+from chukker.engine.allowed import ACTIONS, probe
+from chukker.engine.core import CODES, handle
+from chukker.engine.simulate import default_setup, simulate, with_mounts
+from chukker.engine.state import ProbeAccepted, Refused
+
+SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+OPTIONS = st.fixed_dictionaries(
+    {
+        "periods": st.sampled_from(["regulation", "six"]),
+        "split_periods": st.booleans(),
+        "tiebreak": st.sampled_from(["extra-periods", "shootout"]),
+        "warning_horn": st.booleans(),
+    }
+)
+
+
+def _setup_and_events(options: dict[str, Any], seed: int, mounts: bool) -> tuple[Setup, Any]:
+    doc = default_setup(**options).to_dict()
+    for t in doc["teams"].values():
+        t["alternates"] = [{"no": 4, "handicap": 1}, {"no": 5, "handicap": 0}]
+    setup = Setup.from_dict(doc)
+    events = simulate(setup, random.Random(seed), 400)
+    if mounts:
+        setup, events = with_mounts(setup, events)
+    return setup, events
+
+
+@SETTINGS
+@given(OPTIONS, st.integers(0, 2**32), st.floats(0, 1), st.floats(0, 700), st.booleans())
+def test_allowed_a_probe_stops_at_its_first_change_and_a_refusal_changes_nothing(
+    options: dict[str, Any], seed: int, cut: float, later: float, mounts: bool
+) -> None:
+    setup, events = _setup_and_events(options, seed, mounts)
+    m = Match(setup, events[: int(cut * len(events))])
+    start = events[len(m) - 1]["at"] if len(m) else 0.0
+    at_ms = round((start + later) * 1000)
+    core = m.state_at(at_ms)
+    if not hasattr(core, "__dict__"):
+        pytest.skip("the compiled engine: its classes have no __dict__ (the pure one is checked)")
+    if core.final:
+        return  # allowed answers a final match without probing
+    before = vars(core.copy())
+    scratch = core.copy()
+    scratch.probing = True
+    for action in ACTIONS:
+        ev = probe(core, len(m), action, at_ms)
+        if ev is None or action == "undo":
+            continue
+        try:
+            handle(scratch, CODES[str(action)], ev, at_ms, len(m) + 1)
+        except (ProbeAccepted, Refused):
+            state = vars(scratch)
+            assert state.keys() == before.keys()
+            changed = [k for k in before if k != "probing" and state[k] != before[k]]
+            assert changed == [], (action, ev, changed)
+            continue
+        scratch = core.copy()  # ran to its end: accepted, and its copy may have changed
+        scratch.probing = True
