@@ -1,5 +1,5 @@
-"""``allowed`` probes each action on one scratch copy: a probing state stops at its
-handler's first change (``State.accept``), accepted, and a refused probe changes nothing.
+"""``allowed`` probes each action on one scratch copy: a probing state's handler returns
+at its first change (``State.accept``), accepted, and a refused probe changes nothing.
 
 The property test of ``allowed`` (``test_properties_1_1``) checks the answers against the
 real check of each probe; this one checks that the copy the probes share stays the state
@@ -20,7 +20,7 @@ from chukker.engine import Match, Setup
 from chukker.engine.allowed import ACTIONS, probe
 from chukker.engine.core import CODES, handle
 from chukker.engine.simulate import default_setup, simulate, with_mounts
-from chukker.engine.state import ProbeAccepted, Refused
+from chukker.engine.state import Refused
 
 SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 OPTIONS = st.fixed_dictionaries(
@@ -67,11 +67,30 @@ def test_allowed_a_probe_stops_at_its_first_change_and_a_refusal_changes_nothing
             continue
         try:
             handle(scratch, CODES[str(action)], ev, at_ms, len(m) + 1)
-        except (ProbeAccepted, Refused):
-            state = vars(scratch)
-            assert state.keys() == before.keys()
-            changed = [k for k in before if k != "probing" and state[k] != before[k]]
-            assert changed == [], (action, ev, changed)
-            continue
-        scratch = core.copy()  # ran to its end: accepted, and its copy may have changed
-        scratch.probing = True
+        except Refused:
+            pass
+        else:
+            if not scratch.probed:
+                scratch = core.copy()  # ran to its end: accepted, its copy may have changed
+                scratch.probing = True
+                continue
+        state = vars(scratch)
+        assert state.keys() == before.keys()
+        changed = [k for k in before if k not in ("probing", "probed") and state[k] != before[k]]
+        assert changed == [], (action, ev, changed)
+        scratch.probed = False
+
+
+@SETTINGS
+@given(OPTIONS, st.integers(0, 2**32), st.floats(0, 1), st.floats(0, 700))
+def test_allowed_with_a_string_of_mounts_lists_exactly_the_probes_accepted(
+    options: dict[str, Any], seed: int, cut: float, later: float
+) -> None:
+    setup, events = _setup_and_events(options, seed, mounts=True)
+    m = Match(setup, events[: int(cut * len(events))])
+    start = events[len(m) - 1]["at"] if len(m) else 0.0
+    at_ms = round((start + later) * 1000)
+    allowed = m.report(at_ms)["allowed"]
+    for action in ACTIONS:
+        ev = m.probe(action, at_ms)
+        assert (ev is not None and m.can(ev)) == (action in allowed), (action, ev, allowed)

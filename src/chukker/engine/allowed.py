@@ -9,7 +9,6 @@ from chukker.engine.core import CODES, Core, handle
 from chukker.engine.state import (
     BY_FORFEIT,
     SP_ONE,
-    ProbeAccepted,
     Refused,
 )
 from chukker.engine.types import (
@@ -136,11 +135,11 @@ def allowed_now(core: Core, n_events: int, at_ms: int, undo_ok: bool) -> list[st
         if core.decided_by is BY_FORFEIT and len(core.forfeited) == 1:
             out.append(str(EventType.FORFEIT))
         return [*out, str(EventType.UNDO)] if undo_ok else out
-    # Every handler refuses a probe before it changes anything, and a probing state stops
-    # at the handler's first change (``State.accept``), accepted: one scratch copy serves
-    # every probe. A probe that runs to its end (a handler with no ``accept`` on its way)
-    # is accepted too, and may have changed its copy: the next probe gets a new one.
-    # The property test of ``allowed`` holds us to all of that.
+    # Every handler refuses a probe before it changes anything, and a probing state's
+    # handler returns at its first change (``State.accept``), accepted (``probed``): one
+    # scratch copy serves every probe. A probe that runs to its end (a handler with no
+    # ``accept`` on its way) is accepted too, and may have changed its copy: the next
+    # probe gets a new one. The property tests of ``allowed`` hold us to all of that.
     scratch: Core | None = None
     for typ in _ACTION_NAMES:
         if typ == "undo":
@@ -157,13 +156,13 @@ def allowed_now(core: Core, n_events: int, at_ms: int, undo_ok: bool) -> list[st
             if at_ms >= scratch.deadline:
                 scratch.advance(at_ms)
             handle(scratch, CODES[typ], ev, at_ms, n_events + 1)
-        except ProbeAccepted:
-            out.append(typ)
-            continue
         except Refused:
             continue
         out.append(typ)
-        scratch = None
+        if scratch.probed:
+            scratch.probed = False
+        else:
+            scratch = None
     return out
 
 

@@ -245,7 +245,8 @@ class Clock(Roster):
             self.check_interval_over(t)
         elif st is S_SHOOTOUT:
             raise Refused("no_bowl_in_in_shootout")
-        self.accept()  # every refusal above comes before any change
+        if self.accept():  # every refusal above comes before any change
+            return
         self.fh_open = False
         if st is S_IN_PLAY:
             self.awaiting_bowl_in = False
@@ -275,7 +276,8 @@ class Clock(Roster):
             self.check_not_final()
         sp = ev.get("spot")
         spot = None if sp is None else parse_spot(sp)
-        self.accept()
+        if self.accept():
+            return
         if self.running:
             self.fh_open = False
             self.stop_clock(t, i)
@@ -299,6 +301,8 @@ class Clock(Roster):
         elif ev.get("player") is not None:
             self.team_of(ev)
         self.on_whistle(ev, t, i)
+        if self.probed:
+            return
         if reason == "injury" and self.status is not S_FINAL:
             # Rule 16: "not more than fifteen minutes": disabled only once more have passed
             limit = self.ed.injury_timeout_max_ms.value
@@ -329,7 +333,8 @@ class Clock(Roster):
             ) from None
         if ms > self.length:
             raise Refused("clock_out_of_range", remaining_ms=ms, length_ms=self.length)
-        self.accept()
+        if self.accept():
+            return
         before = self.remaining
         self.corrections.append(
             {

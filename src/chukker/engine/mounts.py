@@ -199,7 +199,8 @@ class Mounts(Report):
                     )
         elif ev.get("umpire_consent") is not None:
             bool_field(ev, "umpire_consent")
-        self.accept()  # valid: change the pony line
+        if self.accept():  # valid: change the pony line
+            return
         self.mounts_kept = True
         if stale is not None:
             del ride[stale]  # its last rider is out of the game
@@ -222,7 +223,8 @@ class Mounts(Report):
         if type(reason) is not str or reason not in _REASONS:
             raise Refused("mount_reason_invalid", value=show(reason))
         self.check_in_game(team, mount)
-        self.accept()
+        if self.accept():
+            return
         self.mounts_kept = True
         if self.running:
             self.on_whistle({"reason": f"mount {reason}"}, t, i)
@@ -278,6 +280,8 @@ class Mounts(Report):
             and self.out[team].get(player, {}).get("status") != "equipment"
         )
         super().on_return(ev, t, i)
+        if self.probed:
+            return
         if had and type(team) is str:
             gone = self.mounts_gone[team]
             for m, g in list(gone.items()):

@@ -55,7 +55,8 @@ class Penalties(Shootout):
         if two and self.opts.two_point_line is TPL_NONE:
             raise Refused("no_two_point_line")
         points = self.ed.two_point_goal.value if two else 1
-        self.accept()
+        if self.accept():
+            return
         from_free_hit = (
             self.fh_open and self.last_free_hit is not None and team == self.last_free_hit["to"]
         )
@@ -132,8 +133,8 @@ class Penalties(Shootout):
         between = st is S_INTERVAL or st is S_PRE_MATCH
         if between and self.interval_kind is IV_SHOOTOUT and pen in _NOT_BEFORE_SHOOTOUT:
             raise Refused("penalty_before_shootout", penalty=pen)
-        if pen in _ACCEPTED_HERE:  # 6, 7, 8, 9 and 10 may still refuse below
-            self.accept()
+        if pen in _ACCEPTED_HERE and self.accept():  # 6, 7, 8, 9 and 10 may refuse below
+            return
         if pen != "6":
             self.fh_open = False
         if self.running:
@@ -319,7 +320,8 @@ class Penalties(Shootout):
     def forfeit(self, t: int, team: str) -> None:
         if team in self.forfeited:
             raise Refused("already_forfeited", team=team)
-        self.accept()
+        if self.accept():
+            return
         self.forfeited.append(team)
         if len(self.forfeited) == 2:
             # Penalty 9: both teams forfeit, whichever violation came first
@@ -344,7 +346,8 @@ class Penalties(Shootout):
             self.check_mounted()
         st = self.status
         if st is S_STOPPED:
-            self.accept()
+            if self.accept():
+                return
             rem = self.remaining
             reset = self.ed.late_penalty_reset_ms.value
             if rem < reset and self.ed.has("late_penalty_reset"):
@@ -362,7 +365,8 @@ class Penalties(Shootout):
         elif st is S_INTERVAL or st is S_PRE_MATCH:
             if st is S_INTERVAL:
                 self.check_interval_over(t)
-            self.accept()
+            if self.accept():
+                return
             self.start_period(t)
         else:
             raise self.dead()

@@ -120,7 +120,8 @@ class Roster(State):
         if out_no not in self.field[team]:
             raise Refused("player_not_on_field", team=team, player=out_no)
         in_no = self.check_alternate(team, ev.get("in"))
-        self.accept()
+        if self.accept():
+            return
         self.bring_in(team, out_no, in_no)
 
     def on_designate(self, ev: dict[str, Any], t: int, i: int) -> None:
@@ -135,7 +136,8 @@ class Roster(State):
             raise Refused(
                 "p7_not_designable", team=team, player=show(player), eligible=d["candidates"]
             )
-        self.accept()
+        if self.accept():
+            return
         self.remove(team, int(player or 0), "7")
 
     def on_return(self, ev: dict[str, Any], t: int, i: int) -> None:
@@ -146,11 +148,13 @@ class Roster(State):
         assert player is not None
         o = self.out[team].get(player)
         if o is not None and o["status"] == "equipment":
-            self.accept()
+            if self.accept():
+                return
             del self.out[team][player]
             return
         if self.mounts_out[team].get(player) == "equipment":
-            self.accept()
+            if self.accept():
+                return
             del self.mounts_out[team][player]
             return
         raise Refused("nothing_to_return", team=team, player=player)

@@ -65,7 +65,8 @@ class Shootout(Clock):
             elif sorted(lst) != eligible:
                 raise Refused("order_every_player", team=team, eligible=eligible)
             clean[team] = list(lst)
-        self.accept()
+        if self.accept():
+            return
         self.so_first = first
         self.so_order = clean
         second = self.setup.other(first)
@@ -101,7 +102,8 @@ class Shootout(Clock):
                 expected="true or false",
                 value=show(reached),
             )
-        self.accept()
+        if self.accept():
+            return
         reached_b = True if result == "goal" else bool(reached)
         key = (team, player)
         self.so_attempts[key] = [*self.so_attempts.get(key, []), reached_b]
@@ -167,5 +169,6 @@ class Shootout(Clock):
                     raise Refused("move_not_yet", need=need, team=team, player=p, count=len(att))
                 if any(att[:need]):
                     raise Refused("move_reached_wall", team=team, player=p)
-        self.accept()
+        if self.accept():
+            return
         self.so_moved = True

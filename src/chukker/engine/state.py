@@ -132,11 +132,6 @@ def parse_spot(raw: Any) -> tuple[float, float] | None:
     raise Refused("spot_invalid", value=show(raw))
 
 
-class ProbeAccepted(Exception):
-    """A probe (:attr:`State.probing`) reached its handler's first change: accepted, with
-    nothing changed (internal to :func:`~chukker.engine.allowed.allowed_now`)."""
-
-
 class State:
     """The derived state of a match after some events, and the checks every handler
     shares. :class:`~chukker.engine.core.Core` adds the handlers, one layer per concern."""
@@ -144,8 +139,10 @@ class State:
     def __init__(self, setup: Setup, *, blank: bool = False) -> None:
         """The state before the first event (``blank``: nothing set, for :meth:`copy`)."""
         self.setup = setup
-        #: a probe of ``allowed``: a handler stops at :meth:`accept`, before its first change
+        #: a probe of ``allowed``: a handler returns at :meth:`accept`, before its first
+        #: change, and sets ``probed``
         self.probing = False
+        self.probed = False
         if blank:
             return
         self.ed = setup.edition
@@ -314,14 +311,19 @@ class State:
             ps[-1] = list(ps[-1])
         return c
 
-    def accept(self) -> None:
+    def accept(self) -> bool:
         """The point of no refusal: every check of the event is behind, its first change
-        ahead. A probe stops here (:class:`ProbeAccepted`) and changes nothing, so that
-        one scratch copy serves every probe of ``allowed``. A handler whose refusals are
-        not all behind this point for some events calls it only for the others (a probe
-        that runs to its end is accepted too, and its copy is not used again)."""
+        ahead. ``True`` for a probe (``probing``): it is accepted (``probed``) and its
+        handler returns at once, changing nothing, so that one scratch copy serves every
+        probe of ``allowed`` (a return, not an exception: a compiled exception costs a
+        traceback at every frame). A handler that calls another handler returns when
+        ``probed`` is set; one whose refusals are not all behind this point for some
+        events calls it only for the others (a probe that runs to its end is accepted
+        too, and its copy is not used again)."""
         if self.probing:
-            raise ProbeAccepted
+            self.probed = True
+            return True
+        return False
 
     def notice(self, at: int, event: int | None, clause: str, code: str, **params: Any) -> None:
         """Note something the operator should know (``text`` in English; ``code`` and
