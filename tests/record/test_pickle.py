@@ -25,3 +25,15 @@ def test_engine_setup_round_trips_through_pickle_and_deepcopy() -> None:
     s = default_setup(tiebreak="shootout", warning_horn=True)
     assert pickle.loads(pickle.dumps(s)) == s
     assert copy.deepcopy(s) == s
+
+
+def test_engine_match_round_trips_through_pickle_and_deepcopy_with_the_same_report() -> None:
+    import random
+
+    from chukker.engine import Match
+    from chukker.engine.simulate import simulate
+
+    s = default_setup(tiebreak="shootout")
+    m = Match(s, simulate(s, random.Random(5), 200))
+    for other in (pickle.loads(pickle.dumps(m)), copy.deepcopy(m), copy.copy(m)):
+        assert other.report() == m.report() and other.events == m.events

@@ -137,6 +137,11 @@ class Match:
         self._fold = Fold(setup)
         self._fold.feed(list(events))
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickled (and deep-copied) as its set-up and events, folded again when loaded:
+        the compiled engine's state has no ``__dict__`` to copy."""
+        return (Match, (self.setup, self.events))
+
     @classmethod
     def from_record(cls, record: Mapping[str, Any]) -> Match:
         """A match from a whole record (header and events); raises on the first refusal."""

@@ -48,6 +48,13 @@ class Options:
     #: practice: (period length, interval length) in ms, ``None`` for a real match
     practice: tuple[int, int] | None = None
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickled (and deep-copied) by its fields, as each class here: compiled, a frozen
+        class cannot be rebuilt attribute by attribute, as pickle does by default."""
+        return (Options, (self.periods, self.split_periods, self.tiebreak,
+                          self.shootout_players, self.handicap, self.warning_horn,
+                          self.two_point_line, self.first_defends, self.practice))
+
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {
             "periods": str(self.periods),
@@ -78,6 +85,9 @@ class Player:
     name: str = ""
     handicap: int = 0
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (Player, (self.no, self.name, self.handicap))
+
     def to_dict(self) -> dict[str, Any]:
         return {"no": self.no, "name": self.name, "handicap": self.handicap}
 
@@ -89,6 +99,9 @@ class Mount:
     id: str
     name: str = ""
     owner: str | None = None
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (Mount, (self.id, self.name, self.owner))
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"id": self.id, "name": self.name}
@@ -108,6 +121,10 @@ class Team:
     alternates: tuple[Player, ...] = ()
     #: the team's string of mounts (record 1.2); empty: mounts are not kept
     mounts: tuple[Mount, ...] = ()
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (Team, (self.id, self.name, self.captain, self.players, self.extra,
+                       self.alternates, self.mounts))
 
     @property
     def handicap(self) -> int:
@@ -143,6 +160,9 @@ class Setup:
     options: Options
     teams: tuple[Team, Team]
     extra: tuple[tuple[str, Any], ...] = field(default=())
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (Setup, (self.rules, self.edition, self.options, self.teams, self.extra))
 
     @property
     def team_ids(self) -> tuple[str, str]:
