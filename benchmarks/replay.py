@@ -14,11 +14,10 @@ JSON, then times, in the same run and on one core (CPU time, best of ``--repeat`
 It says which engine ran (``compiled``: the mypyc build, ``chukker.engine.NATIVE``;
 ``pure``: the Python source, e.g. ``CHUKKER_PURE_PYTHON=1``). Targets (issue 20):
 strict at least 1,000,000 events/s and no more than 1.5x ``json.loads``; short records
-no more than 3x. Last run (2026-12-02 01:11 UTC, shared machine, load average 1.8-2.1;
-compiled): strict 856,000 events/s = 1.04x ``json.loads`` (which itself ran at 894,000
-events/s), short records 2.57x; main before the second round, run beside it: 1.12x and
-3.16x (two more pairs: 0.94x/2.67x against 1.30x/3.08x, 0.97x/3.37x against
-1.07x/3.68x). ``docs/engine.md`` ("Speed") has the runs and where the time goes;
+no more than 3x. Last runs (2026-12-02 03:51-04:15 UTC, four runs, load 0.6-2.5;
+compiled): strict 563,000-802,000 events/s = 0.79-0.99x ``json.loads`` (which itself
+ran at 555,000-646,000 events/s), short records 2.45-2.93x; the README's *Figures* has
+them, ``docs/engine.md`` ("Speed") the instruction counts and where the time goes;
 ``benchmarks/replay_msgspec.py`` measures msgspec as the record's typed decoder.
 
     python benchmarks/replay.py [--matches 10000] [--short 20000] [--repeat 3]
