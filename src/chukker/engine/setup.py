@@ -13,6 +13,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -32,6 +33,14 @@ _MOUNT_KEYS = frozenset({"id", "name", "owner"})
 _TEAM_KEYS = frozenset({"name", "captain", "players", "alternates", "mounts"})
 
 
+def by_fields(obj: Any) -> tuple[Any, ...]:
+    """``__reduce__`` of a frozen dataclass: rebuilt from its fields, in order. Compiled by
+    mypyc, a frozen class cannot be rebuilt attribute by attribute, as pickle and
+    ``copy.deepcopy`` do by default; every value class here (and the record's ``Field``)
+    says so."""
+    return (type(obj), tuple(getattr(obj, f.name) for f in dataclasses.fields(obj)))
+
+
 @dataclass(frozen=True, slots=True)
 class Options:
     """Committee options (defaults are those of the contract's example)."""
@@ -49,11 +58,7 @@ class Options:
     practice: tuple[int, int] | None = None
 
     def __reduce__(self) -> tuple[Any, ...]:
-        """Pickled (and deep-copied) by its fields, as each class here: compiled, a frozen
-        class cannot be rebuilt attribute by attribute, as pickle does by default."""
-        return (Options, (self.periods, self.split_periods, self.tiebreak,
-                          self.shootout_players, self.handicap, self.warning_horn,
-                          self.two_point_line, self.first_defends, self.practice))
+        return by_fields(self)
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -86,7 +91,7 @@ class Player:
     handicap: int = 0
 
     def __reduce__(self) -> tuple[Any, ...]:
-        return (Player, (self.no, self.name, self.handicap))
+        return by_fields(self)
 
     def to_dict(self) -> dict[str, Any]:
         return {"no": self.no, "name": self.name, "handicap": self.handicap}
@@ -101,7 +106,7 @@ class Mount:
     owner: str | None = None
 
     def __reduce__(self) -> tuple[Any, ...]:
-        return (Mount, (self.id, self.name, self.owner))
+        return by_fields(self)
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"id": self.id, "name": self.name}
@@ -123,8 +128,7 @@ class Team:
     mounts: tuple[Mount, ...] = ()
 
     def __reduce__(self) -> tuple[Any, ...]:
-        return (Team, (self.id, self.name, self.captain, self.players, self.extra,
-                       self.alternates, self.mounts))
+        return by_fields(self)
 
     @property
     def handicap(self) -> int:
@@ -162,7 +166,7 @@ class Setup:
     extra: tuple[tuple[str, Any], ...] = field(default=())
 
     def __reduce__(self) -> tuple[Any, ...]:
-        return (Setup, (self.rules, self.edition, self.options, self.teams, self.extra))
+        return by_fields(self)
 
     @property
     def team_ids(self) -> tuple[str, str]:

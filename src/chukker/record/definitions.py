@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from chukker.engine.errors import show
+from chukker.engine.setup import by_fields
 from chukker.engine.types import (
     End,
     EventType,
@@ -68,10 +69,7 @@ class Field:
     extra: Mapping[str, Any] = field(default_factory=dict)
 
     def __reduce__(self) -> tuple[Any, ...]:
-        """Pickled (and deep-copied) by its fields: compiled, a frozen class cannot be
-        rebuilt attribute by attribute, as pickle does by default."""
-        return (Field, (self.kind, self.required, self.min, self.max, self.max_len,
-                        self.values, self.description, self.extra))
+        return by_fields(self)
 
 
 def _int(lo: int, hi: int, required: bool = False, d: str = "") -> Field:
