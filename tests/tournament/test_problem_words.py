@@ -10,6 +10,7 @@ import re
 import string
 import warnings
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +28,7 @@ from chukker.tournament import check, loads
 from chukker.tournament.problems import (
     SUBJECTS,
     TEMPLATES,
+    Cause,
     Params,
     Problem,
     ProblemCode,
@@ -282,13 +284,33 @@ def test_match_options_the_engine_refuses_are_said_from_its_code_in_the_callers_
     assert text in j["text"]
 
 
-def test_match_options_the_engine_refuses_without_a_sentence_of_its_own_keep_its_english() -> None:
-    """``setup_invalid`` is the engine's English detail only: said as it is."""
+@pytest.mark.parametrize(("lang", "text"), [
+    ("en", "match_options: options.tiebreak: unknown value 'coin' (one of 'extra-periods', "
+           "'shootout')"),
+    ("es", "match_options: options.tiebreak: valor desconocido 'coin' (uno de "
+           "'extra-periods', 'shootout')"),
+    ("it", "match_options: options.tiebreak: valore sconosciuto 'coin' (uno tra "
+           "'extra-periods', 'shootout')"),
+])
+def test_match_options_an_unknown_option_value_is_said_from_the_engines_code(
+    lang: str, text: str,
+) -> None:
+    """The engine's ``setup_unknown_value`` (a list param, ``allowed``) in each language."""
     found = check(loads(_options('tiebreak = "coin"').replace('tiebreak = "shootout"\n', "")))
     p = next(p for p in found if p.code == "match_options")
-    assert p.cause is not None and p.cause.code == "setup_invalid"
+    assert p.cause is not None and p.cause.code == "setup_unknown_value"
+    assert p.said(translations(lang).gettext) == text
+    assert pickle.loads(pickle.dumps(p)) == p
+
+
+def test_match_options_the_engine_refuses_without_a_sentence_of_its_own_keep_its_english() -> None:
+    """``setup_invalid`` (the fallback code) is the engine's English detail only: said as
+    it is."""
+    p = replace(Problem.of(Subject.path("match_options"), "match_options",
+                           path="options.x", detail="no good"),
+                cause=Cause.of("setup_invalid", {"path": "options.x", "detail": "no good"}))
     english = str(p)
-    assert english.startswith("match_options: options.tiebreak: unknown value 'coin'")
+    assert english == "match_options: options.x: no good"
     for lang in ("es", "it"):
         assert p.said(translations(lang).gettext) == english
     assert pickle.loads(pickle.dumps(p)) == p

@@ -130,6 +130,28 @@ MESSAGES: dict[str, str] = {
     "refused: {cause}",
     # the set-up
     "setup_invalid": "the set-up is not valid: {path}: {detail}",
+    "setup_not_an_object": "{path}: must be an object",
+    "setup_not_a_string": "{path}: must be a string",
+    "setup_not_bool": "{path}: must be true or false, got {value}",
+    "setup_not_whole": "{path}: must be a whole number, got {value}",
+    "setup_unknown_value": "{path}: unknown value {value} (one of {allowed})",
+    "setup_format": "{path}: unsupported format {value} (expected {expected})",
+    "setup_unknown_edition": "{path}: unknown edition {value} (known: {known})",
+    "setup_teams_missing": "{path}: missing: a record has exactly two teams",
+    "setup_teams_count": "{path}: a match has exactly two teams, got {got}",
+    "setup_team_not_an_object": "{path}: must be an object with name, captain and players",
+    "setup_player_not_an_object": "{path}: must be an object with no, name and handicap",
+    "setup_alternates_list": "{path}: must be a list of at most {max} players",
+    "setup_mounts_list": "{path}: must be a list of at most {max} mounts",
+    "setup_mount_not_an_object": "{path}: must be an object with id, name and owner",
+    "setup_first_defends": "{path}: must give the end of both teams, e.g. "
+    "{{{a}: 'west', {b}: 'east'}}",
+    "setup_practice_shape": '{path}: must be {{"period_s": N, "interval_s": M}}',
+    "setup_practice_range": "{path}: must be a number of seconds from {min} to {max}",
+    "setup_practice_precision": "{path}: at most millisecond precision",
+    # the new-match form's own fields (chukker.web.pages.matches)
+    "setup_form_not_whole": "{path}: {value} is not a whole number",
+    "setup_form_captain": "{path}: {value} is not a player number",
     "team_key": "{path}: a team key is a short identifier (letters, digits, - or _)",
     "players_count": "{path}: Rule 3: an arena team has {count} players numbered 1-{count}, "
     "got {got}",
@@ -195,6 +217,26 @@ def render(
 def message(code: str, params: Mapping[str, Any]) -> str:
     """The English text of a refusal (or of a notice)."""
     return render(MESSAGES.get(code) or NOTICES.get(code) or code, params)
+
+
+#: set-up codes with no sentence of their own: their ``detail`` is the engine's English
+DETAIL_ONLY: frozenset[str] = frozenset({"setup_invalid"})
+
+
+def setup_sentence(
+    code: str, params: Mapping[str, Any], gettext: Callable[[str], str] | None = None
+) -> str | None:
+    """A :class:`SetupError`'s sentence (``{path}: ...``) from its code and params, in the
+    language of ``gettext`` (English without one); ``None`` for a code with no sentence of
+    its own (:data:`DETAIL_ONLY`, whose ``detail`` is English) or an unknown one.
+
+    >>> setup_sentence("setup_not_bool", {"path": "options.handicap", "value": "'yes'"})
+    "options.handicap: must be true or false, got 'yes'"
+    """
+    template = MESSAGES.get(code)
+    if template is None or code in DETAIL_ONLY:
+        return None
+    return render(gettext(template) if gettext is not None else template, params)
 
 
 def show(value: Any) -> str:

@@ -19,9 +19,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from chukker.engine.errors import SetupError
+from chukker.engine.errors import SetupError, show
 from chukker.engine.types import End, PeriodsOption, ShootoutPlayers, Tiebreak, TwoPointLine
-from chukker.rules.editions import Edition, PeriodPlan, edition, introduced_in
+from chukker.rules.editions import EDITIONS, Edition, PeriodPlan, edition, introduced_in
 
 FORMAT = "chukker-match/1"
 DEFAULT_RULES = "uspa-arena-2026"
@@ -29,6 +29,8 @@ _TEAM_ID = re.compile(r"^[A-Za-z0-9_-]{1,16}$")
 #: a mount's id (record 1.2): 1-32 characters of ``[a-z0-9-]``
 MOUNT_ID = re.compile(r"^[a-z0-9-]{1,32}$")
 MOUNTS_MAX = 64
+#: Rule 3: the alternates a team may list
+ALTERNATES_MAX = 12
 _MOUNT_KEYS = frozenset({"id", "name", "owner"})
 _TEAM_KEYS = frozenset({"name", "captain", "players", "alternates", "mounts"})
 
@@ -238,22 +240,26 @@ class Setup:
     def from_dict(cls, doc: Mapping[str, Any]) -> Setup:
         """Validate a record's header; raise :class:`SetupError` naming the field."""
         if not isinstance(doc, Mapping):
-            raise SetupError("record", "must be an object")
+            raise SetupError("record", "must be an object", "setup_not_an_object")
         fmt = doc.get("format", FORMAT)
         if fmt != FORMAT:
-            raise SetupError("format", f"unsupported format {fmt!r} (expected {FORMAT!r})")
+            raise SetupError("format", f"unsupported format {fmt!r} (expected {FORMAT!r})",
+                             "setup_format", value=show(fmt), expected=show(FORMAT))
         rules = doc.get("rules", DEFAULT_RULES)
         if not isinstance(rules, str):
-            raise SetupError("rules", "must be a string")
+            raise SetupError("rules", "must be a string", "setup_not_a_string")
         try:
             ed = edition(rules)
         except ValueError as e:
-            raise SetupError("rules", str(e).removeprefix("rules: ")) from None
+            raise SetupError("rules", str(e).removeprefix("rules: "), "setup_unknown_edition",
+                             value=show(rules), known=list(EDITIONS)) from None
         teams_doc = doc.get("teams")
         if not isinstance(teams_doc, Mapping):
-            raise SetupError("teams", "missing: a record has exactly two teams")
+            raise SetupError("teams", "missing: a record has exactly two teams",
+                             "setup_teams_missing")
         if len(teams_doc) != 2:
-            raise SetupError("teams", f"a match has exactly two teams, got {len(teams_doc)}")
+            raise SetupError("teams", f"a match has exactly two teams, got {len(teams_doc)}",
+                             "setup_teams_count", got=len(teams_doc))
         teams = tuple(_team(str(k), v, ed) for k, v in teams_doc.items())
         _one_team_per_mount(teams[0], teams[1])
         options = _options(doc.get("options", {}), (teams[0].id, teams[1].id))
@@ -281,7 +287,8 @@ def _one_team_per_mount(a: Team, b: Team) -> None:
 
 def _mounts(path: str, doc: Any) -> tuple[Mount, ...]:
     if not isinstance(doc, list) or len(doc) > MOUNTS_MAX:
-        raise SetupError(path, f"must be a list of at most {MOUNTS_MAX} mounts")
+        raise SetupError(path, f"must be a list of at most {MOUNTS_MAX} mounts",
+                         "setup_mounts_list", max=MOUNTS_MAX)
     out: list[Mount] = []
     seen: set[str] = set()
     match = MOUNT_ID.match
@@ -296,7 +303,8 @@ def _mounts(path: str, doc: Any) -> tuple[Mount, ...]:
                 continue
         mpath = f"{path}[{i}]"
         if not isinstance(m, Mapping) or set(m) - {"id", "name", "owner"}:
-            raise SetupError(mpath, "must be an object with id, name and owner")
+            raise SetupError(mpath, "must be an object with id, name and owner",
+                             "setup_mount_not_an_object")
         mid = m.get("id")
         if not isinstance(mid, str) or not MOUNT_ID.match(mid):
             raise SetupError(
@@ -310,9 +318,9 @@ def _mounts(path: str, doc: Any) -> tuple[Mount, ...]:
         name = m.get("name", "")
         owner = m.get("owner")
         if not isinstance(name, str):
-            raise SetupError(f"{mpath}.name", "must be a string")
+            raise SetupError(f"{mpath}.name", "must be a string", "setup_not_a_string")
         if owner is not None and not isinstance(owner, str):
-            raise SetupError(f"{mpath}.owner", "must be a string")
+            raise SetupError(f"{mpath}.owner", "must be a string", "setup_not_a_string")
         out.append(Mount(mid, name, owner))
     return tuple(out)
 
@@ -341,17 +349,20 @@ def _practice(raw: Any) -> tuple[int, int] | None:
     if raw is None:
         return None
     if not isinstance(raw, Mapping) or set(raw) - {"period_s", "interval_s"}:
-        raise SetupError("options.practice", 'must be {"period_s": N, "interval_s": M}')
+        raise SetupError("options.practice", 'must be {"period_s": N, "interval_s": M}',
+                         "setup_practice_shape")
     out = []
     for key, lo, hi in (("period_s", 10, 3600), ("interval_s", 0, 3600)):
         v = raw.get(key)
         if isinstance(v, bool) or not isinstance(v, int | float) or not lo <= v <= hi:
             raise SetupError(
-                f"options.practice.{key}", f"must be a number of seconds from {lo} to {hi}"
+                f"options.practice.{key}", f"must be a number of seconds from {lo} to {hi}",
+                "setup_practice_range", min=lo, max=hi,
             )
         ms = round(v * 1000)
         if abs(v * 1000 - ms) > 1e-6:
-            raise SetupError(f"options.practice.{key}", "at most millisecond precision")
+            raise SetupError(f"options.practice.{key}", "at most millisecond precision",
+                             "setup_practice_precision")
         out.append(ms)
     return (out[0], out[1])
 
@@ -364,8 +375,9 @@ def _enum(path: str, value: Any, enum: Any) -> Any:
     try:
         return enum(value)
     except ValueError:
-        allowed = ", ".join(repr(str(m)) for m in enum)
-        raise SetupError(path, f"unknown value {value!r} (one of {allowed})") from None
+        allowed = [show(str(m)) for m in enum]
+        raise SetupError(path, f"unknown value {value!r} (one of {', '.join(allowed)})",
+                         "setup_unknown_value", value=show(value), allowed=allowed) from None
 
 
 #: each option enum's members by value (a member is its own value: StrEnum)
@@ -376,7 +388,8 @@ _MEMBERS: dict[Any, dict[str, Any]] = {
 
 def _bool(path: str, value: Any) -> bool:
     if not isinstance(value, bool):
-        raise SetupError(path, f"must be true or false, got {value!r}")
+        raise SetupError(path, f"must be true or false, got {value!r}", "setup_not_bool",
+                         value=show(value))
     return value
 
 
@@ -386,7 +399,7 @@ _DEFAULT_OPTIONS: Final = Options()
 
 def _options(doc: Any, team_ids: tuple[str, str]) -> Options:
     if not isinstance(doc, Mapping):
-        raise SetupError("options", "must be an object")
+        raise SetupError("options", "must be an object", "setup_not_an_object")
     d = _DEFAULT_OPTIONS
     fd: tuple[tuple[str, End], ...] | None = None
     if "first_defends" in doc:
@@ -396,6 +409,9 @@ def _options(doc: Any, team_ids: tuple[str, str]) -> Options:
                 "options.first_defends",
                 f"must give the end of both teams, e.g. {{{team_ids[0]!r}: 'west', "
                 f"{team_ids[1]!r}: 'east'}}",
+                "setup_first_defends",
+                a=show(team_ids[0]),
+                b=show(team_ids[1]),
             )
         ends = {t: _enum(f"options.first_defends.{t}", raw[t], End) for t in team_ids}
         if ends[team_ids[0]] == ends[team_ids[1]]:
@@ -426,7 +442,8 @@ def _options(doc: Any, team_ids: tuple[str, str]) -> Options:
 
 def _int(path: str, value: Any) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
-        raise SetupError(path, f"must be a whole number, got {value!r}")
+        raise SetupError(path, f"must be a whole number, got {value!r}", "setup_not_whole",
+                         value=show(value))
     return value
 
 
@@ -437,10 +454,11 @@ def _team(team_id: str, doc: Any, ed: Edition) -> Team:
             path, "a team key is a short identifier (letters, digits, - or _)", "team_key"
         )
     if not isinstance(doc, Mapping):
-        raise SetupError(path, "must be an object with name, captain and players")
+        raise SetupError(path, "must be an object with name, captain and players",
+                         "setup_team_not_an_object")
     name = doc.get("name", team_id)
     if not isinstance(name, str):
-        raise SetupError(f"{path}.name", "must be a string")
+        raise SetupError(f"{path}.name", "must be a string", "setup_not_a_string")
     n = ed.players_per_team.value
     players_doc = doc.get("players")
     if not isinstance(players_doc, list) or len(players_doc) != n:
@@ -455,7 +473,8 @@ def _team(team_id: str, doc: Any, ed: Edition) -> Team:
     players: list[Player] = []
     for i, p in enumerate(players_doc):
         if type(p) is not dict and not isinstance(p, Mapping):
-            raise SetupError(f"{path}.players[{i}]", "must be an object with no, name and handicap")
+            raise SetupError(f"{path}.players[{i}]", "must be an object with no, name and handicap",
+                             "setup_player_not_an_object")
         no = p.get("no")
         pname = p.get("name", "")
         hcp = p.get("handicap", 0)
@@ -464,7 +483,7 @@ def _team(team_id: str, doc: Any, ed: Edition) -> Team:
             ppath = f"{path}.players[{i}]"
             no = _int(f"{ppath}.no", no)
             if not isinstance(pname, str):
-                raise SetupError(f"{ppath}.name", "must be a string")
+                raise SetupError(f"{ppath}.name", "must be a string", "setup_not_a_string")
             hcp = _int(f"{ppath}.handicap", hcp)
         players.append(Player(no, pname, hcp))
     numbers = sorted(p.no for p in players)
@@ -493,13 +512,19 @@ def _team(team_id: str, doc: Any, ed: Edition) -> Team:
         )
     alternates: list[Player] = []
     alt_doc = doc.get("alternates", [])
-    if not isinstance(alt_doc, list) or len(alt_doc) > 12:
-        raise SetupError(f"{path}.alternates", "must be a list of at most 12 players")
+    if not isinstance(alt_doc, list) or len(alt_doc) > ALTERNATES_MAX:
+        raise SetupError(
+            f"{path}.alternates",
+            f"must be a list of at most {ALTERNATES_MAX} players",
+            "setup_alternates_list",
+            max=ALTERNATES_MAX,
+        )
     seen = set(numbers)
     for i, p in enumerate(alt_doc):
         ppath = f"{path}.alternates[{i}]"
         if not isinstance(p, Mapping):
-            raise SetupError(ppath, "must be an object with no, name and handicap")
+            raise SetupError(ppath, "must be an object with no, name and handicap",
+                             "setup_player_not_an_object")
         no = _int(f"{ppath}.no", p.get("no"))
         if not 1 <= no <= 99 or no in seen:
             raise SetupError(
@@ -510,7 +535,7 @@ def _team(team_id: str, doc: Any, ed: Edition) -> Team:
         seen.add(no)
         pname = p.get("name", "")
         if not isinstance(pname, str):
-            raise SetupError(f"{ppath}.name", "must be a string")
+            raise SetupError(f"{ppath}.name", "must be a string", "setup_not_a_string")
         alternates.append(Player(no, pname, _int(f"{ppath}.handicap", p.get("handicap", 0))))
     mounts = _mounts(f"{path}.mounts", doc["mounts"]) if doc.get("mounts") is not None else ()
     extra = tuple((k, v) for k, v in doc.items() if k not in _TEAM_KEYS)

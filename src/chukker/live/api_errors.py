@@ -76,9 +76,10 @@ def message(code: str, params: dict[str, Any]) -> str:
     return code if template is None else fill(template, params)
 
 
-def body(code: str, params: dict[str, Any] | None = None, text: str | None = None,
+def body(code: str, params: dict[str, Any] | None = None, text: str | None = None, /,
          **extra: Any) -> dict[str, Any]:
-    """The JSON body of a refusal.
+    """The JSON body of a refusal (``text``, the English message, is positional: an
+    ``extra`` field may be named ``text``, the message in the caller's language).
 
     >>> body("unknown_match", {"match_id": "x"})["message"]
     'no match with id x'

@@ -17,9 +17,10 @@ Templates are ``str.format`` templates. A param named in :data:`PARTS` (``line``
 A problem may carry the engine's refusal it comes from (its :class:`Cause`: the
 :class:`~chukker.engine.SetupError`'s code and params, for ``match_options``): where the
 engine has a sentence of its own for that code (:data:`chukker.engine.errors.MESSAGES`,
-translated in ``refusals.po``), the problem's ``{detail}`` is that sentence in the
-caller's language; the generic ``setup_invalid`` has none, and ``detail`` (the engine's
-English) is said as it is.
+translated in ``refusals.po``; :func:`chukker.engine.errors.setup_sentence`), the
+problem's ``{detail}`` is that sentence in the caller's language; the generic
+``setup_invalid`` (the fallback, which the engine's set-up no longer raises) has none, and
+``detail`` (the engine's English) is said as it is.
 
 >>> p = Problem.of(Subject.of("team", "reds"), "unknown_player", player="zed")
 >>> str(p)
@@ -322,10 +323,6 @@ class ProblemParamsError(ValueError):
     """A problem made with params its template does not name (a bug of the caller)."""
 
 
-#: engine codes whose sentence is only their English ``detail`` (no sentence of their own)
-_DETAIL_ONLY = frozenset({"setup_invalid"})
-
-
 @dataclass(frozen=True, slots=True)
 class Cause:
     """The engine's refusal a problem comes from: its code and params."""
@@ -335,20 +332,21 @@ class Cause:
 
     @classmethod
     def of(cls, code: str, params: Mapping[str, Any]) -> Cause:
-        """Params as plain ``str``/``int`` (any other value as its text)."""
-        plain = tuple((k, v if isinstance(v, str | int) and not isinstance(v, bool) else str(v))
-                      for k, v in params.items())
-        return cls(code, Params(plain))
+        """Params as plain ``str``/``int`` (a list as its items joined with commas, as the
+        engine says it; any other value as its text)."""
+        def plain(v: Any) -> str | int:
+            if isinstance(v, list | tuple):
+                return ", ".join(str(x) for x in v)
+            return v if isinstance(v, str | int) and not isinstance(v, bool) else str(v)
+
+        return cls(code, Params(tuple((k, plain(v)) for k, v in params.items())))
 
     def said(self, gettext: Callable[[str], str] = _identity) -> str | None:
         """The engine's sentence for this refusal in the language of ``gettext``, or
         ``None`` when the engine has none but the English detail."""
-        from chukker.engine.errors import MESSAGES, render
+        from chukker.engine.errors import setup_sentence
 
-        template = MESSAGES.get(self.code)
-        if template is None or self.code in _DETAIL_ONLY:
-            return None
-        return render(gettext(template), self.params.as_dict())
+        return setup_sentence(self.code, self.params.as_dict(), gettext)
 
 
 @dataclass(frozen=True, slots=True)

@@ -21,7 +21,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from chukker.engine.errors import MESSAGES as ENGINE_MESSAGES
-from chukker.engine.errors import NOTICES, render
+from chukker.engine.errors import NOTICES, render, setup_sentence
 from chukker.i18n import LANGUAGES, translations
 from chukker.live.api_errors import MESSAGES as API_MESSAGES
 from chukker.record.errors import MESSAGES as RECORD_MESSAGES
@@ -55,3 +55,32 @@ def refusal_message(code: str, params: Mapping[str, Any] | None, lang: str) -> s
         return refusal_message(sub_code, sub_params, lang)
 
     return render(template, params or {}, cause)
+
+
+def said_or(code: str, params: Mapping[str, Any] | None, lang: str, english: str) -> str:
+    """:func:`refusal_message` for a known code; ``english`` (the refusal's own text)
+    for a code without a template."""
+    return refusal_message(code, params, lang) if code in templates() else english
+
+
+def setup_said(code: str, params: Mapping[str, Any], lang: str, english: str) -> str:
+    """A :class:`~chukker.engine.SetupError` (``path: reason``) in ``lang`` from its code
+    and params (:func:`chukker.engine.errors.setup_sentence`, as a tournament's
+    ``match_options`` says it); ``english`` (``str(e)``) where the code has no sentence of
+    its own (the fallback ``setup_invalid``).
+
+    >>> setup_said("setup_not_bool", {"path": "options.handicap", "value": "'yes'"}, "it",
+    ...            "options.handicap: must be true or false, got 'yes'")
+    "options.handicap: deve essere true o false; ricevuto 'yes'"
+    """
+    gettext = translations(lang).gettext if lang in LANGUAGES else None
+    return setup_sentence(code, params, gettext) or english
+
+
+def bad_setup_text(setup_code: str, setup_params: Mapping[str, Any], path: str, reason: str,
+                   lang: str) -> str:
+    """The API's ``bad_setup`` answer in ``lang``: its template with the set-up problem's
+    own sentence (without its path) as the reason."""
+    said = setup_said(setup_code, setup_params, lang, f"{path}: {reason}")
+    return refusal_message("bad_setup", {"path": path, "reason": said.removeprefix(f"{path}: ")},
+                           lang)

@@ -20,6 +20,7 @@ from fastapi.responses import JSONResponse, PlainTextResponse, Response, Streami
 from pydantic import BaseModel, Field
 from starlette.types import Receive, Scope, Send
 
+from chukker.i18n import pick_language
 from chukker.live import (
     LiveMatch,
     LiveService,
@@ -314,14 +315,28 @@ async def create_match(
     header: Annotated[Any, Body(
         description='{"format", "rules", "options", "teams"} as in the match record')],
 ) -> dict[str, Any]:
-    header = check_header(header)
+    from chukker.web.refusals import bad_setup_text, said_or
+
+    # a refusal's ``text`` is its message in the caller's language (``?lang=``, else
+    # Accept-Language), as the tournament API's; ``message`` stays English
+    lang = pick_language(request.query_params.get("lang"), None,
+                         request.headers.get("accept-language"))
+    try:
+        header = check_header(header)
+    except ServiceError as e:
+        e.extra.setdefault("text", said_or(e.code, e.params, lang, e.message))
+        raise
     if header.get("events"):
-        raise ServiceError(422, "has_events")
+        raise ServiceError(422, "has_events", text=said_or("has_events", {}, lang, ""))
     try:
         c = await service(request).create_match(header)
     except SetupError as e:
-        raise ServiceError(422, "bad_setup", str(e), params={"path": e.path, "reason": e.reason},
-                           path=e.path, reason=e.reason) from e
+        raise ServiceError(
+            422, "bad_setup", str(e),
+            params={"path": e.path, "reason": e.reason, "setup_code": e.code,
+                    "setup_params": e.params},
+            path=e.path, reason=e.reason,
+            text=bad_setup_text(e.code, e.params, e.path, e.reason, lang)) from e
     lm = await load(request, c.match_id)
     shown = match_display_token(lm)
     return {"match_id": c.match_id, "timekeeper_token": c.timekeeper_token,

@@ -23,6 +23,7 @@ from fastapi.responses import (
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 from markupsafe import Markup
 
+from chukker.engine.errors import show
 from chukker.i18n import LANGUAGES, language_name, pick_language, translations
 from chukker.live import LiveMatch, Quarantined, Role, ServiceError, api_errors
 from chukker.rules import edition
@@ -30,6 +31,7 @@ from chukker.store import UnknownMatch
 from chukker.store._engine import Match, Setup, SetupError
 from chukker.web.api.routes import check_header, created_display_token, match_urls, service
 from chukker.web.pages import sheet
+from chukker.web.refusals import said_or, setup_said
 from chukker.web.security import CSRF_COOKIE, csrf_ok, new_csrf
 
 HERE = Path(__file__).parent.parent  # chukker/web: templates/ and static/
@@ -400,12 +402,14 @@ def header_from_form(form: dict[str, str]) -> dict[str, Any]:
                 hcp = int(raw)
             except ValueError as e:
                 raise SetupError(f"teams.{key}.players[{no - 1}].handicap",
-                                 f"{raw!r} is not a whole number") from e
+                                 f"{raw!r} is not a whole number", "setup_form_not_whole",
+                                 value=show(raw)) from e
             players.append({"no": no, "name": form.get(f"team_{key}_p{no}_name", "").strip(),
                             "handicap": hcp})
         cap = form.get(f"team_{key}_captain", "1")
         if cap not in ("1", "2", "3"):
-            raise SetupError(f"teams.{key}.captain", f"{cap[:10]!r} is not a player number")
+            raise SetupError(f"teams.{key}.captain", f"{cap[:10]!r} is not a player number",
+                             "setup_form_captain", value=show(cap[:10]))
         teams[key] = {"name": form.get(f"team_{key}_name", "").strip() or DEFAULT_NAMES[key],
                       "captain": int(cap), "players": players}
     a_def = form.get("a_defends", "west")
@@ -416,8 +420,8 @@ def header_from_form(form: dict[str, str]) -> dict[str, Any]:
             try:
                 practice[key] = int(raw)
             except ValueError as e:
-                raise SetupError(f"options.practice.{key}", f"{raw!r} is not a whole number"
-                                 ) from e
+                raise SetupError(f"options.practice.{key}", f"{raw!r} is not a whole number",
+                                 "setup_form_not_whole", value=show(raw)) from e
     header: dict[str, Any] = {
         "format": "chukker-match/1",
         "rules": form.get("rules", "uspa-arena-2026"),
@@ -453,11 +457,15 @@ async def new_match(request: Request) -> Response:
         request.app.state.organiser.check(request, form.get("organiser_token") or None)
         header = check_header(header_from_form(form))
         created = await service(request).create_match(header)
-    except SetupError as e:
-        return _new_form(request, form, str(e), status=422)
+    except SetupError as e:  # the form's own fields, or the engine's refusal of the set-up
+        return _new_form(request, form, setup_said(e.code, e.params, lang_of(request), str(e)),
+                         status=422)
     except ServiceError as e:
-        text = tr.gettext(api_errors.MESSAGES.get(e.code, e.message))
-        return _new_form(request, form, api_errors.fill(text, e.params), status=e.status)
+        if e.code in api_errors.MESSAGES:
+            text = api_errors.fill(tr.gettext(api_errors.MESSAGES[e.code]), e.params)
+        else:  # the record's or the engine's code (check_header)
+            text = said_or(e.code, e.params, lang_of(request), e.message)
+        return _new_form(request, form, text, status=e.status)
     # post/redirect/get: a reload shows the page again and never creates a second match.
     # The secrets travel in the fragment, which the browser never sends to a server.
     secrets = urlencode({"tk": created.timekeeper_token, "cm": created.committee_token,
