@@ -9,7 +9,10 @@ compiled ones are held to the same answers by ``test_native``).
 
 from __future__ import annotations
 
+import os
 import random
+import subprocess
+import sys
 from typing import Any
 
 import pytest
@@ -55,7 +58,7 @@ def test_allowed_a_probe_stops_at_its_first_change_and_a_refusal_changes_nothing
     at_ms = round((start + later) * 1000)
     core = m.state_at(at_ms)
     if not hasattr(core, "__dict__"):
-        pytest.skip("the compiled engine: its classes have no __dict__ (the pure one is checked)")
+        return  # compiled: no __dict__ to compare (the test below runs this one pure)
     if core.final:
         return  # allowed answers a final match without probing
     before = vars(core.copy())
@@ -94,3 +97,17 @@ def test_allowed_with_a_string_of_mounts_lists_exactly_the_probes_accepted(
     for action in ACTIONS:
         ev = m.probe(action, at_ms)
         assert (ev is not None and m.can(ev)) == (action in allowed), (action, ev, allowed)
+
+
+def test_allowed_probes_are_checked_field_by_field_on_the_pure_engine_too() -> None:
+    """With the compiled engine installed, the field-by-field test runs in a pure process."""
+    from chukker.engine import NATIVE
+
+    if not NATIVE:
+        pytest.skip("the pure engine runs here: the test above checked it")
+    name = "test_allowed_a_probe_stops_at_its_first_change_and_a_refusal_changes_nothing"
+    env = {**os.environ, "CHUKKER_PURE_PYTHON": "1"}
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:xdist",
+         f"{__file__}::{name}"], env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
