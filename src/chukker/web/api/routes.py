@@ -38,6 +38,7 @@ from chukker.store import base as store_base
 from chukker.store._engine import EventType, SetupError, dumps
 from chukker.web.api.wire import SocketWire, wire_of
 from chukker.web.limits import StreamCaps
+from chukker.web.refusals import bad_setup_text, said_or
 from chukker.web.security import (
     BadInput,
     RateLimit,
@@ -315,8 +316,6 @@ async def create_match(
     header: Annotated[Any, Body(
         description='{"format", "rules", "options", "teams"} as in the match record')],
 ) -> dict[str, Any]:
-    from chukker.web.refusals import bad_setup_text, said_or
-
     # a refusal's ``text`` is its message in the caller's language (``?lang=``, else
     # Accept-Language), as the tournament API's; ``message`` stays English
     lang = pick_language(request.query_params.get("lang"), None,
