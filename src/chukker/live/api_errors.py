@@ -99,6 +99,8 @@ ERROR_SCHEMA: dict[str, Any] = {
         "code": {"type": "string", "description": "a key of MESSAGES or an engine code"},
         "params": {"type": "object", "description": "the values filled into the message"},
         "message": {"type": "string", "description": "English text"},
+        "text": {"type": "string", "description": "the message in the caller's language "
+                 "(?lang=, else Accept-Language), where the operation says so"},
     },
 }
 
