@@ -60,3 +60,25 @@ def test_every_refusal_template_starts_in_lowercase_as_the_rest_of_a_sentence_do
     capitals = {code: t for code, t in templates().items()
                 if t[:1].isupper() and not t.startswith("Rule ")}
     assert capitals == {}
+
+
+@pytest.mark.parametrize("lang", ["es", "it"])
+def test_what_a_field_should_have_been_is_said_in_the_refusals_language(lang: str) -> None:
+    """Each ``expected`` phrase the record, the engine and the API give is translated,
+    so that a refusal in Spanish or Italian is one language throughout."""
+    import re
+    from pathlib import Path
+
+    import chukker
+    from chukker.i18n import translations
+    from chukker.web.refusals import EXPECTED
+
+    src = Path(chukker.__file__).parent
+    given = {m for p in src.rglob("*.py")
+             for m in re.findall(r'expected="([^"]+)"', p.read_text(encoding="utf-8"))}
+    assert given <= EXPECTED, given - EXPECTED
+    gettext = translations(lang).gettext
+    assert [e for e in EXPECTED if gettext(e) == e] == []
+    said = refusal_message("field_type", {"path": "teams", "expected": "an object of two teams"},
+                           lang)
+    assert "two teams" not in said and "teams" in said

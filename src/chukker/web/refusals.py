@@ -27,6 +27,15 @@ from chukker.live.api_errors import MESSAGES as API_MESSAGES
 from chukker.record.errors import MESSAGES as RECORD_MESSAGES
 from chukker.tournament.refusals import MESSAGES as TOURNAMENT_MESSAGES
 
+#: what a field should have been (a refusal's ``expected``): English phrases, each
+#: translated in the catalogues as a template is
+EXPECTED: frozenset[str] = frozenset({
+    "1-32 characters of a-z, 0-9 and -", "JSON data", "[x, y] in yards", "a finite number",
+    "a list of events", "a list of mounts", "a list of players", "a list",
+    "a number of seconds", "a number", "a string", "a whole number",
+    "an object of two teams", "an object", "the end of both teams", "true or false",
+})
+
 
 def templates() -> dict[str, str]:
     """Every known code's English template (engine refusals and notices, record, the
@@ -49,7 +58,11 @@ def refusal_message(code: str, params: Mapping[str, Any] | None, lang: str) -> s
     if template is None:
         return code
     if lang != "en" and lang in LANGUAGES:
-        template = translations(lang).gettext(template)
+        gettext = translations(lang).gettext
+        template = gettext(template)
+        said = (params or {}).get("expected")
+        if isinstance(said, str) and said in EXPECTED:  # "a whole number", ... (said, too)
+            params = {**(params or {}), "expected": gettext(said)}
 
     def cause(sub_code: str, sub_params: Mapping[str, Any]) -> str:
         return refusal_message(sub_code, sub_params, lang)
