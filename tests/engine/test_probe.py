@@ -18,29 +18,17 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from tests.engine.generated_matches import OPTIONS, with_alternates
 
 from chukker.engine import Match, Setup
 from chukker.engine.allowed import ACTIONS, probe
 from chukker.engine.core import CODES, handle
-from chukker.engine.simulate import default_setup, simulate, with_mounts
+from chukker.engine.simulate import simulate, with_mounts
 from chukker.engine.state import Refused
 
 SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-OPTIONS = st.fixed_dictionaries(
-    {
-        "periods": st.sampled_from(["regulation", "six"]),
-        "split_periods": st.booleans(),
-        "tiebreak": st.sampled_from(["extra-periods", "shootout"]),
-        "warning_horn": st.booleans(),
-    }
-)
-
-
 def _setup_and_events(options: dict[str, Any], seed: int, mounts: bool) -> tuple[Setup, Any]:
-    doc = default_setup(**options).to_dict()
-    for t in doc["teams"].values():
-        t["alternates"] = [{"no": 4, "handicap": 1}, {"no": 5, "handicap": 0}]
-    setup = Setup.from_dict(doc)
+    setup = with_alternates(**options)
     events = simulate(setup, random.Random(seed), 400)
     if mounts:
         setup, events = with_mounts(setup, events)

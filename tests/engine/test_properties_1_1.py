@@ -8,28 +8,14 @@ from typing import Any
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from tests.engine.generated_matches import OPTIONS, with_alternates
 
-from chukker.engine import EngineError, Match, Setup, replay
+from chukker.engine import EngineError, Match, replay
 from chukker.engine.allowed import ACTIONS
 from chukker.engine.errors import MESSAGES, message
 from chukker.engine.simulate import default_setup, simulate
 
 SETTINGS = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-OPTIONS = st.fixed_dictionaries(
-    {
-        "periods": st.sampled_from(["regulation", "six"]),
-        "split_periods": st.booleans(),
-        "tiebreak": st.sampled_from(["extra-periods", "shootout"]),
-        "warning_horn": st.booleans(),
-    }
-)
-
-
-def with_alternates(**options: Any) -> Setup:
-    doc = default_setup(**options).to_dict()
-    for t in doc["teams"].values():
-        t["alternates"] = [{"no": 4, "handicap": 1}, {"no": 5, "handicap": 0}]
-    return Setup.from_dict(doc)
 
 
 def without_allowed(r: dict[str, Any]) -> dict[str, Any]:
