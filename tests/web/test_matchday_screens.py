@@ -81,6 +81,54 @@ def test_screens_fit_every_size_and_state_with_long_names(browser: Any, live_ser
     assert not problems, "\n".join(problems[:40])
 
 
+
+CLOCK_AT = """() => { const c = document.querySelector("[data-clock]").getBoundingClientRect();
+  return [Math.round(c.left), Math.round(c.top + window.scrollY), Math.round(c.width)]; }"""
+
+
+@pytest.mark.parametrize("lang", ["en", "es", "it"])
+def test_console_clock_stays_put_when_the_network_drops(browser: Any, live_server: Any,
+                                                        lang: str) -> None:
+    """The console says it is offline and how many commands it holds, in the network bar,
+    which keeps its box: the clock does not move when the network drops, at any size and
+    in each language (the offline sentence is longest in Spanish)."""
+    m = long_named_match(live_server)
+    sizes = [*PHONES, (601, 900), (700, 900), (800, 900), *DESKTOP[:2]]
+    page = browser.new_page(viewport={"width": sizes[0][0], "height": sizes[0][1]})
+    page.goto(f"{live_server.url}/m/{m['match_id']}/console?lang={lang}"
+              f"#token={m['timekeeper_token']}")
+    page.wait_for_function("() => window.chukker && window.chukker.state && "
+                           "window.chukker.connected")
+    page.keyboard.press("Space")  # bowl-in: the clock runs
+    page.wait_for_function("() => window.chukker.state.clock.running")
+    frames = ("() => new Promise((r) => requestAnimationFrame(() => "
+              "requestAnimationFrame(r)))")
+    online: dict[tuple[int, int], list[int]] = {}
+    for w, h in sizes:
+        page.set_viewport_size({"width": w, "height": h})
+        page.evaluate(frames)
+        online[(w, h)] = page.evaluate(CLOCK_AT)
+    page.context.set_offline(True)
+    page.keyboard.press("2")  # a goal and a whistle, held until the network is back
+    page.keyboard.press("w")
+    page.wait_for_function("() => document.body.classList.contains('offline') && "
+                           "!document.getElementById('queued').hidden")
+    problems = []
+    for w, h in sizes:
+        page.set_viewport_size({"width": w, "height": h})
+        page.evaluate(frames)
+        got = page.evaluate(CLOCK_AT)
+        bad = page.evaluate(MEASURE, False)
+        if got != online[(w, h)]:
+            problems.append(f"{lang} {w}x{h}: the clock moves offline: {online[(w, h)]} -> {got}")
+        problems += [f"{lang} {w}x{h} offline: {b}" for b in bad["bad"]]
+    text = page.locator(".netbar").inner_text()
+    page.context.set_offline(False)
+    page.close()
+    assert not problems, "\n".join(problems)
+    assert "2" in text, text
+
+
 def test_interval_is_the_main_countdown_and_says_when_it_has_run_out(
         browser: Any, live_server: Any) -> None:
     m = long_named_match(live_server)
