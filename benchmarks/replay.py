@@ -14,9 +14,11 @@ JSON, then times, in the same run and on one core (CPU time, best of ``--repeat`
 It says which engine ran (``compiled``: the mypyc build, ``chukker.engine.NATIVE``;
 ``pure``: the Python source, e.g. ``CHUKKER_PURE_PYTHON=1``). Targets (issue 20):
 strict at least 1,000,000 events/s and no more than 1.5x ``json.loads``; short records
-no more than 3x. Last runs (2026-12-02 03:51-04:15 UTC, four runs, load 0.6-2.5;
-compiled): strict 563,000-802,000 events/s = 0.79-0.99x ``json.loads`` (which itself
-ran at 555,000-646,000 events/s), short records 2.45-2.93x; the README's *Figures* has
+no more than 3x. Last runs (2026-12-02 05:53-06:12 UTC, five runs, load 0.7-3.9;
+compiled): strict 953,000-1,149,000 events/s = 0.74-0.86x ``json.loads`` (which itself
+ran at 787,000-915,000 events/s; 1,067,000 and 1,149,000 with ``--repeat 5`` on the
+quiet machine), short records 2.07-2.59x; at 03:51-04:15, on a machine 25-35 % slower,
+strict was 563,000-802,000 events/s (0.79-0.99x); the README's *Figures* has
 them, ``docs/engine.md`` ("Speed") the instruction counts and where the time goes;
 ``benchmarks/replay_msgspec.py`` measures msgspec as the record's typed decoder.
 
