@@ -135,3 +135,42 @@ def test_new_match_form_shows_the_set_up_problem_in_the_pages_language(
 def test_setup_said_of_an_unknown_language_is_english() -> None:
     e = refused(CASES[0][0])
     assert setup_said(e.code, e.params, "fr", str(e)) == str(e)
+
+
+@pytest.mark.parametrize("lang", ["es", "it"])
+def test_why_a_value_was_refused_is_said_in_the_refusals_language(lang: str) -> None:
+    """Each reason the API's own checks give (``security.clean``, the header's) is one of
+    ``REASONS`` and translated, numbers and all: a refusal in Spanish or Italian is one
+    language throughout."""
+    import re
+    from pathlib import Path
+
+    import chukker
+    from chukker.web.refusals import REASONS, said_reason
+
+    gettext = translations(lang).gettext
+    assert [r for r in REASONS if gettext(r) == r] == []
+    assert all(fields(gettext(r)) == fields(r) for r in REASONS)
+    web = Path(chukker.__file__).parent / "web"
+    given = {m for p in web.rglob("*.py") for m in re.findall(
+        r'(?:BadInput\(path or "value", |"reason": )f?"([^"]+)"', p.read_text(encoding="utf-8"))}
+    shaped = {re.sub(r"\{[^}]*\}", "{}", g) for g in given}
+    assert shaped <= {re.sub(r"\{\w+\}", "{}", r) for r in REASONS}, shaped
+    assert said_reason("a whole number from -2 to 10", gettext) in (
+        "un número entero de -2 a 10", "un numero intero da -2 a 10")
+    assert said_reason("an engine's own words", gettext) == "an engine's own words"
+
+
+@pytest.mark.parametrize(("lang", "text"), [
+    ("es", "la configuración del partido no es válida: teams.A.name: más de 60 caracteres"),
+    ("it", "la configurazione della partita non è valida: teams.A.name: più di 60 caratteri"),
+    ("en", "the match set-up is not valid: teams.A.name: longer than 60 characters"),
+])
+def test_post_matches_a_name_too_long_is_refused_in_the_callers_language(
+    client: Any, header: dict[str, Any], lang: str, text: str,
+) -> None:
+    header["teams"]["A"]["name"] = "x" * 61
+    j = _post(client, header, f"?lang={lang}")
+    assert j["code"] == "invalid_header"
+    assert j["params"] == {"field": "teams.A.name", "reason": "longer than 60 characters"}
+    assert j["text"] == text

@@ -17,7 +17,8 @@ Spanish and Italian come from the Babel catalogues
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import re
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from chukker.engine.errors import MESSAGES as ENGINE_MESSAGES
@@ -35,6 +36,35 @@ EXPECTED: frozenset[str] = frozenset({
     "a number of seconds", "a number", "a string", "a whole number",
     "an object of two teams", "an object", "the end of both teams", "true or false",
 })
+
+#: why a value was refused (a refusal's ``reason``, from the API's own checks:
+#: :func:`chukker.web.security.clean` and the header's): English templates, each
+#: translated in the catalogues; the numbers and the type are filled in after
+REASONS: tuple[str, ...] = (
+    "not an object", "unknown field", "number out of range",
+    "not valid Unicode (a lone surrogate)", "longer than {limit} characters",
+    "nested deeper than {depth} levels", "more than {n} items", "more than {n} fields",
+    "a whole number from {lo} to {hi}", "unexpected {kind}",
+)
+_REASON_PATTERNS = [
+    (re.compile("".join(f"(?P<{part[1:-1]}>[-\\w]+)" if part.startswith("{") else re.escape(part)
+                        for part in re.split(r"(\{\w+\})", t))), t)
+    for t in REASONS
+]
+
+
+def said_reason(reason: str, gettext: Callable[[str], str]) -> str:
+    """A reason of :data:`REASONS`, filled in, said with ``gettext``; any other as it is.
+
+    >>> from chukker.i18n import translations
+    >>> said_reason("longer than 60 characters", translations("es").gettext)
+    'más de 60 caracteres'
+    """
+    for pattern, template in _REASON_PATTERNS:
+        m = pattern.fullmatch(reason)
+        if m is not None:
+            return gettext(template).format(**m.groupdict())
+    return reason
 
 
 def templates() -> dict[str, str]:
@@ -63,6 +93,9 @@ def refusal_message(code: str, params: Mapping[str, Any] | None, lang: str) -> s
         said = (params or {}).get("expected")
         if isinstance(said, str) and said in EXPECTED:  # "a whole number", ... (said, too)
             params = {**(params or {}), "expected": gettext(said)}
+        why = (params or {}).get("reason")
+        if isinstance(why, str):  # "unknown field", "longer than 60 characters", ...
+            params = {**(params or {}), "reason": said_reason(why, gettext)}
 
     def cause(sub_code: str, sub_params: Mapping[str, Any]) -> str:
         return refusal_message(sub_code, sub_params, lang)
