@@ -121,6 +121,37 @@ def test_a_closed_stream_gives_its_slot_back(live_server: Any, make_match: Any) 
         assert eventually(free)
 
 
+
+def test_streams_that_end_together_end_in_turns_and_each_gives_its_slot_back(
+        live_server: Any, make_match: Any) -> None:
+    """A crowd of viewers that goes at once (a venue's network drops): each connection is
+    closed and each stream ended in its turn, ``FANOUT_SLICE`` per loop iteration (a horn
+    falling due meanwhile waits one group, not the crowd: ``benchmarks/leave.py``),
+    and every slot and subscription goes back."""
+    from chukker.live import fanout
+
+    caps = live_server.app.state.streams
+    svc = live_server.app.state.service
+    n = 3 * fanout.FANOUT_SLICE + 5
+    with live_server.client() as c:
+        m = make_match(c)
+    socks = []
+    for _ in range(n):
+        s = socket.create_connection(("127.0.0.1", live_server.port))
+        s.sendall(f"GET /api/matches/{m.id}/stream HTTP/1.1\r\nHost: x\r\n\r\n".encode())
+        socks.append(s)
+    for s in socks:
+        s.settimeout(10)
+        assert b"retry:" in s.recv(65536)
+    assert eventually(lambda: caps.open == n), caps.open
+    for s in socks:
+        s.close()
+    assert eventually(lambda: caps.open == 0 and not svc._matches[m.id].subscribers), (
+        caps.open, len(svc._matches[m.id].subscribers))
+    assert eventually(lambda: not live_server.server.server_state.connections or all(
+        p.transport.is_closing() for p in live_server.server.server_state.connections))
+
+
 def test_over_the_cap_a_spectator_gets_503_with_retry_after(client: Any,
                                                             make_match: Any) -> None:
     client.app.state.streams = StreamCaps(total=0, per_address=0, reserved=0)

@@ -121,6 +121,54 @@ class Outbox:
             asyncio.get_running_loop().call_soon(self._pump, live, 0, None)
 
 
+class Turns:
+    """At most ``per_turn`` waiters go on per event-loop iteration, the others wait theirs.
+
+    For work that comes in crowds: when thousands of streams end at once (a venue's
+    network drops, the last whistle of a final), each one's teardown (the middleware
+    unwinding, its access line) is tens of microseconds, and run in one loop iteration
+    they held a horn falling due meanwhile for hundreds of milliseconds. In turns,
+    the loop's timers run between two groups, as between two slices of a fan-out.
+
+    >>> async def crowd() -> list[int]:
+    ...     turns, order = Turns(2), []
+    ...     async def one(k: int) -> None:
+    ...         await turns.wait()
+    ...         order.append(k)
+    ...     await asyncio.gather(*(one(k) for k in range(5)))
+    ...     return order
+    >>> asyncio.run(crowd())
+    [0, 1, 2, 3, 4]
+    """
+
+    def __init__(self, per_turn: int) -> None:
+        self.per_turn = per_turn
+        self.waiting: deque[asyncio.Future[None]] = deque()
+        self.scheduled = False
+
+    async def wait(self) -> None:
+        """Return in a later loop iteration, with at most ``per_turn`` others."""
+        fut = asyncio.get_running_loop().create_future()
+        self.waiting.append(fut)
+        if not self.scheduled:
+            self.scheduled = True
+            fut.get_loop().call_soon(self._let_go)
+        await fut
+
+    def _let_go(self) -> None:
+        waiting = self.waiting
+        n = 0
+        while waiting and n < self.per_turn:
+            fut = waiting.popleft()
+            if not fut.done():  # a cancelled waiter takes no turn
+                fut.set_result(None)
+                n += 1
+        if waiting:
+            asyncio.get_running_loop().call_soon(self._let_go)
+        else:
+            self.scheduled = False
+
+
 def sse(kind: str, data: dict[str, Any], seq: int | None) -> str:
     """One Server-Sent Events message.
 

@@ -44,7 +44,7 @@ from typing import Any, Protocol, TypeVar
 from chukker.live import fanout
 from chukker.live.clock import Clock
 from chukker.live.errors import Quarantined, Role, ServiceError
-from chukker.live.fanout import Outbox, Subscriber, merge_diff, sse
+from chukker.live.fanout import Outbox, Subscriber, Turns, merge_diff, sse
 from chukker.ops import metrics
 from chukker.store import (
     Backend,
@@ -212,6 +212,8 @@ class LiveService:
         self._listener: asyncio.Task[None] | None = None
         self._subscribed = asyncio.Event()
         self._keepalive_task: asyncio.Task[None] | None = None
+        #: streams that end together finish ``FANOUT_SLICE`` per loop iteration
+        self.leaving = Turns(fanout.FANOUT_SLICE)
         #: (deadline wall ms, published wall ms) of recent horns, for the benchmark
         self.horn_lateness: deque[tuple[int, int]] = deque(maxlen=10_000)
         self.on_publish: Callable[[str, str], None] | None = None

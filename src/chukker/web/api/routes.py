@@ -29,7 +29,7 @@ from chukker.live import (
     ServiceError,
     hash_token,
 )
-from chukker.live.fanout import Subscriber, chunk
+from chukker.live.fanout import Subscriber, Turns, chunk
 from chukker.ops.logging import annotate
 from chukker.record import RecordError, validate_header
 from chukker.record.definitions import validate_event
@@ -511,8 +511,8 @@ async def stream(
 
     gen = messages()
     weakref.finalize(gen, release)  # also when the stream never started
-    return _Stream(gen, release, sub, backlog, media_type="text/event-stream", headers={
-        "cache-control": "no-cache", "x-accel-buffering": "no"})
+    return _Stream(gen, release, sub, backlog, svc.leaving, media_type="text/event-stream",
+                   headers={"cache-control": "no-cache", "x-accel-buffering": "no"})
 
 
 class _Stream(StreamingResponse):
@@ -527,11 +527,12 @@ class _Stream(StreamingResponse):
     """
 
     def __init__(self, content: AsyncIterator[bytes], on_end: Callable[[], None],
-                 sub: Subscriber, backlog: list[str], **kwargs: Any) -> None:
+                 sub: Subscriber, backlog: list[str], leaving: Turns, **kwargs: Any) -> None:
         super().__init__(content, **kwargs)
         self._on_end = on_end
         self._sub = sub
         self._backlog = backlog
+        self._leaving = leaving
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         try:
@@ -570,6 +571,11 @@ class _Stream(StreamingResponse):
             ended.cancel()
             gone.cancel()
         sub.wire = None
+        # its slot and its subscription go at once; the rest of its end (the ASGI chain
+        # unwinding, its access line) waits its turn: thousands of streams ending together
+        # would otherwise hold the loop, and a horn falling due, in one iteration
+        self._on_end()
+        await self._leaving.wait()
         with contextlib.suppress(Exception):  # after a disconnect uvicorn drops it
             await send({"type": "http.response.body", "body": b"", "more_body": False})
 
