@@ -31,7 +31,7 @@ import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from live import ROOT, free_port, prepare_horn_matches
+from live import ROOT, free_port, pct, prepare_horn_matches
 
 
 def viewers(port: int, n: int, ready: Any, stop: Any) -> None:
@@ -48,11 +48,6 @@ def viewers(port: int, n: int, ready: Any, stop: Any) -> None:
     stop.wait()
     for s in socks:
         s.close()
-
-
-def pct(xs: list[float], q: float) -> float:
-    xs = sorted(xs)
-    return xs[min(len(xs) - 1, round(q / 100 * (len(xs) - 1)))] if xs else float("nan")
 
 
 def main() -> None:

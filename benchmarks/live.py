@@ -431,7 +431,8 @@ async def bench(args: argparse.Namespace) -> dict[str, Any]:
                 await asyncio.sleep(due - time.time())
                 timer_late.append((time.time() - due) * 1000)
             await asyncio.sleep(max(0.0, t_end - time.time()))
-            server_late, audit_count = [], 0
+            server_late: list[float] = []
+            audit_count = 0
             for h in horn_ids:
                 rows = (await http.get(f"/api/matches/{h}/horns")).json()
                 audit_count += len(rows)
