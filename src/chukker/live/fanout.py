@@ -143,26 +143,38 @@ class Turns:
 
     def __init__(self, per_turn: int) -> None:
         self.per_turn = per_turn
-        self.waiting: deque[asyncio.Future[None]] = deque()
+        #: who waits: a waiter's future, or a callback (:meth:`call`)
+        self.waiting: deque[asyncio.Future[None] | Callable[[], object]] = deque()
         self.scheduled = False
 
     async def wait(self) -> None:
         """Return in a later loop iteration, with at most ``per_turn`` others."""
         fut = asyncio.get_running_loop().create_future()
-        self.waiting.append(fut)
+        self._queue(fut)
+        await fut
+
+    def call(self, callback: Callable[[], object]) -> None:
+        """Call ``callback`` in its turn (from the loop's thread: e.g. closing a socket)."""
+        self._queue(callback)
+
+    def _queue(self, item: asyncio.Future[None] | Callable[[], object]) -> None:
+        self.waiting.append(item)
         if not self.scheduled:
             self.scheduled = True
-            fut.get_loop().call_soon(self._let_go)
-        await fut
+            asyncio.get_running_loop().call_soon(self._let_go)
 
     def _let_go(self) -> None:
         waiting = self.waiting
         n = 0
         while waiting and n < self.per_turn:
-            fut = waiting.popleft()
-            if not fut.done():  # a cancelled waiter takes no turn
-                fut.set_result(None)
-                n += 1
+            item = waiting.popleft()
+            if isinstance(item, asyncio.Future):
+                if item.done():  # a cancelled waiter takes no turn
+                    continue
+                item.set_result(None)
+            else:
+                item()
+            n += 1
         if waiting:
             asyncio.get_running_loop().call_soon(self._let_go)
         else:

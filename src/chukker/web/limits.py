@@ -16,13 +16,13 @@ import asyncio
 import os
 import resource
 import weakref
-from collections import Counter, deque
+from collections import Counter
 from typing import Any
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
-from chukker.live.fanout import FANOUT_SLICE
+from chukker.live.fanout import FANOUT_SLICE, Turns
 from chukker.web.api.wire import EXTENSION, SocketWire
 
 #: seconds a client has to send a request's headers, then its body
@@ -193,7 +193,7 @@ class GuardedHttp(HttpToolsProtocol):
         wire = self.scope.get("extensions", {}).get(EXTENSION) if self.cycle else None
         if wire is None or self.transport.is_closing():
             return None  # the transport closes now, as uvicorn's protocol has it
-        _closing(self.loop).append(self.transport)
+        _closing(self.loop).call(self.transport.close)
         return True  # kept half-open until its turn
 
     def connection_lost(self, exc: Exception | None) -> None:
@@ -204,39 +204,16 @@ class GuardedHttp(HttpToolsProtocol):
         super().connection_lost(exc)
 
 
-class _Closer:
-    """Transports to close, ``FANOUT_SLICE`` per loop iteration (one per event loop)."""
-
-    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
-        self.loop = loop
-        self.queue: deque[asyncio.BaseTransport] = deque()
-        self.scheduled = False
-
-    def append(self, transport: asyncio.BaseTransport) -> None:
-        self.queue.append(transport)
-        if not self.scheduled:
-            self.scheduled = True
-            self.loop.call_soon(self._close_some)
-
-    def _close_some(self) -> None:
-        q = self.queue
-        for _ in range(min(FANOUT_SLICE, len(q))):
-            q.popleft().close()
-        if q:
-            self.loop.call_soon(self._close_some)
-        else:
-            self.scheduled = False
-
-
-_CLOSING: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _Closer] = (
+#: the connections to close, ``FANOUT_SLICE`` per loop iteration (one queue per loop)
+_CLOSING: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Turns] = (
     weakref.WeakKeyDictionary())
 
 
-def _closing(loop: asyncio.AbstractEventLoop) -> _Closer:
-    closer = _CLOSING.get(loop)
-    if closer is None:
-        closer = _CLOSING[loop] = _Closer(loop)
-    return closer
+def _closing(loop: asyncio.AbstractEventLoop) -> Turns:
+    turns = _CLOSING.get(loop)
+    if turns is None:
+        turns = _CLOSING[loop] = Turns(FANOUT_SLICE)
+    return turns
 
 
 def uvicorn_options() -> dict[str, Any]:
