@@ -99,8 +99,10 @@ class MqttSettings:
     url: str | None = None
     #: first level of every topic
     prefix: str = "chukker"
-    #: the client identifier (unset: ``chukker-`` and a random suffix)
+    #: the client identifier (unset: ``chukker-`` and a random suffix); never published
     client_id: str | None = None
+    #: the name the online topic gives the server (unset: a random one)
+    server_name: str | None = None
     user: str | None = None
     password: str | None = None
     #: CA bundle for mqtts:// (unset: the system's)
@@ -454,7 +456,9 @@ KEYS: tuple[Key, ...] = (
     Key("mqtt.prefix", _text(r"[^#+\x00-\x1f/][^#+\x00-\x1f]{0,99}", "a topic prefix"),
         "first level of every MQTT topic"),
     Key("mqtt.client_id", _optional(_text(r"[\x21-\x7e]{1,64}", "printable ASCII")),
-        "MQTT client identifier"),
+        "MQTT client identifier (never published)"),
+    Key("mqtt.server_name", _optional(_text(r"[A-Za-z0-9_.-]{1,64}", "letters, digits, . _ -")),
+        "the server's name in <prefix>/server/<name>/online"),
     Key("mqtt.user", _optional(_text(max_len=256)), "MQTT user name"),
     Key("mqtt.password", _optional(_text(max_len=256)), "MQTT password", secret=True),
     Key("mqtt.tls_ca", _optional(_text(max_len=4096)), "CA bundle for mqtts://"),

@@ -11,6 +11,7 @@ chukker_mqtt_dropped_total                counter    messages given up, by kind 
 chukker_mqtt_horn_to_relay_seconds        histogram  horn instant to the broker's ack of
                                                      the relay's command
 chukker_mqtt_reconnects_total             counter    connections made after the first
+chukker_mqtt_session_taken_over_total     counter    sessions another client took over
 ========================================  =========  ====================================
 """
 
@@ -36,6 +37,9 @@ HORN_TO_RELAY = Histogram("chukker_mqtt_horn_to_relay_seconds",
                           buckets=_BUCKETS, registry=REGISTRY)
 RECONNECTS = Counter("chukker_mqtt_reconnects_total", "MQTT connections after the first",
                      registry=REGISTRY)
-ALL = (CONNECTED, QUEUE_DEPTH, PUBLISHED, DROPPED, HORN_TO_RELAY, RECONNECTS)
+TAKEN_OVER = Counter("chukker_mqtt_session_taken_over_total",
+                     "MQTT sessions taken over by another client with the server's identifier",
+                     registry=REGISTRY)
+ALL = (CONNECTED, QUEUE_DEPTH, PUBLISHED, DROPPED, HORN_TO_RELAY, RECONNECTS, TAKEN_OVER)
 for _k in ("state", "event", "horn", "relay"):
     PUBLISHED.labels(_k)

@@ -7,8 +7,10 @@ Topics (payloads JSON, times epoch ms as ``/api/time``; :mod:`chukker.feeds.payl
 * ``<prefix>/match/<id>/event``: QoS 1, every stored event (undos too) with its ``seq``;
 * ``<prefix>/match/<id>/horn``: QoS 1, ``{kind, period, at}``;
 * ``<prefix>/arena/<slug>/state`` and ``/horn``: the arena's current match;
-* ``<prefix>/server/<client id>/online``: retained ``1``, and ``0`` (the will) when
-  the server goes away;
+* ``<prefix>/server/<server name>/online``: retained ``1``, and ``0`` (the will) when
+  the server goes away. The name is ``mqtt.server_name`` or a random one, never the
+  client identifier: a client that knew the identifier could take the server's
+  session over (the broker drops the older of two connections with one identifier);
 * the horn relays' own topics (:mod:`chukker.feeds.relays`).
 
 The listener methods run on the event loop and only queue (:class:`Outbox`);
@@ -16,6 +18,13 @@ one task publishes, reconnecting with exponential backoff (0.2 s to 5 s, with
 jitter) and publishing every retained state again after each reconnect. A
 horn is claimed first (:mod:`chukker.feeds.claims`): only the server that wins
 the claim publishes it and drives the relays.
+
+The client speaks MQTT 5. A session taken over (the broker's DISCONNECT with
+reason code 0x8E, or :data:`TAKEOVER_DROPS` connections that each lived less
+than :data:`TAKEOVER_SHORT_S` within :data:`TAKEOVER_WINDOW_S`) is counted
+(``chukker_mqtt_session_taken_over_total``), said in :meth:`MqttFeed.status`
+(the officials' ``/readyz``) and logged; the next connection uses a fresh random
+identifier, so the server has its session back at once and the relays sound.
 """
 
 from __future__ import annotations
@@ -54,6 +63,15 @@ ACK_TIMEOUT_S = 5.0
 TICK_SLOTS = 10
 #: matches whose last report is kept (for the ticks and the arena topics)
 MATCHES_KEPT = 5000
+#: MQTT 5's DISCONNECT reason code "Session taken over"
+SESSION_TAKEN_OVER = 0x8E
+#: a connection that lived less than this, lost ...
+TAKEOVER_SHORT_S = 5.0
+#: ... this many times ...
+TAKEOVER_DROPS = 3
+#: ... within this many seconds, is taken for a session taken over (MQTT 3.1.1 brokers
+#: send no reason code)
+TAKEOVER_WINDOW_S = 60.0
 
 HeaderOf = Callable[[str], Mapping[str, Any] | None]
 
@@ -112,7 +130,16 @@ class MqttFeed:
         self.horn = horn or HornSettings()
         self.broker = Broker.from_settings(mqtt)
         self.prefix = mqtt.prefix.rstrip("/")
-        self.client_id = mqtt.client_id or f"chukker-{secrets.token_hex(4)}"
+        self.client_id = mqtt.client_id or f"chukker-{secrets.token_hex(8)}"
+        #: the identifier of the current session: the client id until a session is
+        #: taken over, then a fresh random one (never published)
+        self.session_id = self.client_id
+        #: what the online topic names the server by: never the client identifier
+        self.server_name = mqtt.server_name or f"server-{secrets.token_hex(6)}"
+        #: sessions taken over so far, and when the last was (epoch ms)
+        self.taken_over = 0
+        self.last_taken_over_ms: int | None = None
+        self._short_drops: list[float] = []
         self.header_of = header_of or (lambda _mid: None)
         self.claims = claims or LocalClaims()
         #: the claims ask a database: in a worker thread, not on the event loop
@@ -139,7 +166,7 @@ class MqttFeed:
         self._runner: asyncio.Task[None] | None = None
         self._ticker: asyncio.Task[None] | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
-        self.online_topic = f"{self.prefix}/server/{self.client_id}/online"
+        self.online_topic = f"{self.prefix}/server/{self.server_name}/online"
         #: while connected: sends the queued relay commands at once
         self._relays_now: Callable[[], None] | None = None
 
@@ -175,7 +202,9 @@ class MqttFeed:
         return {"broker": self.broker.display, "connected": self.connected,
                 "queue": len(self.outbox), "published": self.published,
                 "dropped": {k.value: v for k, v in self.outbox.dropped.items()},
-                "relays": len(self.horn.relays), "error": self.last_error}
+                "relays": len(self.horn.relays), "error": self.last_error,
+                "session_taken_over": self.taken_over,
+                "last_taken_over_ms": self.last_taken_over_ms}
 
     # ---------------------------------------------------------------- arenas
     def assign_arena(self, arena: str, match_id: str | None,
@@ -264,7 +293,7 @@ class MqttFeed:
             if not relays.serves(relay, arena):
                 continue
             first: Message | None = None
-            for cmd in relays.commands(relay, horn, self.client_id):
+            for cmd in relays.commands(relay, horn, self.server_name):
                 msg = Message(Kind.RELAY, cmd.topic, cmd.payload, horn_at=at, sounds=cmd.sounds)
                 if first is None:
                     first = msg
@@ -346,10 +375,11 @@ class MqttFeed:
     def _client(self) -> aiomqtt.Client:
         b = self.broker
         client = aiomqtt.Client(
-            b.host, b.port, username=b.user, password=b.password, identifier=self.client_id,
+            b.host, b.port, username=b.user, password=b.password, identifier=self.session_id,
             tls_context=b.tls_context(), keepalive=15, timeout=ACK_TIMEOUT_S,
             will=aiomqtt.Will(self.online_topic, b"0", qos=1, retain=True),
-            max_inflight_messages=WINDOW, clean_session=True,
+            max_inflight_messages=WINDOW, protocol=aiomqtt.ProtocolVersion.V5,
+            clean_start=True,
         )
         client.pending_calls_threshold = 2 * WINDOW  # WINDOW awaited acks is the design
         return client
@@ -357,8 +387,10 @@ class MqttFeed:
     async def _run(self) -> None:
         backoff = BACKOFF_MIN_S
         while True:
+            since: float | None = None
             try:
                 async with self._client() as client:
+                    since = time.monotonic()
                     self.connected = True
                     self.last_error = None
                     metrics.CONNECTED.set(1)
@@ -378,12 +410,38 @@ class MqttFeed:
                 if self.connected:
                     log.warning("mqtt: connection to %s lost: %s", self.broker.display,
                                 self.last_error)
+                if since is not None and self._taken_over(e, time.monotonic() - since):
+                    backoff = BACKOFF_MIN_S / 2  # our own session back at once
             finally:
                 self.connected = False
                 metrics.CONNECTED.set(0)
             self._drop_late_relays()
             await asyncio.sleep(backoff * random.uniform(0.5, 1.0))
             backoff = min(backoff * 2, BACKOFF_MAX_S)
+
+    def _taken_over(self, e: BaseException, lived_s: float) -> bool:
+        """Whether a lost connection was a session taken over by another client with our
+        identifier (reason code 0x8E, or repeated short connections); if so, count it,
+        say it, and take a fresh identifier for the next connection."""
+        rc = getattr(e, "rc", None)
+        code = getattr(rc, "value", rc)
+        now = time.monotonic()
+        taken = code == SESSION_TAKEN_OVER
+        if not taken and lived_s < TAKEOVER_SHORT_S:
+            self._short_drops = [t for t in self._short_drops if now - t < TAKEOVER_WINDOW_S]
+            self._short_drops.append(now)
+            taken = len(self._short_drops) >= TAKEOVER_DROPS
+        if not taken:
+            return False
+        self._short_drops.clear()
+        self.taken_over += 1
+        self.last_taken_over_ms = self.now_ms()
+        metrics.TAKEN_OVER.inc()
+        self.session_id = f"{self.client_id[:48]}-{secrets.token_hex(6)}"
+        log.warning("mqtt: the session on %s was taken over by another client with the same "
+                    "identifier; reconnecting with a new one (see docs/feeds.md for the "
+                    "broker's ACL)", self.broker.display)
+        return True
 
     def _drop_late_relays(self) -> None:
         """A horn that could not sound in time is not sounded later (the ``OFF`` still goes)."""
