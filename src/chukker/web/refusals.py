@@ -21,8 +21,8 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from chukker.engine.errors import MESSAGES as ENGINE_MESSAGES
 from chukker.engine.errors import CLUB_MESSAGES, NOTICES, render, setup_sentence
+from chukker.engine.errors import MESSAGES as ENGINE_MESSAGES
 from chukker.i18n import LANGUAGES, translations
 from chukker.live.api_errors import MESSAGES as API_MESSAGES
 from chukker.record.errors import MESSAGES as RECORD_MESSAGES
