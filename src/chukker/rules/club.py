@@ -156,19 +156,26 @@ def club_edition(doc: Any) -> Edition:
     name = _name(doc.get("name"))
     clause = f"club rules: {name}"
     changes: dict[str, Any] = {}
+    # a value the club restates as the base has it stays the base's, with its clause
     for key in PLANS:
         if key in doc:
-            changes[key] = _plan(f"edition.{key}", doc[key], clause)
+            plan = _plan(f"edition.{key}", doc[key], clause)
+            was = base.plan(key)
+            if (plan.count, plan.length_ms, plan.intervals_ms) != (
+                    was.count, was.length_ms, was.intervals_ms):
+                changes[key] = plan
     for key, (field_name, lo, hi) in SECONDS.items():
         if key in doc:
             old: Param = getattr(base, field_name)
-            changes[field_name] = Param(_seconds(f"edition.{key}", doc[key], lo, hi), clause,
-                                        old.note, "club")
+            v = _seconds(f"edition.{key}", doc[key], lo, hi)
+            if v != old.value:
+                changes[field_name] = Param(v, clause, old.note, "club")
     for key, (field_name, lo, hi) in COUNTS.items():
         if key in doc:
             old = getattr(base, field_name)
-            changes[field_name] = Param(_count(f"edition.{key}", doc[key], lo, hi), clause,
-                                        old.note, "club")
+            n = _count(f"edition.{key}", doc[key], lo, hi)
+            if n != old.value:
+                changes[field_name] = Param(n, clause, old.note, "club")
     without = _without(doc.get("without", []), base)
     ed = replace(base, id=EditionId.CLUB, title=name, source=clause,
                  features=base.features - frozenset(without),
