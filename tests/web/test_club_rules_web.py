@@ -63,3 +63,40 @@ def test_club_rules_a_name_with_markup_never_reaches_a_page(
     r = client.post("/api/matches", json=club_header(header, bad), headers=ORGANISER_AUTH)
     assert r.status_code == 422
     assert "<img" not in r.text or "edition.name" in r.text
+
+
+PINE_TOML = '''base = "uspa-arena-2026"
+name = "Pine Hill winter league"
+[regulation]
+count = 4
+length_s = 360
+intervals_s = [180, 300, 180]
+'''
+
+
+def test_club_rules_the_new_match_form_takes_a_saved_club_edition(client: Any) -> None:
+    import html
+
+    from tests.web.test_setup_refusals import FORM, csrf_of
+
+    r = client.post("/new?lang=en", data={**FORM, "rules": "club", "club_edition": PINE_TOML,
+                                          "csrf": csrf_of(client)}, follow_redirects=False)
+    assert r.status_code == 303, r.text[:500]
+    mid = r.headers["location"].split("/")[2]
+    report = client.get(f"/api/matches/{mid}").json()
+    report = report.get("report", report)
+    assert report["rules"]["name"] == "Pine Hill winter league"
+    for bad, lang, words in (("not = [toml", "es", "pegue o cargue la edición del club"),
+                             ("x" * 20_000, "en", "at most 16384 characters"),
+                             (PINE_TOML.replace("360", "30"), "it",
+                              "edition.regulation.length_s: deve essere un numero di secondi")):
+        r = client.post(f"/new?lang={lang}", data={**FORM, "rules": "club", "club_edition": bad,
+                                                   "csrf": csrf_of(client)})
+        assert r.status_code == 422
+        assert words in html.unescape(r.text)
+
+
+def test_club_rules_the_form_page_offers_club_rules_and_its_box(client: Any) -> None:
+    page = client.get("/new?lang=es").text
+    assert 'value="club"' in page and "Reglas del club" in page
+    assert 'maxlength="16384"' in page and "club-edition.js" in page

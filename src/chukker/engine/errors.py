@@ -167,6 +167,8 @@ MESSAGES: dict[str, str] = {
     # club rules (record 1.3, chukker.rules.club)
     "club_edition_missing": "{path}: club rules need an 'edition' object: base, name and the "
     "values the club changes",
+    "club_edition_text": "{path}: paste or load the club's edition (TOML or JSON, at most {max} "
+    "characters)",
     "club_edition_without_club": "{path}: an edition object goes with \"rules\": \"club\"",
     "club_unknown_key": "{path}: not a parameter a club may set",
     "club_base": "{path}: must be one of the known editions ({known})",

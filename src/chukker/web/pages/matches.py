@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import asyncio
 import time
 import weakref
@@ -415,6 +417,30 @@ async def new_match_form(request: Request) -> Response:
     return _new_form(request, {}, None)
 
 
+#: the most characters of a club edition pasted or loaded into the new-match form
+CLUB_TEXT_MAX = 16_384
+
+
+def club_from_form(text: str) -> Any:
+    """The club edition the new-match form carries (TOML, as ``chukker rules edition
+    --toml`` writes it, or JSON); its values are the set-up's to check."""
+    import tomllib
+
+    text = text.strip()
+    if not text or len(text) > CLUB_TEXT_MAX:
+        raise SetupError("edition", "paste or load the club's edition (TOML or JSON, at most "
+                         f"{CLUB_TEXT_MAX} characters)", "club_edition_text", max=CLUB_TEXT_MAX)
+    try:
+        doc = json.loads(text) if text.startswith("{") else tomllib.loads(text)
+    except ValueError:
+        raise SetupError("edition", "paste or load the club's edition (TOML or JSON, at most "
+                         f"{CLUB_TEXT_MAX} characters)", "club_edition_text",
+                         max=CLUB_TEXT_MAX) from None
+    if isinstance(doc, dict) and isinstance(doc.get("edition"), dict):
+        doc = doc["edition"]
+    return doc
+
+
 def header_from_form(form: dict[str, str]) -> dict[str, Any]:
     """The record header the new-match form describes (the engine validates it)."""
     teams: dict[str, Any] = {}
@@ -463,6 +489,8 @@ def header_from_form(form: dict[str, str]) -> dict[str, Any]:
     }
     if practice:
         header["options"]["practice"] = practice
+    if header["rules"] == "club":
+        header["edition"] = club_from_form(form.get("club_edition", ""))
     info = {k: form.get(f"info_{k}", "").strip()[:200] for k in sheet.INFO_FIELDS}
     if any(info.values()):
         header[sheet.INFO_KEY] = {k: v for k, v in info.items() if v}
