@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import json
-
 import asyncio
+import json
 import time
 import weakref
 from collections.abc import Callable
