@@ -692,6 +692,38 @@ def _meta(v: Any, path: str, depth: int = 0) -> Any:
     raise RecordError(code="field_type", path=path, expected="JSON data")
 
 
+def _plain_leaf(x: Any) -> bool:
+    t = type(x)
+    if t is str:
+        return len(x) <= NAME_MAX and x.isascii()
+    if t is int or t is float:
+        return bool(math.isfinite(x) and -META_NUMBER <= x <= META_NUMBER)
+    return False
+
+
+def _plain_edition(v: dict[str, Any]) -> bool:
+    """A quick yes for a club's edition :func:`_meta` would keep unchanged: a small object
+    of ASCII strings, finite numbers, and lists or objects of them one level down."""
+    if len(v) > 20:
+        return False
+    for k, x in v.items():
+        if type(k) is not str or not k.isascii() or len(k) > 40:
+            return False
+        t = type(x)
+        if t is dict:
+            if len(x) > 4 or not all(
+                    type(kk) is str and (_plain_leaf(xx) or (type(xx) is list and len(xx) <= 12
+                                                             and all(map(_plain_leaf, xx))))
+                    for kk, xx in x.items()):
+                return False
+        elif t is list:
+            if len(x) > 12 or not all(map(_plain_leaf, x)):
+                return False
+        elif not _plain_leaf(x):
+            return False
+    return True
+
+
 def _header_special(v: Any, f: Field, path: str) -> Any:
     k = f.kind
     if k == "options":
@@ -736,7 +768,7 @@ def _header_special(v: Any, f: Field, path: str) -> Any:
     if k == "edition":  # bounded here; its values are the set-up's (chukker.rules.club)
         if type(v) is not dict:
             raise RecordError(code="field_type", path=path, expected="an object")
-        return _meta(v, path)
+        return v if _plain_edition(v) else _meta(v, path)
     if k == "match_info":
         return _object(v, MATCH_INFO, path)
     raise AssertionError(k)  # pragma: no cover

@@ -138,9 +138,43 @@ def _plan(path: str, doc: Any, clause: str) -> PeriodPlan:
     return PeriodPlan(count, length, intervals, clause)
 
 
+def _frozen(v: Any) -> Any:
+    """A JSON value as a hashable key (types kept apart: ``1``, ``1.0`` and ``True``)."""
+    if isinstance(v, Mapping):
+        return ("{", tuple(sorted((str(k), _frozen(x)) for k, x in v.items())))
+    if isinstance(v, list | tuple):
+        return ("[", tuple(_frozen(x) for x in v))
+    return (type(v).__name__, v)
+
+
 def club_edition(doc: Any) -> Edition:
     """The :class:`Edition` a header's ``edition`` object describes; :class:`ClubError`
-    naming the field when it cannot be played."""
+    naming the field when it cannot be played. A league replays many records of one
+    edition: the last editions read are kept (they are frozen values)."""
+    try:
+        key = _frozen(doc)
+        hash(key)
+    except TypeError:  # not JSON data: checked (and refused) the long way
+        return _club_edition(doc)
+    return _cached(key, doc)
+
+
+_CACHE: dict[Any, Edition] = {}
+#: editions kept (a season's leagues); the oldest goes first
+CACHE_MAX = 64
+
+
+def _cached(key: Any, doc: Any) -> Edition:
+    ed = _CACHE.get(key)
+    if ed is None:
+        ed = _club_edition(doc)  # a refusal is raised each time, never kept
+        if len(_CACHE) >= CACHE_MAX:
+            del _CACHE[next(iter(_CACHE))]
+        _CACHE[key] = ed
+    return ed
+
+
+def _club_edition(doc: Any) -> Edition:
     if not isinstance(doc, Mapping):
         raise ClubError("edition", "club rules need an 'edition' object: base, name and the "
                         "values the club changes", "club_edition_missing")
