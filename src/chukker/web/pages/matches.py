@@ -69,7 +69,8 @@ def club_lines(header: dict[str, Any], gettext: Any) -> tuple[str, str, list[str
                                                              "base": base.title}
     periods = gettext("%(count)s periods of %(length)s") % {"count": plan.count,
                                                              "length": length}
-    changes = [f"{p}: {a} → {b}" for p, a, b, _c in differences(setup.edition, base)]
+    changes = [f"{gettext('without')} {a}" if p == "without" else f"{p}: {a} → {b}"
+               for p, a, b, _c in differences(setup.edition, base)]
     return title, periods, changes
 
 
