@@ -23,6 +23,12 @@ them, ``docs/engine.md`` ("Speed") the instruction counts and where the time goe
 ``benchmarks/replay_msgspec.py`` measures msgspec as the record's typed decoder.
 
     python benchmarks/replay.py [--matches 10000] [--short 20000] [--repeat 3]
+    python benchmarks/replay.py --club [--matches 4000]
+
+``--club`` (issue 33) replays the same records twice: under their base edition, and as a
+club's edition of it (``"rules": "club"``, a warning 20 s before the end and an injury
+time-out of 901 s: values that keep every simulated record legal, and put the club's
+citation on the warning horns). Target: club <= 1.05x base.
 """
 
 from __future__ import annotations
@@ -84,13 +90,50 @@ def measure(texts: list[str], repeat: int) -> tuple[int, float, float, float]:
     return n_events, t_json, t_engine, t_strict
 
 
+CLUB = {"base": "uspa-arena-2026", "name": "Bench club", "warning_at_s": 20,
+        "injury_timeout_max_s": 901}
+
+
+def as_club(text: str) -> str:
+    doc = json.loads(text)
+    doc["rules"] = "club"
+    doc["edition"] = CLUB
+    return dumps(doc)
+
+
+def club(a: argparse.Namespace) -> None:
+    texts = build(a.matches, a.seed)
+    clubs = [as_club(t) for t in texts]
+    base = [json.loads(t) for t in texts]
+    mine = [json.loads(t) for t in clubs]
+    n = sum(len(d["events"]) for d in base)
+    gc.collect()
+    gc.freeze()
+    t_base, t_club = [], []
+    for _ in range(a.repeat):  # interleaved, so that the machine's mood is shared
+        t_base.append(best(lambda: [replay(d) for d in base], 1))
+        t_club.append(best(lambda: [replay(d) for d in mine], 1))
+    gc.unfreeze()
+    b, c = min(t_base), min(t_club)
+    print(f"engine: {'compiled (mypyc)' if NATIVE else 'pure Python'}; {a.matches} matches, "
+          f"{n} events")
+    print(f"base edition : {b:8.3f} s  {n / b:12,.0f} events/s")
+    print(f"club edition : {c:8.3f} s  {n / c:12,.0f} events/s")
+    print(f"ratio club/base: {c / b:.3f}x  (target <= 1.05x)")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
+    ap.add_argument("--club", action="store_true",
+                    help="club edition against its base on the same records (issue 33)")
     ap.add_argument("--matches", type=int, default=10_000)
     ap.add_argument("--short", type=int, default=20_000, help="records of 16 events")
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--seed", type=int, default=2026)
     a = ap.parse_args()
+    if a.club:
+        club(a)
+        return
     t0 = time.perf_counter()
     texts = build(a.matches, a.seed)
     shorts = build(a.short, a.seed + 1, 16)

@@ -265,11 +265,14 @@ class Clock(Roster):
             kind = self.interval_kind or IV_REGULAR
             if kind is IV_EXTRA:
                 raise Refused(
-                    "extra_interval_running", period=self.period + 1, until_ms=self.interval_end
+                    "extra_interval_running", period=self.period + 1, until_ms=self.interval_end,
+                    **self.club_cite("extra_first_interval_ms", "extra_between_interval_ms"),
                 )
             if kind is IV_SHOOTOUT:
-                raise Refused("shootout_interval_running", until_ms=self.interval_end)
-            raise Refused("interval_running", period=self.period, until_ms=self.interval_end)
+                raise Refused("shootout_interval_running", until_ms=self.interval_end,
+                              **self.club_cite("shootout_interval_ms"))
+            raise Refused("interval_running", period=self.period, until_ms=self.interval_end,
+                          **self.club_cite(str(self.opts.periods)))
 
     def on_whistle(self, ev: dict[str, Any], t: int, i: int) -> None:
         if self.final:

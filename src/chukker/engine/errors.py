@@ -164,7 +164,51 @@ MESSAGES: dict[str, str] = {
     "is listed by {a} and {b}",
     "mount_id": "{path}: a mount's id is 1-32 characters of a-z, 0-9 and -",
     "mount_listed_twice": "{path}: mount {mount} is listed twice",
+    # club rules (record 1.3, chukker.rules.club)
+    "club_edition_missing": "{path}: club rules need an 'edition' object: base, name and the "
+    "values the club changes",
+    "club_edition_text": "{path}: paste or load the club's edition (TOML or JSON, at most {max} "
+    "characters)",
+    "club_edition_without_club": "{path}: an edition object goes with \"rules\": \"club\"",
+    "club_unknown_key": "{path}: not a parameter a club may set",
+    "club_base": "{path}: must be one of the known editions ({known})",
+    "club_name": "{path}: the club's name for its rules, 1-{max} characters",
+    "club_name_markup": "{path}: a name has no markup nor control characters",
+    "club_plan_keys": "{path}: must be an object of count, length_s and intervals_s",
+    "club_count_range": "{path}: must be a whole number from {min} to {max}",
+    "club_value_range": "{path}: must be a number of seconds from {min} to {max}",
+    "club_value_precision": "{path}: at most millisecond precision",
+    "club_intervals_list": "{path}: must be a list of seconds",
+    "club_intervals_count": "{path}: {count} periods have {want} intervals, got {got}",
+    "club_without_list": "{path}: must be a list of the base's features ({known})",
+    "club_feature_not_in_base": "{path}: {value} is not a feature of {edition}",
+    "club_period_short": "{path}: a period must be longer than the late-penalty reset ({reset})",
+    "club_past_period_end": "{path}: must be shorter than the period it falls in ({length})",
 }
+
+
+#: The same refusals when a club's value set the instant (params hold ``club``, the name
+#: of the club's rules): they cite the club's rules, not Rule 5 (record 1.3).
+CLUB_MESSAGES: dict[str, str] = {
+    "interval_running": "the interval after period {period} runs until {until} "
+    "(club rules: {club})",
+    "extra_interval_running": "the interval before extra period {period} runs until {until} "
+    "(club rules: {club})",
+    "shootout_interval_running": "the interval before the shootout runs until {until} "
+    "(club rules: {club})",
+    "round_interval_running": "the interval between shootout rounds runs until {until} "
+    "(club rules: {club})",
+}
+
+
+def template_of(code: str, params: Mapping[str, Any]) -> str | None:
+    """The English template of ``code`` with these ``params`` (a club's own when they name
+    one), or ``None`` for an unknown code."""
+    if "club" in params:
+        t = CLUB_MESSAGES.get(code)
+        if t is not None:
+            return t
+    return MESSAGES.get(code) or NOTICES.get(code)
 
 
 #: English templates of the report's ``notices`` (what the engine noted, not refusals).
@@ -216,7 +260,7 @@ def render(
 
 def message(code: str, params: Mapping[str, Any]) -> str:
     """The English text of a refusal (or of a notice)."""
-    return render(MESSAGES.get(code) or NOTICES.get(code) or code, params)
+    return render(template_of(code, params) or code, params)
 
 
 #: set-up codes with no sentence of their own: their ``detail`` is the engine's English

@@ -10,6 +10,8 @@ from typing import Any
 from chukker.engine import spots
 from chukker.engine.penalties import Penalties
 from chukker.engine.state import (
+    HORN_SPLIT,
+    HORN_WARNING,
     IV_SHOOTOUT_ROUND,
     S_INTERVAL,
     S_PRE_MATCH,
@@ -24,6 +26,23 @@ from chukker.engine.types import (
 
 class Report(Penalties):
     """The report of the state."""
+
+    def horn_report(self, h: tuple[int, int, str]) -> dict[str, Any]:
+        """One horn as the report gives it; a horn whose instant a club's value set cites
+        that club's rules (record 1.3)."""
+        out: dict[str, Any] = {"at": ms_s(h[0]), "period": h[1], "kind": str(h[2])}
+        club = self.ed.club
+        if club is not None:
+            plan = str(self.opts.periods)
+            if h[2] == HORN_SPLIT:
+                deps: tuple[str, ...] = ("split_after_ms",)
+            elif h[2] == HORN_WARNING:
+                deps = ("warning_at_ms", plan)
+            else:
+                deps = (plan,)
+            if any(d in club.changed for d in deps):
+                out["clause"] = club.clause
+        return out
 
     def restart_period(self) -> int:
         """The period in which the next restart is taken: this one, or the next between
@@ -191,7 +210,7 @@ class Report(Penalties):
             "handicap_goals": dict(self.hcp),
             "winner": self.winner,
             "decided_by": str(self.decided_by) if self.decided_by is not None else None,
-            "horns": [{"at": ms_s(h[0]), "period": h[1], "kind": str(h[2])} for h in self.horns],
+            "horns": [self.horn_report(h) for h in self.horns],
             "periods": [
                 {"number": p[0], "start": ms_s(p[1]), "end": None if p[2] is None else ms_s(p[2])}
                 for p in self.periods
@@ -217,5 +236,6 @@ class Report(Penalties):
             if practice is None
             else {"period_s": practice[0] / 1000, "interval_s": practice[1] / 1000},
             "notices": list(self.notices),
+            "rules": self.setup.rules_report(),
             "at": ms_s(at_ms),
         }

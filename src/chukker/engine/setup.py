@@ -21,6 +21,7 @@ from typing import Any, Final
 
 from chukker.engine.errors import SetupError, show
 from chukker.engine.types import End, PeriodsOption, ShootoutPlayers, Tiebreak, TwoPointLine
+from chukker.rules.club import CLUB, ClubError, club_edition
 from chukker.rules.editions import EDITIONS, Edition, PeriodPlan, edition, introduced_in
 
 FORMAT = "chukker-match/1"
@@ -226,6 +227,16 @@ class Setup:
         ha, hb = scaled(a.handicap), scaled(b.handicap)
         return {a.id: max(hb - ha, 0), b.id: max(ha - hb, 0)}
 
+    def rules_report(self) -> dict[str, Any]:
+        """The report's ``rules``: the edition, and a club edition's name, base and the
+        parameters it changed (record 1.3)."""
+        club = self.edition.club
+        if club is None:
+            return {"edition": str(self.edition.id), "title": self.edition.title}
+        return {"edition": CLUB, "title": club.name, "name": club.name, "base": club.base,
+                "changed": list(club.changed), "without": list(club.without),
+                "clause": club.clause}
+
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {
             "format": FORMAT,
@@ -248,11 +259,22 @@ class Setup:
         rules = doc.get("rules", DEFAULT_RULES)
         if not isinstance(rules, str):
             raise SetupError("rules", "must be a string", "setup_not_a_string")
-        try:
-            ed = edition(rules)
-        except ValueError as e:
-            raise SetupError("rules", str(e).removeprefix("rules: "), "setup_unknown_edition",
-                             value=show(rules), known=list(EDITIONS)) from None
+        if rules == CLUB:
+            try:
+                ed = club_edition(doc.get("edition"))
+            except ClubError as e:
+                raise SetupError(e.path, e.reason, e.code, **{
+                    k: v for k, v in e.params.items() if k != "path"}) from None
+        else:
+            try:
+                ed = edition(rules)
+            except ValueError as e:
+                raise SetupError("rules", str(e).removeprefix("rules: "),
+                                 "setup_unknown_edition", value=show(rules),
+                                 known=list(EDITIONS)) from None
+            if "edition" in doc:
+                raise SetupError("edition", "an edition object goes with \"rules\": \"club\"",
+                                 "club_edition_without_club")
         teams_doc = doc.get("teams")
         if not isinstance(teams_doc, Mapping):
             raise SetupError("teams", "missing: a record has exactly two teams",
@@ -264,6 +286,7 @@ class Setup:
         _one_team_per_mount(teams[0], teams[1])
         options = _options(doc.get("options", {}), (teams[0].id, teams[1].id))
         _edition_has(ed, options)
+        _club_fits(ed, options)
         known = {"format", "rules", "options", "teams", "events"}
         extra = tuple((k, v) for k, v in doc.items() if k not in known)
         return cls(rules, ed, options, (teams[0], teams[1]), extra)
@@ -323,6 +346,19 @@ def _mounts(path: str, doc: Any) -> tuple[Mount, ...]:
             raise SetupError(f"{mpath}.owner", "must be a string", "setup_not_a_string")
         out.append(Mount(mid, name, owner))
     return tuple(out)
+
+
+def _club_fits(ed: Edition, options: Options) -> None:
+    """A club's values that each are in range but cannot be played with these options:
+    a split or a warning horn that would come at or after the period's end."""
+    if ed.club is None:
+        return
+    length = ed.plan(str(options.periods)).length_ms
+    for on, param, key in ((options.split_periods, ed.split_after_ms, "split_after_s"),
+                           (options.warning_horn, ed.warning_at_ms, "warning_at_s")):
+        if on and param.value >= length:
+            raise SetupError(f"edition.{key}", "must be shorter than the period it falls in",
+                             "club_past_period_end", value_ms=param.value, length_ms=length)
 
 
 def _edition_has(ed: Edition, options: Options) -> None:

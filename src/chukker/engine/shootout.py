@@ -90,7 +90,8 @@ class Shootout(Clock):
         if (team, player) != (want_team, want_player):
             raise Refused("not_your_turn", team=want_team, player=want_player, round=self.so_round)
         if t < self.so_next_at:
-            raise Refused("round_interval_running", until_ms=self.so_next_at)
+            raise Refused("round_interval_running", until_ms=self.so_next_at,
+                          **self.club_cite("shootout_round_interval_ms"))
         result = ev.get("result")
         if not isinstance(result, str) or result not in _SHOT_RESULTS:
             raise Refused("shot_result_invalid", value=show(result))

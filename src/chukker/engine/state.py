@@ -325,6 +325,14 @@ class State:
             return True
         return False
 
+    def club_cite(self, *params: str) -> dict[str, str]:
+        """``{"club": name}`` when a club's rules set one of ``params`` (a refusal that
+        depends on it cites the club's rules), else nothing."""
+        club = self.ed.club
+        if club is not None and any(p in club.changed for p in params):
+            return {"club": club.name}
+        return {}
+
     def notice(self, at: int, event: int | None, clause: str, code: str, **params: Any) -> None:
         """Note something the operator should know (``text`` in English; ``code`` and
         ``params`` for other languages, as refusals)."""

@@ -14,6 +14,7 @@ from typing import Annotated, Any
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from chukker.engine import EngineError
@@ -128,6 +129,10 @@ def _summary(record: dict[str, Any], r: dict[str, Any]) -> None:
             f"[yellow]practice[/yellow]: periods of {pr['period_s']:g} s, "
             f"intervals of {pr['interval_s']:g} s (not a result)"
         )
+    rules = r.get("rules") or {}
+    if rules.get("edition") == "club":
+        con.print(f"rules: {escape(str(rules['name']))} (club rules on {rules['base']}; "
+                  f"changed: {', '.join(rules['changed']) or 'nothing'})", highlight=False)
     status = r["status"]
     line = f"status: {status}, period {r['period']}, clock {_clock(r['clock']['remaining_ms'])}"
     if r["clock"]["running"]:

@@ -39,7 +39,7 @@ from chukker.engine.types import (
 )
 from chukker.record import quick as _quick
 from chukker.record.errors import RecordError
-from chukker.rules.editions import EDITIONS
+from chukker.rules.editions import EDITIONS, FEATURES
 
 NAME_MAX = 60
 REASON_MAX = 200
@@ -201,7 +201,10 @@ MATCH_INFO: dict[str, Field] = {
 }
 HEADER: dict[str, Field] = {
     "format": Field("enum", values=("chukker-match/1",)),
-    "rules": Field("enum", values=tuple(EDITIONS)),
+    "rules": Field("enum", values=(*EDITIONS, "club")),
+    "edition": Field("edition", description="record 1.3: a club's own edition (with "
+                     "\"rules\": \"club\"): base, name, the base's parameters in seconds, "
+                     "without"),
     "options": Field("options"),
     "teams": Field("teams", True),
     "events": Field("events"),
@@ -689,6 +692,38 @@ def _meta(v: Any, path: str, depth: int = 0) -> Any:
     raise RecordError(code="field_type", path=path, expected="JSON data")
 
 
+def _plain_leaf(x: Any) -> bool:
+    t = type(x)
+    if t is str:
+        return len(x) <= NAME_MAX and x.isascii()
+    if t is int or t is float:
+        return bool(math.isfinite(x) and -META_NUMBER <= x <= META_NUMBER)
+    return False
+
+
+def _plain_edition(v: dict[str, Any]) -> bool:
+    """A quick yes for a club's edition :func:`_meta` would keep unchanged: a small object
+    of ASCII strings, finite numbers, and lists or objects of them one level down."""
+    if len(v) > 20:
+        return False
+    for k, x in v.items():
+        if type(k) is not str or not k.isascii() or len(k) > 40:
+            return False
+        t = type(x)
+        if t is dict:
+            if len(x) > 4 or not all(
+                    type(kk) is str and (_plain_leaf(xx) or (type(xx) is list and len(xx) <= 12
+                                                             and all(map(_plain_leaf, xx))))
+                    for kk, xx in x.items()):
+                return False
+        elif t is list:
+            if len(x) > 12 or not all(map(_plain_leaf, x)):
+                return False
+        elif not _plain_leaf(x):
+            return False
+    return True
+
+
 def _header_special(v: Any, f: Field, path: str) -> Any:
     k = f.kind
     if k == "options":
@@ -730,6 +765,10 @@ def _header_special(v: Any, f: Field, path: str) -> Any:
         return v  # each event is checked by validate_event, naming it "event N"
     if k == "meta":
         return _meta(v, path)
+    if k == "edition":  # bounded here; its values are the set-up's (chukker.rules.club)
+        if type(v) is not dict:
+            raise RecordError(code="field_type", path=path, expected="an object")
+        return v if _plain_edition(v) else _meta(v, path)
     if k == "match_info":
         return _object(v, MATCH_INFO, path)
     raise AssertionError(k)  # pragma: no cover
@@ -898,6 +937,41 @@ def _editions_schema() -> list[dict[str, Any]]:
     return out
 
 
+def _club_schema() -> dict[str, Any]:
+    """A club's edition (record 1.3, :mod:`chukker.rules.club`): what JSON Schema can say
+    of its ranges (what it cannot, a period longer than the late-penalty reset and a split
+    or warning inside the period, is in the description)."""
+    from chukker.rules import club
+
+    def secs(lo: int, hi: int) -> dict[str, Any]:
+        return {"type": "number", "minimum": lo, "maximum": hi}
+
+    def plan() -> dict[str, Any]:
+        return {"type": "object", "required": ["count", "length_s", "intervals_s"],
+                "additionalProperties": False, "properties": {
+                    "count": {"type": "integer", "minimum": club.PLAN_COUNT[0],
+                              "maximum": club.PLAN_COUNT[1]},
+                    "length_s": secs(*club.PLAN_LENGTH_S),
+                    "intervals_s": {"type": "array", "maxItems": club.PLAN_COUNT[1] - 1,
+                                    "items": secs(*club.PLAN_INTERVAL_S),
+                                    "description": "one fewer than count"}}}
+
+    props: dict[str, Any] = {
+        "base": {"enum": list(EDITIONS)},
+        "name": {"type": "string", "minLength": 1, "maxLength": club.NAME_MAX,
+                 "pattern": "^[^<>&\"'`{}\\\\\\x00-\\x1f\\x7f]*$"},
+        "without": {"type": "array", "maxItems": len(FEATURES), "uniqueItems": True,
+                    "items": {"enum": list(FEATURES)}},
+        **{p: plan() for p in club.PLANS},
+        **{k: secs(lo, hi) for k, (_f, lo, hi) in club.SECONDS.items()},
+        **{k: {"type": "integer", "minimum": lo, "maximum": hi}
+           for k, (_f, lo, hi) in club.COUNTS.items()},
+    }
+    return {"type": "object", "required": ["base", "name"], "additionalProperties": False,
+            "properties": props, "description": HEADER["edition"].description + "; a period "
+            "is longer than the late-penalty reset, a split or warning falls inside it"}
+
+
 def json_schema() -> dict[str, Any]:
     """The JSON Schema (draft 2020-12) of ``chukker-match/1``, from the same tables.
 
@@ -958,8 +1032,12 @@ def json_schema() -> dict[str, Any]:
             },
         },
     )
+    header["properties"]["edition"] = _club_schema()
     header["required"] = ["teams"]
-    header["allOf"] = _editions_schema()
+    header["allOf"] = [*_editions_schema(), {
+        "if": {"required": ["rules"], "properties": {"rules": {"const": "club"}}},
+        "then": {"required": ["edition"]}, "else": {"not": {"required": ["edition"]}},
+        "description": "record 1.3: an edition object goes with \"rules\": \"club\""}]
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "$id": "https://chukker.invalid/schema/chukker-match-1.json",

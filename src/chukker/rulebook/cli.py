@@ -268,6 +268,96 @@ def diff(
             typer.echo(f"  {p.name}: {p.before} [{p.clause_a}] → {p.after} [{p.clause_b}]")
 
 
+#: the most bytes of a club edition file (a whole one is well under 4 KiB)
+EDITION_FILE_MAX = 64 * 1024
+
+
+def _club_file(path: Path) -> Any:
+    """A club edition read from a TOML or JSON file (exit 2 naming the file if it cannot
+    be read, is too big or is not TOML/JSON)."""
+    import tomllib
+
+    from chukker.rules.club import club_edition
+
+    try:
+        with path.open("rb") as f:
+            raw = f.read(EDITION_FILE_MAX + 1)
+    except OSError as e:
+        typer.echo(f"error: {path}: {e.strerror or e}", err=True)
+        raise typer.Exit(2) from None
+    if len(raw) > EDITION_FILE_MAX:
+        typer.echo(f"error: {path}: larger than {EDITION_FILE_MAX // 1024} KiB: not a club "
+                   "edition", err=True)
+        raise typer.Exit(2)
+    try:
+        text = raw.decode("utf-8")
+        doc = json.loads(text) if path.suffix.lower() == ".json" else tomllib.loads(text)
+    except (UnicodeDecodeError, ValueError) as e:
+        typer.echo(f"error: {path}: not a TOML or JSON club edition: {str(e)[:120]}", err=True)
+        raise typer.Exit(2) from None
+    if isinstance(doc, dict) and isinstance(doc.get("edition"), dict):
+        doc = doc["edition"]  # a whole match header, or a tournament's club edition
+    try:
+        return club_edition(doc)
+    except ValueError as e:
+        typer.echo(f"error: {path}: {e}", err=True)
+        raise typer.Exit(1) from None
+
+
+@app.command("edition")
+def edition_(
+    which: Annotated[str, typer.Argument(
+        help="A known edition (uspa-arena-2026, uspa-arena-2006) or a club edition file "
+        "(TOML or JSON).")],
+    as_toml: Annotated[bool, typer.Option(
+        "--toml", help="Print a starting club edition file: every parameter and its "
+        "clause.")] = False,
+    against: Annotated[str | None, typer.Option(
+        "--diff", help="Show what the edition changes from this known edition.")] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """An edition's parameters with their clauses; a club's starting file; what a club
+    changed (record 1.3, docs/engine.md "Club rules")."""
+    from chukker.rules.club import differences, starting_toml
+    from chukker.rules.editions import EDITIONS
+
+    ed = EDITIONS.get(which)
+    if ed is None:
+        ed = _club_file(Path(which))
+    if as_toml:
+        typer.echo(starting_toml(ed), nl=False)
+        return
+    if against is not None:
+        base = EDITIONS.get(against)
+        if base is None:
+            typer.echo(f"error: --diff: unknown edition {against!r} (known: "
+                       f"{', '.join(EDITIONS)})", err=True)
+            raise typer.Exit(2)
+        rows = differences(ed, base)
+        if as_json:
+            _dump([{"parameter": p, "base": a, "club": b, "clause": c} for p, a, b, c in rows])
+            return
+        typer.echo(f"{ed.title} against {base.id}: {len(rows)} changes")
+        for p, a, b, c in rows:
+            typer.echo(f"  {p}: {a} -> {b}   [{c}]")
+        return
+    params = [{"parameter": k, "value": v.value, "clause": v.clause, "note": v.note}
+              for k, v in ed.params().items()]
+    plans = [{"parameter": k, "count": ed.plan(k).count, "length_ms": ed.plan(k).length_ms,
+              "intervals_ms": list(ed.plan(k).intervals_ms), "clause": ed.plan(k).clause}
+             for k in ("regulation", "six")]
+    if as_json:
+        _dump({"edition": str(ed.id), "title": ed.title, "features": sorted(ed.features),
+               "plans": plans, "params": params})
+        return
+    typer.echo(f"{ed.title} ({ed.id})")
+    for pl in plans:
+        typer.echo(f"  {pl['parameter']}: {pl['count']} x {pl['length_ms']} ms, intervals "
+                   f"{pl['intervals_ms']}   [{pl['clause']}]")
+    for pa in params:
+        typer.echo(f"  {pa['parameter']}: {pa['value']}   [{pa['clause']}] {pa['note']}")
+
+
 def main() -> None:  # pragma: no cover
     app(prog_name="chukker rules")
 

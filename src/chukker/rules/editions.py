@@ -34,6 +34,8 @@ FEATURES = (
 class EditionId(StrEnum):
     USPA_ARENA_2026 = "uspa-arena-2026"
     USPA_ARENA_2006 = "uspa-arena-2006"
+    #: a committee's own edition, carried in the record (:mod:`chukker.rules.club`)
+    CLUB = "club"
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,6 +59,24 @@ class PeriodPlan:
     #: interval after period ``i`` (1-based) is ``intervals_ms[i - 1]``
     intervals_ms: tuple[int, ...]
     clause: str
+
+
+@dataclass(frozen=True, slots=True)
+class Club:
+    """What makes an edition a club's (:mod:`chukker.rules.club`): its name, its base
+    and what it changed."""
+
+    name: str
+    base: str
+    #: the parameters set (their names in the edition: ``regulation``, ``split_after_ms``...)
+    changed: tuple[str, ...]
+    #: the base's features the club does not play
+    without: tuple[str, ...]
+
+    @property
+    def clause(self) -> str:
+        """What a value of the club's cites."""
+        return f"club rules: {self.name}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,6 +117,8 @@ class Edition:
     features: frozenset[str] = frozenset(FEATURES)
     #: the year of the text, to tell which edition introduced a feature
     year: int = 2026
+    #: a club edition's name, base and changes (:mod:`chukker.rules.club`); None for USPA's
+    club: Club | None = None
 
     def has(self, feature: str) -> bool:
         """Whether the edition's text has ``feature`` (one of :data:`FEATURES`)."""

@@ -37,7 +37,7 @@ def check(t: Tournament, played: Mapping[str, Played | str] | None = None) -> li
 
     from chukker.rules.editions import EDITIONS
 
-    if t.rules not in EDITIONS:
+    if t.rules not in EDITIONS and t.rules != "club":  # club: its edition is checked below
         bad(Subject.of("tournament"), "unknown_rules", value=show(t.rules),
             known=", ".join(EDITIONS))
     out.extend(_check_options(t))
@@ -223,7 +223,8 @@ def _check_match(
     except ValueError as e:  # pragma: no cover - it replayed a moment ago
         bad(subj, "record_unreadable", record=str(m.record), detail=str(e))
         return
-    if rec.get("rules", "uspa-arena-2026") != t.rules:
+    if rec.get("rules", "uspa-arena-2026") != t.rules or (
+            t.rules == "club" and rec.get("edition") != t.extra.get("edition")):
         bad(subj, "record_rules", record_rules=show(rec.get("rules")), rules=show(t.rules))
     opts = rec.get("options", {})
     for k, v in t.match_options.items():
@@ -276,12 +277,15 @@ def _check_options(t: Tournament) -> list[Problem]:
     from chukker.engine.setup import Setup
 
     team = {"captain": 1, "players": [{"no": n} for n in (1, 2, 3)]}
+    doc: dict[str, Any] = {"options": t.match_options, "teams": {"A": team, "B": team}}
+    if t.rules == "club":  # a club's edition for all the matches (issue 33)
+        doc.update(rules="club", edition=t.extra.get("edition"))
     try:
-        Setup.from_dict({"options": t.match_options, "teams": {"A": team, "B": team}})
+        Setup.from_dict(doc)
     except SetupError as e:
         path = str(e.params.get("path", "options"))
         detail = str(e).removeprefix(f"{path}: ")
-        found = Problem.of(Subject.path("match_options"), "match_options", path=path,
-                           detail=detail)
+        key = "edition" if path.startswith("edition") else "match_options"
+        found = Problem.of(Subject.path(key), "match_options", path=path, detail=detail)
         return [replace(found, cause=Cause.of(e.code, e.params))]
     return []

@@ -52,9 +52,11 @@ def header(t: Tournament, m: MatchSpec, teams: tuple[str | None, str | None]) ->
             f"({m.teams[0].describe()} v {m.teams[1].describe()})"
         )
     day = match_day(t, m)
+    club = {"edition": t.extra["edition"]} if t.rules == "club" and "edition" in t.extra else {}
     return {
         "format": "chukker-match/1",
         "rules": t.rules,
+        **club,
         "options": dict(t.match_options),
         "teams": {
             "A": roster(t, t.teams[teams[0]], day),

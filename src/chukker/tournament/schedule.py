@@ -115,11 +115,13 @@ def slots(pairs: Sequence[Pair], arenas: int = 1) -> list[list[Pair]]:
 def slot_minutes(t: Tournament, allowance: int = DEFAULT_ALLOWANCE_MIN) -> int:
     """A slot: the edition's periods and intervals for ``match_options.periods``, plus
     ``allowance`` minutes, rounded up to 5 minutes."""
+    from chukker.rules.club import club_edition
     from chukker.rules.editions import edition
 
     try:
-        plan = edition(t.rules).plan(str(t.match_options.get("periods", "regulation")))
-    except ValueError:  # ``check`` reports the unknown edition or periods
+        ed = club_edition(t.extra.get("edition")) if t.rules == "club" else edition(t.rules)
+        plan = ed.plan(str(t.match_options.get("periods", "regulation")))
+    except ValueError:  # ``check`` reports the unknown edition, a bad club's or periods
         plan = edition("uspa-arena-2026").regulation
     ms = plan.count * plan.length_ms + sum(plan.intervals_ms)
     return 5 * math.ceil((ms / 60_000 + allowance) / 5)

@@ -482,7 +482,7 @@ def _openapi_path(path: str) -> str:
 
 #: the match header's keys the API takes (``meta``, the record file's free notes, is not
 #: one of them: ``web.api.routes.HEADER_KEYS``)
-API_HEADER_KEYS = ("format", "rules", "options", "teams", "match_info")
+API_HEADER_KEYS = ("format", "rules", "edition", "options", "teams", "match_info")
 
 
 def header_schema() -> dict[str, Any]:

@@ -21,8 +21,8 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from chukker.engine.errors import CLUB_MESSAGES, NOTICES, render, setup_sentence
 from chukker.engine.errors import MESSAGES as ENGINE_MESSAGES
-from chukker.engine.errors import NOTICES, render, setup_sentence
 from chukker.i18n import LANGUAGES, translations
 from chukker.live.api_errors import MESSAGES as API_MESSAGES
 from chukker.record.errors import MESSAGES as RECORD_MESSAGES
@@ -84,7 +84,8 @@ def refusal_message(code: str, params: Mapping[str, Any] | None, lang: str) -> s
 
     An unknown code gives the code itself; an unknown language gives English.
     """
-    template = templates().get(code)
+    template = (CLUB_MESSAGES.get(code) if "club" in (params or {}) else None) or \
+        templates().get(code)
     if template is None:
         return code
     if lang != "en" and lang in LANGUAGES:

@@ -55,7 +55,7 @@ router = APIRouter(prefix="/api", tags=["live"])
 
 EVENT_TYPES = frozenset(t.value for t in EventType)
 MATCH_ID = store_base.MATCH_ID  # one definition: `chukker import` checks ids with it too
-HEADER_KEYS = frozenset({"format", "rules", "options", "teams", "events",
+HEADER_KEYS = frozenset({"format", "rules", "edition", "options", "teams", "events",
                          "match_info"})  # match_info: the score sheet's details (pages)
 HANDICAP_RANGE = (-2, 10)
 HEADER_DEPTH = 6

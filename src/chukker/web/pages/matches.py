@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 import weakref
 from collections.abc import Callable
@@ -49,6 +50,30 @@ def rules_title(rules_id: str) -> str:
         return str(rules_id)
 
 
+def club_lines(header: dict[str, Any], gettext: Any) -> tuple[str, str, list[str]] | None:
+    """A club edition as the score sheet prints it: its title ("Pine Hill (club rules on
+    USPA Arena Rules 2026)"), its periods ("4 periods of 6:00") and its changes from the
+    base, one line each; ``None`` for a USPA edition (record 1.3, issue 33)."""
+    if header.get("rules") != "club":
+        return None
+    from chukker.rules.club import differences
+    from chukker.rules.editions import EDITIONS
+
+    setup = Setup.from_dict(header)
+    club = setup.edition.club
+    assert club is not None
+    base = EDITIONS[club.base]
+    plan = setup.edition.plan(str(setup.options.periods))
+    length = f"{plan.length_ms // 60000}:{plan.length_ms // 1000 % 60:02d}"
+    title = gettext("%(name)s (club rules on %(base)s)") % {"name": club.name,
+                                                             "base": base.title}
+    periods = gettext("%(count)s periods of %(length)s") % {"count": plan.count,
+                                                             "length": length}
+    changes = [f"{gettext('without')} {a}" if p == "without" else f"{p}: {a} → {b}"
+               for p, a, b, _c in differences(setup.edition, base)]
+    return title, periods, changes
+
+
 def stage_name(stage_id: str) -> str:
     """A tournament stage's id as a heading: "pool-a" -> "Pool A", "semis" -> "Semis"."""
     words = str(stage_id).replace("_", " ").replace("-", " ").split()
@@ -66,7 +91,8 @@ LANG_COOKIE = "chukker_lang"
 JS_LABELS = {
     "pre_match": "Pre-match", "in_play": "In play", "stopped": "Clock stopped",
     "interval": "Interval", "shootout": "Shootout", "final": "Final",
-    "period": "Period", "extra_period": "Extra period", "winner": "Winner",
+    "period": "Period", "period_of": "Period {n} of {count}", "extra_period": "Extra period",
+    "winner": "Winner",
     "handicap_goals": "handicap", "penalty": "Penalty", "goal": "Goal", "foul": "Foul",
     "two_point_goal": "2-point goal", "nothing_yet": "Nothing yet",
     "interval_regular": "Interval", "interval_extra": "Interval before extra period",
@@ -391,6 +417,30 @@ async def new_match_form(request: Request) -> Response:
     return _new_form(request, {}, None)
 
 
+#: the most characters of a club edition pasted or loaded into the new-match form
+CLUB_TEXT_MAX = 16_384
+
+
+def club_from_form(text: str) -> Any:
+    """The club edition the new-match form carries (TOML, as ``chukker rules edition
+    --toml`` writes it, or JSON); its values are the set-up's to check."""
+    import tomllib
+
+    text = text.strip()
+    if not text or len(text) > CLUB_TEXT_MAX:
+        raise SetupError("edition", "paste or load the club's edition (TOML or JSON, at most "
+                         f"{CLUB_TEXT_MAX} characters)", "club_edition_text", max=CLUB_TEXT_MAX)
+    try:
+        doc = json.loads(text) if text.startswith("{") else tomllib.loads(text)
+    except ValueError:
+        raise SetupError("edition", "paste or load the club's edition (TOML or JSON, at most "
+                         f"{CLUB_TEXT_MAX} characters)", "club_edition_text",
+                         max=CLUB_TEXT_MAX) from None
+    if isinstance(doc, dict) and isinstance(doc.get("edition"), dict):
+        doc = doc["edition"]
+    return doc
+
+
 def header_from_form(form: dict[str, str]) -> dict[str, Any]:
     """The record header the new-match form describes (the engine validates it)."""
     teams: dict[str, Any] = {}
@@ -439,6 +489,8 @@ def header_from_form(form: dict[str, str]) -> dict[str, Any]:
     }
     if practice:
         header["options"]["practice"] = practice
+    if header["rules"] == "club":
+        header["edition"] = club_from_form(form.get("club_edition", ""))
     info = {k: form.get(f"info_{k}", "").strip()[:200] for k in sheet.INFO_FIELDS}
     if any(info.values()):
         header[sheet.INFO_KEY] = {k: v for k, v in info.items() if v}
@@ -570,10 +622,14 @@ def _sheet_html(request: Request, ctx: dict[str, Any], pdf: bool = False) -> HTM
     tr = translations(lang_of(request))
     status_label = tr.gettext(JS_LABELS.get(rep["status"], rep["status"]))
     rules_id = str(ctx["lm"].row.header.get("rules", "uspa-arena-2026"))
-    try:
-        rules_title = edition(rules_id).title
-    except (KeyError, ValueError):
-        rules_title = rules_id
+    club = club_lines(ctx["lm"].row.header, tr.gettext)
+    if club is not None:
+        rules_title = club[0]
+    else:
+        try:
+            rules_title = edition(rules_id).title
+        except (KeyError, ValueError):
+            rules_title = rules_id
     decided = rep.get("decided_by")
     decided_text = tr.gettext(sheet.DECIDED[decided]) if decided in sheet.DECIDED else ""
     plan = ctx["lm"].row.header.get("options", {}).get("periods", "regulation")
@@ -582,7 +638,7 @@ def _sheet_html(request: Request, ctx: dict[str, Any], pdf: bool = False) -> HTM
     forfeit = forfeit_text(rep, {k: str(v["name"]) for k, v in ctx["teams"].items()},
                            tr.gettext)
     resp = render(request, "sheet.html", status_label=status_label, rules_title=rules_title,
-                  forfeit_text=forfeit,
+                  forfeit_text=forfeit, club=club,
                   decided_text=decided_text, plan=plan, pdf=pdf, info=ctx["info"], csrf=csrf,
                   archived=archived, **{k: v for k, v in ctx.items() if k != "info"})
     if not pdf:

@@ -62,6 +62,8 @@
     if (r.status === "final") return L.final || "Final";
     if (r.status === "shootout") return L.shootout || "Shootout";
     if (r.period > cfg.regular_periods) return (L.extra_period || "Extra period") + " " + (r.period - cfg.regular_periods);
+    // "Period 3 of 4": the count is the match's own (a club's edition may play 6 or 1)
+    if (cfg.regular_periods && L.period_of) return L.period_of.replace("{n}", r.period).replace("{count}", cfg.regular_periods);
     return (L.period || "Period") + " " + r.period;
   }
   live.periodLabel = periodLabel;
