@@ -104,6 +104,8 @@ class Shootout(Clock):
             )
         if self.accept():
             return
+        if self.injuries:
+            self.end_injuries(team, player)  # Rule 16: the player is back, and hits
         reached_b = True if result == "goal" else bool(reached)
         key = (team, player)
         self.so_attempts[key] = [*self.so_attempts.get(key, []), reached_b]
@@ -153,6 +155,13 @@ class Shootout(Clock):
             self.so_pos += 1
         if self.so_pos == len(self.so_seq):  # nobody left to hit
             self.finish(t, None, BY_SHOOTOUT)
+
+    def injuries_past(self, d: int) -> None:
+        """Rule 16 in the shootout: a hitter disabled by a time-out's fifteen minutes is
+        passed over at once (as a removed one), so the next hitter may go."""
+        super().injuries_past(d)
+        if self.status is S_SHOOTOUT and self.so_seq and not self.final:
+            self.skip_turns(d)
 
     def on_move_to_15(self, ev: dict[str, Any], t: int, i: int) -> None:
         self.check_edition("move_to_15")
