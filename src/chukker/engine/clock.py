@@ -80,9 +80,23 @@ class Clock(Roster):
         self.deadline = d
 
     def advance(self, t: float) -> None:
-        """Fire every deadline ``<= t`` in time order."""
+        """Fire every deadline ``<= t`` in time order.
+
+        A deadline that fires must move on (or another fire at the same instant); one
+        that stays put after a few fires is a bug of the engine's, raised at once rather
+        than looped on for ever (a hang would freeze the live service's match).
+        """
+        same = 0
+        last = -1
         while self.deadline <= t and self.deadline != INF:
             d = int(self.deadline)
+            if d == last:
+                same += 1
+                if same > 8:
+                    raise RuntimeError(f"engine: the deadline at {d} ms does not move")
+            else:
+                same = 0
+                last = d
             if self.running:
                 end = self.run_since + self.remaining
                 if (
