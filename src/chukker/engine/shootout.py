@@ -102,6 +102,11 @@ class Shootout(Clock):
                 expected="true or false",
                 value=show(reached),
             )
+        if self.mount_wait and result != "forfeit" and (team, player) in self.mount_wait:
+            # as a free hit waits (record 1.2): a hitter whose mount just left the game
+            # changes mounts first; a turn declared forfeited needs no mount
+            m, clause = self.mount_wait[(team, player)]
+            raise Refused("mount_change_needed", team=team, player=player, mount=m, clause=clause)
         if self.accept():
             return
         if self.injuries:
