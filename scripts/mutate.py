@@ -287,6 +287,7 @@ def run(m: Mutant, extra: list[str], tests: list[str] | None = None) -> tuple[st
         cmd = [sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider",
                f"--timeout={TEST_TIMEOUT_S}",
                "--no-header", "-o", "addopts=--import-mode=importlib",
+               "--ignore=tests/engine/test_mutants.py",  # this script's own test
                *(tests or TESTS), *extra]
         try:
             proc = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True,
