@@ -136,6 +136,21 @@ def test_rule_5_a_goal_in_an_extra_period_ends_the_match() -> None:
     assert r["winner"] == "B" and r["decided_by"] == "extra-period"
 
 
+def test_rule_9_penalty_1_after_the_last_horn_before_extra_periods_breaks_the_tie() -> None:
+    # a goal awarded is a goal: between the last regular period and the extra periods
+    r = run([*(ev(s, "bowl_in") for s in STARTS), ev(END4 + 5, "foul", team="B",
+                                                      penalty="1")], setup())
+    assert r["winner"] == "A" and r["decided_by"] == "penalty"
+
+
+def test_record_clock_correction_to_the_full_period_length_is_accepted() -> None:
+    # contract 1.1: "sets the period's remaining time" (0 to the period's length)
+    events = [ev(0, "bowl_in"), ev(10, "whistle"), ev(20, "clock", remaining=P, reason="x")]
+    assert run(events, setup(), at=25)["clock"]["remaining_ms"] == 450_000
+    e = refused([*events[:2], ev(20, "clock", remaining=P + 0.001, reason="x")], setup())
+    assert e.code == "clock_out_of_range"
+
+
 # ----------------------------------------------------------- Rule 5, mounts
 def test_rule_5_a_fresh_horse_without_consent_in_the_interval_before_the_shootout() -> None:
     # "The mounts in the shootout shall be those used in the final regular period unless

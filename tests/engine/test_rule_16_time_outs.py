@@ -104,6 +104,10 @@ def test_rule_16_a_second_call_for_the_same_injury_does_not_restart_the_fifteen_
     events = [ev(0, "bowl_in"), injury(10), injury(500)]
     r = run(events, at=10 + LIMIT + 0.001)
     assert r["roster"]["A"]["disabled"] == {"2": "injury"}
+    # one time-out, one player disabled once: no second notice when the re-call's
+    # fifteen minutes would have run out
+    r = run(events, at=500 + LIMIT + 1)
+    assert [n["event"] for n in r["notices"] if n["code"] == "injury_disabled"] == [2]
 
 
 def test_rule_16_an_equipment_time_out_has_no_fifteen_minutes() -> None:
