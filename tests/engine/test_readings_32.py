@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from chukker.engine import EngineError, Setup, replay
+from chukker.engine import EngineError, Match, Setup, replay
 from chukker.record import validate_event
 
 P = 450.0
@@ -141,3 +141,16 @@ def test_rule_5_a_shootout_shot_waits_for_the_hitters_change_of_mounts() -> None
     r = run([*events, mount(so + 2, "A", 1, "elsa", umpire_consent=True),
              ev(so + 3, "shot", team="A", player=1, result="goal")], s)
     assert r["shootout"]["score"]["A"] == 1
+
+
+def test_match_api_mount_swap_check_and_do() -> None:
+    m = Match(setup())
+    m.mount(0, "A", 1, "bay")
+    m.mount(0, "A", 2, "chico")
+    assert not m.can_mount(1, "A", 1, "chico")
+    assert m.can_mount(1, "A", 1, "chico", swap=True)
+    with pytest.raises(EngineError):
+        m.verify_mount(1, "A", 1, "dora", swap=True)
+    e = m.mount(1, "A", 1, "chico", swap=True)
+    assert e.fields["swap"] is True
+    assert m.report(2)["mounts"]["A"]["bay"]["rider"] == 2
