@@ -334,12 +334,11 @@ def main() -> int:
         tests = list(FAST[m.name]) if a.fast else None
         return (m, *run(m, a.extra, tests))
 
-    with ThreadPoolExecutor(max_workers=max(a.jobs, 1)) as pool:
-        results = list(pool.map(one, mutants))
     counts = dict.fromkeys(FATES, 0)
-    for m, fate, secs in results:
-        counts[fate] += 1
-        print(f"{fate:9} {m.name:38} {m.file:14} {secs:5.1f} s", flush=True)
+    with ThreadPoolExecutor(max_workers=max(a.jobs, 1)) as pool:
+        for m, fate, secs in pool.map(one, mutants):  # in the list's order, as they end
+            counts[fate] += 1
+            print(f"{fate:9} {m.name:38} {m.file:14} {secs:5.1f} s", flush=True)
     live = counts["killed"] + counts["survived"] + counts["timeout"]
     rate = counts["killed"] / live if live else 0.0
     extra = "".join(f"; {counts[k]} {k}" for k in ("survived", "timeout", "stale") if counts[k])
