@@ -75,14 +75,28 @@ class Clock(Roster):
                 d = float(self.run_since + self.remaining - self.warn_at)
         if self.status is S_INTERVAL and not self.interval_over:
             d = min(d, self.interval_end)
-        if self.injury is not None and not self.injury["disabled"]:
-            d = min(d, self.injury["deadline"])
+        for inj in self.injuries:
+            d = min(d, inj["deadline"])
         self.deadline = d
 
     def advance(self, t: float) -> None:
-        """Fire every deadline ``<= t`` in time order."""
+        """Fire every deadline ``<= t`` in time order.
+
+        A deadline that fires must move on (or another fire at the same instant); one
+        that stays put after a few fires is a bug of the engine's, raised at once rather
+        than looped on for ever (a hang would freeze the live service's match).
+        """
+        same = 0
+        last = -1
         while self.deadline <= t and self.deadline != INF:
             d = int(self.deadline)
+            if d == last:
+                same += 1
+                if same > 8:
+                    raise RuntimeError(f"engine: the deadline at {d} ms does not move")
+            else:
+                same = 0
+                last = d
             if self.running:
                 end = self.run_since + self.remaining
                 if (
@@ -100,18 +114,8 @@ class Clock(Roster):
                 if self.interval_kind is IV_SHOOTOUT:
                     self.status = S_SHOOTOUT
                     self.restart = None
-            inj = self.injury
-            if inj is not None and not inj["disabled"] and d >= inj["deadline"]:
-                self.injury = dict(inj, disabled=True)
-                team, player = inj.get("team"), inj.get("player")
-                if team is not None and player is not None:
-                    self.disabled[team][player] = "injury"
-                    if player not in self.out[team]:
-                        self.out[team][player] = {"status": "retired", "clause": "Rule 16"}
-                if player is not None:
-                    self.notice(d, inj["event"], "16", "injury_disabled", team=team, player=player)
-                else:
-                    self.notice(d, inj["event"], "16", "injury_disabled_unnamed")
+            if self.injuries:
+                self.injuries_past(d)
             if d > self.now:
                 self.now = d
             self.reschedule()
@@ -137,7 +141,39 @@ class Clock(Roster):
         self.last_free_hit = None
         self.fh_open = False
         self.fh_goal = None
+        self.injuries = ()  # Rule 16: play resumes, the players on the field
         self.reschedule()
+
+    def injuries_past(self, d: int) -> None:
+        """Rule 16: an injury time-out whose fifteen minutes have passed at ``d`` disables
+        its player (retired, clause Rule 16); the others run on."""
+        left: list[dict[str, Any]] = []
+        for inj in self.injuries:
+            if d < inj["deadline"]:
+                left.append(inj)
+                continue
+            team, player = inj["team"], inj["player"]
+            if team is not None and player is not None:
+                self.disabled[team][player] = "injury"
+                if player not in self.out[team]:
+                    self.out[team][player] = {"status": "retired", "clause": "Rule 16"}
+                self.notice(d, inj["event"], "16", "injury_disabled", team=team, player=player)
+            else:
+                self.notice(d, inj["event"], "16", "injury_disabled_unnamed")
+        self.injuries = tuple(left)
+
+    def end_injuries(self, team: str | None = None, player: int | None = None) -> None:
+        """Rule 16: the injury time-outs end when play resumes (a bowl-in, a free hit, the
+        start of a period); in the shootout, a player's own shot ends his (and a shot ends
+        the time-outs that name no player)."""
+        if team is None:
+            self.injuries = ()
+            return
+        self.injuries = tuple(
+            inj
+            for inj in self.injuries
+            if inj["player"] is not None and (inj["team"], inj["player"]) != (team, player)
+        )
 
     def total(self, team: str) -> int:
         return self.goals[team] + self.hcp[team] + self.bonus[team]
@@ -191,7 +227,7 @@ class Clock(Roster):
         self.restart = None
         self.pending = None
         self.interval_kind = None
-        self.injury = None
+        self.injuries = ()
         self.reschedule()
 
     def stop_clock(self, t: int, ev_index: int) -> None:
@@ -223,7 +259,7 @@ class Clock(Roster):
                     limit_ms=limit,
                 )
             self.mount_change_since = None
-        self.injury = None
+        self.injuries = ()  # Rule 16: play resumes with the player on the field
         self.status = S_IN_PLAY
         self.running = True
         self.run_since = t
@@ -307,16 +343,22 @@ class Clock(Roster):
         if self.probed:
             return
         if reason == "injury" and self.status is not S_FINAL:
-            # Rule 16: "not more than fifteen minutes": disabled only once more have passed
+            # Rule 16: "not more than fifteen minutes": disabled only once more have passed;
+            # fifteen minutes a time-out (each injury), counted from its call until play
+            # resumes; a second call for a player whose time-out runs does not restart it
+            if player is not None and any(
+                inj["team"] == team and inj["player"] == player for inj in self.injuries
+            ):
+                return
             limit = self.ed.injury_timeout_max_ms.value
-            self.injury = {
+            inj = {
                 "team": team,
                 "player": player,
                 "since": t,
                 "deadline": t + limit + 1,
                 "event": i,
-                "disabled": False,
             }
+            self.injuries = (*self.injuries, inj)
             self.reschedule()
 
     def on_clock(self, ev: dict[str, Any], t: int, i: int) -> None:

@@ -97,6 +97,9 @@ MESSAGES: dict[str, str] = {
     "used in period {period}; {mount} was not: record umpire_consent for an injury or fatigue",
     "mount_change_needed": "{team} {player} must change mounts before play resumes: {mount} "
     "left the game ({clause})",
+    "mount_swap_without_partner": "a swap puts {team} {player} on {mount} and its rider on "
+    "{player}'s mount: {mount} must be ridden by a teammate now and {player} ride another "
+    "(Rule 5: players switch horses with members of their own team)",
     "mount_reason_invalid": "reason {value}: a mount leaves the game for vice, blood, runaway, "
     "injury or other",
     # the clock

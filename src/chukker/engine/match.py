@@ -407,26 +407,32 @@ class Match:
 
     # --------------------------------------------------------- mounts (record 1.2)
     @staticmethod
-    def _mount_ev(at_ms: int, team: str, player: int, mount: str, consent: bool) -> dict[str, Any]:
+    def _mount_ev(
+        at_ms: int, team: str, player: int, mount: str, consent: bool, swap: bool
+    ) -> dict[str, Any]:
         return _ev(EventType.MOUNT, at_ms, team=team, player=player, mount=mount,
-                   umpire_consent=consent or None)
+                   umpire_consent=consent or None, swap=swap or None)
 
     def verify_mount(
-        self, at_ms: int, team: str, player: int, mount: str, umpire_consent: bool = False
+        self, at_ms: int, team: str, player: int, mount: str, umpire_consent: bool = False,
+        swap: bool = False,
     ) -> None:
         """Raise :class:`EngineError` if ``player`` may not ride ``mount`` now (Rules 2, 5)."""
-        self.verify(self._mount_ev(at_ms, team, player, mount, umpire_consent))
+        self.verify(self._mount_ev(at_ms, team, player, mount, umpire_consent, swap))
 
     def can_mount(
-        self, at_ms: int, team: str, player: int, mount: str, umpire_consent: bool = False
+        self, at_ms: int, team: str, player: int, mount: str, umpire_consent: bool = False,
+        swap: bool = False,
     ) -> bool:
-        return self.can(self._mount_ev(at_ms, team, player, mount, umpire_consent))
+        return self.can(self._mount_ev(at_ms, team, player, mount, umpire_consent, swap))
 
     def mount(
-        self, at_ms: int, team: str, player: int, mount: str, umpire_consent: bool = False
+        self, at_ms: int, team: str, player: int, mount: str, umpire_consent: bool = False,
+        swap: bool = False,
     ) -> Event:
-        """From now on ``player`` rides ``mount`` (only while the ball is dead)."""
-        return self._do(self._mount_ev(at_ms, team, player, mount, umpire_consent))
+        """From now on ``player`` rides ``mount`` (only while the ball is dead); ``swap``:
+        the teammate riding it takes ``player``'s mount in the same instant (record 1.3)."""
+        return self._do(self._mount_ev(at_ms, team, player, mount, umpire_consent, swap))
 
     def verify_mount_out(self, at_ms: int, team: str, mount: str, reason: str) -> None:
         self.verify(_ev(EventType.MOUNT_OUT, at_ms, team=team, mount=mount, reason=reason))

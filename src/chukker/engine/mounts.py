@@ -158,9 +158,11 @@ class Mounts(Report):
 
     # --------------------------------------------------------------- handlers
     def on_mount(self, ev: dict[str, Any], t: int, i: int) -> None:
-        """``mount {team, player, mount, umpire_consent?}``: the player rides that mount."""
-        if self.final or self.status is _IN_PLAY:
-            self.check_dead_ball("a change of mounts")
+        """``mount {team, player, mount, umpire_consent?, swap?}``: the player rides that
+        mount; with ``swap: true`` (record 1.3) the teammate who rides it takes the player's
+        mount in the same instant (Rule 5: "switch horses with members of their own team")."""
+        if self.final or (self.status is _IN_PLAY and not self.awaiting_bowl_in):
+            self.check_dead_ball("a change of mounts")  # after a goal the ball is dead
         team = ev.get("team")
         if type(team) is not str or team not in self.strings:
             team = self.team_of(ev)
@@ -182,16 +184,27 @@ class Mounts(Report):
         gone = self.mounts_gone[team]
         if gone and mount in gone:
             self.check_in_game(team, mount)
+        swap = ev.get("swap") is not None and bool_field(ev, "swap")
         ride = self.riding[team]
         stale = None
+        partner = None
         for p, m in ride.items():
             if m == mount and p != player:
                 if self.may_play(team, p):
-                    raise Refused("mount_ridden_by_teammate", team=team, mount=mount, rider=p)
-                stale = p
+                    if not swap:
+                        raise Refused("mount_ridden_by_teammate", team=team, mount=mount, rider=p)
+                    partner = p
+                else:
+                    stale = p
+        own = ride.get(player)
+        if swap and (partner is None or own is None):
+            raise Refused("mount_swap_without_partner", team=team, player=player, mount=mount)
         st = self.status
         if (st is _SHOOTOUT or st is _INTERVAL) and self.before_shootout():
-            if not bool_field(ev, "umpire_consent") and self.periods:
+            consent = bool_field(ev, "umpire_consent")
+            # a swap keeps the same horses in the shootout; the 2006 summary has no
+            # shootout-mount clause (issue 32): its shootout takes any mount
+            if not consent and not swap and self.periods and self.ed.has("shootout_mounts"):
                 last = self.periods[-1][0]
                 if last not in self.ridden[team].get(mount, ()):
                     raise Refused(
@@ -205,12 +218,18 @@ class Mounts(Report):
         if stale is not None:
             del ride[stale]  # its last rider is out of the game
         ride[player] = mount
+        if partner is not None and own is not None:
+            ride[partner] = own
         if self.mount_wait:
             self.mount_wait.pop((team, player), None)
-        if st is _STOPPED:
+        if st is _STOPPED or st is _IN_PLAY:  # a stoppage, or after a goal
             self.note_ridden(team, mount, self.period, player)
+            if partner is not None and own is not None:
+                self.note_ridden(team, own, self.period, partner)
         elif st is _SHOOTOUT:
             self.note_ridden(team, mount, self.shootout_period(), player)
+            if partner is not None and own is not None:
+                self.note_ridden(team, own, self.shootout_period(), partner)
 
     def on_mount_out(self, ev: dict[str, Any], t: int, i: int) -> None:
         """``mount_out {team, mount, reason}``: Rule 2 (vice, blood), Rule 16 (runaway):

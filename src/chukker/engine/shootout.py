@@ -103,8 +103,15 @@ class Shootout(Clock):
                 expected="true or false",
                 value=show(reached),
             )
+        if self.mount_wait and result != "forfeit" and (team, player) in self.mount_wait:
+            # as a free hit waits (record 1.2): a hitter whose mount just left the game
+            # changes mounts first; a turn declared forfeited needs no mount
+            m, clause = self.mount_wait[(team, player)]
+            raise Refused("mount_change_needed", team=team, player=player, mount=m, clause=clause)
         if self.accept():
             return
+        if self.injuries:
+            self.end_injuries(team, player)  # Rule 16: the player is back, and hits
         reached_b = True if result == "goal" else bool(reached)
         key = (team, player)
         self.so_attempts[key] = [*self.so_attempts.get(key, []), reached_b]
@@ -154,6 +161,13 @@ class Shootout(Clock):
             self.so_pos += 1
         if self.so_pos == len(self.so_seq):  # nobody left to hit
             self.finish(t, None, BY_SHOOTOUT)
+
+    def injuries_past(self, d: int) -> None:
+        """Rule 16 in the shootout: a hitter disabled by a time-out's fifteen minutes is
+        passed over at once (as a removed one), so the next hitter may go."""
+        super().injuries_past(d)
+        if self.status is S_SHOOTOUT and self.so_seq and not self.final:
+            self.skip_turns(d)
 
     def on_move_to_15(self, ev: dict[str, Any], t: int, i: int) -> None:
         self.check_edition("move_to_15")

@@ -203,7 +203,9 @@ class State:
         self.designation: dict[str, dict[str, Any] | None] = {t: None for t in self.team_ids}
         self.removed: dict[str, dict[int, str]] = {t: {} for t in self.team_ids}
         self.disabled: dict[str, dict[int, str]] = {t: {} for t in self.team_ids}
-        self.injury: dict[str, Any] | None = None
+        #: the injury time-outs running (Rule 16), each ``{team, player, since, deadline,
+        #: event}``: replaced, never changed in place; ended when play resumes
+        self.injuries: tuple[dict[str, Any], ...] = ()
         # end of match
         self.final = False
         self.final_at = 0
@@ -225,7 +227,7 @@ class State:
     def copy(self) -> Self:
         """An independent copy, cheap: logs are copied as lists (their entries are never
         changed in place; a changed entry is replaced), tables one or two levels deep.
-        Values that are replaced, never changed in place (``pending``, ``injury``,
+        Values that are replaced, never changed in place (``pending``, ``injuries``,
         ``so_order``, ``so_seq``, ``restart``), are shared.
 
         Field by field (the compiled engine's classes have no ``__dict__``);
@@ -290,7 +292,7 @@ class State:
         c.removed = {a: r[a].copy(), b: r[b].copy()}
         d = self.disabled
         c.disabled = {a: d[a].copy(), b: d[b].copy()}
-        c.injury = self.injury
+        c.injuries = self.injuries
         c.final = self.final
         c.final_at = self.final_at
         c.winner = self.winner

@@ -142,6 +142,11 @@ EVENTS: dict[str, dict[str, Field]] = {
         "umpire_consent": Field(
             "bool", description="Rule 5: a shootout mount replaced for injury or fatigue"
         ),
+        # version 1.3 (issue 32): a direct swap in one event
+        "swap": Field(
+            "bool",
+            description="Rule 5: the teammate riding the mount takes the player's own, at once",
+        ),
     },
     EventType.MOUNT_OUT: {
         "team": TEAM,
@@ -1041,7 +1046,7 @@ def json_schema() -> dict[str, Any]:
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "$id": "https://chukker.invalid/schema/chukker-match-1.json",
-        "title": "chukker match record, version 1 (with the 1.1 and 1.2 additions)",
+        "title": "chukker match record, version 1 (with the 1.1, 1.2 and 1.3 additions)",
         "$defs": {"at": _schema(AT)},
         **header,
     }

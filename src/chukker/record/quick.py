@@ -26,7 +26,7 @@ _S10: Final = frozenset(['at', 'event', 'type'])
 _S11: Final = frozenset(['at', 'in', 'out', 'team', 'type'])
 _S12: Final = frozenset(['at', 'player', 'team', 'type'])
 _S13: Final = frozenset(['at', 'reason', 'remaining', 'type'])
-_S14: Final = frozenset(['at', 'mount', 'player', 'team', 'type', 'umpire_consent'])
+_S14: Final = frozenset(['at', 'mount', 'player', 'swap', 'team', 'type', 'umpire_consent'])
 _S15: Final = frozenset(['at', 'mount', 'reason', 'team', 'type'])
 _S16: Final = frozenset(['blood', 'injury', 'other', 'runaway', 'vice'])
 
@@ -803,6 +803,13 @@ def clean_mount(ev: dict[str, Any]) -> bool:
     else:
         return False
     v = ev.get('umpire_consent')
+    if v is None:
+        pass
+    else:
+        if type(v) is not bool:
+            return False
+        n += 1
+    v = ev.get('swap')
     if v is None:
         pass
     else:

@@ -28,6 +28,7 @@ FEATURES = (
     "shootout_players_one",  # Rule 5 (2026): the committee may choose one player each
     "shootout_rounds",  # Rule 5 (2026), "Scoring and further rounds"
     "move_to_15",  # Rule 5 (2026), "Moving the ball closer"
+    "shootout_mounts",  # Rule 5 (2026): shootout mounts are those of the final regular period
 )
 
 
