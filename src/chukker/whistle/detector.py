@@ -155,7 +155,8 @@ def classify(frame: Floats, pw: Floats, g: Geometry, profile: Profile) -> Frame:
     """One frame's verdict (``pw``: the Hann-windowed power spectrum of ``frame``)."""
     p = params()
     b0, b1 = g.band
-    noise = _median(pw[b0 : b1 + 1])
+    floor = float(np.sum(pw)) * 10 ** (p["floor_db"] / 10)
+    noise = max(_median(pw[b0 : b1 + 1]), floor)
     thr = noise * 10 ** (p["peak_prominence_db"] / 10)
     peaks: list[tuple[float, float, int]] = []  # (power, Hz, bin)
     for k in range(b0, b1 + 1):
@@ -170,7 +171,7 @@ def classify(frame: Floats, pw: Floats, g: Geometry, profile: Profile) -> Frame:
     l0, l1 = g.low
     low = pw[l0 : l1 + 1]
     low_power = float(np.sum(low))
-    lthr = _median(low) * 10 ** (p["low_prominence_db"] / 10)
+    lthr = max(_median(low), floor) * 10 ** (p["low_prominence_db"] / 10)
     lows: list[tuple[float, int]] = []
     for k in range(l0, l1 + 1):
         v = pw[k]
@@ -184,7 +185,7 @@ def classify(frame: Floats, pw: Floats, g: Geometry, profile: Profile) -> Frame:
                                           and abs(t[1] - round(t[1] / f_low) * f_low) < tol)]
     # a voice's or a horn's fundamental: the spacing of its harmonics, low or in the band
     for (a, b), least in (((l0, l1), 3), ((b0, b1), p["comb_peaks"])):
-        f0 = _comb(pw, a, b, g, p, least)
+        f0 = _comb(pw, a, b, g, p, least, floor)
         if f0 > 0:
             tol = p["harmonic_tolerance"] * f0
             peaks = [t for t in peaks if abs(t[1] - round(t[1] / f0) * f0) >= tol]
@@ -208,7 +209,7 @@ def classify(frame: Floats, pw: Floats, g: Geometry, profile: Profile) -> Frame:
     hz = tuple(sorted(t[1] for t in tones))
     kind = ""
     if len(tones) >= 2:
-        if not profile.tones_hz and _series(hz, p):
+        if not profile.tones_hz and len(hz) >= p["series_tones"] and _series(hz, p):
             return Frame("")
         kind = "multi"
     elif tone_power >= low_power * 10 ** (p["min_trill_to_low_db"] / 10) and _trill(
@@ -224,10 +225,11 @@ def classify(frame: Floats, pw: Floats, g: Geometry, profile: Profile) -> Frame:
     return Frame(kind, hz)
 
 
-def _comb(pw: Floats, a: int, b: int, g: Geometry, p: dict[str, Any], least: int) -> float:
+def _comb(pw: Floats, a: int, b: int, g: Geometry, p: dict[str, Any], least: int,
+          floor: float) -> float:
     """The spacing of a comb of harmonics between bins ``a`` and ``b`` (0: none): at least
     ``least`` peaks ``spacing_prominence_db`` over the median, spaced in ``spacing_hz``."""
-    thr = _median(pw[a : b + 1]) * 10 ** (p["spacing_prominence_db"] / 10)
+    thr = max(_median(pw[a : b + 1]), floor) * 10 ** (p["spacing_prominence_db"] / 10)
     fs = [_interp(pw, k) * g.sr / g.n for k in range(a, b + 1)
           if pw[k] > thr and pw[k] > pw[k - 1] and pw[k] >= pw[k + 1]]
     if len(fs) < least:
@@ -286,7 +288,8 @@ def frames(x: Floats, sr: int, profile: Profile | None = None) -> Iterator[Frame
         pw = spec.real**2 + spec.imag**2
         band = pw[:, b0 : b1 + 1]
         med = np.median(band, axis=1)
-        maybe = (level >= min_power) & (band.max(axis=1) > med * prom)
+        floor = np.sum(pw, axis=1) * 10 ** (p["floor_db"] / 10)
+        maybe = (level >= min_power) & (band.max(axis=1) > np.maximum(med, floor) * prom)
         for i in range(c1 - c0):
             yield classify(fr[i], pw[i], g, prof) if maybe[i] else nothing
 
