@@ -1,0 +1,64 @@
+"""The detector is defined once: the console's worklet (JavaScript, in chromium) and the
+Python detector, fed the same audio, find the same blasts within one frame."""
+
+from __future__ import annotations
+
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from chukker.whistle import detector as D
+from chukker.whistle import synthetic as S
+
+pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("browser")]
+
+WORKLET = Path(str(resources.files("chukker.web").joinpath("static/whistle-worklet.js")))
+
+
+@pytest.fixture(scope="module")
+def page(browser: Any) -> Any:
+    ctx = browser.new_context()
+    pg = ctx.new_page()
+    pg.set_content("<html><body></body></html>")
+    pg.add_script_tag(content=WORKLET.read_text(encoding="utf-8"))
+    yield pg
+    ctx.close()
+
+
+def _js_blasts(page: Any, x: np.ndarray, sr: int, profile: D.Profile | None,
+               block: int = 128) -> list[dict[str, Any]]:
+    prof = None if profile is None else profile.to_json()
+    got: list[dict[str, Any]] = page.evaluate(
+        """([params, sr, xs, prof, block]) => {
+             const det = new ChukkerWhistle.Detector(params, sr, prof);
+             const x = Float64Array.from(xs), out = [];
+             for (let i = 0; i < x.length; i += block) out.push(...det.push(x.subarray(i, i + block)));
+             return out;
+           }""", [D.params(), sr, x.round(6).tolist(), prof, block])
+    return got
+
+
+@pytest.mark.parametrize("sr", [16000, 44100, 48000])
+def test_rule_5_worklet_and_python_hear_the_same_whistles(page: Any, sr: int) -> None:
+    x, truth = S.scene(sr, 12.0, seed=sr, whistles=3, snr_db=0.0, voices=False)
+    x = x.round(6)
+    py = D.detect(x, sr)
+    js = _js_blasts(page, x, sr, None)
+    frame = D.Geometry.of(sr, D.Profile.default()).hop / sr
+    assert len(py) == len(truth) == len(js)
+    for a, b in zip(py, js, strict=True):
+        assert abs(a.at - b["at"]) <= frame
+
+
+def test_rule_5_worklet_and_python_agree_with_a_calibrated_profile(page: Any) -> None:
+    sr = 16000
+    prof = D.calibrate(S.blasts(sr, S.PEALESS[1], 3), sr)
+    x, _ = S.scene(sr, 10.0, seed=4, whistles=3, snr_db=3.0, kinds=("pealess",))
+    x = x.round(6)
+    py = [b.at for b in D.detect(x, sr, prof)]
+    js = [b["at"] for b in _js_blasts(page, x, sr, prof, block=441)]
+    assert len(py) == len(js)
+    assert all(abs(a - b) <= 0.01 for a, b in zip(py, js, strict=True))
