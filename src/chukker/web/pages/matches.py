@@ -598,7 +598,7 @@ async def sheet_parts(request: Request, match_id: str) -> dict[str, Any] | Respo
     rep = ctx["report"]
     events = [e.event for e in lm.stored]
     header = {**lm.row.header, "teams": ctx["teams"]}
-    return {**ctx, **sheet.sheet_data(header, rep, events, ctx["clocks"]),
+    return {**ctx, **sheet.sheet_data(header, rep, events, ctx["clocks"], ctx["cfg"]["periods"]),
             "mounts": sheet.mounts_by_player(rep), **phone_qr(request, match_id)}
 
 
@@ -689,6 +689,7 @@ async def sheet_json(request: Request, match_id: str) -> Response:
             "teams": {k: {"name": ctx["teams"][k]["name"], "players": ctx["teams"][k]["players"],
                           "team_handicap": ctx["team_handicap"][k]} for k in ctx["team_ids"]},
             "goals": ctx["goals"], "fouls": ctx["fouls"], "corrections": ctx["corrections"],
+            "audio_stops": ctx["audio_stops"],
             "result": {"status": rep["status"], "score": rep["score"],
                        "handicap_goals": rep.get("handicap_goals"), "winner": rep.get("winner"),
                        "decided_by": rep.get("decided_by")}}
