@@ -181,7 +181,7 @@ def classify(frame: Floats, pw: Floats, g: Geometry, profile: Profile) -> Frame:
     for _, k in lows[: p["low_tones"]]:
         f_low = _interp(pw, k) * g.sr / g.n
         tol = p["harmonic_tolerance"] * f_low
-        peaks = [t for t in peaks if not (round(t[1] / f_low) >= 2
+        peaks = [t for t in peaks if not (2 <= round(t[1] / f_low) <= p["max_harmonic"]
                                           and abs(t[1] - round(t[1] / f_low) * f_low) < tol)]
     # a voice's or a horn's fundamental: the spacing of its harmonics, low or in the band
     for (a, b), least in (((l0, l1), 3), ((b0, b1), p["comb_peaks"])):
@@ -208,6 +208,8 @@ def classify(frame: Floats, pw: Floats, g: Geometry, profile: Profile) -> Frame:
         return Frame("")
     hz = tuple(sorted(t[1] for t in tones))
     kind = ""
+    if len(tones) > p["max_tones"]:
+        return Frame("")  # a whistle has two or three chambers; a horn's harmonics are more
     if len(tones) >= 2:
         if not profile.tones_hz and len(hz) >= p["series_tones"] and _series(hz, p):
             return Frame("")

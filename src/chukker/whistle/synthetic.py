@@ -161,26 +161,27 @@ class Truth:
 
 def scene(sr: int, dur: float, seed: int = 0, whistles: int = 0, snr_db: float = 6.0,
           kinds: tuple[str, ...] = ("pealess", "pea"), voices: bool = False,
-          distractors: bool = True) -> tuple[Floats, list[Truth]]:
+          distractors: bool = True, overlap: bool = True) -> tuple[Floats, list[Truth]]:
     """Arena sound with ``whistles`` blasts at known instants, ``snr_db`` whistle-to-noise
     power (the noise: crowd and hooves; horns, lip whistles and, with ``voices``, speech
-    come on top). Scaled to a peak of 0.9."""
+    come on top, over a whistle too unless ``overlap`` is false). Scaled to a peak of 0.9."""
     rng = np.random.default_rng(seed)
     n = int(sr * dur)
     bed = 0.7 * crowd(sr, dur, seed) + 0.5 * hooves(sr, dur, seed + 1)
     x = _norm(bed)  # the noise has power 1
     others = np.zeros(n)
+    extra: list[tuple[float, Floats, float]] = []
     if distractors:
         t = rng.uniform(0.5, 3.0)
         while t < dur - 1.5:
             what = rng.choice(["horn", "lip", "speech" if voices else "lip"])
             if what == "horn":
-                _add(others, horn(sr, rng.uniform(0.8, 1.8), rng.uniform(250, 480)), t, sr, 1.5)
+                extra.append((t, horn(sr, rng.uniform(0.8, 1.8), rng.uniform(250, 480)), 1.5))
             elif what == "lip":
-                _add(others, lip_whistle(sr, rng.uniform(0.6, 1.8), rng.uniform(1200, 3200),
-                                         int(rng.integers(1 << 30))), t, sr, 1.0)
+                extra.append((t, lip_whistle(sr, rng.uniform(0.6, 1.8), rng.uniform(1200, 3200),
+                                             int(rng.integers(1 << 30))), 1.0))
             else:
-                _add(others, speech(sr), t, sr, 1.2)
+                extra.append((t, speech(sr), 1.2))
             t += rng.uniform(4.0, 9.0)
     truth: list[Truth] = []
     if whistles:
@@ -199,6 +200,10 @@ def scene(sr: int, dur: float, seed: int = 0, whistles: int = 0, snr_db: float =
                 w = pealess_whistle(sr, d, PEALESS[k % len(PEALESS)], sd)
             _add(others, w, at, sr, gain)
             truth.append(Truth(at, kind, d))
+    for t, w, g in extra:
+        end = t + len(w) / sr
+        if overlap or not any(t - 0.3 < u.at + u.dur and u.at - 0.3 < end for u in truth):
+            _add(others, w, t, sr, g)
     x = x + others
     return 0.9 * x / np.max(np.abs(x)), truth
 

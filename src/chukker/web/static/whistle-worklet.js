@@ -124,7 +124,7 @@
     lows.sort((x, y) => y[0] - x[0]);
     for (const [, k] of lows.slice(0, p.low_tones)) {
       const fLow = interp(pw, k) * g.sr / g.n, tol = p.harmonic_tolerance * fLow;
-      peaks = peaks.filter((t) => !(pyRound(t[1] / fLow) >= 2 && Math.abs(t[1] - pyRound(t[1] / fLow) * fLow) < tol));
+      peaks = peaks.filter((t) => !(pyRound(t[1] / fLow) >= 2 && pyRound(t[1] / fLow) <= p.max_harmonic && Math.abs(t[1] - pyRound(t[1] / fLow) * fLow) < tol));
     }
     for (const [a, b, least] of [[g.l0, g.l1, 3], [g.b0, g.b1, p.comb_peaks]]) {
       const f0 = comb(pw, a, b, g, p, least, floor);
@@ -147,6 +147,7 @@
     if (tonePower < lowPower * Math.pow(10, p.min_tone_to_low_db / 10)) return NOTHING;
     const hz = tones.map((t) => t[1]).sort((x, y) => x - y);
     let kind = "";
+    if (tones.length > p.max_tones) return NOTHING; // a whistle has two or three chambers
     if (tones.length >= 2) {
       if (!profile.tones_hz.length && hz.length >= p.series_tones && series(hz, p)) return NOTHING;
       kind = "multi";
