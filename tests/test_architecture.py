@@ -165,10 +165,10 @@ def test_architecture_whistle_imports_only_itself_numpy_scipy_and_typer() -> Non
             continue
         for t in _imports(name, path):
             top = t.split(".")[0]
-            if t.startswith("chukker.") and not t.startswith("chukker.whistle"):
-                bad.append((name, t))
-            elif top not in ("chukker", "numpy", "scipy", "typer") and (
-                    top not in sys.stdlib_module_names):
+            outside = t.startswith("chukker.") and not t.startswith("chukker.whistle")
+            foreign = top not in ("chukker", "numpy", "scipy", "typer") and (
+                top not in sys.stdlib_module_names)
+            if outside or foreign:
                 bad.append((name, t))
     assert bad == []
 

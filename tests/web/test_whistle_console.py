@@ -49,8 +49,9 @@ def mic_browser(tmp_path: Path) -> Iterator[Any]:
 
     wav = tmp_path / "arena.wav"
     _recording(wav)
-    args = [*CHROMIUM_ARGS, "--use-fake-device-for-media-stream", "--use-fake-ui-for-media-stream",
-            f"--use-file-for-fake-audio-capture={wav}%noloop", "--autoplay-policy=no-user-gesture-required"]
+    args = [*CHROMIUM_ARGS, "--use-fake-device-for-media-stream",
+            "--use-fake-ui-for-media-stream", f"--use-file-for-fake-audio-capture={wav}%noloop",
+            "--autoplay-policy=no-user-gesture-required"]
     with sync_playwright() as p:
         b = p.chromium.launch(executable_path=CHROMIUM, args=args)
         yield b
@@ -62,7 +63,8 @@ def _console(browser: Any, server: Any, m: dict[str, Any]) -> Any:
     ctx.grant_permissions(["microphone"], origin=server.url)
     page = ctx.new_page()
     page.goto(f"{server.url}/m/{m['match_id']}/console?lang=en#token={m['timekeeper_token']}")
-    page.wait_for_function("() => window.chukker && window.chukker.state && window.chukker.connected")
+    page.wait_for_function(
+        "() => window.chukker && window.chukker.state && window.chukker.connected")
     return page
 
 

@@ -84,7 +84,7 @@ def test_rule_5_detect_refuses_what_it_does_not_read_in_one_line(
         tmp_path: Path, data: bytes, why: str) -> None:
     f = tmp_path / "x.wav"
     f.write_bytes(data)
-    code, out, err = run("detect", str(f))
+    code, _, err = run("detect", str(f))
     assert code == 2
     lines = [ln for ln in err.splitlines() if "default" not in ln]
     assert len(lines) == 1 and why in lines[0], err

@@ -35,7 +35,9 @@ def _js_blasts(page: Any, x: np.ndarray, sr: int, profile: D.Profile | None,
         """([params, sr, xs, prof, block]) => {
              const det = new ChukkerWhistle.Detector(params, sr, prof);
              const x = Float64Array.from(xs), out = [];
-             for (let i = 0; i < x.length; i += block) out.push(...det.push(x.subarray(i, i + block)));
+             for (let i = 0; i < x.length; i += block) {
+               out.push(...det.push(x.subarray(i, i + block)));
+             }
              return out;
            }""", [D.params(), sr, x.round(6).tolist(), prof, block])
     return got

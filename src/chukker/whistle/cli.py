@@ -7,7 +7,9 @@ import sys
 from pathlib import Path
 from typing import Annotated
 
+import numpy as np
 import typer
+from numpy.typing import NDArray
 
 from chukker.whistle.detector import Profile, calibrate, detect
 from chukker.whistle.wav import WavError, read_wav
@@ -28,7 +30,7 @@ def _fail(msg: str) -> typer.Exit:
     return typer.Exit(2)
 
 
-def _read(file: Path) -> tuple[object, int]:
+def _read(file: Path) -> tuple[NDArray[np.float64], int]:
     try:
         return read_wav(file)
     except WavError as e:
@@ -57,14 +59,16 @@ def _kind(p: Profile) -> str:
 
 @app.command("calibrate")
 def calibrate_cmd(
-    file: Annotated[Path, typer.Argument(help="A WAV recording of 3 or more blasts of one whistle.")],
+    file: Annotated[
+        Path, typer.Argument(help="A WAV recording of 3 or more blasts of one whistle.")
+    ],
     out: Annotated[Path, typer.Option("-o", "--output", help="Where to write the profile (JSON).")],
     name: Annotated[str, typer.Option(help="A name for the profile.")] = "calibrated",
 ) -> None:
     """Learn a whistle's tones from FILE and write its profile."""
     x, sr = _read(file)
     try:
-        prof = calibrate(x, sr, name[:80])  # type: ignore[arg-type]
+        prof = calibrate(x, sr, name[:80])
     except ValueError as e:
         raise _fail(f"{file}: {e}") from None
     out.write_text(json.dumps(prof.to_json(), indent=2) + "\n", encoding="utf-8")
@@ -93,7 +97,7 @@ def detect_cmd(
     if prof is None:
         sys.stderr.write("no profile given: using the default for common pea-less whistles "
                          "(calibrate yours with `chukker whistle calibrate`)\n")
-    blasts = detect(x, sr, prof)  # type: ignore[arg-type]
+    blasts = detect(x, sr, prof)
     if as_json:
         typer.echo(json.dumps([{"at": b.at, "score": b.score} for b in blasts]))
         return

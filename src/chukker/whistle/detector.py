@@ -264,8 +264,8 @@ def _trill(frame: Floats, hz: float, g: Geometry, blocks: int) -> float:
     ph = 2 * math.pi * hz / g.sr * n
     re = frame * np.cos(ph)
     im = frame * np.sin(ph)
-    amps = [math.hypot(float(np.sum(re[b * m : (b + 1) * m])), float(np.sum(im[b * m : (b + 1) * m])))
-            for b in range(blocks)]
+    amps = [math.hypot(float(np.sum(re[b * m : (b + 1) * m])),
+                       float(np.sum(im[b * m : (b + 1) * m]))) for b in range(blocks)]
     hi, lo = max(amps), min(amps)
     return (hi - lo) / (hi + lo) if hi + lo > 0 else 0.0
 
@@ -322,7 +322,8 @@ class Tracker:
             self.on += 1
             self.miss = 0
             span = self.i - self.start + 1
-            if not self.in_blast and self.on >= self.min_frames and self.on >= self.min_score * span:
+            enough = self.on >= self.min_frames and self.on >= self.min_score * span
+            if not self.in_blast and enough:
                 self.in_blast = True
                 at = (self.start * self.hop + self.n / 2) / self.sr
                 out = Blast(round(at, 4), round(self.on / span, 3), self.tones)

@@ -34,7 +34,8 @@ def _env(sr: int, dur: float, attack: float = 0.012, release: float = 0.03) -> F
     n = int(sr * dur)
     t = np.arange(n) / sr
     e = np.minimum(1.0, t / attack) * np.minimum(1.0, (dur - t) / release)
-    return np.clip(e, 0.0, 1.0)
+    out: Floats = np.clip(e, 0.0, 1.0)
+    return out
 
 
 def pealess_whistle(sr: int, dur: float, tones: tuple[float, ...] = PEALESS[0],

@@ -22,7 +22,7 @@ from typing import BinaryIO
 
 import numpy as np
 from numpy.typing import NDArray
-from scipy.io import wavfile
+from scipy.io import wavfile  # type: ignore[import-untyped]
 
 #: the largest file read (bytes): 3 hours of 16-bit stereo at 16 kHz, 18 min at 48 kHz
 MAX_BYTES = 200 * 1024 * 1024
