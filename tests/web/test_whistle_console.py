@@ -21,15 +21,15 @@ pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("browser")]
 
 SR = 48000
 #: the whistles' onsets in the recording (s); the test bowls in again between them
-WHISTLES = (2.5, 6.5, 10.5)
-LENGTH = 13.0
+WHISTLES = (1.5, 4.3, 7.1)
+LENGTH = 8.5
 
 
 def _recording(path: Path) -> None:
     rng = np.random.default_rng(31)
     x = 0.25 * S._norm(S.crowd(SR, LENGTH, 1) + 0.6 * S.hooves(SR, LENGTH, 2))
-    for at, w in ((1.0, 0.6 * S.horn(SR, 0.9, 370.0)), (4.2, 0.5 * S.lip_whistle(SR, 1.2, 2300.0)),
-                  (8.3, 0.6 * S.horn(SR, 1.0, 300.0))):
+    for at, w in ((0.3, 0.6 * S.horn(SR, 0.9, 370.0)), (2.6, 0.5 * S.lip_whistle(SR, 1.2, 2300.0)),
+                  (5.4, 0.6 * S.horn(SR, 1.0, 300.0))):
         i = int(at * SR)
         x[i : i + len(w)] += w
     for k, at in enumerate(WHISTLES):
@@ -102,3 +102,53 @@ def test_rule_5_whistles_heard_by_the_microphone_stop_the_clock_at_their_onsets(
     tk.wait_for_function(f"() => window.chukker.state.seq >= {len(ev) + 1}")
     last = record(live_server, m)[-1]
     assert last["type"] == "undo" and last["event"] == len(ev)
+
+
+def test_rule_5_a_clipping_microphone_is_shown_and_never_posts(
+        tmp_path: Path, live_server: Any) -> None:
+    if not os.path.exists(CHROMIUM):
+        pytest.skip(f"browser tests need Debian's chromium at {CHROMIUM}")
+    from playwright.sync_api import sync_playwright
+
+    x = np.zeros(int(SR * 3.5))
+    for at in (1.0, 2.2):
+        w = S.pealess_whistle(SR, 0.6, S.PEALESS[0])
+        x[int(at * SR) : int(at * SR) + len(w)] += w
+    wav = tmp_path / "clipped.wav"
+    S.write_wav(wav, np.clip(4 * x + 0.01, -1, 1), SR)  # the gain far too high
+    args = [*CHROMIUM_ARGS, "--use-fake-device-for-media-stream",
+            "--use-fake-ui-for-media-stream", f"--use-file-for-fake-audio-capture={wav}%noloop"]
+    m = create(live_server)
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=args)
+        tk = _console(b, live_server, m)
+        tk.keyboard.press("Space")
+        tk.wait_for_function("() => window.chukker.state.clock.running")
+        tk.locator("#whistle-on").check()
+        tk.wait_for_function("() => document.getElementById('whistle-panel').dataset.mic "
+                             "=== 'clipped'", timeout=10000)
+        tk.wait_for_timeout(2500)
+        assert "clipping" in tk.locator("#whistle-mic").inner_text()
+        assert [e["type"] for e in record(live_server, m)] == ["bowl_in"]
+        b.close()
+
+
+def test_rule_5_microphone_refused_says_how_to_allow_it_and_keys_go_on(
+        browser: Any, live_server: Any) -> None:
+    m = create(live_server)
+    ctx = browser.new_context()
+    page = ctx.new_page()
+    page.goto(f"{live_server.url}/m/{m['match_id']}/console?lang=it"
+              f"#token={m['timekeeper_token']}")
+    page.wait_for_function("() => window.chukker && window.chukker.state && "
+                           "window.chukker.connected")
+    page.evaluate("""() => { navigator.mediaDevices.getUserMedia = () =>
+        Promise.reject(new DOMException("denied", "NotAllowedError")); }""")
+    page.locator("#whistle-on").click()  # the box unchecks itself when refused
+    page.wait_for_function("() => !document.getElementById('whistle-on').checked && "
+                           "document.getElementById('whistle-status').className.includes('bad')")
+    assert "consentire il microfono" in page.locator("#whistle-status").inner_text()
+    page.keyboard.press("Space")
+    page.wait_for_function("() => window.chukker.state.clock.running")
+    assert [e["type"] for e in record(live_server, m)] == ["bowl_in"]
+    ctx.close()

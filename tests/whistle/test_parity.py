@@ -3,6 +3,7 @@ Python detector, fed the same audio, find the same blasts within one frame."""
 
 from __future__ import annotations
 
+import base64
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -31,22 +32,24 @@ def page(browser: Any) -> Any:
 def _js_blasts(page: Any, x: np.ndarray, sr: int, profile: D.Profile | None,
                block: int = 128) -> list[dict[str, Any]]:
     prof = None if profile is None else profile.to_json()
+    b64 = base64.b64encode(x.astype("<f4").tobytes()).decode("ascii")
     got: list[dict[str, Any]] = page.evaluate(
-        """([params, sr, xs, prof, block]) => {
+        """([params, sr, b64, prof, block]) => {
              const det = new ChukkerWhistle.Detector(params, sr, prof);
-             const x = Float64Array.from(xs), out = [];
+             const raw = Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
+             const x = new Float32Array(raw.buffer), out = [];
              for (let i = 0; i < x.length; i += block) {
                out.push(...det.push(x.subarray(i, i + block)));
              }
              return out;
-           }""", [D.params(), sr, x.round(6).tolist(), prof, block])
+           }""", [D.params(), sr, b64, prof, block])
     return got
 
 
-@pytest.mark.parametrize("sr", [16000, 44100, 48000])
+@pytest.mark.parametrize("sr", [16000, 44100])
 def test_rule_5_worklet_and_python_hear_the_same_whistles(page: Any, sr: int) -> None:
-    x, truth = S.scene(sr, 12.0, seed=sr, whistles=3, snr_db=0.0, voices=False)
-    x = x.round(6)
+    x, truth = S.scene(sr, 7.0, seed=sr, whistles=3, snr_db=0.0, overlap=False)
+    x = x.astype(np.float32).astype(np.float64)  # the samples the worklet gets
     py = D.detect(x, sr)
     js = _js_blasts(page, x, sr, None)
     frame = D.Geometry.of(sr, D.Profile.default()).hop / sr
@@ -58,8 +61,8 @@ def test_rule_5_worklet_and_python_hear_the_same_whistles(page: Any, sr: int) ->
 def test_rule_5_worklet_and_python_agree_with_a_calibrated_profile(page: Any) -> None:
     sr = 16000
     prof = D.calibrate(S.blasts(sr, S.PEALESS[1], 3), sr)
-    x, _ = S.scene(sr, 10.0, seed=4, whistles=3, snr_db=3.0, kinds=("pealess",))
-    x = x.round(6)
+    x, _ = S.scene(sr, 8.0, seed=4, whistles=3, snr_db=3.0, kinds=("pealess",))
+    x = x.astype(np.float32).astype(np.float64)
     py = [b.at for b in D.detect(x, sr, prof)]
     js = [b["at"] for b in _js_blasts(page, x, sr, prof, block=441)]
     assert len(py) == len(js)
