@@ -152,3 +152,47 @@ def test_rule_5_microphone_refused_says_how_to_allow_it_and_keys_go_on(
     page.wait_for_function("() => window.chukker.state.clock.running")
     assert [e["type"] for e in record(live_server, m)] == ["bowl_in"]
     ctx.close()
+
+
+def test_rule_5_first_of_key_and_microphone_wins_and_the_consoles_horn_is_no_whistle(
+        browser: Any, live_server: Any) -> None:
+    m = create(live_server)
+    ctx = browser.new_context()
+    tk = ctx.new_page()
+    tk.goto(f"{live_server.url}/m/{m['match_id']}/console?lang=en#token={m['timekeeper_token']}")
+    tk.wait_for_function(
+        "() => window.chukker && window.chukker.state && window.chukker.connected")
+    blast = "() => window.chukker.whistle.feed({type: 'blast', at: 0, score: 1, tones: []})"
+    running = "() => window.chukker.state.clock.running && !window.chukker.holdAt"
+
+    def types() -> list[tuple[str, Any]]:
+        return [(e["type"], e.get("source")) for e in record(live_server, m)]
+
+    tk.keyboard.press("Space")
+    tk.wait_for_function(running)
+    # the console's own horn: nothing is posted while it sounds and just after
+    tk.evaluate("() => window.chukker.localHorn({kind: 'split', period: 1})")
+    tk.evaluate(blast)
+    assert "horn" in tk.locator("#whistle-log").inner_text()
+    # the microphone first: the key a moment later is not posted again
+    tk.evaluate("() => new Promise((r) => setTimeout(r, 2900))")  # the guard is over
+    tk.evaluate(blast)
+    tk.keyboard.press("w")
+    tk.wait_for_function("() => !window.chukker.state.clock.running")
+    tk.wait_for_timeout(400)
+    assert types() == [("bowl_in", None), ("whistle", "audio")]
+    assert tk.locator("#whistle-heard").is_visible()
+    # the key first: the microphone a moment later posts nothing
+    tk.keyboard.press("Space")
+    tk.wait_for_function(running)
+    tk.keyboard.press("w")
+    tk.evaluate(blast)
+    tk.wait_for_function("() => !window.chukker.state.clock.running")
+    tk.wait_for_timeout(400)
+    assert types() == [("bowl_in", None), ("whistle", "audio"), ("bowl_in", None),
+                       ("whistle", None)]
+    # while the clock is stopped a blast does nothing
+    tk.evaluate(blast)
+    tk.wait_for_timeout(300)
+    assert len(types()) == 4
+    ctx.close()
