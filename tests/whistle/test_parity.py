@@ -67,3 +67,32 @@ def test_rule_5_worklet_and_python_agree_with_a_calibrated_profile(page: Any) ->
     js = [b["at"] for b in _js_blasts(page, x, sr, prof, block=441)]
     assert len(py) == len(js)
     assert all(abs(a - b) <= 0.01 for a, b in zip(py, js, strict=True))
+
+
+def test_rule_5_calibration_at_the_table_finds_the_tones_python_finds(page: Any) -> None:
+    sr = 16000
+    x = S.blasts(sr, S.PEALESS[2], 3, seed=5).astype(np.float32).astype(np.float64)
+    py = D.calibrate(x, sr)
+    b64 = base64.b64encode(x.astype("<f4").tobytes()).decode("ascii")
+    js = page.evaluate(
+        """([params, sr, b64]) => {
+             const generic = {name: "calibration", kinds: ["multi", "trill"],
+                              band_hz: params.band_hz.slice(), tones_hz: []};
+             const det = new ChukkerWhistle.Detector(params, sr, generic);
+             const raw = Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
+             const x = new Float32Array(raw.buffer);
+             const tones = [], kinds = {}, blasts = [];
+             const onFrame = (fr) => {
+               if (fr.kind && det.inBlast()) { kinds[fr.kind] = (kinds[fr.kind] || 0) + 1;
+                                               tones.push(...fr.tones); }
+             };
+             for (let i = 0; i < x.length; i += 128) {
+               for (const b of det.push(x.subarray(i, i + 128), onFrame)) blasts.push(b.at);
+             }
+             return ChukkerWhistle.profileFrom(params, tones, kinds, blasts, "console");
+           }""", [D.params(), sr, b64])
+    assert js["kinds"] == list(py.kinds)
+    assert len(js["blasts"]) == len(py.blasts) == 3
+    assert len(js["tones_hz"]) == len(py.tones_hz)
+    assert all(abs(a - b) <= 1.0 for a, b in zip(js["tones_hz"], py.tones_hz, strict=True))
+    assert D.Profile.from_json(js).tones_hz == tuple(js["tones_hz"])

@@ -227,8 +227,8 @@
         for (let k = 0; k <= g.n / 2; k++) this.pw[k] = this.re[k] * this.re[k] + this.im[k] * this.im[k];
         fr = classify(frame, this.pw, g, this.p, this.profile);
       }
-      if (onFrame) onFrame(fr);
       const b = this.tracker.push(fr);
+      if (onFrame) onFrame(fr); // after the tracker, as detector.calibrate counts frames
       if (b) out.push(b);
       pos += g.hop;
     }
