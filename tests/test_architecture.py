@@ -155,6 +155,24 @@ def test_architecture_engine_imports_only_rules_and_the_stdlib() -> None:
     assert bad == []
 
 
+def test_architecture_whistle_imports_only_itself_numpy_scipy_and_typer() -> None:
+    """The detector (issue 31) knows nothing of the web, the engine or the record: the
+    console reaches it through its parameters (``params.json``), never the other way."""
+    assert "chukker.whistle.detector" in MODULES
+    bad = []
+    for name, path in MODULES.items():
+        if not name.startswith("chukker.whistle"):
+            continue
+        for t in _imports(name, path):
+            top = t.split(".")[0]
+            outside = t.startswith("chukker.") and not t.startswith("chukker.whistle")
+            foreign = top not in ("chukker", "numpy", "scipy", "typer") and (
+                top not in sys.stdlib_module_names)
+            if outside or foreign:
+                bad.append((name, t))
+    assert bad == []
+
+
 def test_architecture_live_service_imports_no_web_framework() -> None:
     assert "chukker.live.service" in MODULES
     bad = [(name, t) for name, path in MODULES.items() if name.startswith("chukker.live")

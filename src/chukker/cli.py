@@ -26,6 +26,7 @@ _SUBAPPS: dict[str, tuple[str, str]] = {
     "quiz": ("chukker.education.cli", "Rules tests and the question bank: take, check."),
     "tournament": ("chukker.tournament.cli", "Tournaments: register, schedule, standings."),
     "season": ("chukker.tournament.season_cli", "A club's season: every match, as CSV."),
+    "whistle": ("chukker.whistle.cli", "The umpire's whistle: calibrate, detect blasts in WAV."),
 }
 
 #: Sub-apps that get a command from ``chukker.web.cli`` (the part itself knows nothing of

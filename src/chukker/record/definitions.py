@@ -91,10 +91,23 @@ MOUNT_ID_RE = re.compile(r"^[a-z0-9-]{1,32}$")
 MOUNT = Field("mount_id", True, description="a mount's id on the team's list ([a-z0-9-], 1-32)")
 MOUNTS_MAX = 64
 
+#: where a whistle event came from (record 1.3): only ``audio`` is written; absent, a key
+WHISTLE_SOURCES = ("audio",)
+
 #: the fields of each event type, beside ``at`` and ``type``
 EVENTS: dict[str, dict[str, Field]] = {
     EventType.BOWL_IN: {},
-    EventType.WHISTLE: {"reason": _str(REASON_MAX), "spot": SPOT},
+    EventType.WHISTLE: {
+        "reason": _str(REASON_MAX),
+        "spot": SPOT,
+        # version 1.3: the whistle heard by the console's microphone (issue 31)
+        "source": Field(
+            "enum",
+            values=tuple(str(s) for s in WHISTLE_SOURCES),
+            description="audio: heard by the console's microphone, stamped at its onset "
+            "(record 1.3); absent: a key press",
+        ),
+    },
     EventType.GOAL: {"team": TEAM, "player": OPT_PLAYER, "two_point": BOOL},
     EventType.FOUL: {
         "team": TEAM,

@@ -13,22 +13,23 @@ from typing import Any, Final
 
 INF: Final = float("inf")
 _S0: Final = frozenset(['at', 'type'])
-_S1: Final = frozenset(['at', 'reason', 'spot', 'type'])
-_S2: Final = frozenset(['at', 'player', 'team', 'two_point', 'type'])
-_S3: Final = frozenset(['at', 'card', 'clause', 'disabled', 'equipment', 'for_periods', 'mount', 'penalty', 'player', 'removed', 'spot', 'substitute', 'team', 'type'])
-_S4: Final = frozenset(['1', '10', '2', '3', '4', '5', '5a', '5b', '6', '7', '8', '9'])
-_S5: Final = frozenset(['at', 'player', 'reason', 'spot', 'team', 'type'])
-_S6: Final = frozenset(['at', 'team', 'type'])
-_S7: Final = frozenset(['at', 'first', 'order', 'type'])
-_S8: Final = frozenset(['at', 'player', 'reached_end_wall', 'result', 'team', 'type'])
-_S9: Final = frozenset(['forfeit', 'goal', 'miss'])
-_S10: Final = frozenset(['at', 'event', 'type'])
-_S11: Final = frozenset(['at', 'in', 'out', 'team', 'type'])
-_S12: Final = frozenset(['at', 'player', 'team', 'type'])
-_S13: Final = frozenset(['at', 'reason', 'remaining', 'type'])
-_S14: Final = frozenset(['at', 'mount', 'player', 'swap', 'team', 'type', 'umpire_consent'])
-_S15: Final = frozenset(['at', 'mount', 'reason', 'team', 'type'])
-_S16: Final = frozenset(['blood', 'injury', 'other', 'runaway', 'vice'])
+_S1: Final = frozenset(['at', 'reason', 'source', 'spot', 'type'])
+_S2: Final = frozenset(['audio'])
+_S3: Final = frozenset(['at', 'player', 'team', 'two_point', 'type'])
+_S4: Final = frozenset(['at', 'card', 'clause', 'disabled', 'equipment', 'for_periods', 'mount', 'penalty', 'player', 'removed', 'spot', 'substitute', 'team', 'type'])
+_S5: Final = frozenset(['1', '10', '2', '3', '4', '5', '5a', '5b', '6', '7', '8', '9'])
+_S6: Final = frozenset(['at', 'player', 'reason', 'spot', 'team', 'type'])
+_S7: Final = frozenset(['at', 'team', 'type'])
+_S8: Final = frozenset(['at', 'first', 'order', 'type'])
+_S9: Final = frozenset(['at', 'player', 'reached_end_wall', 'result', 'team', 'type'])
+_S10: Final = frozenset(['forfeit', 'goal', 'miss'])
+_S11: Final = frozenset(['at', 'event', 'type'])
+_S12: Final = frozenset(['at', 'in', 'out', 'team', 'type'])
+_S13: Final = frozenset(['at', 'player', 'team', 'type'])
+_S14: Final = frozenset(['at', 'reason', 'remaining', 'type'])
+_S15: Final = frozenset(['at', 'mount', 'player', 'swap', 'team', 'type', 'umpire_consent'])
+_S16: Final = frozenset(['at', 'mount', 'reason', 'team', 'type'])
+_S17: Final = frozenset(['blood', 'injury', 'other', 'runaway', 'vice'])
 
 
 def clean_bowl_in(ev: dict[str, Any]) -> bool:
@@ -110,6 +111,16 @@ def clean_whistle(ev: dict[str, Any]) -> bool:
         else:
             return False
         n += 1
+    v = ev.get('source')
+    if v is None:
+        pass
+    else:
+        if type(v) is not str:
+            return False
+        s3: str = v
+        if s3 not in _S2:
+            return False
+        n += 1
     return len(ev) == n or _S1.issuperset(ev)
 
 
@@ -157,7 +168,7 @@ def clean_goal(ev: dict[str, Any]) -> bool:
         if type(v) is not bool:
             return False
         n += 1
-    return len(ev) == n or _S2.issuperset(ev)
+    return len(ev) == n or _S3.issuperset(ev)
 
 
 def clean_foul(ev: dict[str, Any]) -> bool:
@@ -204,7 +215,7 @@ def clean_foul(ev: dict[str, Any]) -> bool:
         if type(v) is not str:
             return False
         s3: str = v
-        if s3 not in _S4:
+        if s3 not in _S5:
             return False
         n += 1
     v = ev.get('clause')
@@ -308,7 +319,7 @@ def clean_foul(ev: dict[str, Any]) -> bool:
         if not 1 <= i12 <= 99:
             return False
         n += 1
-    return len(ev) == n or _S3.issuperset(ev)
+    return len(ev) == n or _S4.issuperset(ev)
 
 
 def clean_free_hit(ev: dict[str, Any]) -> bool:
@@ -410,7 +421,7 @@ def clean_timeout(ev: dict[str, Any]) -> bool:
         else:
             return False
         n += 1
-    return len(ev) == n or _S5.issuperset(ev)
+    return len(ev) == n or _S6.issuperset(ev)
 
 
 def clean_forfeit(ev: dict[str, Any]) -> bool:
@@ -440,7 +451,7 @@ def clean_forfeit(ev: dict[str, Any]) -> bool:
         if not 1 <= len(s1) <= 16 or not s1.isascii():
             return False
         n += 1
-    return len(ev) == n or _S6.issuperset(ev)
+    return len(ev) == n or _S7.issuperset(ev)
 
 
 def clean_shootout_order(ev: dict[str, Any]) -> bool:
@@ -475,7 +486,7 @@ def clean_shootout_order(ev: dict[str, Any]) -> bool:
         return False
     else:
         return False
-    return len(ev) == n or _S7.issuperset(ev)
+    return len(ev) == n or _S8.issuperset(ev)
 
 
 def clean_shot(ev: dict[str, Any]) -> bool:
@@ -522,7 +533,7 @@ def clean_shot(ev: dict[str, Any]) -> bool:
         if type(v) is not str:
             return False
         s3: str = v
-        if s3 not in _S9:
+        if s3 not in _S10:
             return False
         n += 1
     v = ev.get('reached_end_wall')
@@ -532,7 +543,7 @@ def clean_shot(ev: dict[str, Any]) -> bool:
         if type(v) is not bool:
             return False
         n += 1
-    return len(ev) == n or _S8.issuperset(ev)
+    return len(ev) == n or _S9.issuperset(ev)
 
 
 def clean_move_to_15(ev: dict[str, Any]) -> bool:
@@ -582,7 +593,7 @@ def clean_undo(ev: dict[str, Any]) -> bool:
         if not 1 <= i1 <= 100000:
             return False
         n += 1
-    return len(ev) == n or _S10.issuperset(ev)
+    return len(ev) == n or _S11.issuperset(ev)
 
 
 def clean_substitute(ev: dict[str, Any]) -> bool:
@@ -632,7 +643,7 @@ def clean_substitute(ev: dict[str, Any]) -> bool:
         if not 1 <= i3 <= 99:
             return False
         n += 1
-    return len(ev) == n or _S11.issuperset(ev)
+    return len(ev) == n or _S12.issuperset(ev)
 
 
 def clean_designate(ev: dict[str, Any]) -> bool:
@@ -672,7 +683,7 @@ def clean_designate(ev: dict[str, Any]) -> bool:
         if not 1 <= i2 <= 99:
             return False
         n += 1
-    return len(ev) == n or _S12.issuperset(ev)
+    return len(ev) == n or _S13.issuperset(ev)
 
 
 def clean_return(ev: dict[str, Any]) -> bool:
@@ -712,7 +723,7 @@ def clean_return(ev: dict[str, Any]) -> bool:
         if not 1 <= i2 <= 99:
             return False
         n += 1
-    return len(ev) == n or _S12.issuperset(ev)
+    return len(ev) == n or _S13.issuperset(ev)
 
 
 def clean_clock(ev: dict[str, Any]) -> bool:
@@ -757,7 +768,7 @@ def clean_clock(ev: dict[str, Any]) -> bool:
         if not 1 <= len(s2) <= 200 or not s2.isascii():
             return False
         n += 1
-    return len(ev) == n or _S13.issuperset(ev)
+    return len(ev) == n or _S14.issuperset(ev)
 
 
 def clean_mount(ev: dict[str, Any]) -> bool:
@@ -816,7 +827,7 @@ def clean_mount(ev: dict[str, Any]) -> bool:
         if type(v) is not bool:
             return False
         n += 1
-    return len(ev) == n or _S14.issuperset(ev)
+    return len(ev) == n or _S15.issuperset(ev)
 
 
 def clean_mount_out(ev: dict[str, Any]) -> bool:
@@ -858,10 +869,10 @@ def clean_mount_out(ev: dict[str, Any]) -> bool:
         if type(v) is not str:
             return False
         s3: str = v
-        if s3 not in _S16:
+        if s3 not in _S17:
             return False
         n += 1
-    return len(ev) == n or _S15.issuperset(ev)
+    return len(ev) == n or _S16.issuperset(ev)
 
 
 #: the quick yes of each event type

@@ -34,6 +34,7 @@ from chukker.web.api.routes import check_header, created_display_token, match_ur
 from chukker.web.pages import sheet
 from chukker.web.refusals import said_or, setup_said
 from chukker.web.security import CSRF_COOKIE, csrf_ok, new_csrf
+from chukker.whistle import detector as whistle_detector
 
 HERE = Path(__file__).parent.parent  # chukker/web: templates/ and static/
 ENV = Environment(
@@ -551,11 +552,47 @@ def phone_qr(request: Request, match_id: str) -> dict[str, Any]:
     return {"phone_url": url, "qr_svg": Markup(svg)}
 
 
+#: the console's words for "Listen for the whistle" (issue 31; static/whistle.js)
+WHISTLE_LABELS = {
+    "off": "Listening for the whistle is off: the keys work as always.",
+    "listening_default": "Listening: the default profile for common pea-less whistles.",
+    "listening_calibrated": "Listening: the calibrated whistle ({tones} Hz).",
+    "unsupported": "This browser cannot listen for the whistle; the keys work as always.",
+    "denied": "The microphone was refused. To allow it, click the icon left of the address "
+              "(a lock or a microphone), allow the microphone for this site, and turn listening "
+              "on again. Until then the keys work as always.",
+    "no_mic": "No microphone could be opened; the keys work as always.",
+    "silent": "The microphone is silent: check that it is plugged in and not muted. Nothing is "
+              "recorded from it.",
+    "clipped": "The microphone is clipping: lower its gain. Nothing is recorded from it.",
+    "heard": "Whistle heard by the microphone: the clock is stopped.",
+    "heard_stopped": "Whistle heard; the clock was already stopped: nothing recorded.",
+    "horn_ignored": "Sound during this console's horn: ignored.",
+    "undone": "The microphone's whistle was undone.",
+    "from_microphone": "microphone",
+    "calib_prompt": "Blow the whistle three times, a second apart.",
+    "calib_progress": "Heard {n} of 3 blasts.",
+    "calib_done": "Calibrated: this whistle's tones are {tones} Hz.",
+    "calib_failed": "Calibration failed: heard {n} blasts. Blow three times, a second apart, "
+                    "and try again.",
+}
+
+
+def whistle_params() -> dict[str, Any]:
+    """The whistle detector's parameters, as the console's worklet gets them."""
+    return whistle_detector.params()
+
+
 def _live_page(template: str, qr: bool = False) -> Any:
     async def page(request: Request, match_id: str) -> Response:
         ctx = await live_context(request, match_id)
         if isinstance(ctx, Response):
             return ctx
+        if template == "console.html":
+            tr = translations(lang_of(request))
+            ctx["cfg"]["whistle"] = {
+                "params": whistle_params(),
+                "labels": {k: tr.gettext(v) for k, v in WHISTLE_LABELS.items()}}
         if qr:
             ctx.update(phone_qr(request, match_id))
         return render(request, template, **ctx)
@@ -613,7 +650,7 @@ async def sheet_parts(request: Request, match_id: str) -> dict[str, Any] | Respo
     rep = ctx["report"]
     events = [e.event for e in lm.stored]
     header = {**lm.row.header, "teams": ctx["teams"]}
-    return {**ctx, **sheet.sheet_data(header, rep, events, ctx["clocks"]),
+    return {**ctx, **sheet.sheet_data(header, rep, events, ctx["clocks"], ctx["cfg"]["periods"]),
             "mounts": sheet.mounts_by_player(rep), **phone_qr(request, match_id)}
 
 
@@ -708,6 +745,7 @@ async def sheet_json(request: Request, match_id: str) -> Response:
             "teams": {k: {"name": ctx["teams"][k]["name"], "players": ctx["teams"][k]["players"],
                           "team_handicap": ctx["team_handicap"][k]} for k in ctx["team_ids"]},
             "goals": ctx["goals"], "fouls": ctx["fouls"], "corrections": ctx["corrections"],
+            "audio_stops": ctx["audio_stops"],
             "result": {"status": rep["status"], "score": rep["score"],
                        "handicap_goals": rep.get("handicap_goals"), "winner": rep.get("winner"),
                        "decided_by": rep.get("decided_by")}}

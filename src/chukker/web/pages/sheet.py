@@ -142,8 +142,26 @@ def converted(report: dict[str, Any], events: list[dict[str, Any]]) -> dict[int,
     return out
 
 
+def audio_stops(events: list[dict[str, Any]], clocks: dict[int, int],
+                periods: dict[int, int]) -> list[dict[str, Any]]:
+    """The whistles the console's microphone heard (record 1.3, ``"source": "audio"``):
+    event number, record time, period clock, and whether it was undone.
+
+    >>> ev = [{"at": 0, "type": "bowl_in"}, {"at": 61.25, "type": "whistle", "source": "audio"},
+    ...       {"at": 62, "type": "undo", "event": 2}, {"at": 70, "type": "whistle"}]
+    >>> audio_stops(ev, {2: 388_750}, {2: 1})
+    [{'event': 2, 'at': 61.25, 'clock': 'P1 6:29', 'undone': True}]
+    """
+    gone = cancelled(events)
+    return [{"event": i, "at": e.get("at"),
+             "clock": period_clock(periods[i], clocks.get(i)) if i in periods else "",
+             "undone": i in gone}
+            for i, e in enumerate(events, 1)
+            if e.get("type") == "whistle" and e.get("source") == "audio"]
+
+
 def sheet_data(header: dict[str, Any], report: dict[str, Any], events: list[dict[str, Any]],
-               clocks: dict[int, int]) -> dict[str, Any]:
+               clocks: dict[int, int], periods: dict[int, int] | None = None) -> dict[str, Any]:
     """Everything the sheet shows beyond the report: goals by period and player,
     lettered goals, penalties with their period clock, corrections, team handicaps.
 
@@ -212,6 +230,7 @@ def sheet_data(header: dict[str, Any], report: dict[str, Any], events: list[dict
             "unattributed": {k: dict(v) for k, v in unattributed.items()},
             "period_numbers": numbers or [1], "goals": goals, "fouls": fouls,
             "corrections": corrections, "team_handicap": team_hcp,
+            "audio_stops": audio_stops(events, clocks, periods or {}),
             "has_shootout": bool(so), "shootout_score": so.get("score") or {},
             "info": {k: str((header.get(INFO_KEY) or {}).get(k) or "") for k in INFO_FIELDS}}
 

@@ -249,6 +249,7 @@
     if (ev.card) s += " · " + (L["card_" + ev.card] || ev.card);
     if (ev.remaining != null) s += " · " + live.fmt(ev.remaining * 1000);
     if (ev.reason) s += " · " + (L["reason_" + ev.reason] || ev.reason);
+    if (ev.source === "audio") s += " · " + ((cfg.whistle && cfg.whistle.labels.from_microphone) || "microphone");
     if (ev.result) s += " · " + (L["result_" + ev.result] || ev.result);
     if (ev.type === "undo") s += " #" + ev.event;
     if (seq && live.clocks[seq] != null && live.periods[seq]) s += " · P" + live.periods[seq] + " " + live.fmt(live.clocks[seq]);
@@ -322,10 +323,19 @@
   function act(type, ev, e) {
     if (!can(type)) { notNow(type); return null; }
     const t = pressMs(e);
+    if (type === "whistle" && live.holdAt && Math.abs(t - live.holdAt) < 1000) return null; // first of key and microphone wins
     if (type === "whistle" || type === "timeout" || type === "foul") stopClock(t);
     if (type === "bowl_in" || type === "free_hit") live.holdAt = null;
     return enqueue(ev, t);
   }
+
+  // the microphone's whistle (whistle.js), stamped at its onset: only while the clock runs
+  live.audioWhistle = (serverMs) => {
+    const rep = live.state;
+    if (!rep || !rep.clock.running || live.holdAt || !can("whistle")) return null;
+    stopClock(serverMs);
+    return enqueue({ type: "whistle", source: "audio" }, serverMs);
+  };
 
   // Space means bowl-in, free hit or whistle, as the state says. Right after this
   // console's own event (a foul, say) its stream may not have brought that state yet:
