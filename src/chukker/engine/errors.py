@@ -164,6 +164,12 @@ MESSAGES: dict[str, str] = {
     "is listed by {a} and {b}",
     "mount_id": "{path}: a mount's id is 1-32 characters of a-z, 0-9 and -",
     "mount_listed_twice": "{path}: mount {mount} is listed twice",
+    # record 1.3: the grooms' plan
+    "setup_plan_shape": "{path}: a plan maps player numbers to lists of mount ids",
+    "plan_player_unknown": "{path}: {team} has no player {player}",
+    "plan_mount_not_listed": "{path}: mount {mount} is not on {team}'s list of mounts",
+    "plan_mount_other_team": "{path}: Rule 2: no mount may be played by more than one team; "
+    "{mount} is on {other}'s list, not {team}'s",
 }
 
 
