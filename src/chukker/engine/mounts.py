@@ -365,9 +365,9 @@ class Mounts(Report):
         for p, m in self.riding[team].items():
             if p != player and self.may_play(team, p):
                 riders[m] = p
-        m = next_mount(plan, self.mount_of(team, player), self.mounts_gone[team].__contains__,
-                       riders.get)
-        return None if m is None else {"mount": m, "from": when}
+        nm = next_mount(plan, self.mount_of(team, player), self.mounts_gone[team].__contains__,
+                        riders.get)
+        return None if nm is None else {"mount": nm, "from": when}
 
     def roster_report(self, team: str) -> dict[str, Any]:
         r = super().roster_report(team)
