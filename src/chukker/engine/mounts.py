@@ -356,17 +356,16 @@ class Mounts(Report):
             return "split"
         return f"period {self.period + 1}"
 
-    def next_of(self, team: str, player: int, when: str | None) -> dict[str, Any] | None:
-        """``next_mount`` of one player (see :mod:`chukker.engine.plan`)."""
+    def next_of(
+        self, team: str, player: int, when: str | None, riders: dict[str, int]
+    ) -> dict[str, Any] | None:
+        """``next_mount`` of one player (see :mod:`chukker.engine.plan`); ``riders``:
+        mount -> the player of ``team`` in the game on it."""
         plan = self.plans[team].get(player)
         if when is None or not plan or not self.may_play(team, player):
             return None
-        riders: dict[str, int] = {}
-        for p, m in self.riding[team].items():
-            if p != player and self.may_play(team, p):
-                riders[m] = p
         nm = next_mount(plan, self.mount_of(team, player), self.mounts_gone[team].__contains__,
-                        riders.get)
+                        riders, player)
         return None if nm is None else {"mount": nm, "from": when}
 
     def roster_report(self, team: str) -> dict[str, Any]:
@@ -374,6 +373,11 @@ class Mounts(Report):
         if self.strings[team]:
             plans = self.plans[team]
             when = self.next_from() if plans else None
+            riders: dict[str, int] = {}
+            if when is not None:
+                for q, m in self.riding[team].items():
+                    if self.may_play(team, q):
+                        riders[m] = q
             for no, entry in r["players"].items():
                 p = int(no)
                 old = entry.pop("mount", None)
@@ -383,7 +387,8 @@ class Mounts(Report):
                 if (team, p) in self.mount_wait and self.why_not(team, p) is None:
                     entry["mount_needed"] = True
                 if plans:
-                    entry["next_mount"] = None if when is None else self.next_of(team, p, when)
+                    entry["next_mount"] = (
+                        None if when is None else self.next_of(team, p, when, riders))
         return r
 
     def report(self, at_ms: int) -> dict[str, Any]:

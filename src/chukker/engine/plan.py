@@ -13,7 +13,7 @@ from the plan and what the fold knows (who rides what, which mounts left the gam
 
 >>> read_plan("teams.A.plan", {"1": ["bay", "grey"], "3": []})
 ((1, ('bay', 'grey')), (3, ()))
->>> next_mount(("bay", "grey", "roan"), "bay", {"grey"}.__contains__, lambda m: None)
+>>> next_mount(("bay", "grey", "roan"), "bay", {"grey"}.__contains__, {"bay": 1}, 1)
 'roan'
 """
 
@@ -30,6 +30,7 @@ PLAN_KEY = re.compile(r"^[1-9][0-9]?$")
 #: the mount ids in one player's plan, at most (a horse may be listed twice)
 PLAN_MAX = 64
 _SHAPE = "a plan maps player numbers to lists of mount ids"
+_ID = "a mount's id is 1-32 characters of a-z, 0-9 and -"
 _MOUNT_ID = re.compile(r"^[a-z0-9-]{1,32}$")
 
 #: a team's plan as the set-up keeps it: (player number, (mount id, ...)), by number
@@ -47,29 +48,27 @@ def read_plan(path: str, doc: Any) -> Plan:
             raise SetupError(kpath, _SHAPE, "setup_plan_shape")
         if not isinstance(ids, list) or len(ids) > PLAN_MAX:
             raise SetupError(kpath, _SHAPE, "setup_plan_shape")
-        for i, m in enumerate(ids):
-            if type(m) is not str or not _MOUNT_ID.match(m):
-                raise SetupError(f"{kpath}[{i}]",
-                                 "a mount's id is 1-32 characters of a-z, 0-9 and -",
-                                 "mount_id")
-        out.append((int(key), tuple(ids)))
+        out.append((int(key), tuple(ids)))  # each id: check_plan
     out.sort()
     return tuple(out)
 
 
 def check_plan(
-    team: str, plan: Plan, numbers: Sequence[int], mounts: frozenset[str],
-    other: str, other_mounts: frozenset[str],
+    team: str, plan: Plan, numbers: Sequence[int], mounts: Sequence[str],
+    other: str, other_mounts: Sequence[str],
 ) -> None:
     """Every key a player (or alternate) of ``team``, every id on ``team``'s string."""
+    mine = set(mounts)
     for no, ids in plan:
         path = f"teams.{team}.plan.{no}"
         if no not in numbers:
             raise SetupError(path, f"{team} has no player {no}", "plan_player_unknown",
                              team=team, player=no)
         for i, m in enumerate(ids):
-            if m in mounts:
+            if type(m) is str and m in mine:
                 continue
+            if type(m) is not str or not _MOUNT_ID.match(m):
+                raise SetupError(f"{path}[{i}]", _ID, "mount_id")
             if m in other_mounts:
                 raise SetupError(
                     f"{path}[{i}]",
@@ -89,12 +88,13 @@ def next_mount(
     plan: tuple[str, ...],
     now: str | None,
     gone: Callable[[str], bool],
-    rider: Callable[[str], int | None],
+    riders: Mapping[str, int],
+    player: int,
 ) -> str | None:
     """The first mount of ``plan`` after ``now`` (from the start when ``now`` is ``None``
     or not in the plan; after its first place when listed twice) that is in the game
-    (``gone`` is false) and ridden by no one (``rider`` is ``None``: the caller passes
-    the riders of the player's teammates only)."""
+    (``gone`` is false) and ridden by no teammate of ``player`` (``riders``: mount ->
+    the player in the game on it)."""
     start = 0
     if now is not None:
         for i, m in enumerate(plan):
@@ -103,6 +103,8 @@ def next_mount(
                 break
     for j in range(start, len(plan)):
         m = plan[j]
-        if m != now and not gone(m) and rider(m) is None:
-            return m
+        if m != now and not gone(m):
+            r = riders.get(m)
+            if r is None or r == player:
+                return m
     return None

@@ -270,8 +270,7 @@ class Setup:
         for t, o in ((teams[0], teams[1]), (teams[1], teams[0])):
             if t.plan:
                 check_plan(t.id, t.plan, [p.no for p in t.players + t.alternates],
-                           frozenset(m.id for m in t.mounts), o.id,
-                           frozenset(m.id for m in o.mounts))
+                           [m.id for m in t.mounts], o.id, [m.id for m in o.mounts])
         options = _options(doc.get("options", {}), (teams[0].id, teams[1].id))
         _edition_has(ed, options)
         known = {"format", "rules", "options", "teams", "events"}

@@ -731,16 +731,15 @@ def _header_special(v: Any, f: Field, path: str) -> Any:
                               expected="an object of player numbers to lists of mount ids")
         plan: dict[str, list[str]] = {}
         for no, ids in v.items():
-            key = check(no, Field("string", max_len=2), f"{path} (a key)")
-            if not PLAN_KEY_RE.match(key):
-                raise RecordError(code="field_type", path=f"{path}.{key}",
+            if type(no) is not str or not PLAN_KEY_RE.match(no):
+                raise RecordError(code="field_type", path=f"{path}.{show(no)}",
                                   expected="keyed by a player's number, 1-99")
             if type(ids) is not list:
-                raise RecordError(code="field_type", path=f"{path}.{key}",
+                raise RecordError(code="field_type", path=f"{path}.{no}",
                                   expected="a list of mount ids")
             if len(ids) > MOUNTS_MAX:
-                raise RecordError(code="too_many_items", path=f"{path}.{key}", max=MOUNTS_MAX)
-            plan[key] = [check(m, MOUNT, f"{path}.{key}[{i}]") for i, m in enumerate(ids)]
+                raise RecordError(code="too_many_items", path=f"{path}.{no}", max=MOUNTS_MAX)
+            plan[no] = ids.copy()  # each id: _plans_listed (an id on the team's list is clean)
         return plan
     if k == "players":
         return _players(v, f, path)
@@ -800,9 +799,10 @@ def _plans_listed(teams: Mapping[str, Any], path: str) -> None:
         theirs = {m["id"] for m in (do.get("mounts") or [])}
         for no, ids in plan.items():
             for i, m in enumerate(ids):
-                if m in mine:
+                if type(m) is str and m in mine:
                     continue
                 where = f"{path}.{t}.plan.{no}[{i}]"
+                check(m, MOUNT, where)
                 if m in theirs:
                     raise RecordError(code="plan_mount_other_team", path=where, mount=m,
                                       team=t, other=o)
