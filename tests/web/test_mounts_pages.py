@@ -97,3 +97,31 @@ def test_tournament_team_pony_line_shows_next_match_estimate_and_mounts(client: 
     assert "Pony line" in client.get(f"/tournaments/{tid}/teams/reds").text
     assert client.get(f"/tournaments/{tid}/teams/nobody/mounts").status_code == 404
     assert client.get(f"/tournaments/{tid}/teams/..%2F..%2Fetc/mounts").status_code == 404
+
+
+def test_rule_5_the_grooms_page_shows_every_horse_and_which_goes_next(client: Any) -> None:
+    """Issue 30: the whole string, as riding, next (with when), resting, not ridden yet or
+    out, in words ("fuera (sangre)", "descalificado (Penalty 8)"), never codes."""
+    h = copy.deepcopy(DEMO_HEADER)
+    a = next(iter(h["teams"]))
+    h["teams"][a]["mounts"] = [*STRING_A, {"id": "elsa", "name": "Elsa"},
+                               {"id": "gus", "name": "Gus"}]
+    h["teams"][a]["plan"] = {"1": ["bay", "dora", "elsa"], "2": ["chico", "gus"]}
+    h.setdefault("options", {})["split_periods"] = True
+    r = client.post("/api/matches", json=h, headers=ORGANISER_AUTH)
+    assert r.status_code == 201, r.text
+    mid, tk = r.json()["match_id"], r.json()["timekeeper_token"]
+    for ev in ({"type": "mount", "team": a, "player": 1, "mount": "bay"},
+               {"type": "mount", "team": a, "player": 2, "mount": "chico"},
+               {"type": "bowl_in"}, {"type": "whistle"},
+               {"type": "mount_out", "team": a, "mount": "dora", "reason": "blood"},
+               {"type": "foul", "team": a, "player": 2, "penalty": "8", "mount": True},
+               {"type": "mount", "team": a, "player": 2, "mount": "gus"}):
+        assert send(client, mid, tk, ev).status_code == 201, ev
+    en = client.get(f"/m/{mid}/mounts?lang=en").text
+    assert "Elsa" in en and "next up" in en and "at the split, about 3:30 into period 1" in en
+    assert "out (blood)" in en and "disqualified (Penalty 8)" in en
+    assert "penalty_8" not in en
+    es = client.get(f"/m/{mid}/mounts?part=1&lang=es").text
+    assert "fuera (sangre)" in es and "descalificado (Penalty 8)" in es
+    assert "en el split, hacia el 3:30 del período 1" in es and "blood" not in es

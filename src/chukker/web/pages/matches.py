@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import datetime as dt
 import time
 import weakref
 from collections.abc import Callable
@@ -29,6 +30,7 @@ from chukker.live import LiveMatch, Quarantined, Role, ServiceError, api_errors
 from chukker.rules import edition
 from chukker.store import UnknownMatch
 from chukker.store._engine import Match, Setup, SetupError
+from chukker.tournament.ponyline import string_of
 from chukker.web.api.routes import check_header, created_display_token, match_urls, service
 from chukker.web.pages import sheet
 from chukker.web.refusals import said_or, setup_said
@@ -532,6 +534,8 @@ async def mounts_page(request: Request, match_id: str) -> Response:
     rep = ctx["report"]
     lines = {}
     by = sheet.mounts_by_player(rep)
+    setup = ctx["lm"].match.setup
+    now = dt.datetime.fromtimestamp(service(request).clock.now_ms() / 1000)
     for key in ctx["team_ids"]:
         string = (rep.get("mounts") or {}).get(key) or {}
         roster = rep.get("roster", {}).get(key, {}).get("players", {})
@@ -546,6 +550,8 @@ async def mounts_page(request: Request, match_id: str) -> Response:
                 for p in people if by.get(key, {}).get(int(p["no"])) or
                 (roster.get(str(p["no"])) or {}).get("status") == "playing"],
             "string": string,
+            "horses": string_of(rep, key, {int(p["no"]): p.get("name") or "" for p in people},
+                                setup.plan, setup.edition.split_after_ms.value, now),
         }
     template = "_mounts.html" if request.query_params.get("part") else "mounts.html"
     resp = render(request, template, lines=lines, **ctx)
