@@ -86,7 +86,9 @@ def test_tournament_team_pony_line_shows_next_match_estimate_and_mounts(client: 
     token = body["arenas"]["Arena 1"]["token"]
     page = client.get(f"/tournaments/{tid}/teams/reds/mounts")
     assert page.status_code == 200
-    assert "m1" in page.text and "Estimated start" in page.text and "09:00" in page.text
+    assert "Estimated start" in page.text and "09:00" in page.text
+    # issue 30: the match by its teams' names and a dated time, never its id
+    assert "Next match: Reds v " in page.text and "m1" not in page.text.split("<h2>")[1]
     for ev in ({"type": "mount", "team": "A", "player": 1, "mount": "r-bay"},
                {"type": "bowl_in"}):
         assert post(client, "", live, token, ev).status_code == 201, ev

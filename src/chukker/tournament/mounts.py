@@ -81,6 +81,8 @@ class Ridden:
     #: (match id, period, rider's player number or None) in the order played
     periods: list[tuple[str, int, int | None]] = field(default_factory=list)
     out: str | None = None  # the status it ended the day with, when not available
+    #: why (the report's ``reason`` code: ``blood``, ``penalty_8``, ...), when ``out``
+    reason: str | None = None
 
     @property
     def count(self) -> int:
@@ -114,7 +116,7 @@ def ridden_by_day(
                         "last_rider")
                     r.periods += [(m.id, int(n), rider) for n in entry.get("periods", ())]
                 if entry.get("status") in ("out", "disqualified"):
-                    r.out = f"{entry['status']} ({entry.get('reason')})"
+                    r.out, r.reason = str(entry["status"]), str(entry.get("reason"))
     return out
 
 

@@ -166,6 +166,7 @@ def pony_line(
                 "periods": [{"match": a, "period": b} for a, b in periods],
                 "count": r.count,
                 "out": r.out,
+                "reason": OUT_WORDS.get(r.reason or "", r.reason),
             })
     out = [{"no": k, "name": names[k], "mounts": sorted(per.get(k, []),
                                                           key=lambda x: str(x["mount"]))}
