@@ -63,9 +63,10 @@ def test_match_pony_line_and_score_sheet_show_each_players_mounts_by_period(
     assert "ponyline.js" in page.text
     part = client.get(f"/m/{mid}/mounts?part=1&lang=es")
     assert part.status_code == 200 and "<html" not in part.text and "Bay" in part.text
-    sheet = client.get(f"/m/{mid}/sheet")
+    sheet = client.get(f"/m/{mid}/sheet?lang=en")
     assert sheet.status_code == 200 and "sheet-mounts" in sheet.text
-    assert "bay" in sheet.text and "chico, dora" in sheet.text
+    # issue 30: the sheet lists mounts by name, and why one left in words
+    assert "Bay" in sheet.text and "Chico, Dora" in sheet.text and "out (blood)" in sheet.text
     # the display and the phone show nothing of mounts: grooms have their page
     for view in ("", "/display"):
         assert "Chico" not in client.get(f"/m/{mid}{view}").text

@@ -94,6 +94,9 @@ JS_LABELS = {
     "both_forfeited": "both forfeited", "team_forfeited": "%(team)s forfeited",
     "ev_mount": "Change mounts", "ev_mount_out": "Mount out", "in_use": "in use",
     "no_mounts": "The team has listed no mounts.",
+    # issue 30: a mount's state and a mount_out's reason in words, never codes
+    "reason_vice": "vice", "reason_blood": "blood", "reason_runaway": "runaway",
+    "mount_out": "out", "mount_disqualified": "disqualified", "penalty_8": "Penalty 8",
 }
 
 
