@@ -128,3 +128,31 @@ def test_rule_5_the_grooms_page_shows_every_horse_and_which_goes_next(client: An
     es = client.get(f"/m/{mid}/mounts?part=1&lang=es").text
     assert "fuera (sangre)" in es and "descalificado (Penalty 8)" in es
     assert "en el split, hacia el 3:30 del período 1" in es and "blood" not in es
+
+
+def test_record_1_3_the_new_match_form_takes_each_teams_string_and_plan(client: Any) -> None:
+    """Issue 30: the New match form takes the string (one horse a line) and each player's
+    plan (names, in order); the ids are made from the names, one team's only (Rule 2)."""
+    import re
+
+    page = client.get("/new").text
+    assert 'name="team_A_mounts"' in page and 'name="team_B_p3_plan"' in page
+    csrf = re.search(r'name="csrf" value="([^"]+)"', page).group(1)  # type: ignore[union-attr]
+    form = {"team_A_name": "Búhos", "team_B_name": "Rojos", "csrf": csrf,
+            "team_A_mounts": "Bay\nDorá, R. Paz\nBay\n", "team_A_p1_plan": "bay, dorá",
+            "team_A_p2_plan": "Dorá", "team_B_mounts": "Bay"}
+    r = client.post("/new", data=form, follow_redirects=False)
+    assert r.status_code == 303, r.text
+    mid = client.get("/api/matches").json()[0]["match_id"]
+    rec = client.get(f"/api/matches/{mid}/record").json()
+    assert [m["id"] for m in rec["teams"]["A"]["mounts"]] == ["a-bay", "a-dora", "a-bay-2"]
+    assert rec["teams"]["A"]["mounts"][1] == {"id": "a-dora", "name": "Dorá", "owner": "R. Paz"}
+    assert rec["teams"]["A"]["plan"] == {"1": ["a-bay", "a-dora"], "2": ["a-dora"]}
+    assert rec["teams"]["B"]["mounts"] == [{"id": "b-bay", "name": "Bay"}]
+    # a name not on the string is refused, in words, and the form keeps what was typed
+    bad = client.post("/new?lang=es", data={**form, "team_A_p3_plan": "Zorro"})
+    assert bad.status_code == 422 and "Zorro" in bad.text and "no está en la lista" in bad.text
+    # how big: at most 64 horses a team
+    many = client.post("/new", data={**form, "team_A_mounts": "\n".join(
+        f"H{i}" for i in range(65))})
+    assert many.status_code == 422
