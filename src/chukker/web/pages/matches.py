@@ -420,9 +420,8 @@ def string_from_form(form: dict[str, str], key: str) -> dict[str, Any]:
     line (``name`` or ``name, owner``), and ``team_X_pN_plan``, the horses in the order
     the groom brings them, by name, separated by commas. Empty: no string.
 
-    >>> string_from_form({"team_A_mounts": "Bay\nDorá, R. Paz", "team_A_p1_plan": "dorá, bay"},
-    ...                  "A")["plan"]
-    {'1': ['a-dora', 'a-bay']}
+    >>> string_from_form({"team_A_mounts": "Dorá, R. Paz", "team_A_p1_plan": "dorá"}, "A")
+    {'mounts': [{'id': 'a-dora', 'name': 'Dorá', 'owner': 'R. Paz'}], 'plan': {'1': ['a-dora']}}
     """
     lines = [ln.strip() for ln in form.get(f"team_{key}_mounts", "").splitlines()]
     lines = [ln for ln in lines if ln]
@@ -432,7 +431,8 @@ def string_from_form(form: dict[str, str], key: str) -> dict[str, Any]:
         raise SetupError(f"teams.{key}.mounts", f"must be a list of at most {FORM_MOUNTS_MAX} "
                          "mounts", "setup_mounts_list", max=FORM_MOUNTS_MAX)
     taken: set[str] = set()
-    mounts, by_name = [], {}
+    mounts: list[dict[str, Any]] = []
+    by_name: dict[str, str] = {}
     for ln in lines:
         name, _, owner = (x.strip() for x in ln.partition(","))
         name = name[:FORM_NAME_MAX]
