@@ -153,8 +153,8 @@ def pony_line(
     listed = {m.id: m for m in tm.mounts}
     used = set()
     for (tid, mid, d), r in ridden.items():
-        if tid != team or d != day:
-            continue
+        if tid != team or d != day or not (r.periods or r.out):
+            continue  # a horse on the string not ridden yet is listed below (issue 30)
         used.add(mid)
         by_rider: dict[int | None, list[tuple[str, int]]] = {}
         for match, period, rider in r.periods:

@@ -33,7 +33,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Annotated, Any
 
-from babel.dates import format_datetime
+from babel.dates import format_date, format_datetime
 from fastapi import APIRouter, Body, Depends, Header, Request
 from fastapi.responses import (
     HTMLResponse,
@@ -1212,7 +1212,16 @@ def pony_context(
             horses = string_of(rep, "A" if pair[0] == team else "B", names,
                                ed.plan(str(t.match_options.get("periods", "regulation"))),
                                ed.split_after_ms.value, now)
+    players = pony_line(t, s, played, team, day)
+    if not horses:  # between matches: the whole string, as the day left it
+        done = {m["mount"]: m for p in players if p["no"] is not None for m in p["mounts"]}
+        for m in t.teams[team].mounts:
+            d = done.get(m.id)
+            horses.append({"mount": m.id, "name": m.name or m.id, "periods": [], "players": [],
+                           "state": (d.get("out") or "resting") if d else "waiting",
+                           "reason": d.get("reason") if d else None})
     return {
+        "day_words": format_date(day, "EEEE d MMM", locale=lang),
         "teams_words": teams_words,
         "when_words": when_words,
         "horses": horses,
@@ -1221,7 +1230,7 @@ def pony_context(
         "late": late,
         "opponent": t.team_name(nm.opponent) if nm is not None and nm.opponent else None,
         "day": day,
-        "players": pony_line(t, s, played, team, day),
+        "players": players,
         "over": [x for x in over_limit(t, played, s, team) if x["day"] == day.isoformat()],
         "now": now,
     }
