@@ -5,6 +5,7 @@ read-only, from the server's own state."""
 from __future__ import annotations
 
 import copy
+import re
 import uuid
 import warnings
 from collections.abc import Iterator
@@ -90,6 +91,10 @@ def test_tournament_team_pony_line_shows_next_match_estimate_and_mounts(client: 
     assert "Estimated start" in page.text and "09:00" in page.text
     # issue 30: the match by its teams' names and a dated time, never its id
     assert "Next match: Reds v " in page.text and "m1" not in page.text.split("<h2>")[1]
+    assert re.search(r"Next match: Reds v \w+, \w+day \d+ \w+ 09:00", page.text)
+    assert "horse-waiting" in page.text and "Fox" in page.text  # the string, none ridden yet
+    es = client.get(f"/tournaments/{tid}/teams/reds/mounts?lang=es").text
+    assert "Próximo partido: Reds v " in es and "todavía sin montar" in es
     for ev in ({"type": "mount", "team": "A", "player": 1, "mount": "r-bay"},
                {"type": "bowl_in"}):
         assert post(client, "", live, token, ev).status_code == 201, ev
