@@ -138,7 +138,6 @@ def test_rule_5_the_grooms_page_shows_every_horse_and_which_goes_next(client: An
 def test_record_1_3_the_new_match_form_takes_each_teams_string_and_plan(client: Any) -> None:
     """Issue 30: the New match form takes the string (one horse a line) and each player's
     plan (names, in order); the ids are made from the names, one team's only (Rule 2)."""
-    import re
 
     page = client.get("/new").text
     assert 'name="team_A_mounts"' in page and 'name="team_B_p3_plan"' in page

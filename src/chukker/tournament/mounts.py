@@ -151,8 +151,11 @@ def over_limit(
     n, _ = periods_per_day(t)
     if n is None:
         return []
+    names = {m.id: m.name for m in t.teams[team].mounts} if team in t.teams else {}
     return [
-        {"mount": mid, "day": day.isoformat(), "periods": r.count, "limit": n}
+        # "mount": the horse's name, for a person to read (issue 30); "id": its id
+        {"mount": names.get(mid) or mid, "id": mid, "day": day.isoformat(), "periods": r.count,
+         "limit": n}
         for (tm, mid, day), r in sorted(ridden_by_day(t, played, s).items(),
                                         key=lambda kv: (kv[0][2], kv[0][1]))
         if tm == team and r.count > n
