@@ -526,6 +526,10 @@
       box.appendChild(lab);
     }
     if (!Object.keys(string).length) box.textContent = L.no_mounts || "—";
+    // the grooms' plan (record 1.3): the player's next horse is the one chosen first
+    const nx = (roster[String(me)] || {}).next_mount;
+    const planned = nx && box.querySelector('input[name="mount"][value="' + CSS.escape(String(nx.mount)) + '"]');
+    if (planned && !planned.disabled) planned.checked = true;
   }
   function mountKey() {
     if (!can("mount") && !can("mount_out")) { notNow("mount"); return; }
