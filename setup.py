@@ -31,6 +31,7 @@ MODULES = (
     "engine.shootout",
     "engine.penalties",
     "engine.report",
+    "engine.plan",
     "engine.mounts",
     "engine.core",
     "engine.fold",

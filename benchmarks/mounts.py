@@ -14,6 +14,10 @@ both with ``strict=False`` (the engine alone) and strict (each event checked aga
 record's definitions, as ``chukker replay`` does). Prints the ratio mounts/baseline.
 Target: at most 1.1x.
 
+Issue 30 (record 1.3) adds a third set: the mounted records with a grooms' plan for
+every player (the team's six mounts, shuffled), whose reports carry ``next_mount``;
+it prints the ratio planned/mounts. Target: at most 1.05x.
+
     python benchmarks/mounts.py [--matches 2000] [--repeat 7]
 """
 
@@ -44,6 +48,20 @@ def build(n: int, seed: int, every_player: bool = True) -> tuple[list[dict], lis
         plain.append({**setup.to_dict(), "events": events})
         mounted.append({**listed.to_dict(), "events": with_events})
     return plain, mounted
+
+
+def planned(mounted: list[dict], seed: int) -> list[dict]:  # type: ignore[type-arg]
+    """The same records with a plan for every player: the team's mounts, shuffled."""
+    rng = random.Random(seed)
+    out = []
+    for d in mounted:
+        teams = {}
+        for t, doc in d["teams"].items():
+            ids = [m["id"] for m in doc["mounts"]]
+            teams[t] = {**doc, "plan": {str(p["no"]): rng.sample(ids, len(ids))
+                                        for p in doc["players"]}}
+        out.append({**d, "teams": teams})
+    return out
 
 
 def paired(fa, fb, repeat: int) -> tuple[float, float]:  # type: ignore[no-untyped-def]
@@ -82,6 +100,16 @@ def main() -> None:
         label = "strict" if strict else "engine"
         print(f"{label}: without {t0:.3f} s, with mounts {t1:.3f} s: ratio {t1 / t0:.3f}x "
               f"(target <= 1.1x)")
+    plans = planned(mounted, a.seed)
+    for strict in (False, True):
+        t1, t2 = paired(
+            lambda s=strict: [replay(d, strict=s) for d in mounted],
+            lambda s=strict: [replay(d, strict=s) for d in plans],
+            a.repeat,
+        )
+        label = "strict" if strict else "engine"
+        print(f"{label}: with mounts {t1:.3f} s, with a plan (next_mount) {t2:.3f} s: "
+              f"ratio {t2 / t1:.3f}x (target <= 1.05x)")
 
 if __name__ == "__main__":
     main()

@@ -106,9 +106,10 @@ def test_tournament_welfare_names_a_mount_ridden_over_the_days_limit(tmp_path: P
     day = t.matches["a1"].start.date()  # type: ignore[union-attr]
     assert [x[1] for x in by[("potros", "p-chico", day)].periods] == [1, 2]
     assert [x[1] for x in by[("potros", "p-dora", day)].periods] == [3, 4]
+    # the team page reads the horse's name (issue 30)
     assert over_limit(t, played, s, "potros") == [
-        {"mount": "p-bay", "day": "2026-12-05", "periods": 4, "limit": 3}]
-    assert [x["mount"] for x in over_limit(t, played, s, "giles")] == ["g-fox"]
+        {"mount": "Bay", "id": "p-bay", "day": "2026-12-05", "periods": 4, "limit": 3}]
+    assert [x["mount"] for x in over_limit(t, played, s, "giles")] == ["Fox"]
     assert over_limit(t, played, s, "condors") == []
     # the same records without the limit: nothing to say
     t2 = loads(with_strings(EXAMPLE.read_text(encoding="utf-8"), limit=None), base=tmp_path)

@@ -14,11 +14,13 @@ from chukker.web.demo import DEMO_HEADER
 pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("browser")]
 
 
-def create(server: Any) -> dict[str, Any]:
+def create(server: Any, plan: dict[str, list[str]] | None = None) -> dict[str, Any]:
     h = copy.deepcopy(DEMO_HEADER)
     a = next(iter(h["teams"]))
     h["teams"][a]["mounts"] = [{"id": "bay", "name": "Bay"}, {"id": "chico", "name": "Chico"},
                                {"id": "dora", "name": "Dora"}]
+    if plan:
+        h["teams"][a]["plan"] = plan
     with server.client() as c:
         r = c.post("/api/matches", json=h)
         assert r.status_code == 201, r.text
@@ -68,3 +70,33 @@ def test_timekeeper_gives_mounts_with_the_r_key_and_in_use_ones_are_greyed(
     expect(dlg).to_be_hidden()
     page.wait_for_timeout(300)
     assert len(events(live_server, m, 1)) == 1
+
+
+def test_record_1_3_the_mount_dialog_offers_the_planned_horse_by_name(
+    browser: Any, live_server: Any
+) -> None:
+    """Issue 30: the dialog names the horses (never ids) and chooses the player's next
+    horse in the grooms' plan first; a horse in use says who rides it, by name."""
+    from playwright.sync_api import expect
+
+    m = create(live_server, {"1": ["dora", "bay"]})
+    page = browser.new_context(viewport={"width": 1366, "height": 768}).new_page()
+    page.goto(f"{live_server.url}/m/{m['match_id']}/console#token={m['timekeeper_token']}")
+    page.wait_for_function(
+        "() => window.chukker && window.chukker.state && window.chukker.connected")
+    page.keyboard.press("r")
+    dlg = page.locator("#mount-dialog")
+    expect(dlg).to_be_visible()
+    expect(dlg.locator("[data-mount-list]")).to_contain_text("Dora")
+    expect(dlg.locator("[data-mount-list] input[value=dora]")).to_be_checked()
+    page.keyboard.press("Enter")
+    expect(dlg).to_be_hidden()
+    assert events(live_server, m, 1)[0]["mount"] == "dora"
+    page.wait_for_function("() => window.chukker.state.mounts && "
+                           f"window.chukker.state.mounts['{m['team']}'].dora.rider === 1")
+    page.keyboard.press("r")
+    page.select_option("#mount-form select[name=player]", "2")
+    label = dlg.locator("[data-mount-list] label.in-use")
+    expect(label).to_contain_text("Dora")
+    assert "dora" not in label.inner_text()  # the name, never the id
+    page.keyboard.press("Escape")

@@ -130,7 +130,8 @@ schemathesis.openapi.format(TOURNAMENT_JSON, tournament_files().map(
 def as_the_descriptions_say(case: Any) -> Any:
     """A generated header made to say what its schema's descriptions do and JSON Schema
     cannot: alternates' numbers and mount ids unique within a team, a mount on one team
-    only (Rule 2), ``first_defends`` naming the two teams."""
+    only (Rule 2), ``first_defends`` naming the two teams, a plan (record 1.3) keyed by
+    the team's players and naming the team's own mounts."""
     body = case.body
     teams = body.get("teams") if isinstance(body, dict) else None
     if not isinstance(teams, dict):
@@ -144,6 +145,12 @@ def as_the_descriptions_say(case: Any) -> Any:
             kept = {m["id"]: m for m in team["mounts"] if m["id"] not in mounts}
             mounts.update(kept)
             team["mounts"] = list(kept.values())
+    for team in teams.values():
+        if isinstance(team.get("plan"), dict):
+            mine = {m["id"] for m in team.get("mounts", [])}
+            numbers = {p["no"] for p in [*team.get("players", []), *team.get("alternates", [])]}
+            team["plan"] = {k: [m for m in v if m in mine] for k, v in team["plan"].items()
+                            if int(k) in numbers}
     ends = (body.get("options") or {}).get("first_defends")
     if isinstance(ends, dict):
         body["options"]["first_defends"] = dict(zip(teams, ends.values(), strict=True))

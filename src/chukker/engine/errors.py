@@ -187,6 +187,12 @@ MESSAGES: dict[str, str] = {
     "club_feature_not_in_base": "{path}: {value} is not a feature of {edition}",
     "club_period_short": "{path}: a period must be longer than the late-penalty reset ({reset})",
     "club_past_period_end": "{path}: must be shorter than the period it falls in ({length})",
+    # record 1.3: the grooms' plan
+    "setup_plan_shape": "{path}: a plan maps player numbers to lists of mount ids",
+    "plan_player_unknown": "{path}: {team} has no player {player}",
+    "plan_mount_not_listed": "{path}: mount {mount} is not on {team}'s list of mounts",
+    "plan_mount_other_team": "{path}: Rule 2: no mount may be played by more than one team; "
+    "{mount} is on {other}'s list, not {team}'s",
 }
 
 

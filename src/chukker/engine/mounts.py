@@ -21,10 +21,13 @@ from __future__ import annotations
 from typing import Any, Self, TypeVar
 
 from chukker.engine.errors import show
+from chukker.engine.plan import next_mount
 from chukker.engine.report import Report
 from chukker.engine.setup import Mount, Setup
 from chukker.engine.state import (
     IV_SHOOTOUT,
+    IV_SHOOTOUT_ROUND,
+    S_FINAL,
     S_IN_PLAY,
     S_INTERVAL,
     S_SHOOTOUT,
@@ -68,6 +71,10 @@ class Mounts(Report):
         self.mounts_gone: dict[str, dict[str, dict[str, Any]]] = {t: {} for t in self.team_ids}
         #: any mount event accepted (the hooks do nothing until then)
         self.mounts_kept = False
+        #: the grooms' plans (record 1.3): team -> player -> (mount id, ...) (shared)
+        self.plans: dict[str, dict[int, tuple[str, ...]]] = {
+            t.id: dict(t.plan) for t in setup.teams
+        }
 
     def copy(self) -> Self:
         c = super().copy()
@@ -82,6 +89,7 @@ class Mounts(Report):
         g = self.mounts_gone
         c.mounts_gone = {a: g[a].copy(), b: g[b].copy()}
         c.mounts_kept = self.mounts_kept
+        c.plans = self.plans
         return c
 
     # ---------------------------------------------------------------- reading
@@ -350,9 +358,45 @@ class Mounts(Report):
             out[mid] = entry
         return out
 
+    def next_from(self) -> str | None:
+        """When the next mount comes in: ``"split"`` while this period's split horn is
+        ahead, else ``"period N"`` (the next one; the shootout counts); ``None`` when no
+        period follows (final, or in the shootout)."""
+        st = self.status
+        if st is S_FINAL or self.final or st is _SHOOTOUT:
+            return None
+        if st is _INTERVAL:
+            kind = self.interval_kind
+            if kind is IV_SHOOTOUT_ROUND:
+                return None
+            if kind is IV_SHOOTOUT:
+                return f"period {self.shootout_period()}"
+        elif (st is _IN_PLAY or st is _STOPPED) and self.split and not self.split_done:
+            return "split"
+        return f"period {self.period + 1}"
+
+    def next_of(
+        self, team: str, player: int, when: str | None, riders: dict[str, int]
+    ) -> dict[str, Any] | None:
+        """``next_mount`` of one player (see :mod:`chukker.engine.plan`); ``riders``:
+        mount -> the player of ``team`` in the game on it."""
+        plan = self.plans[team].get(player)
+        if when is None or not plan or not self.may_play(team, player):
+            return None
+        nm = next_mount(plan, self.mount_of(team, player), self.mounts_gone[team].__contains__,
+                        riders, player)
+        return None if nm is None else {"mount": nm, "from": when}
+
     def roster_report(self, team: str) -> dict[str, Any]:
         r = super().roster_report(team)
         if self.strings[team]:
+            plans = self.plans[team]
+            when = self.next_from() if plans else None
+            riders: dict[str, int] = {}
+            if when is not None:
+                for q, m in self.riding[team].items():
+                    if self.may_play(team, q):
+                        riders[m] = q
             for no, entry in r["players"].items():
                 p = int(no)
                 old = entry.pop("mount", None)
@@ -361,6 +405,9 @@ class Mounts(Report):
                 entry["mount"] = self.mount_of(team, p)
                 if (team, p) in self.mount_wait and self.why_not(team, p) is None:
                     entry["mount_needed"] = True
+                if plans:
+                    entry["next_mount"] = (
+                        None if when is None else self.next_of(team, p, when, riders))
         return r
 
     def report(self, at_ms: int) -> dict[str, Any]:

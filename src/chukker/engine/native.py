@@ -36,6 +36,7 @@ MODULES = (
     "engine.shootout",
     "engine.penalties",
     "engine.report",
+    "engine.plan",
     "engine.mounts",
     "engine.core",
     "engine.fold",

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from chukker.engine.errors import SetupError, show
+from chukker.engine.plan import Plan, check_plan, plan_dict, read_plan
 from chukker.engine.types import End, PeriodsOption, ShootoutPlayers, Tiebreak, TwoPointLine
 from chukker.rules.club import CLUB, ClubError, club_edition
 from chukker.rules.editions import EDITIONS, Edition, PeriodPlan, edition, introduced_in
@@ -33,7 +34,7 @@ MOUNTS_MAX = 64
 #: Rule 3: the alternates a team may list
 ALTERNATES_MAX = 12
 _MOUNT_KEYS = frozenset({"id", "name", "owner"})
-_TEAM_KEYS = frozenset({"name", "captain", "players", "alternates", "mounts"})
+_TEAM_KEYS = frozenset({"name", "captain", "players", "alternates", "mounts", "plan"})
 
 
 def by_fields(obj: Any) -> tuple[Any, ...]:
@@ -129,6 +130,8 @@ class Team:
     alternates: tuple[Player, ...] = ()
     #: the team's string of mounts (record 1.2); empty: mounts are not kept
     mounts: tuple[Mount, ...] = ()
+    #: the grooms' plan (record 1.3): (player, (mount id, ...)), by player number
+    plan: Plan = ()
 
     def __reduce__(self) -> tuple[Any, ...]:
         return by_fields(self)
@@ -154,6 +157,8 @@ class Team:
             out["alternates"] = [p.to_dict() for p in self.alternates]
         if self.mounts:
             out["mounts"] = [m.to_dict() for m in self.mounts]
+        if self.plan:
+            out["plan"] = plan_dict(self.plan)
         out.update(self.extra)
         return out
 
@@ -284,6 +289,10 @@ class Setup:
                              "setup_teams_count", got=len(teams_doc))
         teams = tuple(_team(str(k), v, ed) for k, v in teams_doc.items())
         _one_team_per_mount(teams[0], teams[1])
+        for t, o in ((teams[0], teams[1]), (teams[1], teams[0])):
+            if t.plan:
+                check_plan(t.id, t.plan, [p.no for p in t.players + t.alternates],
+                           [m.id for m in t.mounts], o.id, [m.id for m in o.mounts])
         options = _options(doc.get("options", {}), (teams[0].id, teams[1].id))
         _edition_has(ed, options)
         _club_fits(ed, options)
@@ -574,5 +583,6 @@ def _team(team_id: str, doc: Any, ed: Edition) -> Team:
             raise SetupError(f"{ppath}.name", "must be a string", "setup_not_a_string")
         alternates.append(Player(no, pname, _int(f"{ppath}.handicap", p.get("handicap", 0))))
     mounts = _mounts(f"{path}.mounts", doc["mounts"]) if doc.get("mounts") is not None else ()
+    plan = read_plan(f"{path}.plan", doc["plan"]) if doc.get("plan") is not None else ()
     extra = tuple((k, v) for k, v in doc.items() if k not in _TEAM_KEYS)
-    return Team(team_id, name, captain, tuple(players), extra, tuple(alternates), mounts)
+    return Team(team_id, name, captain, tuple(players), extra, tuple(alternates), mounts, plan)

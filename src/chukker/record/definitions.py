@@ -204,7 +204,11 @@ TEAM_DOC: dict[str, Field] = {
     "alternates": Field("players", False, 0, 12),
     # version 1.2: the team's string of mounts (Rule 2: no mount plays for two teams)
     "mounts": Field("mounts", False, 0, MOUNTS_MAX),
+    # version 1.3: the grooms' plan, player number -> the mounts in the order they go in
+    "plan": Field("plan", False, 0, MOUNTS_MAX),
 }
+#: a plan's key: a player's number, "1" to "99" (record 1.3)
+PLAN_KEY_RE = re.compile(r"^[1-9][0-9]?$")
 MOUNT_DOC: dict[str, Field] = {
     "id": MOUNT,
     "name": _str(NAME_MAX),
@@ -763,6 +767,7 @@ def _header_special(v: Any, f: Field, path: str) -> Any:
             key = check(t, OPT_TEAM, f"{path} (a key)")
             out[key] = _object(doc, TEAM_DOC, f"{path}.{key}", _header_special)
         _one_team_per_mount(out, path)
+        _plans_listed(out, path)
         return out
     if k == "mounts":
         if type(v) is not list:
@@ -773,6 +778,22 @@ def _header_special(v: Any, f: Field, path: str) -> Any:
             dict(m) if _clean_mount(m) else _object(m, MOUNT_DOC, f"{path}[{i}]")
             for i, m in enumerate(v)
         ]
+    if k == "plan":
+        if type(v) is not dict:
+            raise RecordError(code="field_type", path=path,
+                              expected="an object of player numbers to lists of mount ids")
+        plan: dict[str, list[str]] = {}
+        for no, ids in v.items():
+            if type(no) is not str or not PLAN_KEY_RE.match(no):
+                raise RecordError(code="field_type", path=f"{path}.{show(no)}",
+                                  expected="keyed by a player's number, 1-99")
+            if type(ids) is not list:
+                raise RecordError(code="field_type", path=f"{path}.{no}",
+                                  expected="a list of mount ids")
+            if len(ids) > MOUNTS_MAX:
+                raise RecordError(code="too_many_items", path=f"{path}.{no}", max=MOUNTS_MAX)
+            plan[no] = ids.copy()  # each id: _plans_listed (an id on the team's list is clean)
+        return plan
     if k == "players":
         return _players(v, f, path)
     if k == "events":
@@ -821,6 +842,28 @@ def _one_team_per_mount(teams: Mapping[str, Any], path: str) -> None:
             raise RecordError(
                 code="mount_two_teams", path=f"{path}.{b}.mounts[{i}].id", mount=m["id"], a=a, b=b
             )
+
+
+def _plans_listed(teams: Mapping[str, Any], path: str) -> None:
+    """Record 1.3: a plan names only mounts on its own team's list (Rule 2 when the id is
+    on the other team's)."""
+    (a, da), (b, db) = teams.items()
+    for t, dt, o, do in ((a, da, b, db), (b, db, a, da)):
+        plan = dt.get("plan")
+        if not plan:
+            continue
+        mine = {m["id"] for m in (dt.get("mounts") or [])}
+        theirs = {m["id"] for m in (do.get("mounts") or [])}
+        for no, ids in plan.items():
+            for i, m in enumerate(ids):
+                if type(m) is str and m in mine:
+                    continue
+                where = f"{path}.{t}.plan.{no}[{i}]"
+                check(m, MOUNT, where)
+                if m in theirs:
+                    raise RecordError(code="plan_mount_other_team", path=where, mount=m,
+                                      team=t, other=o)
+                raise RecordError(code="plan_mount_not_listed", path=where, mount=m, team=t)
 
 
 def validate_header_doc(doc: Any) -> dict[str, Any]:
@@ -1010,7 +1053,16 @@ def json_schema() -> dict[str, Any]:
          "alternates": alternates,
          "mounts": {"type": "array", "maxItems": MOUNTS_MAX, "items": {
              **_obj_schema(MOUNT_DOC), "description": "a mount; ids unique within the team; "
-             "Rule 2: the same id on both teams' lists is refused"}}},
+             "Rule 2: the same id on both teams' lists is refused"}},
+         "plan": {
+             "type": "object",
+             "description": "record 1.3, the grooms' plan: a player's number (a key, "
+             "\"1\") -> the team's mount ids in the order the groom brings them; a mount "
+             "may appear for two players; an id not on the team's mounts is refused "
+             "(Rule 2 when it is the other team's)",
+             "propertyNames": {"pattern": PLAN_KEY_RE.pattern},
+             "additionalProperties": {"type": "array", "maxItems": MOUNTS_MAX,
+                                      "items": _schema(MOUNT)}}},
     )
     team["properties"]["captain"] = captain
     team["required"] = ["captain", "players"]

@@ -81,6 +81,8 @@ class Ridden:
     #: (match id, period, rider's player number or None) in the order played
     periods: list[tuple[str, int, int | None]] = field(default_factory=list)
     out: str | None = None  # the status it ended the day with, when not available
+    #: why (the report's ``reason`` code: ``blood``, ``penalty_8``, ...), when ``out``
+    reason: str | None = None
 
     @property
     def count(self) -> int:
@@ -114,7 +116,7 @@ def ridden_by_day(
                         "last_rider")
                     r.periods += [(m.id, int(n), rider) for n in entry.get("periods", ())]
                 if entry.get("status") in ("out", "disqualified"):
-                    r.out = f"{entry['status']} ({entry.get('reason')})"
+                    r.out, r.reason = str(entry["status"]), str(entry.get("reason"))
     return out
 
 
@@ -149,8 +151,11 @@ def over_limit(
     n, _ = periods_per_day(t)
     if n is None:
         return []
+    names = {m.id: m.name for m in t.teams[team].mounts} if team in t.teams else {}
     return [
-        {"mount": mid, "day": day.isoformat(), "periods": r.count, "limit": n}
+        # "mount": the horse's name, for a person to read (issue 30); "id": its id
+        {"mount": names.get(mid) or mid, "id": mid, "day": day.isoformat(), "periods": r.count,
+         "limit": n}
         for (tm, mid, day), r in sorted(ridden_by_day(t, played, s).items(),
                                         key=lambda kv: (kv[0][2], kv[0][1]))
         if tm == team and r.count > n

@@ -153,8 +153,8 @@ def pony_line(
     listed = {m.id: m for m in tm.mounts}
     used = set()
     for (tid, mid, d), r in ridden.items():
-        if tid != team or d != day:
-            continue
+        if tid != team or d != day or not (r.periods or r.out):
+            continue  # a horse on the string not ridden yet is listed below (issue 30)
         used.add(mid)
         by_rider: dict[int | None, list[tuple[str, int]]] = {}
         for match, period, rider in r.periods:
@@ -166,6 +166,7 @@ def pony_line(
                 "periods": [{"match": a, "period": b} for a, b in periods],
                 "count": r.count,
                 "out": r.out,
+                "reason": OUT_WORDS.get(r.reason or "", r.reason),
             })
     out = [{"no": k, "name": names[k], "mounts": sorted(per.get(k, []),
                                                           key=lambda x: str(x["mount"]))}
@@ -178,3 +179,85 @@ def pony_line(
 
 def day_of(t: Tournament, match_id: str) -> dt.date:
     return match_day(t, t.matches[match_id])
+
+
+# ------------------------------------------------------------ the groom's string (issue 30)
+#: how a horse that left the game is said (the words are the pages' msgids)
+OUT_WORDS = {"vice": "vice", "blood": "blood", "runaway": "runaway", "injury": "injury",
+             "other": "other reason", "penalty_8": "Penalty 8",
+             "equipment": "Penalty 8, equipment"}
+
+
+def next_period_ms(report: Mapping[str, Any], plan: PeriodPlan) -> int | None:
+    """The play time until the next period starts, from a report (``None``: before the
+    match, when the start is the schedule's, or when no period follows)."""
+    st = report.get("status")
+    p = int(report.get("period") or 0)
+    if st == "interval":
+        return int((report.get("interval") or {}).get("remaining_ms") or 0)
+    if st in ("in_play", "stopped"):
+        clock = max(int((report.get("clock") or {}).get("remaining_ms") or 0), 0)
+        ivs = plan.intervals_ms
+        gap = ivs[p - 1] if 0 < p <= len(ivs) else (ivs[-1] if ivs else 0)
+        return clock + gap
+    return None
+
+
+def string_of(
+    report: Mapping[str, Any], team: str, names: Mapping[int, str], plan: PeriodPlan,
+    split_after_ms: int, now: dt.datetime | None,
+) -> list[dict[str, Any]]:
+    """Every horse of ``team``'s string (the report's order) with what it does now:
+    ``state`` ``riding`` (``players``: who), ``next`` (``players``, ``when``: ``split``
+    with ``period`` and ``into`` ("3:30"), or ``period`` with ``at``, an estimated time),
+    ``resting`` (ridden before), ``waiting`` (not ridden yet), ``out`` or ``disqualified``
+    (``reason``: the words of :data:`OUT_WORDS`); with its ``name`` and ``periods``.
+
+    >>> from chukker.rules.editions import edition
+    >>> rep = {"status": "in_play", "period": 2, "clock": {"remaining_ms": 300_000},
+    ...   "mounts": {"A": {"bay": {"name": "Bay", "status": "riding", "rider": 1,
+    ...                            "periods": [1, 2]},
+    ...                    "dora": {"name": "Dora", "status": "available", "periods": []}}},
+    ...   "roster": {"A": {"players": {"1": {"next_mount": {"mount": "dora",
+    ...                                                     "from": "split"}}}}}}
+    >>> [(h["name"], h["state"]) for h in string_of(rep, "A", {1: "Ann"},
+    ...   edition("uspa-arena-2026").regulation, 210_000, None)]
+    [('Bay', 'riding'), ('Dora', 'next')]
+    """
+    string = (report.get("mounts") or {}).get(team) or {}
+    players = ((report.get("roster") or {}).get(team) or {}).get("players") or {}
+    nexts: dict[str, list[tuple[int, str]]] = {}
+    for no, p in players.items():
+        n = p.get("next_mount")
+        if n:
+            nexts.setdefault(str(n["mount"]), []).append((int(no), str(n["from"])))
+    period = int(report.get("period") or 0)
+    ahead = next_period_ms(report, plan)
+    at = None if ahead is None or now is None else now + dt.timedelta(milliseconds=ahead)
+    out = []
+    for mid, m in string.items():
+        row: dict[str, Any] = {"mount": mid, "name": m.get("name") or mid,
+                               "periods": list(m.get("periods") or ()), "players": []}
+        st = m.get("status")
+        if st in ("out", "disqualified"):
+            row["state"] = st
+            row["reason"] = OUT_WORDS.get(str(m.get("reason")), str(m.get("reason")))
+            row["players"] = [{"no": m.get("last_rider"),
+                               "name": names.get(m.get("last_rider") or 0, "")}]
+        elif st == "riding":
+            row["state"] = "riding"
+            row["players"] = [{"no": m.get("rider"), "name": names.get(m.get("rider") or 0, "")}]
+        elif mid in nexts:
+            row["state"] = "next"
+            row["players"] = [{"no": no, "name": names.get(no, "")} for no, _ in nexts[mid]]
+            when = nexts[mid][0][1]
+            if when == "split":
+                s = split_after_ms // 1000
+                row["when"] = {"kind": "split", "period": period, "into": f"{s // 60}:{s % 60:02d}"}
+            else:
+                row["when"] = {"kind": "period", "period": int(when.split()[-1]),
+                               "at": at}
+        else:
+            row["state"] = "resting" if row["periods"] else "waiting"
+        out.append(row)
+    return out

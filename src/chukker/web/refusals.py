@@ -35,6 +35,9 @@ EXPECTED: frozenset[str] = frozenset({
     "a list of events", "a list of mounts", "a list of players", "a list",
     "a number of seconds", "a number", "a string", "a whole number",
     "an object of two teams", "an object", "the end of both teams", "true or false",
+    # record 1.3: the grooms' plan
+    "a list of mount ids", "an object of player numbers to lists of mount ids",
+    "keyed by a player's number, 1-99",
 })
 
 #: why a value was refused (a refusal's ``reason``, from the API's own checks:

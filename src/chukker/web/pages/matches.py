@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+import datetime as dt
 import json
+import re
 import time
+import unicodedata
 import weakref
 from collections.abc import Callable
 from pathlib import Path
@@ -30,6 +33,7 @@ from chukker.live import LiveMatch, Quarantined, Role, ServiceError, api_errors
 from chukker.rules import edition
 from chukker.store import UnknownMatch
 from chukker.store._engine import Match, Setup, SetupError
+from chukker.tournament.ponyline import string_of
 from chukker.web.api.routes import check_header, created_display_token, match_urls, service
 from chukker.web.pages import sheet
 from chukker.web.refusals import said_or, setup_said
@@ -119,6 +123,9 @@ JS_LABELS = {
     "both_forfeited": "both forfeited", "team_forfeited": "%(team)s forfeited",
     "ev_mount": "Change mounts", "ev_mount_out": "Mount out", "in_use": "in use",
     "no_mounts": "The team has listed no mounts.",
+    # issue 30: a mount's state and a mount_out's reason in words, never codes
+    "reason_vice": "vice", "reason_blood": "blood", "reason_runaway": "runaway",
+    "mount_out": "out", "mount_disqualified": "disqualified", "penalty_8": "Penalty 8",
 }
 
 
@@ -440,6 +447,66 @@ def club_from_form(text: str) -> Any:
     if isinstance(doc, dict) and isinstance(doc.get("edition"), dict):
         doc = doc["edition"]
     return doc
+#: the new-match form's string: at most this many horses a team, names this long
+FORM_MOUNTS_MAX, FORM_NAME_MAX = 64, 60
+
+
+def _mount_id(key: str, name: str, taken: set[str]) -> str:
+    """An id for a horse the form names: the team's key, then the name in ``[a-z0-9-]``
+    (accents dropped), unique in the match (Rule 2: an id is on one team's list only)."""
+    plain = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode().lower()
+    base = f"{key.lower()}-" + ("-".join(re.findall(r"[a-z0-9]+", plain)) or "horse")
+    base = base[:28]
+    mid, n = base, 2
+    while mid in taken:
+        mid, n = f"{base}-{n}", n + 1
+    taken.add(mid)
+    return mid
+
+
+def string_from_form(form: dict[str, str], key: str) -> dict[str, Any]:
+    """A team's string and plan from the form (issue 30): ``team_X_mounts``, one horse a
+    line (``name`` or ``name, owner``), and ``team_X_pN_plan``, the horses in the order
+    the groom brings them, by name, separated by commas. Empty: no string.
+
+    >>> string_from_form({"team_A_mounts": "Dorá, R. Paz", "team_A_p1_plan": "dorá"}, "A")
+    {'mounts': [{'id': 'a-dora', 'name': 'Dorá', 'owner': 'R. Paz'}], 'plan': {'1': ['a-dora']}}
+    """
+    lines = [ln.strip() for ln in form.get(f"team_{key}_mounts", "").splitlines()]
+    lines = [ln for ln in lines if ln]
+    if not lines:
+        return {}
+    if len(lines) > FORM_MOUNTS_MAX:
+        raise SetupError(f"teams.{key}.mounts", f"must be a list of at most {FORM_MOUNTS_MAX} "
+                         "mounts", "setup_mounts_list", max=FORM_MOUNTS_MAX)
+    taken: set[str] = set()
+    mounts: list[dict[str, Any]] = []
+    by_name: dict[str, str] = {}
+    for ln in lines:
+        name, _, owner = (x.strip() for x in ln.partition(","))
+        name = name[:FORM_NAME_MAX]
+        m: dict[str, Any] = {"id": _mount_id(key, name, taken), "name": name}
+        if owner:
+            m["owner"] = owner[:FORM_NAME_MAX]
+        mounts.append(m)
+        by_name.setdefault(name.casefold(), m["id"])
+        by_name.setdefault(m["id"], m["id"])
+    plan: dict[str, list[str]] = {}
+    for no in (1, 2, 3):
+        raw = form.get(f"team_{key}_p{no}_plan", "")
+        names = [x.strip() for x in raw.split(",") if x.strip()][:FORM_MOUNTS_MAX]
+        ids = []
+        for i, x in enumerate(names):
+            mid = by_name.get(x[:FORM_NAME_MAX].casefold())
+            if mid is None:
+                raise SetupError(f"teams.{key}.plan.{no}[{i}]",
+                                 f"mount {x[:FORM_NAME_MAX]} is not on {key}'s list of mounts",
+                                 "plan_mount_not_listed", mount=show(x[:FORM_NAME_MAX]),
+                                 team=key)
+            ids.append(mid)
+        if ids:
+            plan[str(no)] = ids
+    return {"mounts": mounts, "plan": plan} if plan else {"mounts": mounts}
 
 
 def header_from_form(form: dict[str, str]) -> dict[str, Any]:
@@ -463,6 +530,7 @@ def header_from_form(form: dict[str, str]) -> dict[str, Any]:
                              "setup_form_captain", value=show(cap[:10]))
         teams[key] = {"name": form.get(f"team_{key}_name", "").strip() or DEFAULT_NAMES[key],
                       "captain": int(cap), "players": players}
+        teams[key].update(string_from_form(form, key))
     a_def = form.get("a_defends", "west")
     practice: dict[str, Any] = {}
     if form.get("practice"):
@@ -621,6 +689,8 @@ async def mounts_page(request: Request, match_id: str) -> Response:
     rep = ctx["report"]
     lines = {}
     by = sheet.mounts_by_player(rep)
+    setup = ctx["lm"].match.setup
+    now = dt.datetime.fromtimestamp(service(request).clock.now_ms() / 1000)
     for key in ctx["team_ids"]:
         string = (rep.get("mounts") or {}).get(key) or {}
         roster = rep.get("roster", {}).get(key, {}).get("players", {})
@@ -635,6 +705,8 @@ async def mounts_page(request: Request, match_id: str) -> Response:
                 for p in people if by.get(key, {}).get(int(p["no"])) or
                 (roster.get(str(p["no"])) or {}).get("status") == "playing"],
             "string": string,
+            "horses": string_of(rep, key, {int(p["no"]): p.get("name") or "" for p in people},
+                                setup.plan, setup.edition.split_after_ms.value, now),
         }
     template = "_mounts.html" if request.query_params.get("part") else "mounts.html"
     resp = render(request, template, lines=lines, **ctx)

@@ -33,7 +33,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Annotated, Any
 
-from babel.dates import format_datetime
+from babel.dates import format_date, format_datetime
 from fastapi import APIRouter, Body, Depends, Header, Request
 from fastapi.responses import (
     HTMLResponse,
@@ -47,6 +47,7 @@ from markupsafe import Markup
 from chukker.engine.setup import Setup
 from chukker.i18n import LANGUAGES, translations
 from chukker.live import LiveService, hash_token, new_match_id
+from chukker.rules import edition as rules_edition
 from chukker.store.base import StoreError
 from chukker.tournament.check import check
 from chukker.tournament.export import bracket_svg, matches_csv, results_json, standings_csv
@@ -59,7 +60,7 @@ from chukker.tournament.model import (
     to_datetime,
 )
 from chukker.tournament.mounts import over_limit
-from chukker.tournament.ponyline import next_match, pony_line
+from chukker.tournament.ponyline import next_match, pony_line, string_of
 from chukker.tournament.problems import Problem, Subject
 from chukker.tournament.records import NotReady, header, match_day
 from chukker.tournament.register import team_handicap
@@ -1181,7 +1182,7 @@ def _local_now(request: Request) -> dt.datetime:
 
 def pony_context(
     lt: LiveTournament, s: Standings, reports: dict[str, dict[str, Any]], team: str,
-    now: dt.datetime,
+    now: dt.datetime, lang: str = "en",
 ) -> dict[str, Any]:
     """What the grooms' page shows (issue 25): the next match and its estimated start, per
     player the mounts ridden today with their periods, and those out."""
@@ -1192,13 +1193,44 @@ def pony_context(
     late = None
     if nm is not None and nm.estimated is not None and nm.scheduled is not None:
         late = round((nm.estimated - nm.scheduled).total_seconds() / 60)
+    # issue 30: the match by its teams' names and a dated, localized time, never its id;
+    # while it is played, every horse of the string as the groom's page shows it
+    teams_words = when_words = None
+    horses: list[dict[str, Any]] = []
+    if nm is not None:
+        pair = s.match(nm.match).teams
+        teams_words = " v ".join(t.team_name(x) if x else "?" for x in pair)
+        at = nm.estimated or nm.scheduled
+        if at is not None:
+            when_words = format_datetime(at, "EEEE d MMM HH:mm", locale=lang)
+        rep = reports.get(nm.match)
+        if nm.playing and rep is not None:
+            tm = t.teams[team]
+            names = {k: (t.players[p].name if p in t.players else p)
+                     for k, p in enumerate([*tm.players, *tm.alternates], 1)}
+            ed = rules_edition(t.rules)
+            horses = string_of(rep, "A" if pair[0] == team else "B", names,
+                               ed.plan(str(t.match_options.get("periods", "regulation"))),
+                               ed.split_after_ms.value, now)
+    players = pony_line(t, s, played, team, day)
+    if not horses:  # between matches: the whole string, as the day left it
+        done = {m["mount"]: m for p in players if p["no"] is not None for m in p["mounts"]}
+        for m in t.teams[team].mounts:
+            d = done.get(m.id)
+            horses.append({"mount": m.id, "name": m.name or m.id, "periods": [], "players": [],
+                           "state": (d.get("out") or "resting") if d else "waiting",
+                           "reason": d.get("reason") if d else None})
     return {
+        "day_words": format_date(day, "EEEE d MMM", locale=lang),
+        "teams_words": teams_words,
+        "when_words": when_words,
+        "horses": horses,
         "team": t.teams[team],
         "next": nm,
         "late": late,
         "opponent": t.team_name(nm.opponent) if nm is not None and nm.opponent else None,
         "day": day,
-        "players": pony_line(t, s, played, team, day),
+        "players": players,
         "over": [x for x in over_limit(t, played, s, team) if x["day"] == day.isoformat()],
         "now": now,
     }
@@ -1213,7 +1245,7 @@ async def pony_line_page(request: Request, tid: str, team: str) -> Response:
     if lt is None or team not in lt.t.teams:
         return error_page(request, 404, f"no team {team}")
     s, reports = await refresh(request, lt)
-    ctx = pony_context(lt, s, reports, team, _local_now(request))
+    ctx = pony_context(lt, s, reports, team, _local_now(request), lang_of(request))
     template = "tournament/_mounts.html" if request.query_params.get("part") else (
         "tournament/mounts.html")
     resp = render(request, template, tid=tid, t=lt.t, **ctx)

@@ -238,11 +238,17 @@
   }
 
   // ------------------------------------------------------------ describing
+  // a mount by its name on the team's string (the report's), its id only when it has none
+  function mountName(team, id) {
+    const m = (((live.state || {}).mounts || {})[team] || {})[id];
+    return (m && m.name) || String(id);
+  }
   function describe(ev, seq) {
     if (!ev) return "";
     let s = (seq ? "#" + seq + " " : "") + (L["ev_" + ev.type] || ev.type);
     if (ev.team) s += " · " + live.teamName(ev.team);
     if (ev.player != null) s += " · " + live.playerName(ev.team, ev.player);
+    if (ev.mount) s += " · " + mountName(ev.team, ev.mount);
     if (ev.two_point) s += " · " + (L.two_point_goal || "2-point goal");
     if (ev.penalty) s += " · " + (L.penalty || "Penalty") + " " + ev.penalty;
     if (ev.clause) s += " (" + ev.clause + ")";
@@ -520,11 +526,20 @@
       if (used || gone) lab.classList.add("in-use");
       if (!inp.disabled && !gone && first && m.rider !== me) { inp.checked = true; first = false; }
       lab.appendChild(inp);
-      const note = gone ? " (" + m.status + ")" : used ? " (" + (L.in_use || "in use") + ": " + m.rider + ")" : m.rider === me ? " ✓" : "";
+      // names, never ids or codes (issue 30): "Dora (out: blood)", "Bay (in use: 2 · Ann)"
+      const why = m.reason === "penalty_8" || m.reason === "equipment" ? (L.penalty_8 || "Penalty 8")
+        : (L["reason_" + m.reason] || m.reason);
+      const note = gone ? " (" + (L["mount_" + m.status] || m.status) + (why ? ": " + why : "") + ")"
+        : used ? " (" + (L.in_use || "in use") + ": " + live.playerName(team, m.rider) + ")"
+        : m.rider === me ? " ✓" : "";
       lab.appendChild(document.createTextNode(" " + (m.name || id) + note));
       box.appendChild(lab);
     }
     if (!Object.keys(string).length) box.textContent = L.no_mounts || "—";
+    // the grooms' plan (record 1.3): the player's next horse is the one chosen first
+    const nx = (roster[String(me)] || {}).next_mount;
+    const planned = nx && box.querySelector('input[name="mount"][value="' + CSS.escape(String(nx.mount)) + '"]');
+    if (planned && !planned.disabled) planned.checked = true;
   }
   function mountKey() {
     if (!can("mount") && !can("mount_out")) { notNow("mount"); return; }
