@@ -77,7 +77,7 @@ def analyze(
             tr = tr.with_defends(list(tr.defends) + sides)
         cands = _analyse(tr)
         if path in sessions:
-            cands = [c for c in cands if sessions[path].runs(str(c.clause))]
+            cands = [c for c in cands if sessions[path].keeps(c)]
         return cands
 
     if as_json:

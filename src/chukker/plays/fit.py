@@ -33,7 +33,7 @@ from typing import Any
 
 import numpy as np
 
-from chukker.plays.devices import MAX_POINTS, DeviceError, DeviceKind, DeviceTrack, finish
+from chukker.plays.device_track import MAX_POINTS, DeviceError, DeviceKind, DeviceTrack, finish
 
 _SEMICIRCLE_DEG = 180.0 / 2**31
 _FIT_EPOCH = 631065600  # 1989-12-31T00:00:00Z, the FIT protocol's time zero
