@@ -109,8 +109,8 @@ def layout(data: bytes, name: str) -> tuple[list[tuple[int, int]], list[str]]:
 
 
 def _crc_note(k: int, m: int, where: str) -> str:
-    which = "the file's" if m == 1 else f"FIT file {k} of {m}:"
-    return (f"{which} {where} CRC does not match its bytes; its points are kept, "
+    which = "" if m == 1 else f"FIT file {k} of {m}: "
+    return (f"{which}its {where} CRC does not match its bytes; its points are kept, "
             "since its messages read")
 
 
