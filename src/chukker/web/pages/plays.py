@@ -442,6 +442,7 @@ async def _inspect(request: Request, lang: str, form: Any,
         await run_in_threadpool(shutil.rmtree, tmp, True)
         await form.close()
     return _page("plays/review_upload.html", 200, inspected=rows, has_arena=corners is not None,
+                 corners_text=corners or "",
                  **_ctx(request, lang))  # fmt: skip
 
 
