@@ -116,6 +116,16 @@ def analyze(
                     f"arena: {u.cut_before} before, {u.cut_after} after, {cut} between",
                     markup=False,
                 )
+            if u.file is not None:
+                why = ", ".join(f"{n} {k}" for k, n in u.file["dropped"].items()) or "none"
+                console.print(
+                    f"{sp.name}: unit {u.unit}: its file: {u.file['kept']} of "
+                    f"{u.file['points']} points kept (dropped: {why})"
+                    + "".join(f"; {n}" for n in u.file["notes"]), markup=False)
+            for a, b in u.gaps:
+                console.print(f"{sp.name}: unit {u.unit}: a gap of {b - a:.1f} s from "
+                              f"{a:.1f} s to {b:.1f} s (no candidate of its rider across it)",
+                              markup=False)
         for clause, why in sorted(ses.not_run.items()):
             console.print(f"{sp.name}: {clause} not run: {why}", markup=False)
     if not results:
