@@ -98,6 +98,9 @@ def main() -> None:
             "zero-length file": b"",
             "GPX, 5 million empty segments": b'<?xml version="1.0"?><gpx version="1.1"><trk>'
             + b"<trkseg/>" * 5_000_000 + b"</trk></gpx>",
+            "GPX, 150,000 points then 5 million empty segments":
+            b'<gpx version="1.1"><trk><trkseg>' + b'<trkpt lat="1" lon="2"/>' * 150_000
+            + b"</trkseg>" + b"<trkseg/>" * 5_000_000 + b"</trk></gpx>",
             "FIT header lies about its size": ok[:4] + (2**30).to_bytes(4, "little") + ok[8:],
         }
         print("3. bad input, each refused:")

@@ -193,6 +193,8 @@ _GPX_VALUES = {"time": "time", "speed": "speed", "course": "course"}
 _TCX_VALUES = {"Time": "time", "LatitudeDegrees": "lat", "LongitudeDegrees": "lon",
                "Speed": "speed"}
 _POINTISH = {"trkpt", "rtept", "wpt", "Trackpoint"}
+#: the containers of points: at most one for each point (and XML_BASE_ELEMENTS besides)
+_CONTAINERS = {"trk", "trkseg", "rte", "Lap", "Track", "Activity"}
 
 
 def _read_xml(data: bytes, name: str, kind: DeviceKind) -> DeviceTrack:
@@ -208,7 +210,7 @@ def _read_xml(data: bytes, name: str, kind: DeviceKind) -> DeviceTrack:
     cols: dict[str, list[float]] = {k: [] for k in ("t", "lat", "lon", "speed", "course")}
     stack: list[ET.Element] = []
     cur: dict[str, Any] | None = None
-    elements = points = pointish = 0
+    elements = points = pointish = containers = 0
     try:
         for ev, el in SafeET.iterparse(io.BytesIO(data), events=("start", "end"),
                                        forbid_dtd=True):
@@ -220,6 +222,12 @@ def _read_xml(data: bytes, name: str, kind: DeviceKind) -> DeviceTrack:
                     raise DeviceError(f"{name}: elements nested deeper than {MAX_XML_DEPTH}")
                 if tag in _POINTISH:
                     pointish += 1
+                elif tag in _CONTAINERS:
+                    containers += 1
+                    if containers > XML_BASE_ELEMENTS + pointish:
+                        raise DeviceError(
+                            f"{name}: {containers} tracks, segments or laps for {points} "
+                            "track points; a track file has at most one a point: refused")
                 if elements > XML_BASE_ELEMENTS + XML_ELEMENTS_PER_POINT * pointish:
                     raise DeviceError(
                         f"{name}: {elements} elements for {points} track points; a track "
