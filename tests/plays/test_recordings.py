@@ -154,6 +154,13 @@ def _fit_files(tmp_path: Path) -> dict[str, bytes]:
     out["chained-second-cut-short.fit"] = chain_fit(act, settings[:-5])
     out["trailing-bytes.fit"] = act + b"not a FIT file at all"
     out["bad-crc.fit"] = bad_crc(act)
+    from chukker.plays.fit import crc16
+
+    head = bytes([14]) + act[1:12]
+    body = head + crc16(head).to_bytes(2, "little") + act[12:-2]
+    out["header-14.fit"] = body + crc16(body).to_bytes(2, "little")  # as Garmin writes
+    h14 = out["header-14.fit"]
+    out["bad-header-crc.fit"] = h14[:12] + bytes([h14[12] ^ 0xFF, h14[13]]) + h14[14:]
     out["truncated.fit"] = act[: len(act) // 2]
     out["header-lies.fit"] = act[:4] + (10**9).to_bytes(4, "little") + act[8:]
     out["messages-garbled.fit"] = act[:40] + bytes([0x4F] * 30) + act[70:]
