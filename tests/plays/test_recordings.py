@@ -75,6 +75,23 @@ def test_recordings_more_than_5_percent_dropped_is_refused_with_the_counts(
                               lines_s=40.0, pauses=())).dropped == {"no_time": 7}
 
 
+@pytest.mark.parametrize("kind", list(DeviceKind))
+def test_recordings_records_with_no_position_are_counted_and_refused_only_in_gpx(
+        tmp_path: Path, kind: DeviceKind) -> None:
+    """A FIT record or TCX trackpoint with no position (heart rate before the GPS has a
+    fix) is a sensor's sample: counted, not a track point for the 5% rule. A GPX
+    ``<trkpt>`` without ``lat`` is a broken point, and counts."""
+    g = Glitches(no_position=tuple(range(0, 30)))  # the first 30 s without a fix
+    path = _write(kind, tmp_path / f"a.{kind.value}", 1.0, g, ride_s=100.0, lines_s=40.0,
+                  pauses=())
+    if kind is DeviceKind.GPX:
+        with pytest.raises(DeviceError, match="30 of 150 points have no position"):
+            read_device(path)
+    else:
+        tr = read_device(path)
+        assert tr.dropped == {"no_position": 30} and tr.t.size == 120
+
+
 def test_recordings_the_issues_mountain_and_lake_tracks_read(tmp_path: Path) -> None:
     """184 points with one a second back; 296 whose last has no time: both read."""
     t = 1_796_464_800.0 + np.arange(184.0)

@@ -130,9 +130,15 @@ def finish(kind: DeviceKind, name: str, t: Any, lat: Any, lon: Any,
                           for k, v in dropped.items())
         raise DeviceError(f"{name}: no track points with a time and a position"
                           + (f" ({words})" if words else ""))
-    if lost > MAX_DROPPED * n:
-        words = "; ".join(f"{v} of {n} points {DROP_WORDS[Drop(k)]}"
-                          for k, v in sorted(dropped.items(), key=lambda kv: -kv[1]))
+    # a FIT record or TCX trackpoint with no position at all is a sensor's sample (heart
+    # rate before the GPS has a fix, a swim leg): counted, but not a track point for the
+    # 5% rule; a GPX <trkpt> must have one
+    sensor = dropped.get(Drop.NO_POSITION.value, 0) if kind is not DeviceKind.GPX else 0
+    base, lost = n - sensor, lost - sensor
+    if lost > MAX_DROPPED * base:
+        words = "; ".join(f"{v} of {base} points {DROP_WORDS[Drop(k)]}"
+                          for k, v in sorted(dropped.items(), key=lambda kv: -kv[1])
+                          if not (sensor and k == Drop.NO_POSITION.value))
         raise DeviceError(f"{name}: {words}: more than {MAX_DROPPED:.0%} of the points "
                           "are unusable; the file is refused (export the recording again, "
                           "or send the watch's own FIT file)")
