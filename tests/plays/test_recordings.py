@@ -27,8 +27,8 @@ from chukker.plays.gps import EXAMPLE_CORNERS, device_session_text, read_session
 
 runner = CliRunner()
 SHIPPED = Path(__file__).resolve().parents[2] / "examples" / "gps"
-GLITCHES = Glitches(backwards=(40,), no_time=(55,), no_position=(70,), off_earth=(90,),
-                    twice=(100,))
+GLITCHES = Glitches(backwards=(20,), no_time=(25,), no_position=(30,), off_earth=(35,),
+                    twice=(45,))
 
 
 def _write(kind: DeviceKind, path: Path, rate_hz: float, glitches: Glitches = GLITCHES,
@@ -49,7 +49,7 @@ def _write(kind: DeviceKind, path: Path, rate_hz: float, glitches: Glitches = GL
 @pytest.mark.parametrize("kind", list(DeviceKind))
 def test_recordings_a_glitch_is_dropped_and_counted_by_reason_not_a_refusal(
         tmp_path: Path, kind: DeviceKind, rate_hz: float) -> None:
-    path = _write(kind, tmp_path / f"a.{kind.value}", rate_hz)
+    path = _write(kind, tmp_path / f"a.{kind.value}", rate_hz, ride_s=85.0, lines_s=10.0)
     tr = read_device(path)
     assert dict(tr.dropped) == {Drop.BACKWARDS: 1, Drop.NO_TIME: 1, Drop.NO_POSITION: 1,
                                 Drop.OFF_EARTH: 1}
@@ -157,15 +157,16 @@ def _fit_files(tmp_path: Path) -> dict[str, bytes]:
     pytest.importorskip("fit_tool")
     out = {p.name: p.read_bytes() for p in sorted(SHIPPED.glob("devices/*.fit"))}
     for rate in (1.0, 10.0):
-        t, la, lo, _ = recording(rate_hz=rate, ride_s=60.0, lines_s=10.0)
+        ride = 60.0 if rate == 1 else 25.0
+        t, la, lo, _ = recording(rate_hz=rate, ride_s=ride, lines_s=10.0, pauses=((5, 6),))
         out[f"clean-{rate:g}hz.fit"] = fit_bytes(t, la, lo)
         g = Glitches(backwards=(20,), no_time=(25,), no_position=(30,), off_earth=(35,))
-        t, la, lo, _ = recording(rate_hz=rate, ride_s=60.0, lines_s=10.0, glitches=g)
+        t, la, lo, _ = recording(rate_hz=rate, ride_s=ride, lines_s=10.0, glitches=g)
         out[f"glitched-{rate:g}hz.fit"] = fit_bytes(t, la, lo)
     act = out["clean-1hz.fit"]
     settings = fit_bytes(np.empty(0), np.empty(0), np.empty(0), "SETTINGS")
     out["chained-settings-bad-crc.fit"] = chain_fit(act, bad_crc(settings))
-    t, la, lo, _ = recording(rate_hz=10.0, ride_s=30.0, lines_s=0.0,
+    t, la, lo, _ = recording(rate_hz=10.0, ride_s=15.0, lines_s=0.0, pauses=(),
                              start=1_796_464_800.0 + 3600)
     out["chained-two-activities.fit"] = chain_fit(act, fit_bytes(t, la, lo))
     out["chained-second-cut-short.fit"] = chain_fit(act, settings[:-5])
