@@ -71,7 +71,7 @@ def test_plays_inspect_door_is_the_uploads_anonymous_capped_and_names_no_server_
     assert "passwd" in r.text and "/etc/passwd" not in r.text
     bomb = (b'<gpx version="1.1"><trk>' + b"<trkseg/>" * 200_000 + b"</trk></gpx>")
     r = client.post("/plays/review", data={"inspect": "1"}, files=[("devices", ("b.gpx", bomb))])
-    assert r.status_code == 200 and "track segments for at most 0 track points" in r.text
+    assert r.status_code == 200 and "track segments in" in r.text
     r = client.post("/plays/review", data={"inspect": "1"})
     assert r.status_code == 400
 
