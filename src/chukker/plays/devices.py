@@ -207,9 +207,9 @@ def _read_xml(data: bytes, name: str, kind: DeviceKind) -> DeviceTrack:
 
     gpx = kind is DeviceKind.GPX
     point_tag, values = ("trkpt", _GPX_VALUES) if gpx else ("Trackpoint", _TCX_VALUES)
-    # before parsing, one scan in C: segments (each counted open and closed) against the
-    # most points the bytes can hold (the shortest point, <trkpt lat="1" lon="2"/>, is 24)
-    segs, most = data.count(b"trkseg") // 2, len(data) // 24
+    # before parsing, one scan in C: segments opened against the most points the bytes
+    # can hold (the shortest point, <trkpt lat="1" lon="2"/>, is 24 bytes)
+    segs, most = data.count(b"<trkseg"), len(data) // 24
     if segs > XML_BASE_ELEMENTS + most:
         raise DeviceError(f"{name}: about {segs} track segments in {len(data)} bytes, room "
                           f"for at most {most} track points; a track file has at most one "
