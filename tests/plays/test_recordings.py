@@ -290,3 +290,16 @@ def test_plays_inspect_prints_the_summary_and_whether_the_track_enters_the_arena
     assert json.loads(res.output)["enters_arena"] is False
     res = runner.invoke(app, ["inspect", str(a), "--arena", "1,2,3"])
     assert res.exit_code == 2
+
+
+def test_fit_too_many_records_is_the_same_refusal_from_both_readers(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    pytest.importorskip("fit_tool")
+    from chukker.plays import fit
+
+    monkeypatch.setattr(fit, "MAX_POINTS", 5)
+    t, la, lo, _ = recording(rate_hz=1.0, ride_s=10.0, lines_s=0.0, pauses=())
+    data = fit_bytes(t, la, lo)
+    for reader in (fit.read_fit_fast, fit.read_fit_decode, fit.read_fit):
+        with pytest.raises(DeviceError, match=r"^a\.fit: more than 5 points"):
+            reader(data, "a.fit")

@@ -137,6 +137,9 @@ def read_fit_decode(data: bytes, name: str) -> DeviceTrack:
     for k, (a, b) in enumerate(parts, start=1):
         try:
             got, bad = _decode_part(data[a:b], len(cols[0]))
+        except _TooMany:
+            raise DeviceError(f"{name}: more than {MAX_POINTS} points in one device file"
+                              ) from None
         except _Unreadable as exc:
             if k == 1:
                 raise DeviceError(f"{name}: record {exc.record}: not a readable FIT file: "
@@ -150,6 +153,10 @@ def read_fit_decode(data: bytes, name: str) -> DeviceTrack:
             c.extend(g)
     return finish(DeviceKind.FIT, name, cols[0], cols[1], cols[2], cols[3],
                   whole_seconds=True, notes=tuple(notes + skipped))
+
+
+class _TooMany(Exception):
+    """More than :data:`MAX_POINTS` records."""
 
 
 class _Unreadable(Exception):
@@ -176,7 +183,7 @@ def _decode_part(part: bytes, before: int) -> tuple[list[list[float]], list[str]
                         continue
                     n += 1
                     if before + n > MAX_POINTS:
-                        raise DeviceError(f"more than {MAX_POINTS} points in one device file")
+                        raise _TooMany
                     v = {f.name: f.value for f in frame.fields if f.value is not None}
                     la, lo, ts = v.get("position_lat"), v.get("position_long"), v.get("timestamp")
                     t.append(math.nan if ts is None else float(_fit_seconds(ts)))
@@ -238,9 +245,11 @@ def read_fit_fast(data: bytes, name: str) -> DeviceTrack | None:
                 return None
             try:  # a chained file that fitdecode would read: its answer, not ours
                 _decode_part(data[a:b], total)
-            except (_Unreadable, DeviceError):
+            except _Unreadable:
                 notes.append(_chain_note(k, len(parts), None))
                 continue
+            except _TooMany:
+                return None
             return None
         h = data[a]
         if h == 14 and data[a + 12 : a + 14] != b"\0\0" and \
