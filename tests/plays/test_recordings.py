@@ -303,3 +303,17 @@ def test_fit_too_many_records_is_the_same_refusal_from_both_readers(
     for reader in (fit.read_fit_fast, fit.read_fit_decode, fit.read_fit):
         with pytest.raises(DeviceError, match=r"^a\.fit: more than 5 points"):
             reader(data, "a.fit")
+
+
+def test_plays_inspect_guard_a_bomb_among_the_files_is_refused_and_the_others_read(
+        tmp_path: Path) -> None:
+    """The command's door: called by the local user on his own files (no server); input
+    capped per file (bytes, points, XML elements and segments, a FIT header's promise);
+    a refused file never stops the others; it runs in its own process."""
+    (tmp_path / "bomb.gpx").write_bytes(b'<gpx version="1.1"><trk>' + b"<trkseg/>" * 300_000
+                                        + b"</trk></gpx>")
+    good = _write(DeviceKind.GPX, tmp_path / "good.gpx", 1.0)
+    res = runner.invoke(app, ["inspect", "--json", str(tmp_path / "bomb.gpx"), str(good)])
+    assert res.exit_code == 1
+    bomb, ok = (json.loads(x) for x in res.output.splitlines())
+    assert "track segments" in bomb["refused"] and ok["kind"] == "gpx"
