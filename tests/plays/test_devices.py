@@ -133,10 +133,11 @@ def test_gps_device_too_many_points_is_refused(monkeypatch: pytest.MonkeyPatch,
 
 
 @pytest.mark.parametrize(("body", "message"), [
-    ('<trkpt lat="26.6" lon="-80.1"></trkpt>', "a.gpx: point 1: no <time>"),
+    ('<trkpt lat="26.6" lon="-80.1"></trkpt>',
+     "a.gpx: no track points with a time and a position (1 of 1 points have no time)"),
     ('<trkpt lat="26.6" lon="-80.1"><time>2026-12-05T10:00:01Z</time></trkpt>'
      '<trkpt lat="26.6" lon="-80.1"><time>2026-12-05T10:00:00Z</time></trkpt>',
-     "a.gpx: point 2: time goes backwards"),
+     "a.gpx: 1 of 2 points go back in time: more than 5% of the points are unusable"),
     ('<trkpt lat="26.6" lon="-80.1"><time>2026-12-05T10:00:00Z', "a.gpx: line 1, column"),
 ])
 def test_gps_malformed_device_file_gets_one_line_naming_the_file_and_point(
@@ -292,7 +293,7 @@ def test_gps_plays_arena_without_four_stops_says_how_to_walk(tmp_path: Path) -> 
 def test_gps_fit_fast_reader_equals_fitdecode(tmp_path: Path, rate_hz: float, n: int) -> None:
     """The vectorised FIT reader gives exactly what fitdecode gives on the same file."""
     pytest.importorskip("fit_tool")
-    from chukker.plays import devices
+    from chukker.plays import fit
     from chukker.plays.device_writers import write_fit
 
     rng = np.random.default_rng(n)
@@ -301,8 +302,8 @@ def test_gps_fit_fast_reader_equals_fitdecode(tmp_path: Path, rate_hz: float, n:
     lon = -80.1995 + rng.normal(0, 1e-4, n)
     write_fit(tmp_path / "a.fit", t, lat, lon)
     data = (tmp_path / "a.fit").read_bytes()
-    fast = devices._read_fit_fast(data, "a.fit")
-    ref = devices._read_fit_decode(data, "a.fit")
+    fast = fit.read_fit_fast(data, "a.fit")
+    ref = fit.read_fit_decode(data, "a.fit")
     assert fast is not None
     assert np.array_equal(fast.t, ref.t)
     assert np.allclose(fast.lat, ref.lat, rtol=0, atol=1e-12)

@@ -77,7 +77,7 @@ def analyze(
             tr = tr.with_defends(list(tr.defends) + sides)
         cands = _analyse(tr)
         if path in sessions:
-            cands = [c for c in cands if sessions[path].runs(str(c.clause))]
+            cands = [c for c in cands if sessions[path].keeps(c)]
         return cands
 
     if as_json:
@@ -116,6 +116,16 @@ def analyze(
                     f"arena: {u.cut_before} before, {u.cut_after} after, {cut} between",
                     markup=False,
                 )
+            if u.file is not None:
+                why = ", ".join(f"{n} {k}" for k, n in u.file["dropped"].items()) or "none"
+                console.print(
+                    f"{sp.name}: unit {u.unit}: its file: {u.file['kept']} of "
+                    f"{u.file['points']} points kept (dropped: {why})"
+                    + "".join(f"; {n}" for n in u.file["notes"]), markup=False)
+            for a, b in u.gaps:
+                console.print(f"{sp.name}: unit {u.unit}: a gap of {b - a:.1f} s from "
+                              f"{a:.1f} s to {b:.1f} s (no candidate of its rider across it)",
+                              markup=False)
         for clause, why in sorted(ses.not_run.items()):
             console.print(f"{sp.name}: {clause} not run: {why}", markup=False)
     if not results:
@@ -186,6 +196,97 @@ def arena(
     typer.echo("[arena]")
     for name, (lat, lon) in corners.items():
         typer.echo(f"{name} = [{lat:.7f}, {lon:.7f}]")
+
+
+def _arena_option(value: str) -> dict[str, tuple[float, float]]:
+    """``--arena``: eight numbers (sw, nw, ne, se as lat,lon), or a file holding the
+    ``[arena]`` table (a session TOML, or what ``chukker plays arena`` prints)."""
+    import tomllib
+
+    from chukker.plays.gps import CORNERS, GPSError, parse_corners
+
+    p = Path(value)
+    try:
+        if p.is_file():
+            if p.stat().st_size > 64 * 1024:
+                raise typer.BadParameter(f"--arena {value}: larger than 64 KiB")
+            text = p.read_text(encoding="utf-8")
+            try:
+                doc = tomllib.loads(text)
+            except tomllib.TOMLDecodeError:
+                doc = {}
+            if isinstance(doc.get("arena"), dict) and "format" in doc:
+                text = "\n".join(f"{c} = {list(doc['arena'].get(c, []))}" for c in CORNERS)
+            return parse_corners(text, f"--arena {p.name}")
+        nums = [float(v) for v in value.replace(";", ",").replace(" ", ",").split(",") if v]
+        if len(nums) != 8:
+            raise typer.BadParameter("--arena: expected 8 numbers (sw, nw, ne, se as "
+                                     "lat,lon) or a file with the [arena] table")
+        return {c: (nums[2 * i], nums[2 * i + 1]) for i, c in enumerate(CORNERS)}
+    except (GPSError, ValueError, OSError) as exc:
+        if isinstance(exc, typer.BadParameter):
+            raise
+        raise typer.BadParameter(f"--arena: {exc}") from None
+
+
+def _inspect_text(r: dict[str, object]) -> list[str]:
+    if "refused" in r:
+        return [f"{r['file']}: refused: {r['refused']}"]
+    dropped = r["dropped"]
+    assert isinstance(dropped, dict)
+    why = ", ".join(f"{n} {k}" for k, n in dropped.items()) or "none"
+    box = r["bbox"]
+    assert isinstance(box, dict)
+    gaps = r["gaps"]
+    assert isinstance(gaps, list)
+    lines = [
+        f"{r['file']}: {str(r['kind']).upper()}, {r['points']} points kept of {r['read']} "
+        f"(dropped: {why}; merged repeats: {r['merged']})",
+        f"  from {r['first']} to {r['last']} (UTC), {r['rate_hz'] or '?'} Hz",
+        f"  box: south {box['south']:.6f}, west {box['west']:.6f}, north "
+        f"{box['north']:.6f}, east {box['east']:.6f}",
+    ]
+    if gaps:
+        lines.append(f"  gaps: {len(gaps)} (longest {max(g['s'] for g in gaps):g} s, first "
+                     f"from {gaps[0]['from']} to {gaps[0]['to']})")
+    notes = r["notes"]
+    assert isinstance(notes, list)
+    lines += [f"  note: {n}" for n in notes]
+    if "enters_arena" in r:
+        lines.append(f"  enters the arena: {'yes' if r['enters_arena'] else 'no'} "
+                     f"({r['in_arena']} points inside)")
+    return lines
+
+
+@app.command()
+def inspect(
+    files: Annotated[list[Path], typer.Argument(help="Device files: GPX, FIT or TCX.")],
+    as_json: Annotated[bool, typer.Option("--json", help="One JSON object per file, a line "
+                                                          "each.")] = False,
+    arena: Annotated[str | None, typer.Option(
+        "--arena", help="The arena's corners: 8 numbers (sw, nw, ne, se as lat,lon) or a "
+                        "file with the [arena] table: does each track enter it?")] = None,
+) -> None:
+    """What chukker reads from each device file, before any session is written.
+
+    Exit status 0 when every file was read, 1 when any was refused (a refused file
+    never stops the others)."""
+    from chukker.plays.inspect import FIELDS, inspect_files
+
+    corners = _arena_option(arena) if arena is not None else None
+    refused = False
+    for f in files:
+        (r,) = inspect_files([f], corners, [str(f)])
+        refused |= "refused" in r
+        if as_json:
+            if "refused" not in r:
+                r = {k: r[k] for k in FIELDS} | {k: v for k, v in r.items() if k not in FIELDS}
+            typer.echo(json.dumps(r, ensure_ascii=False))
+        else:
+            for line in _inspect_text(r):
+                typer.echo(line)
+    if refused:
+        raise typer.Exit(1)
 
 
 @app.command("list")

@@ -42,6 +42,7 @@ from typing import Any
 
 import numpy as np
 
+from chukker.plays.device_track import GAP_S
 from chukker.plays.tracking import (
     F64,
     Event,
@@ -179,6 +180,13 @@ class UnitReport:
     last_used: float | None = None
     cut_before: int = 0
     cut_after: int = 0
+    #: pauses longer than :data:`chukker.plays.devices.GAP_S` between the fixes used, in
+    #: seconds from the session's start: reported, and no candidate of the unit's rider
+    #: is kept across one (the track there is interpolated, not seen)
+    gaps: tuple[tuple[float, float], ...] = ()
+    #: for a unit with its own device file: what the reader kept, dropped (by reason),
+    #: merged and noted (:func:`chukker.plays.devices.summary`'s counts)
+    file: Mapping[str, Any] | None = None
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -189,7 +197,11 @@ class UnitReport:
             "median_interval_s": None
             if self.median_interval_s is None
             else round(self.median_interval_s, 4),
+            "gaps": [{"from": round(a, 3), "to": round(b, 3), "s": round(b - a, 3)}
+                     for a, b in self.gaps],
         }
+        if self.file is not None:
+            out["file"] = dict(self.file)
         if self.device is not None:
             out["device"] = self.device
             out["trim"] = {
@@ -232,6 +244,8 @@ class GPSSession:
     start_epoch_s: float
     projection: ArenaProjection
     not_run: dict[str, str] = field(default_factory=dict)
+    #: each rider's gaps (seconds from the start), from the units' reports
+    gaps: dict[PlayerId, tuple[tuple[float, float], ...]] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -243,6 +257,15 @@ class GPSSession:
 
     def runs(self, clause: str) -> bool:
         return clause not in self.not_run
+
+    def keeps(self, cand: Any) -> bool:
+        """A candidate is kept when its clause runs and its rider's unit saw him all
+        along: a candidate overlapping one of his unit's gaps is not (issue 34: a gap
+        is reported, not interpolated over)."""
+        if not self.runs(str(cand.clause)):
+            return False
+        gaps = self.gaps.get(PlayerId(cand.team, cand.player), ())
+        return not any(cand.start < b and cand.end > a for a, b in gaps)
 
 
 def is_session(path: str | Path) -> bool:
@@ -350,6 +373,7 @@ def read_session(
     else:
         t, unit, lat, lon = np.empty(0), [], np.empty(0), np.empty(0)
     devices: dict[str, str] = {}
+    reads: dict[str, Any] = {}
     if own:
         from chukker.plays.devices import read_device
 
@@ -359,6 +383,7 @@ def read_session(
                 raise GPSError(f"{p.name}: [units] {u!r}: has its own file and rows in {fixes}")
             tr = read_device(session_file(p, name, "units", files), name)
             devices[u] = tr.kind.value
+            reads[u] = tr
             parts_t.append(tr.t + offset)
             parts_la.append(tr.lat)
             parts_lo.append(tr.lon)
@@ -380,7 +405,7 @@ def read_session(
         except ValueError:
             raise GPSError(f"{p}: [defends] {team}: expected 'left' or 'right'") from None
     events: tuple[Event, ...] = ()
-    return session_from_fixes(
+    ses = session_from_fixes(
         t,
         unit,
         lat,
@@ -395,6 +420,20 @@ def read_session(
         events=events,
         devices=devices,
     )
+    if not reads:
+        return ses
+    from dataclasses import replace
+
+    units_ = tuple(replace(r, file=_file_report(reads[r.unit])) if r.unit in reads else r
+                   for r in ses.units)
+    return replace(ses, units=units_)
+
+
+def _file_report(tr: Any) -> dict[str, Any]:
+    """What a unit's device file gave: points in the file, kept, dropped by reason."""
+    return {"kind": tr.kind.value, "points": tr.read, "kept": int(tr.t.size),
+            "dropped": dict(tr.dropped), "merged": tr.merged, "rate_hz": tr.rate_hz,
+            "notes": list(tr.notes)}
 
 
 def _unit_file(e: Mapping[str, Any], where: str) -> tuple[str, float]:
@@ -577,6 +616,7 @@ def session_from_fixes(
     rel = t - t0
     order = np.lexsort((rel, code))
     reports: list[UnitReport] = []
+    gap_of: dict[PlayerId, tuple[tuple[float, float], ...]] = {}
     tracks: dict[PlayerId, tuple[F64, F64, F64]] = {}
     names = list(codes)
     bounds = np.searchsorted(code[order], np.arange(len(names) + 1))
@@ -592,6 +632,10 @@ def session_from_fixes(
         dropped = int(rows.size - keep.size)
         tu, xu, yu = rel[keep], x[keep], y[keep]
         med = float(np.median(np.diff(tu))) if tu.size > 1 else None
+        jumps = np.flatnonzero(np.diff(tu) > GAP_S)
+        gaps = tuple((float(tu[i]), float(tu[i + 1])) for i in jumps)
+        if gaps:
+            gap_of[entity[u]] = gaps
         filled = 0
         if med is not None and med > 0:
             k = max(1, round((tu[-1] - tu[0]) / med))
@@ -615,9 +659,10 @@ def session_from_fixes(
                 u, str(entity[u]), int(rows.size), dropped, filled, med, devices[u],
                 float(t[rows[first]]) if used.size else None,
                 float(t[rows[last]]) if used.size else None,
-                first, int(rows.size - 1 - last)))
+                first, int(rows.size - 1 - last), gaps))
         else:
-            reports.append(UnitReport(u, str(entity[u]), int(rows.size), dropped, filled, med))
+            reports.append(UnitReport(u, str(entity[u]), int(rows.size), dropped, filled, med,
+                                      gaps=gaps))
     if not tracks:
         raise GPSError(f"{where}: every fix is more than {OUTSIDE_YD:g} yd outside the arena")
     dt = CLOCK_S
@@ -641,7 +686,7 @@ def session_from_fixes(
         not_run.update(NOT_RUN_WITHOUT_BALL)
     tr = Tracking(clock, players, pos, bxy, events, defends, L, W)
     reports.sort(key=lambda r: r.unit)
-    return GPSSession(tr, tuple(reports), dt, t0, proj, not_run)
+    return GPSSession(tr, tuple(reports), dt, t0, proj, not_run, gap_of)
 
 
 def analyse(session: GPSSession, params: Any = None) -> list[Any]:
@@ -650,7 +695,7 @@ def analyse(session: GPSSession, params: Any = None) -> list[Any]:
     from chukker.plays.params import DEFAULT_PARAMS
 
     cands = detect(session.tracking, params or DEFAULT_PARAMS)
-    return [c for c in cands if session.runs(str(c.clause))]
+    return [c for c in cands if session.keeps(c)]
 
 
 # --------------------------------------------------------------------------- synthetic sessions

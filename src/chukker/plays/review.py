@@ -79,7 +79,7 @@ def review_of(
     cands = detect(tr)
     not_run: dict[str, str] = {}
     if session is not None:
-        cands = [c for c in cands if session.runs(str(c.clause))]
+        cands = [c for c in cands if session.keeps(c)]
         not_run = dict(session.not_run)
     rid = rid or hashlib.sha1(name.encode()).hexdigest()[:12]
     rv = Review(rid, name, tr, tuple(cands), session, not_run)

@@ -68,6 +68,11 @@ T: dict[str, dict[str, str]] = {
         "not_run": "Not run", "moment": "The moment", "show": "show",
         "unknown_review": "No such review: analyse the file again.",
         "bad_file": "This file cannot be analysed",
+        "inspect": "Inspect the files first",
+        "inspected": "What chukker reads from each file",
+        "kind": "Kind", "points": "Points kept", "first": "First (UTC)", "last": "Last (UTC)",
+        "rate": "Rate (Hz)", "gaps": "Gaps", "notes": "Notes", "refused": "refused",
+        "enters": "Enters the arena", "yes": "yes", "no": "no", "box": "Box",
         "coach": "For the coach: distance, gallop and where each player rode",
         "period": "Period", "distance": "Distance", "gallop": "At a gallop",
         "top_speed": "Top speed", "heat": "Heat map",
@@ -100,6 +105,12 @@ T: dict[str, dict[str, str]] = {
         "moment": "El momento", "show": "ver",
         "unknown_review": "No existe esa revisión: vuelva a analizar el archivo.",
         "bad_file": "Este archivo no se puede analizar",
+        "inspect": "Inspeccionar primero los archivos",
+        "inspected": "Lo que chukker lee de cada archivo",
+        "kind": "Tipo", "points": "Puntos conservados", "first": "Primero (UTC)",
+        "last": "Último (UTC)", "rate": "Frecuencia (Hz)", "gaps": "Huecos", "notes": "Notas",
+        "refused": "rechazado", "enters": "Entra en la cancha", "yes": "sí", "no": "no",
+        "box": "Recuadro",
         "coach": "Para el entrenador: distancia, galope y por dónde anduvo cada jugador",
         "period": "Chukker", "distance": "Distancia", "gallop": "Al galope",
         "top_speed": "Velocidad máxima", "heat": "Mapa de calor",
@@ -132,6 +143,12 @@ T: dict[str, dict[str, str]] = {
         "moment": "Il momento", "show": "vedi",
         "unknown_review": "Revisione inesistente: analizzare di nuovo il file.",
         "bad_file": "Questo file non si può analizzare",
+        "inspect": "Esamina prima i file",
+        "inspected": "Che cosa chukker legge da ogni file",
+        "kind": "Tipo", "points": "Punti tenuti", "first": "Primo (UTC)",
+        "last": "Ultimo (UTC)", "rate": "Frequenza (Hz)", "gaps": "Interruzioni",
+        "notes": "Note", "refused": "rifiutato", "enters": "Entra nel campo", "yes": "sì",
+        "no": "no", "box": "Riquadro",
         "coach": "Per l'allenatore: distanza, galoppo e dove è andato ogni giocatore",
         "period": "Tempo", "distance": "Distanza", "gallop": "Al galoppo",
         "top_speed": "Velocità massima", "heat": "Mappa di calore",
@@ -370,6 +387,65 @@ def analyse_upload(folder: str, main: str, names: dict[str, str]) -> Any:
     return analyse_file(root / "main" / main, main, files, keep=False)
 
 
+def inspect_upload(folder: str, names: list[str], corners: str | None) -> list[dict[str, Any]]:
+    """``chukker plays inspect`` on the device files of an upload (run in the plays pool's
+    worker process): ``names`` are the files' own names, stored as ``f0``, ``f1``, ...
+    in ``folder`` (a name never becomes a path)."""
+    from chukker.plays.gps import parse_corners
+    from chukker.plays.inspect import inspect_files
+
+    arena = parse_corners(corners) if corners else None
+    paths = [Path(folder) / f"f{i}" for i in range(len(names))]
+    return inspect_files(paths, arena, names)
+
+
+async def _inspect(request: Request, lang: str, form: Any,
+                   uploads: list[tuple[str, Any]]) -> Response:
+    """The "device files alone" form's *Inspect* button: the same summary per file as
+    ``chukker plays inspect``, before any session is written. The door is the upload's
+    (anonymous, body and files capped, the plays pool: see :func:`_upload`)."""
+    import shutil
+    import tempfile
+
+    from starlette.concurrency import run_in_threadpool
+
+    from chukker.limits import REVIEW_BODY_BYTES, LimitError
+    from chukker.plays.tracking import TrackingError
+    from chukker.web.heavy import Busy, Kind, OverLimit, pools_of
+    from chukker.web.refusals import refusal_message
+    from chukker.web.security import client_address
+
+    devices = [up for k, up in uploads if k == "devices"]
+    if not devices:
+        return _refused(request, lang, 400, T[lang]["devices_files"])
+    corners = form.get("corners")
+    corners = corners.strip() if isinstance(corners, str) and corners.strip() else None
+    names = [Path(str(up.filename)).name or f"file{i}" for i, up in enumerate(devices)]
+    tmp = tempfile.mkdtemp(prefix="chukker-inspect-")
+    try:
+        for i, up in enumerate(devices):
+            await run_in_threadpool(_copy_upload, up.file, Path(tmp) / f"f{i}",
+                                    REVIEW_BODY_BYTES)
+        rows = await pools_of(request.app.state).run(
+            Kind.PLAYS, client_address(request), inspect_upload, [tmp, names, corners])
+    except LimitError as exc:
+        return _refused(request, lang, 413, refusal_message(exc.code, exc.params, lang))
+    except Busy as exc:
+        resp = _refused(request, lang, 503, refusal_message(exc.code, exc.params, lang))
+        resp.headers["retry-after"] = str(exc.retry_after)
+        return resp
+    except OverLimit as exc:
+        return _refused(request, lang, 422, refusal_message(exc.code, exc.params, lang))
+    except (TrackingError, ValueError) as exc:
+        return _refused(request, lang, 400, str(exc)[:300])
+    finally:
+        await run_in_threadpool(shutil.rmtree, tmp, True)
+        await form.close()
+    return _page("plays/review_upload.html", 200, inspected=rows, has_arena=corners is not None,
+                 corners_text=corners or "",
+                 **_ctx(request, lang))  # fmt: skip
+
+
 def _copy_upload(src: Any, dest: Path, cap: int) -> int:
     """Copy a spooled upload to ``dest`` in chunks; the bytes copied (refused over ``cap``)."""
     from chukker.limits import verify_size
@@ -417,6 +493,8 @@ async def _upload(request: Request, lang: str) -> Response:
     form = await request.form(max_files=MAX_REVIEW_FILES, max_fields=2 * MAX_REVIEW_FILES + 4)
     uploads = [(k, v) for k, v in form.multi_items() if not isinstance(v, str) and v.filename]
     main = form.get("file")
+    if form.get("inspect"):
+        return await _inspect(request, lang, form, uploads)
     written: str | None = None
     if main is None or isinstance(main, str) or not main.filename:
         try:

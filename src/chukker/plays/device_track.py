@@ -1,0 +1,181 @@
+"""A device's track as chukker keeps it (issue 34): the points kept, those dropped and
+counted by reason (:class:`Drop`), the 5% rule and the gaps; shared by the GPX/TCX
+reader (:mod:`chukker.plays.devices`) and the FIT readers (:mod:`chukker.plays.fit`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+import numpy as np
+
+from chukker.plays.tracking import F64, TrackingError
+
+#: points in one device file (a day at 10 Hz is 864,000)
+MAX_POINTS = 1_000_000
+#: a file of which more than this share of points is dropped is refused
+MAX_DROPPED = 0.05
+#: a pause longer than this between kept points is reported as a gap (seconds)
+GAP_S = 5.0
+
+class DeviceError(TrackingError):
+    """A device file that cannot be read; the message names the file and the point."""
+
+
+class DeviceKind(StrEnum):
+    GPX = "gpx"
+    FIT = "fit"
+    TCX = "tcx"
+
+
+class Drop(StrEnum):
+    """Why a device point is dropped (the keys of :attr:`DeviceTrack.dropped`)."""
+
+    NO_TIME = "no_time"
+    NO_POSITION = "no_position"
+    OFF_EARTH = "off_earth"
+    BACKWARDS = "backwards"
+    SAME_TIME = "same_time"
+
+
+#: how a refusal says each reason: "358 of 871 points have no time"
+DROP_WORDS = {
+    Drop.NO_TIME: "have no time",
+    Drop.NO_POSITION: "have no position",
+    Drop.OFF_EARTH: "have a position off the Earth",
+    Drop.BACKWARDS: "go back in time",
+    Drop.SAME_TIME: "repeat a time at another position",
+}
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class DeviceTrack:
+    """One device's fixes: epoch seconds (UTC), degrees, and m/s and degrees from north
+    where the file has them (NaN where a point has none); with what was read, dropped
+    (by :class:`Drop`), merged, the gaps (epoch s, from and to) and notes (a CRC
+    mismatch, a chained file)."""
+
+    kind: DeviceKind
+    t: F64
+    lat: F64
+    lon: F64
+    speed: F64 | None = None
+    heading: F64 | None = None
+    read: int = 0
+    dropped: Mapping[str, int] = field(default_factory=dict)
+    merged: int = 0
+    gaps: tuple[tuple[float, float], ...] = ()
+    notes: tuple[str, ...] = ()
+
+    @property
+    def rate_hz(self) -> float | None:
+        """Points a second, from the median interval between kept points."""
+        if self.t.size < 2:
+            return None
+        med = float(np.median(np.diff(self.t)))
+        return round(1.0 / med, 3) if med > 0 else None
+
+def finish(kind: DeviceKind, name: str, t: Any, lat: Any, lon: Any,
+           speed: Any | None = None, heading: Any | None = None, *,
+           whole_seconds: bool = False, notes: tuple[str, ...] = ()) -> DeviceTrack:
+    """Keep the good points, drop and count the others, apply the 5% rule, find the
+    gaps. ``t`` and the positions are NaN where a point has none; ``whole_seconds``:
+    the times are whole seconds of a FIT file, spread over each second once kept.
+
+    >>> tr = finish(DeviceKind.GPX, "a.gpx", [0, 1, 1, 0.5, 2, *range(3, 40)],
+    ...             [1.0] * 42, [2.0] * 42)
+    >>> tr.read, tr.t.size, dict(tr.dropped), tr.merged
+    (42, 40, {'backwards': 1}, 1)
+    """
+    tt, la, lo = (np.asarray(v, dtype=np.float64) for v in (t, lat, lon))
+    n = tt.size
+    reason = np.zeros(n, dtype=np.int8)  # 0 kept, else 1 + the index in Drop
+    codes = {d: i + 1 for i, d in enumerate(Drop)}
+    no_time = ~np.isfinite(tt)
+    reason[no_time] = codes[Drop.NO_TIME]
+    no_pos = ~no_time & ~np.isfinite(la + lo)
+    reason[no_pos] = codes[Drop.NO_POSITION]
+    with np.errstate(invalid="ignore"):
+        off = (reason == 0) & ((np.abs(la) > 90) | (np.abs(lo) > 180))
+    reason[off] = codes[Drop.OFF_EARTH]
+    ok = np.flatnonzero(reason == 0)
+    if ok.size > 1:
+        tk = tt[ok]
+        before = np.maximum.accumulate(tk)
+        back = np.r_[False, tk[1:] < before[:-1]]  # earlier than the last kept point
+        reason[ok[back]] = codes[Drop.BACKWARDS]
+        ok = ok[~back]
+    merged = 0
+    if kind is not DeviceKind.FIT and ok.size > 1:
+        d = np.diff(tt[ok]) == 0
+        dup = np.r_[False, d & (np.diff(la[ok]) == 0) & (np.diff(lo[ok]) == 0)]
+        merged = int(dup.sum())
+        ok = ok[~dup]
+        same = np.r_[False, np.diff(tt[ok]) == 0]
+        if same.any():
+            whole = bool(np.all(tt[ok] == np.floor(tt[ok])))
+            if whole:
+                whole_seconds = True
+            else:
+                reason[ok[same]] = codes[Drop.SAME_TIME]
+                ok = ok[~same]
+    dropped = {d.value: int(np.count_nonzero(reason == c)) for d, c in codes.items()}
+    dropped = {k: v for k, v in dropped.items() if v}
+    lost = sum(dropped.values())
+    if ok.size == 0:
+        words = "; ".join(f"{v} of {n} points {DROP_WORDS[Drop(k)]}"
+                          for k, v in dropped.items())
+        raise DeviceError(f"{name}: no track points with a time and a position"
+                          + (f" ({words})" if words else ""))
+    # a FIT record or TCX trackpoint with no position at all is a sensor's sample (heart
+    # rate before the GPS has a fix, a swim leg): counted, but not a track point for the
+    # 5% rule; a GPX <trkpt> must have one
+    sensor = dropped.get(Drop.NO_POSITION.value, 0) if kind is not DeviceKind.GPX else 0
+    base, lost = n - sensor, lost - sensor
+    if lost > MAX_DROPPED * base:
+        words = "; ".join(f"{v} of {base} points {DROP_WORDS[Drop(k)]}"
+                          for k, v in sorted(dropped.items(), key=lambda kv: -kv[1])
+                          if not (sensor and k == Drop.NO_POSITION.value))
+        raise DeviceError(f"{name}: {words}: more than {MAX_DROPPED:.0%} of the points "
+                          "are unusable; the file is refused (export the recording again, "
+                          "or send the watch's own FIT file)")
+    tk = tt[ok]
+    if whole_seconds:
+        tk = np.asarray(_spread_seconds(tk.astype(np.int64).tolist()), dtype=np.float64)
+
+    def arr(v: Any | None) -> F64 | None:
+        if v is None:
+            return None
+        a: F64 = np.asarray(v, dtype=np.float64)[ok]
+        return None if bool(np.isnan(a).all()) else a
+
+    jumps = np.flatnonzero(np.diff(tk) > GAP_S)
+    gaps = tuple((float(tk[i]), float(tk[i + 1])) for i in jumps)
+    return DeviceTrack(kind, tk, la[ok], lo[ok], arr(speed), arr(heading), n, dropped,
+                       merged, gaps, notes)
+
+
+def _spread_seconds(secs: list[int]) -> list[float]:
+    """Whole seconds, with the records of one second spread evenly over it at the unit's
+    rate (the most records any one second has). A first second with fewer
+    records (the unit started mid-second) ends at the rate; the others start at it.
+
+    >>> _spread_seconds([10, 10, 11, 11, 11, 11, 12])
+    [10.5, 10.75, 11.0, 11.25, 11.5, 11.75, 12.0]
+    """
+    if not secs:
+        return []
+    s = np.asarray(secs, dtype=np.float64)
+    starts = np.flatnonzero(np.r_[True, np.diff(s) != 0])
+    counts = np.diff(np.r_[starts, s.size])
+    rate = int(counts.max())
+    per = np.full(counts.size, rate)
+    within = (np.arange(s.size) - np.repeat(starts, counts)).astype(np.float64)
+    within[: counts[0]] += per[0] - counts[0]  # a partial first second ends at the rate
+    out: F64 = s + within / np.repeat(per, counts)
+    return [float(x) for x in out]
+
+
