@@ -285,6 +285,7 @@ KEYS: dict[str, frozenset[str]] = {
         {
             "format", "name", "rules", "venue", "team_handicap", "match_options",
             "order_of_finish", "players", "teams", "stages", "matches", "decided", "mount_limits",
+            "venue_hours",
         }
     ),
     "team_handicap": frozenset({"min", "max"}),
@@ -299,7 +300,7 @@ KEYS: dict[str, frozenset[str]] = {
 
 
 #: known top-level tables that their own modules read from ``Tournament.extra``
-EXTENSIONS = frozenset({"mount_limits"})
+EXTENSIONS = frozenset({"mount_limits", "venue_hours"})
 
 
 def _option_keys() -> frozenset[str]:
