@@ -20,7 +20,7 @@ from fastapi.responses import (
     RedirectResponse,
     Response,
 )
-from jinja2 import Environment, FileSystemLoader, select_autoescape
+from jinja2 import Environment, FileSystemLoader, pass_context, select_autoescape
 from markupsafe import Markup
 
 from chukker.engine.errors import show
@@ -49,14 +49,38 @@ def rules_title(rules_id: str) -> str:
         return str(rules_id)
 
 
-def stage_name(stage_id: str) -> str:
-    """A tournament stage's id as a heading: "pool-a" -> "Pool A", "semis" -> "Semis"."""
+#: words of stage ids that a page says in its own language (issue 30): "pool-a" is
+#: "Grupo A" in es, "ko" is "Eliminazione diretta" in it
+STAGE_WORDS = {"pool": "Pool", "ko": "Ko", "final": "Final", "semis": "Semis",
+               "consolation": "Consolation", "cup": "Cup", "third": "Third place"}
+
+
+def stage_name(stage_id: str, gettext: Callable[[str], str] | None = None) -> str:
+    """A tournament stage's id as a heading: "pool-a" -> "Pool A", "semis" -> "Semis";
+    with ``gettext``, the words of :data:`STAGE_WORDS` in the page's language.
+
+    >>> stage_name("pool-a"), stage_name("ko-consolation"), stage_name("x_y2")
+    ('Pool A', 'Ko Consolation', 'X Y2')
+    """
     words = str(stage_id).replace("_", " ").replace("-", " ").split()
-    return " ".join(w.upper() if len(w) == 1 else w.capitalize() for w in words) or stage_id
+    out = []
+    for w in words:
+        known = STAGE_WORDS.get(w.lower())
+        if known is not None:
+            out.append(gettext(known) if gettext is not None else known)
+        else:
+            out.append(w.upper() if len(w) == 1 else w.capitalize())
+    return " ".join(out) or stage_id
+
+
+@pass_context
+def _stage_name_filter(ctx: Any, stage_id: str) -> str:
+    gettext = ctx.get("_")
+    return stage_name(stage_id, gettext if callable(gettext) else None)
 
 
 ENV.filters["rules_title"] = rules_title
-ENV.filters["stage_name"] = stage_name
+ENV.filters["stage_name"] = _stage_name_filter
 #: the fixed clock-correction reasons the console offers (the sheet prints them translated)
 ENV.globals["clock_reasons"] = sheet.CLOCK_REASONS
 router = APIRouter(include_in_schema=False)
