@@ -26,7 +26,7 @@ def test_rule_5_6_console_after_a_goal_offline_pending_and_a_time_out_in_words(
     # offline: the goal waits in the queue, shown as pending in the score and the state
     tk.context.set_offline(True)
     tk.keyboard.press("2")
-    expect(tk.locator('[data-pending="A"]')).to_have_text("+1 pending")
+    expect(tk.locator('[data-hcp="A"]')).to_have_attribute("data-pending", "+1 pending")
     expect(tk.locator("#pending-state")).to_contain_text("Pending, not recorded yet: Goal")
     tk.context.set_offline(False)
     ev = wait_events(live_server, m, 2, timeout=15)
@@ -35,7 +35,7 @@ def test_rule_5_6_console_after_a_goal_offline_pending_and_a_time_out_in_words(
         "restart: bowl-in at centre (Rule 6)", timeout=10_000)
     expect(tk.locator("#message")).to_contain_text("time is not taken out for a goal")
     assert "server's time" not in tk.locator("#message").inner_text()
-    expect(tk.locator('[data-pending="A"]')).to_have_text("")
+    expect(tk.locator('[data-hcp="A"]')).to_have_attribute("data-pending", "")
     expect(tk.locator("#pending-state")).to_be_hidden()
     # Space on a focused link is no link's key: it stays the clock (a whistle)
     tab_to(tk, "a[href]")

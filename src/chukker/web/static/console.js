@@ -218,17 +218,13 @@
       const ev = c.event || {};
       if (ev.type === "goal") goals[ev.team] = (goals[ev.team] || 0) + (ev.two_point ? 2 : 1);
     }
+    // said on the team's handicap line (an attribute the stylesheet shows after it: the
+    // line keeps its box, and the report's own text there is left alone)
     for (const t of cfg.team_ids) {
-      let el = document.querySelector('[data-pending="' + t + '"]');
-      const score = document.querySelector('.scoreboard [data-score="' + t + '"]');
-      if (!el && score) {
-        el = document.createElement("div");
-        el.className = "pending-goals"; el.dataset.pending = t;
-        score.after(el);
-      }
+      const el = document.querySelector('.scoreboard [data-hcp="' + t + '"]');
       if (!el) continue;
       const txt = goals[t] ? "+" + goals[t] + " " + (L.pending || "pending") : "";
-      if (el.textContent !== txt) el.textContent = txt;
+      if ((el.dataset.pending || "") !== txt) el.dataset.pending = txt;
     }
     const st = $("pending-state");
     if (!st) return;
