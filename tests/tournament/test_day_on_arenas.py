@@ -132,3 +132,25 @@ def test_a_bracket_takes_a_different_number_from_each_pool(tmp_path: Path) -> No
         ["tournament", "schedule", str(f), "--bracket", "k2=pool-b:4"],
     )
     assert r.exit_code == 2 and "pool-b has 3 teams; 4 cannot go on" in r.stderr
+
+
+def test_the_schedule_doors_refuse_what_they_cannot_take(tmp_path: Path) -> None:
+    """--rest is bounded (0 to 20), a pool's number must be a whole number from 1 and no
+    more than its teams; each refusal is one line and exit 2, the file untouched."""
+    f = tmp_path / "t.toml"
+    text = (
+        'format = "chukker-tournament/1"\nname = "Cup"\n'
+        '[[stages]]\nid = "pool-a"\nkind = "round-robin"\nteams = ["a", "b", "c"]\n'
+        + "".join(f'[[teams]]\nid = "{x}"\nplayers = []\n' for x in "abc")
+    )
+    f.write_text(text)
+    app = build_app(["tournament"])
+    for args in (["--generate", "--start", "2026-12-05T09:00", "--arena", "A", "--rest", "99"],
+                 ["--bracket", "ko=pool-a:0"], ["--bracket", "ko=pool-a:x"],
+                 ["--bracket", "ko=pool-a:999999999"],
+                 ["--generate", "--start", "2026-12-05T09:00", "--arena", "A",
+                  "--day-end", "25:99"]):
+        r = CliRunner().invoke(app, ["tournament", "schedule", str(f), *args])
+        assert r.exit_code == 2, (args, r.stderr)
+        assert "Traceback" not in r.stderr
+    assert f.read_text() == text
