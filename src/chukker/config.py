@@ -46,6 +46,31 @@ class ConfigError(ValueError):
         super().__init__(f"{key} ({where}): {reason}" if where else f"{key}: {reason}")
 
 
+class ConfigErrors(ConfigError):
+    """Several settings are wrong: every one is reported (``errors``), one a line; the
+    first gives ``key``, ``where`` and ``reason``.
+
+    >>> e = ConfigErrors([ConfigError("a", "file s.toml", "unknown setting"),
+    ...                   ConfigError("b", "file s.toml", "unknown setting")])
+    >>> print(e)
+    a (file s.toml): unknown setting
+    b (file s.toml): unknown setting
+    """
+
+    def __init__(self, errors: list[ConfigError]) -> None:
+        self.errors = errors
+        first = errors[0]
+        super().__init__(first.key, first.where, first.reason)
+        self.args = ("\n".join(str(e) for e in errors),)
+
+
+def _raise_all(errors: list[ConfigError]) -> None:
+    if len(errors) == 1:
+        raise errors[0]
+    if errors:
+        raise ConfigErrors(errors)
+
+
 @dataclass(frozen=True, slots=True)
 class ServerSettings:
     host: str = "127.0.0.1"
@@ -514,8 +539,15 @@ def read_file(path: str | Path) -> dict[str, Any]:
 
     Refused, naming the file: one that cannot be read, that is over
     :data:`MAX_FILE_BYTES`, that is not TOML, or that nests deeper than
-    :data:`MAX_FILE_DEPTH`.
+    :data:`MAX_FILE_DEPTH`; and every unknown key, each on its line.
     """
+    flat, errors = _read_file(path)
+    _raise_all(errors)
+    return flat
+
+
+def _read_file(path: str | Path) -> tuple[dict[str, Any], list[ConfigError]]:
+    """The known keys of a settings file, and one error per unknown key."""
     p = Path(path)
     try:
         with p.open("rb") as f:
@@ -538,12 +570,13 @@ def read_file(path: str | Path) -> dict[str, Any]:
         raise ConfigError("config", str(p), "not a settings file: nested too deeply "
                           f"(settings nest {MAX_FILE_DEPTH} levels at most)")
     flat = _flatten(doc)
+    errors: list[ConfigError] = []
     for name in flat:
         if name not in KEY_BY_NAME:
             close = [k for k in KEY_BY_NAME if k.split(".")[-1] == name.split(".")[-1]]
             hint = f" (did you mean {close[0]}?)" if close else ""
-            raise ConfigError(name, f"file {p}", "unknown setting" + hint)
-    return flat
+            errors.append(ConfigError(name, f"file {p}", "unknown setting" + hint))
+    return {k: v for k, v in flat.items() if k in KEY_BY_NAME}, errors
 
 
 def load(
@@ -565,7 +598,7 @@ def load(
         path = None
     else:
         path = str(file)
-    from_file = read_file(path) if path else {}
+    from_file, errors = _read_file(path) if path else ({}, [])
     values: dict[str, Any] = {}
     sources: dict[str, str] = {}
     for key in KEYS:
@@ -586,8 +619,10 @@ def load(
         try:
             values[key.name] = key.parse(raw)
         except ValueError as e:
-            raise ConfigError(key.name, where, str(e)) from None
+            errors.append(ConfigError(key.name, where, str(e)))  # and read on: every bad value
+            continue
         sources[key.name] = where
+    _raise_all(errors)
     settings = _build(values, path, sources)
     _check(settings)
     return settings

@@ -124,7 +124,7 @@ def test_restore_drill_with_postgresql_as_written(tmp_path: Path, pg_url: str,
     check_db = "chukker_check_" + uuid.uuid4().hex[:10]
     _, pg = drill_blocks()
     try:
-        p = run_drill(pg, tmp_path, CHUKKER_DATABASE_URL=pg_url,
+        p = run_drill(pg, tmp_path, CHUKKER_DATABASE=pg_url,
                       CHUKKER_DATABASE_SCHEMA=pg_schema, CHECK_DB=check_db)
         assert p.returncode == 0, p.stdout + p.stderr
         assert "restore OK: every match" in p.stdout

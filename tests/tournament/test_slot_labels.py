@@ -12,8 +12,8 @@ from chukker.web.pages.tournaments import ref_label
     ("lang", "place", "winner", "loser"),
     [
         ("en", "Pool A, place 1", "Winner of s1", "Loser of s2"),
-        ("es", "Pool A, puesto 1", "Ganador de s1", "Perdedor de s2"),
-        ("it", "Pool A, posto 1", "Vincitore di s1", "Perdente di s2"),
+        ("es", "Grupo A, puesto 1", "Ganador de s1", "Perdedor de s2"),
+        ("it", "Girone A, posto 1", "Vincitore di s1", "Perdente di s2"),
     ],
 )
 def test_slots_from_a_place_or_a_match_are_said_in_the_pages_language(

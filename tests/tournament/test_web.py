@@ -139,7 +139,7 @@ def test_every_string_of_the_pages_in_es_and_it() -> None:
     for lang in ("es", "it"):
         tr = translations(lang)
         missing = sorted(
-            i for i in ids if tr.gettext(i) == i and i not in ("Arena", "Final", "Handicap")
+            i for i in ids if tr.gettext(i) == i and i not in ("Arena", "Final", "Handicap", "GF")
         )
         assert missing == [], (lang, missing)
 
@@ -167,3 +167,39 @@ def test_the_committee_moves_a_match(client: Any) -> None:
     s = client.get(f"/tournaments/{tid}/results.json").json()
     m2 = next(m for m in s["matches"] if m["id"] == "m2")
     assert (m2["start"], m2["arena"]) == ("2026-12-05T16:00:00", "Arena 1")
+
+
+def test_the_tournaments_own_words_in_es_and_it(client: Any) -> None:
+    """Issue 30: "Pool", "Ko", the table's headers, the third-place box and "Updated"."""
+    import datetime as dt
+
+    from chukker.i18n import translations
+    from chukker.tournament.export import bracket_svg
+    from chukker.tournament.model import from_dict
+    from chukker.tournament.schedule import bracket
+    from chukker.tournament.standings import standings
+    from chukker.web.pages.matches import STAGE_WORDS, stage_name
+
+    tid = create(client)["tournament_id"]
+    es = client.get(f"/tournaments/{tid}?lang=es").text
+    assert ">Grupo <small" in es and ">J</th>" in es and ">GC</th>" in es
+    it = client.get(f"/tournaments/{tid}?lang=it").text
+    assert ">Girone <small" in it and ">V</th>" in it and ">GS</th>" in it
+    for lang in ("es", "it"):
+        tr = translations(lang)
+        assert all(tr.gettext(w) != w for w in STAGE_WORDS.values() if w != "Final"), lang
+    assert stage_name("ko-consolation", translations("it").gettext) == (
+        "Eliminazione diretta Consolazione"
+    )
+    t = from_dict({
+        "name": "Cup",
+        "stages": [{"id": "pool-a", "kind": "round-robin", "teams": list("abcd")}],
+        "teams": [{"id": x, "players": []} for x in "abcd"],
+    })  # fmt: skip
+    stage, ms = bracket("ko", ["pool-a"], 4, dt.datetime(2026, 12, 5, 9), ["A1"], 65, True)
+    t.stages[stage.id] = stage
+    t.matches.update({m.id: m for m in ms})
+    svg = bracket_svg(t, standings(t), gettext=translations("es").gettext)
+    assert svg.count("Tercer puesto") == 1  # the third-place box only, not the final
+    page = client.get("/tournaments?lang=it").text
+    assert '"updated": "Aggiornato"' in page or '"updated":"Aggiornato"' in page

@@ -35,6 +35,9 @@ def test_a_second_serve_on_the_same_sqlite_file_refuses_pointing_to_postgresql(
 
 def test_organiser_token_is_printed_again_by_its_command(tmp_path: Path) -> None:
     db = tmp_path / "o.sqlite3"
+    from chukker.store import open_store
+
+    open_store(str(db)).close()  # issue 30: with no database there, the command refuses
     env = {k: v for k, v in os.environ.items() if k != "CHUKKER_ORGANISER_TOKEN"}
     run = [sys.executable, "-m", "chukker.cli", "organiser-token", "--db", str(db)]
     a = subprocess.run(run, capture_output=True, text=True, timeout=60, env=env)

@@ -33,7 +33,7 @@ def test_a_tournament_names_its_rules_and_stages(client: Any, tmp_path: Path,
     t = client.post("/tournaments/api", json={"text": toml}).json()
     text = visible(client.get(f"/tournaments/{t['tournament_id']}?lang=es").text)
     assert "uspa-arena-2026" not in text and "USPA Arena Rules 2026" in text
-    assert "Pool A" in text and not re.search(r"\bpool-a\s+(en curso|completo)", text)
+    assert "Grupo A" in text and not re.search(r"\bpool-a\s+(en curso|completo)", text)
     assert not re.search(r"\b(Mon|Tue|Wed|Thu|Fri|Sat|Sun) \d", text), "English day names"
 
 

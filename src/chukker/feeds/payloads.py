@@ -168,6 +168,16 @@ def flat_record(state: Mapping[str, Any], status_text: str | Callable[[str, Any]
     >>> r = flat_record(st, "Periodo 1 · Reloj detenido")
     >>> r["clock"], r["team_b_score"], r["running"], r["last_goal_team"]
     ('5:50', 2, False, None)
+
+    During an interval ``clock`` counts the interval down (``clock_ms`` stays the
+    period's clock, ``interval_ms`` the interval's):
+
+    >>> iv = public_state({}, {"status": "interval", "period": 1, "server_time": 5,
+    ...     "clock": {"remaining_ms": 0, "running": False},
+    ...     "interval": {"remaining_ms": 170_000}}, now_ms=10_005)
+    >>> r = flat_record(iv, "Interval")
+    >>> r["clock"], r["clock_ms"], r["interval_ms"]
+    ('2:40', 0, 160000)
     """
     text = status_text(str(state["status"]), state.get("period")) if callable(status_text) \
         else status_text
@@ -180,7 +190,10 @@ def flat_record(state: Mapping[str, Any], status_text: str | Callable[[str, Any]
         "team_a_name": teams["A"]["name"], "team_a_score": teams["A"]["score"],
         "team_b_name": teams["B"]["name"], "team_b_score": teams["B"]["score"],
         "period": state.get("period"),
-        "clock": fmt_clock(state.get("clock_ms")) or None,
+        # the clock the screens show: during an interval, its countdown (issue 30)
+        "clock": fmt_clock(state.get("interval_ms") if state["status"] == "interval"
+                           and state.get("interval_ms") is not None
+                           else state.get("clock_ms")) or None,
         "clock_ms": state.get("clock_ms"),
         "running": bool(state.get("running")),
         "status": state["status"],

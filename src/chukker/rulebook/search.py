@@ -35,6 +35,7 @@ also reads
 from __future__ import annotations
 
 import bisect
+import json
 import os
 import re
 import time
@@ -91,23 +92,49 @@ def _stems(word: str, langs: list[str]) -> list[str]:
 
 
 def fts_query(
-    query: str, langs: list[str] | None = None, fixed: dict[str, str] | None = None
+    query: str,
+    langs: list[str] | None = None,
+    fixed: dict[str, str] | None = None,
+    also: dict[str, tuple[str, ...]] | None = None,
 ) -> str:
     """The FTS5 MATCH expression for a user query: each word as a quoted prefix,
     or one of its stems in ``langs``; a word in ``fixed`` is replaced by its
-    correction (a word of the index, as a prefix: no stems)."""
+    correction (a word of the index, as a prefix: no stems); a word in ``also`` may
+    be any of its glossary synonyms instead (each as a quoted prefix).
+
+    >>> fts_query("rigore", [], also={"rigore": ("penalty", "penal")})
+    '("rigore"* OR "penalty"* OR "penal"*)'
+    """
     parts = []
     for w in _WORD.findall(query):
         if fixed and w in fixed:
             parts.append(f'"{fixed[w]}"*')
             continue
         stems = _stems(w, langs or [])
+        syn = "".join(f' OR "{x}"*' for x in (also or {}).get(w, ()))
         if not stems:
-            parts.append(f'"{w}"*')
+            parts.append(f'("{w}"*{syn})' if syn else f'"{w}"*')
             continue
         alts = " OR ".join(f'stems : "{s}"' for s in stems)
-        parts.append(f'({{heading body}} : "{w}"* OR {alts})')
+        parts.append(f'({{heading body}} : "{w}"* OR {alts}{syn})')
     return " AND ".join(parts)
+
+
+def glossary_words(query: str) -> dict[str, tuple[str, ...]]:
+    """The query's words that name a glossary term, with that term's words in en, es and it
+    (quotes left out): "rigore" and "penal" look for "penalty" too.
+
+    >>> "penalty" in glossary_words("rigore 2")["rigore"], glossary_words("gallop 13")
+    (True, {})
+    """
+    from chukker.rulebook.glossary import synonyms
+
+    out: dict[str, tuple[str, ...]] = {}
+    for w in _WORD.findall(query):
+        syn = tuple(x.replace('"', "") for x in synonyms(w))
+        if syn:
+            out[w] = syn
+    return out
 
 
 def _fts_search(
@@ -117,10 +144,12 @@ def _fts_search(
     edition: str | None,
     limit: int,
     fixed: dict[str, str] | None = None,
+    also: dict[str, tuple[str, ...]] | None = None,
 ) -> list[SearchHit]:
-    """Clauses matching every word of ``query`` (``fixed``: words replaced by a correction)."""
+    """Clauses matching every word of ``query`` (``fixed``: words replaced by a correction;
+    ``also``: a word's glossary synonyms, any of which may match instead)."""
     langs = [lang] if lang is not None else corpus.languages()
-    match = fts_query(query, langs, fixed)
+    match = fts_query(query, langs, fixed, also)
     if not match:
         return []
     where = ["clause_fts MATCH ?"]
@@ -391,22 +420,50 @@ def lookup(
     """
     ref = parse_reference(query)
     hits = _reference_hits(corpus, ref, lang, edition) if ref is not None else []
-    seen = {(h.edition, h.clause) for h in hits}
-    words = _fts_search(corpus, query, lang, edition, limit)
+    also = glossary_words(query)  # "rigore", "penal": the glossary's penalty too
+    words = _fts_search(corpus, query, lang, edition, limit, None, also)
     suggestion = None
     if not words and not hits:
         vocab = vocabulary(corpus)
         fixed = {}
         for w in _WORD.findall(query):
+            if w in also:
+                continue  # a glossary word is no misspelling
             c = correct_word(vocab, w)
             if c is not None:
                 fixed[w] = c
         if fixed:
-            words = _fts_search(corpus, query, lang, edition, limit, fixed)
-            if words:
-                suggestion = _WORD.sub(lambda m: fixed.get(m.group(0), m.group(0)), query)
+            corrected = _WORD.sub(lambda m: fixed.get(m.group(0), m.group(0)), query)
+            # typo correction first, then the number rule: "peanlty 2" is Penalty 2
+            ref2 = parse_reference(corrected)
+            if ref2 is not None:
+                hits = _reference_hits(corpus, ref2, lang, edition)
+                ref = ref2
+            words = _fts_search(corpus, query, lang, edition, limit, fixed, also)
+            if words or hits:
+                suggestion = corrected
+    seen = {(h.edition, h.clause) for h in hits}
     hits += [h for h in words if (h.edition, h.clause) not in seen]
     return SearchResults(query, tuple(hits[:limit]), suggestion, ref)
+
+
+def titles_in(corpus: Corpus, hits: list[SearchHit] | tuple[SearchHit, ...], lang: str
+              ) -> dict[tuple[str, str], str]:
+    """Each hit's clause title in ``lang``: the title its document printed in that language,
+    else chukker's own words for it ("Penal 2"; :func:`chukker.rulebook.glossary.title_in`),
+    else its title as stored."""
+    from chukker.rulebook.glossary import title_in
+
+    out: dict[tuple[str, str], str] = {}
+    for h in hits:
+        row = corpus.conn.execute(
+            "SELECT data FROM extras WHERE edition = ? AND clause = ? AND lang = ? "
+            "AND kind = 'heading' LIMIT 1",
+            (h.edition, h.clause, lang),
+        ).fetchone()
+        printed = str(json.loads(row[0])) if row is not None else ""
+        out[(h.edition, h.clause)] = printed or title_in(h.heading, lang)
+    return out
 
 
 def search(

@@ -189,8 +189,19 @@ def schedule_cmd(
     ] = None,
     slot: Annotated[int | None, typer.Option("--slot", help="Slot length in minutes.")] = None,
     day_end: Annotated[
-        str | None, typer.Option("--day-end", help="No match ends after HH:MM.")
+        str | None,
+        typer.Option(
+            "--day-end",
+            help="No match ends after HH:MM (later slots go to the next day, with a warning); "
+            "default: [venue_hours] day_end in the file.",
+        ),
     ] = None,
+    rest: Annotated[
+        int,
+        typer.Option(
+            "--rest", min=0, max=20, help="--generate: at least N slots between a team's matches."
+        ),
+    ] = 1,
     move: Annotated[
         list[str] | None,
         typer.Option("--move", help="Committee edit ID=DATETIME[@ARENA] (repeatable)."),
@@ -236,21 +247,28 @@ def schedule_cmd(
     if generate:
         if start is None or not arena:
             raise _fail("--generate needs --start and at least one --arena", 2)
-        end = None
+        end = sch.venue_day_end(t)
         if day_end is not None:
             try:
                 end = dt.time.fromisoformat(day_end)
             except ValueError:
                 raise _fail(f"--day-end: expected HH:MM, got {day_end!r}", 2) from None
-        for m in sch.plan_round_robins(t, _parse_dt(start, "--start"), arena, slot, end):
+        made = sch.plan_round_robins(t, _parse_dt(start, "--start"), arena, slot, end, rest)
+        for m in made:
             t.matches[m.id] = m
+        day = sch.summary(made, arena, slot or sch.slot_minutes(t))
+        sys.stderr.write(f"{file}: {len(made)} pool matches, rest {rest}\n")
+        for line in day.lines(end):
+            sys.stderr.write(f"{file}: {line}\n")
         edited = True
     if bracket is not None:
-        sid, _, rest = bracket.partition("=")
-        pools_s, _, n_s = rest.partition(":")
-        pools = [p for p in pools_s.split(",") if p]
+        sid, _, spec = bracket.partition("=")
+        try:
+            pools, counts = _bracket_pools(spec)
+        except ValueError as e:
+            raise _fail(f"--bracket: {e}", 2) from None
         if not sid or not pools or any(p not in t.stages for p in pools) or sid in t.stages:
-            raise _fail("--bracket: STAGE=POOL,POOL[:N] with known pools and a new stage id", 2)
+            raise _fail("--bracket: STAGE=POOL[:N],POOL[:N] with known pools and a new stage id", 2)
         minutes = slot or sch.slot_minutes(t)
         if bracket_start is not None:
             first = _parse_dt(bracket_start, "--bracket-start")
@@ -260,19 +278,16 @@ def schedule_cmd(
                 raise _fail("--bracket needs --bracket-start (no match has a start)", 2)
             first = max(starts) + dt.timedelta(minutes=minutes)
         arenas = arena or sorted({m.arena for m in t.matches.values() if m.arena}) or []
-        try:
-            per_pool = int(n_s or 2)
-        except ValueError:
-            raise _fail(f"--bracket: N must be a whole number, got {n_s!r}", 2) from None
-        short = [p for p in pools if t.stages[p].teams and len(t.stages[p].teams) < per_pool]
+        need = dict(zip(pools, counts, strict=True))
+        short = [p for p in pools if t.stages[p].teams and len(t.stages[p].teams) < need[p]]
         if short:
             p0 = short[0]
             raise _fail(
-                f"--bracket: {p0} has {len(t.stages[p0].teams)} teams; {per_pool} cannot go on",
+                f"--bracket: {p0} has {len(t.stages[p0].teams)} teams; {need[p0]} cannot go on",
                 2,
             )
         try:
-            stage, ms = sch.bracket(sid, pools, per_pool, first, arenas, minutes, third_place)
+            stage, ms = sch.bracket(sid, pools, counts, first, arenas, minutes, third_place)
             extra: list[tuple[Stage, list[MatchSpec]]] = [(stage, ms)]
             if consolation:
                 after = max((m.start for m in ms if m.start is not None), default=first)
@@ -292,9 +307,9 @@ def schedule_cmd(
             for m in ms:
                 t.matches[m.id] = m
         edited = True
-    for spec in move or []:
-        mid, _, rest = spec.partition("=")
-        when, _, where = rest.partition("@")
+    for edit in move or []:
+        mid, _, to = edit.partition("=")
+        when, _, where = to.partition("@")
         if mid not in t.matches:
             raise _fail(f"{file}: no match {mid!r}", EXIT_PROBLEMS)
         sch.move(t, mid, _parse_dt(when, "--move") if when else None, where or None)
@@ -336,6 +351,34 @@ def schedule_cmd(
             res,
         )
     con.print(tab)
+
+
+def _bracket_pools(spec: str) -> tuple[list[str], list[int]]:
+    """``pool-a:4,pool-b:3`` -> the pools and how many of each go on. A pool without a
+    number takes the number written after the last pool (``a,b:3``: three of each, as
+    before), else 2.
+
+    >>> _bracket_pools("pool-a:4,pool-b:3"), _bracket_pools("a,b:3"), _bracket_pools("a,b")
+    ((['pool-a', 'pool-b'], [4, 3]), (['a', 'b'], [3, 3]), (['a', 'b'], [2, 2]))
+    """
+    pools: list[str] = []
+    given: list[int | None] = []
+    for part in spec.split(","):
+        name, sep, n_s = part.strip().partition(":")
+        if not name:
+            continue
+        n: int | None = None
+        if sep:
+            try:
+                n = int(n_s)
+            except ValueError:
+                raise ValueError(f"N must be a whole number, got {n_s!r}") from None
+            if n < 1:
+                raise ValueError(f"N must be 1 or more, got {n}")
+        pools.append(name)
+        given.append(n)
+    default = given[-1] if given and given[-1] is not None else 2
+    return pools, [n if n is not None else default for n in given]
 
 
 def _result(t: Tournament, r: MatchResult) -> str:

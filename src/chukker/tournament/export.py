@@ -10,7 +10,7 @@ from html import escape
 from typing import Any
 from xml.sax.saxutils import quoteattr
 
-from chukker.tournament.model import TeamRef, Tournament
+from chukker.tournament.model import MatchSpec, TeamRef, Tournament
 from chukker.tournament.standings import Standings
 
 MATCH_COLUMNS = (
@@ -206,6 +206,12 @@ def bracket_svg(
                     f"{escape(score)}</text>"
                 )
             title = f"<title>{escape(words)}</title>" if words else ""
+            if _third_place(t, m):
+                # a match of losers (the third place) says what it is, above its box
+                parts.append(
+                    f'<text class="box-label" x="{x + 4}" y="{y - 6}" font-size="12">'
+                    f"{escape(_('Third place'))}</text>"
+                )
             box = (
                 f'<g class="bm" data-match="{escape(p.match)}" data-status="{escape(r.status)}"'
                 f"{' data-result=' + chr(34) + escape(words) + chr(34) if words else ''}>"
@@ -224,6 +230,15 @@ def bracket_svg(
         + "".join(parts)
         + "</svg>"
     )
+
+
+def _third_place(t: Tournament, m: MatchSpec) -> bool:
+    """A match between the losers of two matches whose winners meet (the semi-finals):
+    the third place."""
+    lost = {ref.loser_of for ref in m.teams}
+    if None in lost or len(lost) != 2:
+        return False
+    return any({ref.winner_of for ref in f.teams} == lost for f in t.matches.values())
 
 
 def _line(x1: float, y1: float, x2: float, y2: float) -> str:

@@ -285,7 +285,7 @@ KEYS: dict[str, frozenset[str]] = {
         {
             "format", "name", "rules", "venue", "team_handicap", "match_options",
             "order_of_finish", "players", "teams", "stages", "matches", "decided", "mount_limits",
-            "edition",
+            "edition", "venue_hours",
         }
     ),
     "team_handicap": frozenset({"min", "max"}),
@@ -300,7 +300,7 @@ KEYS: dict[str, frozenset[str]] = {
 
 
 #: known top-level tables that their own modules read from ``Tournament.extra``
-EXTENSIONS = frozenset({"mount_limits", "edition"})
+EXTENSIONS = frozenset({"mount_limits", "edition", "venue_hours"})
 
 
 def _option_keys() -> frozenset[str]:

@@ -24,8 +24,9 @@ from __future__ import annotations
 
 import datetime as dt
 import math
+import random
 from collections.abc import Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from itertools import combinations, pairwise
 
 from chukker.tournament.bracket import levels
@@ -99,17 +100,95 @@ def _greedy(pairs: Sequence[Pair], arenas: int, rotate: int, rest: bool) -> list
     return out
 
 
-def slots(pairs: Sequence[Pair], arenas: int = 1) -> list[list[Pair]]:
-    """``pairs`` in slots of at most ``arenas`` matches, fewest back-to-back games first,
-    then fewest slots. Deterministic."""
+def slots(pairs: Sequence[Pair], arenas: int = 1, rest: int | None = None) -> list[list[Pair]]:
+    """``pairs`` in slots of at most ``arenas`` matches, a team at most once per slot.
+
+    Without ``rest``: fewest back-to-back games first, then fewest slots. With ``rest``
+    (``N >= 0``): a team plays again only after at least ``N`` slots without it (a hard
+    rule; a slot may stay empty when no pair may play), in as few slots as the search finds.
+    Deterministic."""
     arenas = max(1, arenas)
+    if rest is not None:
+        return _rested(pairs, arenas, max(0, rest))
     best: list[list[Pair]] | None = None
     for rotate in range(max(1, min(len(pairs), 12))):
-        for rest in (False, True):
-            cand = _greedy(pairs, arenas, rotate, rest)
+        for soft in (False, True):
+            cand = _greedy(pairs, arenas, rotate, soft)
             if best is None or (back_to_back(cand), len(cand)) < (back_to_back(best), len(best)):
                 best = cand
     return best or []
+
+
+def _rested_once(pairs: Sequence[Pair], arenas: int, rest: int, rotate: int) -> list[list[Pair]]:
+    left = list(pairs[rotate:]) + list(pairs[:rotate])
+    last: dict[str, int] = {}
+    todo: dict[str, int] = {}
+    for a, b in left:
+        todo[a] = todo.get(a, 0) + 1
+        todo[b] = todo.get(b, 0) + 1
+    out: list[list[Pair]] = []
+    while left:
+        k = len(out)
+        free = {x for x in todo if k - last.get(x, -(rest + 1)) > rest}
+        slot: list[Pair] = []
+        while len(slot) < arenas:
+            best: tuple[tuple[int, int, int], int] | None = None
+            for i, (a, b) in enumerate(left):
+                if a not in free or b not in free:
+                    continue
+                # the teams with most matches still to play first, then the longest rested
+                score = (-(todo[a] + todo[b]), -min(k - last.get(a, -99), k - last.get(b, -99)), i)
+                if best is None or score < best[0]:
+                    best = (score, i)
+            if best is None:
+                break
+            a, b = left.pop(best[1])
+            slot.append((a, b))
+            free -= {a, b}
+        for a, b in slot:
+            last[a] = last[b] = k
+            todo[a] -= 1
+            todo[b] -= 1
+        out.append(slot)
+    return out
+
+
+def _rested(pairs: Sequence[Pair], arenas: int, rest: int) -> list[list[Pair]]:
+    """The shortest of a few hundred greedy orders (the pairs' order rotated, then shuffled
+    by a fixed seed), stopping early at the lower bound."""
+    teams = {x for p in pairs for x in p}
+    per = max(1, min(arenas, len(teams) // 2))
+    games = max((sum(1 for p in pairs if x in p) for x in teams), default=0)
+    bound = max(math.ceil(len(pairs) / per), (games - 1) * (rest + 1) + 1 if games else 0)
+    rng = random.Random(len(pairs) * 1000 + arenas * 10 + rest)
+    order = list(pairs)
+    best: list[list[Pair]] | None = None
+    for attempt in range(400):
+        if attempt < len(order):
+            cand = _rested_once(order, arenas, rest, attempt)
+        else:
+            rng.shuffle(order)
+            cand = _rested_once(order, arenas, rest, 0)
+        if best is None or len(cand) < len(best):
+            best = cand
+        if len(best) <= bound:
+            break
+    return best or []
+
+
+def rest_between(schedule: Sequence[Sequence[Pair]]) -> int | None:
+    """The fewest slots a team goes without a match between two of its matches (``None``
+    when no team plays twice)."""
+    last: dict[str, int] = {}
+    least: int | None = None
+    for k, slot in enumerate(schedule):
+        for p in slot:
+            for x in p:
+                if x in last:
+                    gap = k - last[x] - 1
+                    least = gap if least is None else min(least, gap)
+                last[x] = k
+    return least
 
 
 def slot_minutes(t: Tournament, allowance: int = DEFAULT_ALLOWANCE_MIN) -> int:
@@ -148,16 +227,21 @@ def plan_round_robins(
     arenas: Sequence[str],
     minutes: int | None = None,
     day_end: dt.time | None = None,
+    rest: int | None = None,
 ) -> list[MatchSpec]:
     """Matches for every round-robin stage that has none yet, from ``start`` over the
-    ``arenas`` (pools one after the other share the slots). Ids: stage id + number."""
+    ``arenas`` (pools one after the other share the slots; a slot holds up to one match
+    per arena). ``rest``: at least that many slots between two matches of a team (see
+    :func:`slots`). Ids: stage id + number."""
     minutes = minutes or slot_minutes(t)
     pairs: list[tuple[str, Pair]] = []
     for st in t.stages.values():
         if st.kind == "round-robin" and not any(m.stage == st.id for m in t.matches.values()):
             pairs += [(st.id, p) for p in round_robin_pairs(st.teams)]
     stage_of = {p: s for s, p in pairs}
-    sched = slots([p for _, p in pairs], len(arenas))
+    sched = slots([p for _, p in pairs], len(arenas), rest)
+    while sched and not sched[-1]:
+        sched.pop()
     times = _times(start, len(sched), minutes, day_end)
     out: list[MatchSpec] = []
     count: dict[str, int] = {}
@@ -175,6 +259,77 @@ def plan_round_robins(
                 )
             )
     return out
+
+
+#: the table of the tournament file (an extension) with the venue's hours:
+#: ``[venue_hours] day_end = 18:00:00`` (a TOML local time, or "18:00")
+VENUE_HOURS = "venue_hours"
+
+
+def venue_day_end(t: Tournament) -> dt.time | None:
+    """The venue's day end from ``[venue_hours] day_end`` in the file, else ``None``.
+
+    >>> venue_day_end(Tournament(extra={"venue_hours": {"day_end": "18:30"}}))
+    datetime.time(18, 30)
+    """
+    raw = t.extra.get(VENUE_HOURS)
+    if not isinstance(raw, dict):
+        return None
+    v = raw.get("day_end")
+    if isinstance(v, dt.time):
+        return v
+    if isinstance(v, str):
+        try:
+            return dt.time.fromisoformat(v)
+        except ValueError:
+            return None
+    return None
+
+
+@dataclass(frozen=True, slots=True)
+class DaySummary:
+    """What a generated schedule costs: matches per arena, slots, the last whistle, and
+    the days it takes."""
+
+    arena_use: tuple[tuple[str, int], ...]
+    slots: int
+    first_start: dt.datetime | None
+    last_whistle: dt.datetime | None
+    days: int
+
+    def lines(self, day_end: dt.time | None) -> list[str]:
+        """The summary in words, and a warning when the day passes ``day_end``."""
+        out = [f"{a}: {n} matches" for a, n in self.arena_use]
+        if self.last_whistle is not None:
+            out.append(
+                f"last whistle: {self.last_whistle:%a %d %b %H:%M} "
+                f"(matches at {self.slots} slot times)"
+            )
+        if (
+            day_end is not None
+            and self.first_start is not None
+            and self.last_whistle is not None
+            and (self.days > 1 or self.last_whistle.time() > day_end)
+        ):
+            over = f"over {self.days} days, " if self.days > 1 else ""
+            out.append(
+                f"warning: the schedule passes the day end {day_end:%H:%M}: "
+                f"it runs {over}to {self.last_whistle:%a %d %b %H:%M}"
+            )
+        return out
+
+
+def summary(ms: Sequence[MatchSpec], arenas: Sequence[str], minutes: int) -> DaySummary:
+    """Each arena's use (arenas in the order given, unused ones with 0), the slots, and
+    the last whistle (the last slot's start + ``minutes``)."""
+    use = {a: 0 for a in arenas}
+    for m in ms:
+        if m.arena is not None:
+            use[m.arena] = use.get(m.arena, 0) + 1
+    starts = sorted({m.start for m in ms if m.start is not None})
+    last = starts[-1] + dt.timedelta(minutes=minutes) if starts else None
+    days = len({x.date() for x in starts}) if starts else 0
+    return DaySummary(tuple(use.items()), len(starts), starts[0] if starts else None, last, days)
 
 
 def seed_order(n: int) -> list[int]:
@@ -302,16 +457,30 @@ def first_round_losers(matches: Sequence[MatchSpec]) -> list[TeamRef]:
 def bracket(
     stage_id: str,
     pools: Sequence[str],
-    per_pool: int,
+    per_pool: int | Sequence[int],
     start: dt.datetime | None = None,
     arenas: Sequence[str] = (),
     minutes: int = 70,
     third_place: bool = False,
 ) -> tuple[Stage, list[MatchSpec]]:
-    """A single elimination between the first ``per_pool`` of each pool, seeded from the
-    pools' order of finish, pool winners first (two pools of three: A1, B1, A2, B2, A3,
-    B3), of any size: byes to the best seeds (see :func:`elimination`)."""
-    seeds = [TeamRef(stage=p, place=k) for k in range(1, per_pool + 1) for p in pools]
+    """A single elimination between the first ``per_pool`` of each pool (one number for
+    every pool, or one per pool: ``[4, 3]``), seeded from the pools' order of finish,
+    pool winners first (two pools of three: A1, B1, A2, B2, A3, B3), of any size: byes to
+    the best seeds (see :func:`elimination`).
+
+    >>> _, ms = bracket("ko", ["a", "b"], [4, 3])
+    >>> sorted({r.describe() for m in ms for r in m.teams if r.stage})
+    ['a #1', 'a #2', 'a #3', 'a #4', 'b #1', 'b #2', 'b #3']
+    """
+    counts = [per_pool] * len(pools) if isinstance(per_pool, int) else list(per_pool)
+    if len(counts) != len(pools):
+        raise ValueError(f"{len(pools)} pools but {len(counts)} numbers of teams going on")
+    seeds = [
+        TeamRef(stage=p, place=k)
+        for k in range(1, max(counts, default=0) + 1)
+        for p, n in zip(pools, counts, strict=True)
+        if k <= n
+    ]
     return Stage(stage_id, "single-elimination"), elimination(
         stage_id, seeds, start, arenas, minutes, third_place
     )

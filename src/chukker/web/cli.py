@@ -319,4 +319,3 @@ def register_plays(plays: typer.Typer) -> None:
 def register(app: typer.Typer) -> None:
     """Add ``serve`` and ``organiser-token`` to the ``chukker`` command."""
     app.command("serve")(serve)
-    app.command("organiser-token")(organiser_token_command)

@@ -117,6 +117,13 @@ CONSOLE_KEYS: tuple[KeyBinding, ...] = (
     KeyBinding(Group.SHOOTOUT, ("G",), ("KeyG",), "Shootout: goal"),
     KeyBinding(Group.SHOOTOUT, ("M",), ("KeyM",), "Shootout: miss"),
     KeyBinding(Group.SHOOTOUT, ("X",), ("KeyX",), "Shootout: forfeit the shot"),
+    KeyBinding(
+        Group.SHOOTOUT,
+        ("O",),
+        ("KeyO",),
+        "Shootout: the batting order",
+        "Type the numbers, Tab to the other team, Enter sets it.",
+    ),
     KeyBinding(Group.DIALOGS, ("Enter",), (), "Record what the dialog shows"),
     KeyBinding(
         Group.DIALOGS, ("Esc",), (), "Cancel the dialog", "Cancelling a foul keeps its whistle."

@@ -24,7 +24,7 @@ from fastapi.responses import (
     RedirectResponse,
     Response,
 )
-from jinja2 import Environment, FileSystemLoader, select_autoescape
+from jinja2 import Environment, FileSystemLoader, pass_context, select_autoescape
 from markupsafe import Markup
 
 from chukker.engine.errors import show
@@ -79,14 +79,38 @@ def club_lines(header: dict[str, Any], gettext: Any) -> tuple[str, str, list[str
     return title, periods, changes
 
 
-def stage_name(stage_id: str) -> str:
-    """A tournament stage's id as a heading: "pool-a" -> "Pool A", "semis" -> "Semis"."""
+#: words of stage ids that a page says in its own language (issue 30): "pool-a" is
+#: "Grupo A" in es, "ko" is "Eliminazione diretta" in it
+STAGE_WORDS = {"pool": "Pool", "ko": "Ko", "final": "Final", "semis": "Semis",
+               "consolation": "Consolation", "cup": "Cup", "third": "Third place"}
+
+
+def stage_name(stage_id: str, gettext: Callable[[str], str] | None = None) -> str:
+    """A tournament stage's id as a heading: "pool-a" -> "Pool A", "semis" -> "Semis";
+    with ``gettext``, the words of :data:`STAGE_WORDS` in the page's language.
+
+    >>> stage_name("pool-a"), stage_name("ko-consolation"), stage_name("x_y2")
+    ('Pool A', 'Ko Consolation', 'X Y2')
+    """
     words = str(stage_id).replace("_", " ").replace("-", " ").split()
-    return " ".join(w.upper() if len(w) == 1 else w.capitalize() for w in words) or stage_id
+    out = []
+    for w in words:
+        known = STAGE_WORDS.get(w.lower())
+        if known is not None:
+            out.append(gettext(known) if gettext is not None else known)
+        else:
+            out.append(w.upper() if len(w) == 1 else w.capitalize())
+    return " ".join(out) or stage_id
+
+
+@pass_context
+def _stage_name_filter(ctx: Any, stage_id: str) -> str:
+    gettext = ctx.get("_")
+    return stage_name(stage_id, gettext if callable(gettext) else None)
 
 
 ENV.filters["rules_title"] = rules_title
-ENV.filters["stage_name"] = stage_name
+ENV.filters["stage_name"] = _stage_name_filter
 #: the fixed clock-correction reasons the console offers (the sheet prints them translated)
 ENV.globals["clock_reasons"] = sheet.CLOCK_REASONS
 router = APIRouter(include_in_schema=False)
@@ -126,7 +150,81 @@ JS_LABELS = {
     # issue 30: a mount's state and a mount_out's reason in words, never codes
     "reason_vice": "vice", "reason_blood": "blood", "reason_runaway": "runaway",
     "mount_out": "out", "mount_disqualified": "disqualified", "penalty_8": "Penalty 8",
+    # issue 30: how a final was decided, a practice's score, a goal's restart, pending
+    "practice_score": "Practice: %(score)s",
+    "golden_goal": "golden goal in extra period %(n)s",
+    "shootout_score": "shootout %(score)s",
+    "penalty_after_horn": "Penalty 1 goal after the last horn",
+    "after_goal": "clock running (time is not taken out for a goal, Rule 5) · "
+                  "restart: bowl-in at centre (Rule 6)",
+    "pending": "pending", "pending_state": "Pending, not recorded yet: %(what)s",
+    "time_out": "Time-out",
 }
+
+
+def decided_words(rep: dict[str, Any], names: dict[str, str], regular: int,
+                  gettext: Any) -> str | None:
+    """How a final match was decided, in words: "Practice: 1–0" (a practice never has a
+    winner), a forfeit ("Reds forfeited"), "golden goal in extra period 1", "shootout 3–2";
+    ``None`` in regulation time or before the end.
+
+    >>> g = lambda s: s
+    >>> names = {"A": "Reds", "B": "Blues"}
+    >>> rep = {"status": "final", "score": {"A": 5, "B": 4}, "period": 5,
+    ...        "decided_by": "extra-period", "forfeited": []}
+    >>> decided_words(rep, names, 4, g)
+    'golden goal in extra period 1'
+    >>> decided_words({**rep, "decided_by": "shootout", "shootout": {"score": {"A": 3, "B": 2}}},
+    ...               names, 4, g)
+    'shootout 3–2'
+    >>> decided_words({**rep, "practice": {"period_s": 10}}, names, 4, g)
+    'Practice: 5–4'
+    """
+    if rep.get("status") != "final":
+        return None
+    ids = list(names)
+    score = rep.get("score") or {}
+    if rep.get("practice"):
+        return str(gettext("Practice: %(score)s")) % {
+            "score": "–".join(str(score.get(k, 0)) for k in ids)}
+    forfeit = forfeit_text(rep, names, gettext)
+    if forfeit is not None:
+        return forfeit
+    how = rep.get("decided_by")
+    if how == "extra-period":
+        n = max(1, int(rep.get("period") or regular + 1) - regular)
+        return str(gettext("golden goal in extra period %(n)s")) % {"n": n}
+    if how == "shootout":
+        so = (rep.get("shootout") or {}).get("score") or {}
+        return str(gettext("shootout %(score)s")) % {
+            "score": "–".join(str(so.get(k, 0)) for k in ids)}
+    if how == "penalty":
+        return str(gettext("Penalty 1 goal after the last horn"))
+    return None
+
+
+def last_timeout(events: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """The time-out that stopped the clock, when the last clock event in force is one
+    (``{"seq", "team", "reason"}``), else ``None``.
+
+    >>> last_timeout([{"type": "bowl_in"}, {"type": "timeout", "reason": "injury", "team": "A"}])
+    {'seq': 2, 'team': 'A', 'reason': 'injury'}
+    >>> last_timeout([{"type": "timeout", "reason": "other"}, {"type": "bowl_in"}]) is None
+    True
+    """
+    gone = sheet.cancelled(events)
+    for i in range(len(events), 0, -1):
+        e = events[i - 1]
+        if i in gone or e.get("type") not in CLOCK_EVENTS:
+            continue
+        if e.get("type") != "timeout":
+            return None
+        return {"seq": i, "team": e.get("team"), "reason": e.get("reason")}
+    return None
+
+
+#: the events that start or stop the clock (a time-out shows until the next of them)
+CLOCK_EVENTS = frozenset({"bowl_in", "free_hit", "whistle", "foul", "timeout"})
 
 
 def forfeit_text(rep: dict[str, Any], names: dict[str, str], gettext: Any) -> str | None:
@@ -286,6 +384,7 @@ async def live_context(request: Request, match_id: str) -> dict[str, Any] | HTML
                      for k in ids},
            "practice": practice, "clocks": clocks,
            "periods": {i: p for i, (p, _ms) in times.items()},
+           "timeout": last_timeout([e.event for e in lm.stored]),
            "labels": {k: tr.gettext(v) for k, v in JS_LABELS.items()},
            "refusals": refusal_templates(lang)}
     for k in ids:
@@ -294,8 +393,8 @@ async def live_context(request: Request, match_id: str) -> dict[str, Any] | HTML
     return {"match_id": lm.id, "team_ids": ids, "teams": teams, "report": report, "cfg": cfg,
             "title": title_of(lm.row.header),
             "clock_text": fmt_clock(clock), "lm": lm, "practice": practice,
-            "result_text": forfeit_text(report, {k: str(teams[k]["name"]) for k in ids},
-                                        tr.gettext),
+            "result_text": decided_words(report, {k: str(teams[k]["name"]) for k in ids},
+                                         regular, tr.gettext),
             "clocks": clocks}
 
 
@@ -746,8 +845,11 @@ def _sheet_html(request: Request, ctx: dict[str, Any], pdf: bool = False) -> HTM
     archived = ctx["match_id"] in service(request).store.archived()
     forfeit = forfeit_text(rep, {k: str(v["name"]) for k, v in ctx["teams"].items()},
                            tr.gettext)
+    how = None if forfeit or ctx.get("practice") else decided_words(
+        rep, {k: str(v["name"]) for k, v in ctx["teams"].items()},
+        int(ctx["cfg"]["regular_periods"]), tr.gettext)
     resp = render(request, "sheet.html", status_label=status_label, rules_title=rules_title,
-                  forfeit_text=forfeit, club=club,
+                  forfeit_text=forfeit, club=club, how_text=how,
                   decided_text=decided_text, plan=plan, pdf=pdf, info=ctx["info"], csrf=csrf,
                   archived=archived, **{k: v for k, v in ctx.items() if k != "info"})
     if not pdf:

@@ -37,7 +37,7 @@ from starlette.staticfiles import StaticFiles
 from chukker.rulebook.corpus import Corpus, default_db_path
 from chukker.rulebook.crossrefs import CrossRef, candidate_ids, link_segments
 from chukker.rulebook.diff import ClauseChange
-from chukker.rulebook.glossary import glossary
+from chukker.rulebook.glossary import glossary, title_in
 from chukker.rulebook.languages import (
     ORIGINAL_LANG,
     SITE_LANGS,
@@ -55,7 +55,7 @@ from chukker.rulebook.pages import (
     known_editions,
     rule_page,
 )
-from chukker.rulebook.search import SearchResults, lookup
+from chukker.rulebook.search import SearchResults, lookup, titles_in
 from chukker.rulebook.summaries import RULE_NUMBERS, summaries
 
 HERE = Path(__file__).parent.parent  # chukker/web: templates/ and static/
@@ -65,6 +65,8 @@ _env = Environment(
     trim_blocks=True,
     lstrip_blocks=True,
 )
+#: a clause title chukker can say in the page's language ("Penalty 2" -> "Penal 2")
+_env.filters["title_in"] = title_in
 
 
 class _Langs:
@@ -223,6 +225,7 @@ def _search_page(db: str, request: Any) -> Response:
     only = request.query_params.get("in", "")
     only = only if only in langs else ""
     titles: dict[str, str] = {}
+    heads: dict[tuple[str, str], str] = {}
     if corpus is not None:
         has_db = True
         try:
@@ -230,6 +233,7 @@ def _search_page(db: str, request: Any) -> Response:
                 found = lookup(corpus, q, lang=only or None, limit=50)
                 hits = list(found.hits)
                 titles = {h.edition: edition_title(corpus, h.edition) for h in hits}
+                heads = titles_in(corpus, hits, lang)
         finally:
             corpus.close()
     return _render(
@@ -241,6 +245,7 @@ def _search_page(db: str, request: Any) -> Response:
         q=q,
         only=only,
         hits=hits,
+        heads=heads,
         suggestion=found.suggestion if found is not None else None,
         has_db=has_db,
     )

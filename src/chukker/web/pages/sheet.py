@@ -220,6 +220,16 @@ def sheet_data(header: dict[str, Any], report: dict[str, Any], events: list[dict
                                     "to": fmt_clock(round(float(e.get("remaining", 0)) * 1000)),
                                     "reason": e.get("reason", ""),
                                     "reason_parts": reason_parts(str(e.get("reason", "")))})
+    # an undone correction stays on the sheet, struck through (the guide: "Undo never
+    # erases ... the sheet and the record keep both")
+    gone = cancelled(events)
+    for i, e in enumerate(events, 1):
+        if e.get("type") == "clock" and i in gone:
+            corrections.append({"event": i, "at": e.get("at"), "period": None, "from": "",
+                                "to": fmt_clock(round(float(e.get("remaining", 0)) * 1000)),
+                                "reason": e.get("reason", ""), "undone": True,
+                                "reason_parts": reason_parts(str(e.get("reason", "")))})
+    corrections.sort(key=lambda c: int(c.get("event") or 0))
     numbers = sorted({int(p["number"]) for p in report.get("periods", [])}
                      | {p for k in ids for p in by_period[k]})
     so = report.get("shootout") or {}

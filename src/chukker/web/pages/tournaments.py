@@ -114,7 +114,7 @@ def ref_label(ref: TeamRef, lang: str) -> str:
         return ref.team
     if ref.stage is not None:
         return tr.gettext("%(stage)s, place %(place)s") % {
-            "stage": stage_name(ref.stage), "place": ref.place}
+            "stage": stage_name(ref.stage, tr.gettext), "place": ref.place}
     if ref.winner_of is not None:
         return tr.gettext("Winner of %(match)s") % {"match": ref.winner_of}
     return tr.gettext("Loser of %(match)s") % {"match": ref.loser_of}
@@ -445,7 +445,7 @@ def _context(
         link=None,
         label=lambda ref: ref_label(ref, lang),
         gettext=gettext,
-        stage_label=stage_name,
+        stage_label=lambda sid: stage_name(sid, tr.gettext),
         caption=tr.gettext("Bracket"),
     )
     return {
@@ -1070,7 +1070,7 @@ async def bracket(request: Request, tid: str) -> Response:
         names,
         label=lambda ref: ref_label(ref, lang),
         gettext=translations(lang).gettext,
-        stage_label=stage_name,
+        stage_label=lambda sid: stage_name(sid, translations(lang).gettext),
     )
     return Response(svg, media_type="image/svg+xml")
 

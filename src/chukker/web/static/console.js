@@ -136,7 +136,7 @@
     }
     if (r.ok) return { ok: true, j };
     if ((j.code || j.error) === "at_not_allowed" && cmd.at != null) {
-      cmd.at = null; // an older server stamps every event itself
+      cmd.at = null; cmd.atDropped = true; // an older server stamps every event itself
       return { retry: 0 };
     }
     if (r.status === 401 || (r.status === 403 && (j.code || j.error) !== "committee_only")) {
@@ -177,7 +177,12 @@
           const j = res.j;
           if (j.seq > ackedSeq) ackedSeq = j.seq;
           let text = "✓ " + describe(j.event, j.seq);
-          if (cmd.at != null && j.at_source === "server") text += " · " + (L.server_time_used || "stamped with the server's time");
+          // only when the console's own instant was not used: it sent one (or an older
+          // server refused it) and the server stamped the event itself; a retry the server
+          // had already stored answers with the stored event, stamped as first sent
+          if (!j.duplicate && (cmd.at != null || cmd.atDropped) && j.at_source === "server") text += " · " + (L.server_time_used || "stamped with the server's time");
+          // a goal: the clock runs on, and play restarts with a bowl-in at centre
+          if (j.event && j.event.type === "goal" && live.state && live.state.status !== "shootout") text += " · " + (L.after_goal || "clock running (time is not taken out for a goal, Rule 5) · restart: bowl-in at centre (Rule 6)");
           say(text, false);
         } else {
           say(describe(cmd.event) + ": " + refusalText(res.j, res.status), true);
@@ -201,7 +206,33 @@
     q.hidden = queue.length === 0;
     const qt = (L.queued || "{n} queued").replace("{n}", String(queue.length));
     if (q.textContent !== qt) q.textContent = qt;
+    renderPending();
     renderAllowed();
+  }
+
+  // queued commands are not in the score or the state yet: the score shows each team's
+  // queued goals as pending ("+1 pending") and the state line what is waiting
+  function renderPending() {
+    const goals = {};
+    for (const c of queue) {
+      const ev = c.event || {};
+      if (ev.type === "goal") goals[ev.team] = (goals[ev.team] || 0) + (ev.two_point ? 2 : 1);
+    }
+    // said on the team's handicap line (an attribute the stylesheet shows after it: the
+    // line keeps its box, and the report's own text there is left alone)
+    for (const t of cfg.team_ids) {
+      const el = document.querySelector('.scoreboard [data-hcp="' + t + '"]');
+      if (!el) continue;
+      const txt = goals[t] ? "+" + goals[t] + " " + (L.pending || "pending") : "";
+      if ((el.dataset.pending || "") !== txt) el.dataset.pending = txt;
+    }
+    const st = $("pending-state");
+    if (!st) return;
+    const what = queue.map((c) => describe(c.event)).join(", ");
+    const txt = queue.length ? (L.pending_state || "Pending, not recorded yet: %(what)s").replace("%(what)s", what) : "";
+    if (st.textContent !== txt) st.textContent = txt;
+    st.hidden = !queue.length;
+    document.body.classList.toggle("pending", queue.length > 0);
   }
 
   // ------------------------------------------------------------ what is allowed
@@ -567,6 +598,13 @@
     enqueue(ev, live.serverNow());
   });
 
+  // O: the shootout's batting order from the keyboard: the focus goes to the first
+  // team's order (type "2,3,1", Tab to the next team, Enter sets the order)
+  function orderKey() {
+    if ($("shootout").hidden) { notNow("shootout_order"); return; }
+    const f = $("order-form"), first = f.elements["order_" + cfg.team_ids[0]];
+    if (first) { first.focus(); first.select(); }
+  }
   $("order-form").addEventListener("submit", (e) => {
     e.preventDefault();
     const f = new FormData(e.target), order = {};
@@ -606,6 +644,14 @@
     return t && t !== document.body && t.closest &&
       t.closest("button, a[href], input, select, textarea, summary, [tabindex]:not([tabindex='-1'])");
   }
+  // whether the focused control acts on this key itself: Enter on a button, a link or a
+  // summary; Space on a button, a box or a summary. A link or a focusable region does
+  // nothing on Space, so there Space stays the clock key (every key works after a Tab)
+  function ownKey(c, code) {
+    if (!c || !NATIVE_KEYS.has(code)) return false;
+    if (c.matches("button, summary, input[type=checkbox], input[type=radio]")) return true;
+    return code !== "Space" && c.matches("a[href]");
+  }
   document.addEventListener("click", (e) => {
     if (e.detail === 0) return; // pressed from the keyboard: the focus stays where it is
     const c = focusedControl(e.target);
@@ -616,7 +662,7 @@
     if (document.querySelector("dialog[open]")) return;
     const t = e.target;
     if (t && (t.tagName === "INPUT" && t.type !== "checkbox" || t.tagName === "SELECT" || t.tagName === "TEXTAREA")) return;
-    if (NATIVE_KEYS.has(e.code) && focusedControl(t)) return; // the control's own key
+    if (ownKey(focusedControl(t), e.code)) return; // the control's own key
     if (e.repeat) { e.preventDefault(); return; } // a held key is one press
     const k = e.code;
     let done = true;
@@ -633,6 +679,7 @@
     else if (k === "KeyG") shot("goal", e);
     else if (k === "KeyM") shot("miss", e);
     else if (k === "KeyX") shot("forfeit", e);
+    else if (k === "KeyO") orderKey();
     else if (k === "Enter" || k === "NumpadEnter") done = true; // never re-activates a clicked button
     else done = false;
     if (done) e.preventDefault();

@@ -78,11 +78,63 @@
   }
   live.forfeitWords = forfeitWords;
 
+  // a label with its %(name)s filled in
+  function fillL(key, fallback, params) {
+    return (L[key] || fallback).replace(/%\((\w+)\)s/g, (all, k) => (k in params ? String(params[k]) : all));
+  }
+  // how a final match was decided, as the server's decided_words says it: a practice's
+  // score (never a winner), a forfeit, "golden goal in extra period 1", "shootout 3–2"
+  function decidedWords(r) {
+    if (r.status !== "final") return null;
+    const ids = cfg.team_ids;
+    if (r.practice || cfg.practice) return fillL("practice_score", "Practice: %(score)s", { score: ids.map((t) => r.score[t]).join("–") });
+    const fw = forfeitWords(r);
+    if (fw) return fw;
+    if (r.decided_by === "extra-period") return fillL("golden_goal", "golden goal in extra period %(n)s", { n: Math.max(1, (r.period || 0) - cfg.regular_periods) });
+    if (r.decided_by === "shootout") {
+      const sc = (r.shootout && r.shootout.score) || {};
+      return fillL("shootout_score", "shootout %(score)s", { score: ids.map((t) => sc[t] || 0).join("–") });
+    }
+    if (r.decided_by === "penalty") return L.penalty_after_horn || "Penalty 1 goal after the last horn";
+    return null;
+  }
+  live.decidedWords = decidedWords;
+
+  // the time-out that stopped the clock (from the page, then from each event), shown
+  // with its team or reason while the clock stays stopped
+  live.timeout = cfg.timeout || null;
+  const CLOCK_EVENTS = new Set(["bowl_in", "free_hit", "whistle", "foul"]);
+  function followTimeout(seq, ev) {
+    if (!ev) return;
+    if (ev.type === "timeout") live.timeout = { seq, team: ev.team || null, reason: ev.reason || null };
+    else if (CLOCK_EVENTS.has(ev.type)) live.timeout = null;
+    else if (ev.type === "undo" && live.timeout && ev.event === live.timeout.seq) live.timeout = null;
+  }
+  function timeoutWords(r) {
+    const to = live.timeout;
+    if (!to || r.status !== "stopped") return null;
+    let s = L.time_out || "Time-out";
+    if (to.team) s += " · " + teamName(to.team);
+    if (to.reason) s += " · " + (L["reason_" + to.reason] || to.reason);
+    return s;
+  }
+  live.timeoutWords = timeoutWords;
+
+  // the period line: "Extra period 1", never "Period 5", also once the match is over
+  function periodLine(r) {
+    const p = r.period || 1;
+    if (r.status === "final" && p > cfg.regular_periods) return (L.extra_period || "Extra period") + " " + (p - cfg.regular_periods);
+    if (r.status === "final" || r.status === "pre_match") return (L.period || "Period") + " " + p;
+    return periodLabel(r);
+  }
+
   // the short phase the overlay shows: Final, Interval, Shootout, Period N
   function phaseLabel(r) {
     if (r.status === "interval") return L.interval || "Interval";
-    const fw = forfeitWords(r);
-    if (fw) return periodLabel(r) + " · " + fw;
+    const dw = decidedWords(r);
+    if (dw) return periodLabel(r) + " · " + dw;
+    const tw = timeoutWords(r);
+    if (tw) return periodLabel(r) + " · " + tw;
     return periodLabel(r);
   }
 
@@ -116,14 +168,14 @@
       setText('[data-hcp="' + t + '"]', h ? (L.handicap_goals || "handicap") + " +" + h : "");
     }
     // before the bowl-in the period line names the first period (the status says "Pre-match")
-    setText("[data-period]", r.status === "final" || r.status === "pre_match"
-      ? (L.period || "Period") + " " + (r.period || 1) : periodLabel(r));
+    setText("[data-period]", periodLine(r));
     setText("[data-phase]", phaseLabel(r));
     setText("[data-corrections]", correctionShown(r) ? (L.clock_corrected || "Clock corrected") : "");
     let status = L[r.status] || r.status;
-    const fw = forfeitWords(r);
-    if (fw) status += " · " + fw;
-    else if (r.status === "final" && r.winner) status += " · " + (L.winner || "Winner") + ": " + teamName(r.winner);
+    const fw = forfeitWords(r), dw = decidedWords(r), tw = timeoutWords(r);
+    if (fw || (dw && (r.practice || cfg.practice))) status += " · " + dw;  // never a winner
+    else if (r.status === "final" && r.winner) status += " · " + (L.winner || "Winner") + ": " + teamName(r.winner) + (dw ? " · " + dw : "");
+    else if (tw) status = tw;
     document.body.classList.toggle("forfeit", !!fw);
     const so = r.shootout;
     if (r.status === "shootout") {  // the shots so far, and who hits next
@@ -202,6 +254,7 @@
   live.periods = periods;
 
   function update(report, msg) {
+    if (msg && msg.kind === "event") followTimeout(msg.seq, msg.event);
     if (msg && msg.kind === "event" && report && report.clock && msg.seq != null) {
       clocks[msg.seq] = report.clock.remaining_ms;
       periods[msg.seq] = report.period;
@@ -260,6 +313,7 @@
       return out;
     };
     const flushBacklog = () => {
+      for (const d of held) if (d.kind === "event") followTimeout(d.seq, d.event);
       for (const d of held) if (d.kind === "event") for (const fn of live.listeners) fn(live.state, { kind: "event", seq: d.seq, event: d.event, backlog: true });
       held = [];
     };

@@ -40,6 +40,7 @@
     };
     // the same tournament again: updated, its tokens kept (only a new arena gets one)
     document.getElementById("created-updated").hidden = !body.updated;
+    document.getElementById("created-heading").textContent = body.updated ? cfg.updated : cfg.created;
     if (body.committee_token) add(cfg.committee_token, body.committee_token);
     for (const [arena, a] of Object.entries(body.arenas)) {
       add(arena + (a.kept ? " (" + cfg.kept + ")" : ""), a.console, a.console);
