@@ -148,6 +148,9 @@ class Settings:
     data_dir: str = "."
     #: the organiser's secret (creates matches and tournaments); unset: nobody can
     organiser_token: str | None = None
+    #: the scraper's secret: ``/metrics`` answers only ``Authorization: Bearer <it>``;
+    #: unset: nobody (a proxy on the same machine is still a visitor)
+    metrics_token: str | None = None
     #: anyone may create matches (a club laptop at the arena); rate-limited per address
     open: bool = False
     #: addresses or networks of reverse proxies whose X-Forwarded-For/Forwarded is believed
@@ -423,6 +426,8 @@ KEYS: tuple[Key, ...] = (
         aliases=("CHUKKER_TOURNAMENTS_DIR",)),
     Key("data_dir", _text(max_len=4096), "folder of the SQLite files"),
     Key("organiser_token", _token, "the organiser's secret (creating matches, tournaments)",
+        secret=True),
+    Key("metrics_token", _token, "the metrics scraper's secret (/metrics; unset: nobody)",
         secret=True),
     Key("open", _bool, "anyone may create matches (rate-limited per address)"),
     Key("trusted_proxies", _networks,
