@@ -116,8 +116,8 @@ DOORS: tuple[Door, ...] = (
     Door("GET", "/api/time", A, json=True),
     Door("GET", "/api/matches", A, json=True, answers={422: "bad_request"}),
     Door("POST", "/api/matches", ORG, body=API, json=True, credential=HEADER, depth=VALIDATED,
-         answers={401: "organiser_required", 403: "organiser_required", 413: "too_large", 422: "bad_request",
-                  429: "rate_limited", 400: "bad_body"}),
+         answers={401: "organiser_required", 403: "organiser_required", 413: "too_large",
+                  422: "bad_request", 429: "rate_limited", 400: "bad_body"}),
     # the timekeeper's or committee's token (or the display token their console gives
     # its screens): the handler checks it, knowing the match
     Door("POST", "/api/matches/{match_id}/stream-ticket", T, body=API, json=True,
