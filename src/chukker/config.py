@@ -71,6 +71,9 @@ class LimitSettings:
     #: live streams in total (a twentieth kept for the matches' own screens) and per address
     max_streams: int = 16_000
     max_streams_per_address: int = 2000
+    #: requests per second per address to a door anyone may call (a page, JSON, an
+    #: export; ten seconds' worth at once); 0: no rate
+    visitor_rate: float = 100.0
     #: seconds a client has to send a request's headers, then its body (slowloris)
     header_timeout_s: float = 10.0
     body_timeout_s: float = 10.0
@@ -447,6 +450,9 @@ KEYS: tuple[Key, ...] = (
         aliases=("CHUKKER_MAX_STREAMS",)),
     Key("limits.max_streams_per_address", _int(1, 10_000_000), "live streams per address",
         aliases=("CHUKKER_MAX_STREAMS_PER_ADDRESS",)),
+    Key("limits.visitor_rate", _float(0, 1_000_000),
+        "requests per second per address to a door anyone may call (0: no rate)",
+        aliases=("CHUKKER_VISITOR_RATE",)),
     Key("limits.header_timeout_s", _float(0.1, 3600), "seconds to send the headers",
         aliases=("CHUKKER_HEADER_TIMEOUT_S",)),
     Key("limits.body_timeout_s", _float(0.1, 3600), "seconds to send the body",

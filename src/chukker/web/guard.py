@@ -93,6 +93,23 @@ class Door:
     depth: int = limits.MAX_DEPTH  # JSON nesting refused before parsing (422 too_deep)
     json_refusals: bool = False  # refusals are JSON though the answer is not (files, streams)
 
+    def rate(self, visitor: tuple[float, float]) -> tuple[float, float] | None:
+        """The per-address rate (burst, per second) of this door: every door anyone may
+        call has ``visitor``'s (setting ``limits.visitor_rate``), pages, JSON, exports and
+        heavy work alike, a cached answer included (:mod:`chukker.web.cache` keeps it);
+        a stream's is its per-address cap (``limits.max_streams_per_address``, with the
+        total cap in :mod:`chukker.web.limits`); a token's door has none: the officials
+        are never slowed by a rate, and a bad token is throttled (``too_many_bad_tokens``).
+
+        >>> door_for("GET", "/").rate((1000.0, 100.0))
+        (1000.0, 100.0)
+        >>> door_for("POST", "/api/matches/m1/events").rate((1000.0, 100.0)) is None
+        True
+        """
+        if self.role not in (Role.ANONYMOUS, Role.SPECTATOR) or self.cost is Cost.STREAM:
+            return None
+        return visitor if visitor[1] > 0 else None
+
     def takes(self, method: str) -> bool:
         ms = self.methods.split(",")
         return method in ms or (method == "HEAD" and "GET" in ms)
@@ -587,7 +604,10 @@ def document(doc: dict[str, Any], doors: tuple[Door, ...] = DOORS) -> dict[str, 
                     "description": "Successful Response"})
                 content = ok.setdefault("content", {})
                 content.setdefault(d.media, {"schema": {"type": "string"}})
-            for status, code in sorted(d.answers.items()):
+            answers = dict(d.answers)
+            if d.rate((1.0, 1.0)) is not None:
+                answers.setdefault(429, "rate_limited")
+            for status, code in sorted(answers.items()):
                 if status < 300:  # another success: the success answer's body, its own words
                     ok = next((responses[k] for k in ("201", "200") if k in responses), {})
                     responses.setdefault(str(status), {**ok, "description": code})
