@@ -21,10 +21,11 @@ with warnings.catch_warnings():
     warnings.simplefilter("ignore")
     from starlette.testclient import TestClient
 
+from tests.web.conftest import OPEN, ORGANISER_AUTH, Match, post_event
+
 from chukker.config import LimitSettings, Settings
 from chukker.web import create_app
 from chukker.web.cache import PageCache
-from tests.web.conftest import OPEN, ORGANISER_AUTH, Match, post_event
 
 
 def cache_of(c: TestClient) -> PageCache:

@@ -12,8 +12,10 @@ no stream) is rendered once per
 * its version: a match's own ``seq`` (and row) for a match's pages, JSON and exports
   (``/m/{id}/...``, ``/api/matches/{id}/...``), and a short time-to-live everywhere
   (:attr:`PageCache.ttl`; a match whose clock runs: :attr:`PageCache.running_ttl`, its
-  clock is in the page). A write through this process (a POST that succeeds) clears
-  the pages that are not a match's (tournaments, the list of matches).
+  clock is in the page). A write through this process clears what it may change: an
+  event the pages that are not a match's own (its tournament's standings, the list of
+  matches), any other write (an archive, a tournament, a new match) every page; a write
+  through another process is seen within the time to live.
 
 A repeat is answered from memory with a strong ``ETag`` (``304 Not Modified`` on
 ``If-None-Match``) and ``Cache-Control: public, max-age=`` a few seconds, so that a
@@ -297,8 +299,12 @@ class PageCache:
 
         await self.app(scope, receive, watch)
         path = scope.get("path", "")
-        if 200 <= status < 400 and not (path.endswith("/events")
-                                        or path.startswith(("/learn/", "/plays/"))):
-            # an archive, a tournament, a new match: rare, so every page is rendered again
-            self.entries.clear()
-            self.bytes = 0
+        if not 200 <= status < 400 or path.startswith(("/learn/", "/plays/")):
+            return
+        if path.endswith("/events"):  # the match's own pages follow its seq; the others
+            for k in [k for k, e in self.entries.items() if e.general]:  # (standings, list)
+                self.bytes -= len(self.entries.pop(k).body)
+            return
+        # an archive, a tournament, a new match: rare, so every page is rendered again
+        self.entries.clear()
+        self.bytes = 0
