@@ -110,6 +110,8 @@ class PageCache:
         self.bytes = 0
         self.hits = self.misses = 0
         self.rates: dict[tuple[str, str], RateLimit] = {}
+        #: the key of each distinct (path, query, cookie, language, token?) seen lately
+        self.keys: dict[tuple[Any, ...], Any] = {}
         self.rate = rate
         self.control = f"public, max-age={max_age}".encode()
         self.private = f"private, max-age={max_age}".encode()
@@ -192,7 +194,14 @@ class PageCache:
             await (self._write(scope, receive, send) if method == "POST"
                    else self.app(scope, receive, send))
             return
-        key = self.key(scope, door)
+        raw = (scope.get("path", ""), scope.get("query_string", b""),
+               _header(scope, b"cookie"), _header(scope, b"accept-language"),
+               _header(scope, b"authorization") is not None)
+        key = self.keys.get(raw, self)
+        if key is self:  # what the page depends on, worked out once per distinct request
+            if len(self.keys) >= self.capacity * 4:
+                self.keys.clear()
+            key = self.keys[raw] = self.key(scope, door)
         ver = self.version(scope) if key is not None else None
         if key is None or ver is None:
             await self.app(scope, receive, send)
