@@ -63,11 +63,11 @@ async def main(repeat: int) -> int:
     tmp = Path(tempfile.mkdtemp())
     os.environ["CHUKKER_TOURNAMENTS_DIR"] = str(tmp / "tournaments")
     from starlette.testclient import TestClient
+    from tests.tournament.web_helpers import four_team_toml
 
     from chukker.config import LimitSettings, Settings
     from chukker.web import create_app
     from chukker.web.demo import DEMO_HEADER
-    from tests.tournament.web_helpers import four_team_toml
 
     token = "bench-organiser-token-0123456789"
     settings = Settings(organiser_token=token, limits=LimitSettings(visitor_rate=0))
