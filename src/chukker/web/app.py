@@ -208,10 +208,11 @@ def create_app(store: EventStore | str | Path, *, organiser: str | None = None,
     app.include_router(learn.router, prefix="/learn")
     app.include_router(help_pages.router)
     app.add_middleware(Guard, api_limit=lim.max_body_bytes)  # every door's declaration
-    app.add_middleware(PageCache, rate=(lim.visitor_rate * 10, lim.visitor_rate))  # web/cache.py
     app.add_middleware(SecurityHeaders)
     app.add_middleware(StreamGate)
     observe.install(app, settings)
+    # outermost: a repeated page costs a lookup (web/cache.py); SecurityHeaders' are kept
+    app.add_middleware(PageCache, rate=(lim.visitor_rate * 10, lim.visitor_rate))
     return app
 
 
