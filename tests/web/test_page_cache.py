@@ -111,6 +111,17 @@ def test_a_cached_form_carries_each_visitors_own_csrf_token(
     c.cookies.clear()
 
 
+def test_a_key_press_passes_straight_through(world: tuple[TestClient, Match]) -> None:
+    """A POST of an event is never answered from memory and never waits for a render."""
+    c, m = world
+    cache = cache_of(c)
+    before = (cache.hits, cache.misses)
+    r = post_event(c, m, {"type": "whistle"}, command_id="cache-press-1")
+    again = post_event(c, m, {"type": "whistle"}, command_id="cache-press-1")
+    assert r.status_code in (201, 409) and again.status_code in (200, 201, 409)
+    assert (cache.hits, cache.misses) == before
+
+
 def test_the_cache_is_bounded_in_entries() -> None:
     sent: list[Any] = []
 

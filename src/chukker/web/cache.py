@@ -150,8 +150,9 @@ class PageCache:
                 if lm is None:
                     return None
                 running = lm.timer is not None
+                # a horn's audit row comes without a new seq: the time to live bounds it
                 return ((match_id, lm.seq, id(lm.row)),
-                        self.running_ttl if running else 30.0)
+                        self.running_ttl if running else self.ttl)
         return (), self.ttl
 
     def rate_refusal(self, scope: Scope, door: Door) -> Any:
