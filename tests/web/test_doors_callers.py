@@ -144,3 +144,23 @@ def test_readyz_tells_a_visitor_its_status_and_nothing_else(
         assert full["status"] == "ok" and "database" in full["checks"]
     wrong = c.get("/readyz", headers={"authorization": "Bearer " + "x" * 30}).json()
     assert wrong == {"status": "ok"}
+
+
+def test_inventory_every_anonymous_door_has_a_rate_per_address() -> None:
+    visitor = (1000.0, 100.0)
+    for d in DOORS:
+        if d.role in (Role.ANONYMOUS, Role.SPECTATOR) and d.cost is not Cost.STREAM:
+            assert d.rate(visitor) == visitor, d.path
+        elif d.role not in (Role.ANONYMOUS, Role.SPECTATOR):
+            assert d.rate(visitor) is None, d.path  # the officials are never slowed
+
+
+def test_metrics_refuse_a_visitor_and_a_wrong_token_with_their_code(
+        world: tuple[TestClient, dict[str, Any]]) -> None:
+    c, _ = world
+    none = c.get("/metrics")
+    assert none.status_code == 401 and none.json()["code"] == "metrics_token_required"
+    wrong = c.get("/metrics", headers={"authorization": "Bearer " + ORGANISER})
+    assert wrong.status_code == 403 and wrong.json()["code"] == "metrics_token_required"
+    ok = c.get("/metrics", headers={"authorization": "Bearer " + METRICS})
+    assert ok.status_code == 200 and "chukker_" in ok.text
