@@ -110,8 +110,9 @@ class PageCache:
         self.bytes = 0
         self.hits = self.misses = 0
         self.rates: dict[tuple[str, str], RateLimit] = {}
-        #: the key of each distinct (path, query, cookie, language, token?) seen lately
-        self.keys: dict[tuple[Any, ...], Any] = {}
+        #: the door and key of each distinct (method, path, query, cookie, language,
+        #: token?) seen lately
+        self.keys: dict[tuple[Any, ...], tuple[Door, tuple[Any, ...] | None]] = {}
         self.rate = rate
         self.control = f"public, max-age={max_age}".encode()
         self.private = f"private, max-age={max_age}".encode()
@@ -178,7 +179,20 @@ class PageCache:
             await self.app(scope, receive, send)
             return
         method = scope.get("method", "GET")
-        door = door_for(method, scope.get("path", ""))
+        path = scope.get("path", "")
+        if method in ("GET", "HEAD"):  # the door and key, worked out once per distinct request
+            raw = (method, path, scope.get("query_string", b""), _header(scope, b"cookie"),
+                   _header(scope, b"accept-language"),
+                   _header(scope, b"authorization") is not None)
+            known = self.keys.get(raw)
+            if known is None:
+                if len(self.keys) >= self.capacity * 4:
+                    self.keys.clear()
+                d = door_for(method, path)
+                known = self.keys[raw] = (d, self.key(scope, d) if d.takes(method) else None)
+            door, key = known
+        else:
+            door, key = door_for(method, path), None
         if door.role not in (Role.ANONYMOUS, Role.SPECTATOR) or not door.takes(method):
             if method == "POST":
                 await self._write(scope, receive, send)
@@ -195,14 +209,6 @@ class PageCache:
             await (self._write(scope, receive, send) if method == "POST"
                    else self.app(scope, receive, send))
             return
-        raw = (scope.get("path", ""), scope.get("query_string", b""),
-               _header(scope, b"cookie"), _header(scope, b"accept-language"),
-               _header(scope, b"authorization") is not None)
-        key = self.keys.get(raw, self)
-        if key is self:  # what the page depends on, worked out once per distinct request
-            if len(self.keys) >= self.capacity * 4:
-                self.keys.clear()
-            key = self.keys[raw] = self.key(scope, door)
         ver = self.version(scope) if key is not None else None
         if key is None or ver is None:
             await self.app(scope, receive, send)
