@@ -575,7 +575,7 @@ def document(doc: dict[str, Any], doors: tuple[Door, ...] = DOORS) -> dict[str, 
     >>> doc = {"paths": {"/tournaments/{tid}/bracket.svg": {"get": {"responses": {}}}}}
     >>> r = document(doc)["paths"]["/tournaments/{tid}/bracket.svg"]["get"]["responses"]
     >>> sorted(r), sorted(r["200"]["content"])
-    (['200', '404'], ['image/svg+xml'])
+    (['200', '404', '429'], ['image/svg+xml'])
     """
     from chukker.live.api_errors import message
 
