@@ -1,6 +1,7 @@
 """Every anonymous page costs almost nothing: rendered once, answered from memory.
 
-:class:`PageCache` is one ASGI middleware in front of the guard. A ``GET`` (or ``HEAD``)
+:class:`PageCache` is the outermost ASGI middleware (a hit skips the access log, the
+metrics and the guard, whose door it finds itself). A ``GET`` (or ``HEAD``)
 of a door that anyone may call (:class:`~chukker.web.guard.Role` anonymous or spectator,
 no stream) is rendered once per
 
