@@ -140,7 +140,8 @@ class Server:
         self.port = free_port()
         full = {k: v for k, v in os.environ.items() if not k.startswith("CHUKKER_")}
         full.update(env, PYTHONPATH=str(ROOT / "src"), CHUKKER_LOG_ACCESS="0",
-                    CHUKKER_ORGANISER_TOKEN="bench-organiser-token-0000")
+                    CHUKKER_ORGANISER_TOKEN="bench-organiser-token-0000",
+                    CHUKKER_METRICS_TOKEN="bench-metrics-token-000000")
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "chukker.cli", "serve", "--db", str(db), "--port",
              str(self.port), "--no-demo"], env=full, stdout=subprocess.DEVNULL,
@@ -290,7 +291,8 @@ async def horn_phase(args: argparse.Namespace, tmp: Path, broker: Broker) -> dic
                 rows = (await http.get(f"/api/matches/{mid}/horns")).json()
                 audit += [h["deadline"] for h in rows]
             audit.sort()
-            text = (await http.get("/metrics")).text
+            text = (await http.get("/metrics", headers={
+                "authorization": "Bearer bench-metrics-token-000000"})).text
             server_side = {line.split(" ")[0]: float(line.split(" ")[1])
                            for line in text.splitlines()
                            if line.startswith("chukker_mqtt_horn_to_relay_seconds_")
@@ -369,7 +371,8 @@ async def post_phases(args: argparse.Namespace, tmp: Path, broker: Broker) -> di
             out[f"horn_late_{key}_p99_ms"] = pct(late, 99)
             out[f"horn_late_{key}_n"] = len(late)
         async with httpx.AsyncClient(base_url=mqtt.base, timeout=10) as http:
-            text = (await http.get("/metrics")).text
+            text = (await http.get("/metrics", headers={
+                "authorization": "Bearer bench-metrics-token-000000"})).text
         out["mqtt_metrics"] = {line.split(" ")[0]: line.split(" ")[1] for line in text.splitlines()
                                if line.startswith(("chukker_mqtt_dropped_total{",
                                                    "chukker_mqtt_reconnects_total ",

@@ -248,6 +248,11 @@ def _stat(pid: int) -> list[str]:
     return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
 
 
+#: the scraper's token of the benchmark's server (setting metrics_token)
+METRICS_TOKEN = "bench-metrics-token-000000"
+METRICS_AUTH = {"authorization": "Bearer " + METRICS_TOKEN}
+
+
 def server_pids(pid: int) -> list[int]:
     """``pid`` and its descendants (the workers of ``serve --workers``)."""
     parents: dict[int, int] = {}
@@ -307,6 +312,7 @@ async def bench(args: argparse.Namespace) -> dict[str, Any]:
     env = {k: v for k, v in os.environ.items() if k != "CHUKKER_DATABASE_URL"}
     env["PYTHONPATH"] = str(ROOT / "src")
     env["CHUKKER_MAX_STREAMS_PER_ADDRESS"] = str(args.clients + 10 * args.horns + 100)
+    env["CHUKKER_METRICS_TOKEN"] = METRICS_TOKEN  # /metrics answers only its scraper
     env["CHUKKER_MAX_STREAMS"] = str(2 * (args.clients + 10 * args.horns) + 100)
     server = subprocess.Popen(
         [sys.executable, "-m", "chukker.web", "--db", str(db), "--port", str(port), "--no-demo",
@@ -368,7 +374,7 @@ async def bench(args: argparse.Namespace) -> dict[str, Any]:
             sent: dict[str, float] = {}
             rtt: list[float] = []
             cpu0 = cpu_s(server.pid)
-            m0 = scrape((await http.get("/metrics")).text)
+            m0 = scrape((await http.get("/metrics", headers=METRICS_AUTH)).text)
             for i in range(args.events):
                 t0 = time.time() * 1000
                 r = await http.post(
@@ -390,7 +396,7 @@ async def bench(args: argparse.Namespace) -> dict[str, Any]:
             while time.time() < end and not all(len(c.arrivals) >= args.events for c in fan):
                 await asyncio.sleep(0.05)
             cpu_fanout = cpu_s(server.pid) - cpu0
-            stall = stalls(m0, scrape((await http.get("/metrics")).text))
+            stall = stalls(m0, scrape((await http.get("/metrics", headers=METRICS_AUTH)).text))
 
             depth_ms: dict[int, list[float]] = {100: [], 10_000: []}
             depth_auth = {"authorization": "Bearer tk"}

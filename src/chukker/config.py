@@ -96,6 +96,9 @@ class LimitSettings:
     #: live streams in total (a twentieth kept for the matches' own screens) and per address
     max_streams: int = 16_000
     max_streams_per_address: int = 2000
+    #: requests per second per address to a door anyone may call (a page, JSON, an
+    #: export; ten seconds' worth at once); 0: no rate
+    visitor_rate: float = 100.0
     #: seconds a client has to send a request's headers, then its body (slowloris)
     header_timeout_s: float = 10.0
     body_timeout_s: float = 10.0
@@ -175,6 +178,9 @@ class Settings:
     data_dir: str = "."
     #: the organiser's secret (creates matches and tournaments); unset: nobody can
     organiser_token: str | None = None
+    #: the scraper's secret: ``/metrics`` answers only ``Authorization: Bearer <it>``;
+    #: unset: nobody (a proxy on the same machine is still a visitor)
+    metrics_token: str | None = None
     #: anyone may create matches (a club laptop at the arena); rate-limited per address
     open: bool = False
     #: addresses or networks of reverse proxies whose X-Forwarded-For/Forwarded is believed
@@ -451,6 +457,8 @@ KEYS: tuple[Key, ...] = (
     Key("data_dir", _text(max_len=4096), "folder of the SQLite files"),
     Key("organiser_token", _token, "the organiser's secret (creating matches, tournaments)",
         secret=True),
+    Key("metrics_token", _token, "the metrics scraper's secret (/metrics; unset: nobody)",
+        secret=True),
     Key("open", _bool, "anyone may create matches (rate-limited per address)"),
     Key("trusted_proxies", _networks,
         "reverse proxies (addresses or networks) whose forwarding headers are believed"),
@@ -469,6 +477,9 @@ KEYS: tuple[Key, ...] = (
         aliases=("CHUKKER_MAX_STREAMS",)),
     Key("limits.max_streams_per_address", _int(1, 10_000_000), "live streams per address",
         aliases=("CHUKKER_MAX_STREAMS_PER_ADDRESS",)),
+    Key("limits.visitor_rate", _float(0, 1_000_000),
+        "requests per second per address to a door anyone may call (0: no rate)",
+        aliases=("CHUKKER_VISITOR_RATE",)),
     Key("limits.header_timeout_s", _float(0.1, 3600), "seconds to send the headers",
         aliases=("CHUKKER_HEADER_TIMEOUT_S",)),
     Key("limits.body_timeout_s", _float(0.1, 3600), "seconds to send the body",

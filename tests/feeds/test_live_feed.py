@@ -96,7 +96,7 @@ def test_practice_period_horn_reaches_the_tasmota_relay(tmp_path: Path, broker_u
 
 def test_app_publishes_state_and_readyz_and_metrics_report_the_feed(
         tmp_path: Path, broker_url: str, prefix: str) -> None:
-    s = Settings(mqtt=MqttSettings(url=broker_url, prefix=prefix))
+    s = Settings(mqtt=MqttSettings(url=broker_url, prefix=prefix), metrics_token="m" * 24)
     with TestClient(create_app(tmp_path / "a.sqlite3", settings=s, **OPEN)) as c:
         r = c.post("/api/matches", json=copy.deepcopy(PRACTICE), headers=ORGANISER_AUTH)
         m = Match(r.json())
@@ -106,8 +106,8 @@ def test_app_publishes_state_and_readyz_and_metrics_report_the_feed(
         deadline = time.monotonic() + 10
         while (not feed.connected or len(feed.outbox)) and time.monotonic() < deadline:
             time.sleep(0.02)
-        ready = c.get("/readyz").json()
-        metrics = c.get("/metrics").text
+        ready = c.get("/readyz", headers=ORGANISER_AUTH).json()  # the operator's details
+        metrics = c.get("/metrics", headers={"authorization": "Bearer " + "m" * 24}).text
     st = asyncio.run(retained(broker_url, f"{prefix}/match/{m.id}/state"))
     assert st is not None and st.json()["teams"]["B"]["score"] == 1
     assert st.json()["teams"]["B"]["name"] == "Búhos"
@@ -125,7 +125,7 @@ def test_broker_away_the_timekeeper_works_and_the_server_stays_ready(tmp_path: P
         for i in range(30):
             ev = {"type": "bowl_in"} if i % 2 == 0 else {"type": "whistle"}
             assert post_event(c, m, ev).status_code == 201
-        r = c.get("/readyz")
+        r = c.get("/readyz", headers=ORGANISER_AUTH)
         feed = c.app.state.feed  # type: ignore[attr-defined]
     assert r.status_code == 200 and r.json()["status"] == "ok"
     assert r.json()["feeds"]["mqtt"]["connected"] is False
@@ -135,7 +135,7 @@ def test_broker_away_the_timekeeper_works_and_the_server_stays_ready(tmp_path: P
 def test_no_mqtt_url_no_feed(tmp_path: Path) -> None:
     with TestClient(create_app(tmp_path / "c.sqlite3", settings=Settings(), **OPEN)) as c:
         assert c.app.state.feed is None  # type: ignore[attr-defined]
-        assert "feeds" not in c.get("/readyz").json()
+        assert "feeds" not in c.get("/readyz", headers=ORGANISER_AUTH).json()
 
 
 @pytest.mark.postgres

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import importlib.util
 import sys
 from collections.abc import Iterator
@@ -31,11 +32,26 @@ post_event = web.post_event
 ORGANISER_AUTH = web.ORGANISER_AUTH
 
 
+#: the scraper's secret of the test servers (setting ``metrics_token``): their clients
+#: present it, as Prometheus would, so that ``/metrics`` and ``/readyz``'s checks answer
+METRICS_TOKEN = "test-metrics-token-0123456789"
+METRICS_AUTH = {"authorization": "Bearer " + METRICS_TOKEN}
+
+
 class OpsServer(web.LiveServer):  # type: ignore[misc,name-defined]
-    """A live server (open mode) with ``settings``."""
+    """A live server (open mode) with ``settings`` (the metrics token set); its
+    ``client()`` is the operator's (it presents the metrics token)."""
 
     def __init__(self, store: Any, settings: Settings | None = None, **options: Any) -> None:
+        settings = settings or Settings()
+        if settings.metrics_token is None:
+            settings = dataclasses.replace(settings, metrics_token=METRICS_TOKEN)
         super().__init__(store, **{**web.OPEN, "settings": settings, **options})
+
+    def client(self) -> Any:
+        c = super().client()
+        c.headers.update(METRICS_AUTH)
+        return c
 
 
 @pytest.fixture

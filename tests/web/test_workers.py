@@ -263,6 +263,11 @@ def _free_port() -> int:
         return port
 
 
+#: the scraper's secret (setting ``metrics_token``): ``/metrics`` and ``/readyz``'s details
+METRICS_TOKEN = "test-metrics-token-0123456789"
+METRICS_AUTH = {"authorization": "Bearer " + METRICS_TOKEN}
+
+
 class Workers:
     """``chukker serve --workers 2`` on a fresh SQLite file (open mode)."""
 
@@ -271,6 +276,7 @@ class Workers:
         self.db = tmp / "workers.sqlite3"
         env = {k: v for k, v in os.environ.items() if not k.startswith("CHUKKER_")}
         env["PYTHONPATH"] = str(ROOT / "src")
+        env["CHUKKER_METRICS_TOKEN"] = METRICS_TOKEN  # the scraper's (and /readyz's details)
         env.update(env_extra)
         where = [] if "CHUKKER_DATABASE_URL" in env_extra else ["--db", str(self.db)]
         self.proc = subprocess.Popen(
@@ -312,7 +318,7 @@ class Workers:
 
 def ready_worker(c: http.client.HTTPConnection) -> dict[str, Any] | None:
     """The worker that answered ``/readyz`` on ``c`` once ready, else None."""
-    c.request("GET", "/readyz")
+    c.request("GET", "/readyz", headers=METRICS_AUTH)
     r = c.getresponse()
     body = json.loads(r.read())
     return body.get("worker") if r.status == 200 else None
@@ -394,7 +400,7 @@ def _events_counted(workers: Workers, worker: int) -> tuple[float, list[str]]:
     """``chukker_events_total`` and the ``chukker_worker`` series of one scrape of
     ``/metrics`` through ``worker``."""
     c = workers.conn(worker)
-    c.request("GET", "/metrics")
+    c.request("GET", "/metrics", headers=METRICS_AUTH)
     r = c.getresponse()
     text = r.read().decode()
     assert r.status == 200, text

@@ -16,12 +16,12 @@ True
 
 from __future__ import annotations
 
-import csv
 import io
 import random
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
+from chukker import csvsafe
 from chukker.education.model import (
     EDITIONS,
     LANGS,
@@ -210,7 +210,7 @@ CSV_FIELDS = (
 def results_csv(results: Iterable[tuple[str, Result]], header: bool = True) -> str:
     """One row per question per candidate, for a clinic organiser."""
     buf = io.StringIO()
-    w = csv.writer(buf, lineterminator="\n")
+    w = csvsafe.writer(buf, lineterminator="\n")
     if header:
         w.writerow(CSV_FIELDS)
     for name, r in results:

@@ -19,7 +19,6 @@ True
 
 from __future__ import annotations
 
-import csv
 import io
 import json
 import re
@@ -27,6 +26,7 @@ from collections.abc import Mapping
 from typing import Any
 from xml.etree import ElementTree as ET
 
+from chukker import csvsafe
 from chukker.feeds.payloads import FLAT_FIELDS
 
 #: the type of each field (for reading XML and CSV back)
@@ -81,7 +81,7 @@ def to_xml(rec: Mapping[str, Any]) -> bytes:
 def to_csv(rec: Mapping[str, Any]) -> bytes:
     """A header row and one row (RFC 4180: CRLF, quoted where needed)."""
     buf = io.StringIO()
-    w = csv.writer(buf, lineterminator="\r\n")
+    w = csvsafe.writer(buf, lineterminator="\r\n")
     w.writerow(FLAT_FIELDS)
     w.writerow([_text(rec.get(k)) for k in FLAT_FIELDS])
     return buf.getvalue().encode()
@@ -100,7 +100,7 @@ def parse_xml(data: bytes | str) -> dict[str, Any]:
 
 def parse_csv(data: bytes | str) -> dict[str, Any]:
     text = data.decode() if isinstance(data, bytes) else data
-    rows = list(csv.reader(io.StringIO(text, newline="")))
+    rows = list(csvsafe.reader(io.StringIO(text, newline="")))
     if len(rows) != 2:
         raise ValueError(f"feed.csv: {len(rows)} rows, expected a header and one record")
     head, row = rows

@@ -42,6 +42,8 @@ MESSAGES: dict[str, str] = {
     "no_token": "send the timekeeper's or the committee's token as "
                 "'Authorization: Bearer <token>'",
     "not_found": "nothing here",
+    "metrics_token_required": "the metrics need the metrics token (setting metrics_token), "
+                              "sent as 'Authorization: Bearer <token>'",
     "organiser_required": "creating matches needs the organiser's token, sent as "
                           "'Authorization: Bearer <token>'",
     "quarantined": "match {match_id} cannot be replayed ({reason}); it is kept aside and "

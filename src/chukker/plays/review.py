@@ -19,7 +19,6 @@ UTC for a GPS session).
 
 from __future__ import annotations
 
-import csv
 import hashlib
 import io
 from collections.abc import Mapping
@@ -29,6 +28,7 @@ from pathlib import Path
 
 import numpy as np
 
+from chukker import csvsafe
 from chukker.plays.candidates import Candidate
 from chukker.plays.detectors import detect
 from chukker.plays.gps import GPSSession
@@ -169,7 +169,7 @@ def utc(rv: Review, t: float) -> str:
 def candidates_csv(rv: Review, lang: str = "en") -> str:
     """The candidates for a video tool: one row each, start and end in seconds (and UTC)."""
     buf = io.StringIO()
-    w = csv.writer(buf, lineterminator="\n")
+    w = csvsafe.writer(buf, lineterminator="\n")
     w.writerow(["clause", "team", "player", "start_s", "end_s", "start_utc", "end_utc",
                 "evidence"])  # fmt: skip
     for c in rv.candidates:

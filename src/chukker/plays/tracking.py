@@ -13,7 +13,6 @@ PlayerId(team='blue', number=1)
 
 from __future__ import annotations
 
-import csv
 import io
 import re
 from collections.abc import Iterable, Sequence
@@ -23,6 +22,8 @@ from pathlib import Path
 
 import numpy as np
 import numpy.typing as npt
+
+from chukker import csvsafe
 
 F64 = npt.NDArray[np.float64]
 
@@ -294,7 +295,7 @@ def write_csv(tr: Tracking, path: str | Path) -> None:
     """Write ``t,entity,x,y`` with full float precision (``repr``)."""
     t, ent, x, y = to_long(tr)
     buf = io.StringIO()
-    w = csv.writer(buf, lineterminator="\n")
+    w = csvsafe.writer(buf, lineterminator="\n")
     w.writerow(["t", "entity", "x", "y"])
     w.writerows(zip(t.tolist(), ent, x.tolist(), y.tolist(), strict=True))
     Path(path).write_text(buf.getvalue(), encoding="utf-8")

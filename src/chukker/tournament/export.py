@@ -3,13 +3,13 @@ and the bracket drawn as SVG."""
 
 from __future__ import annotations
 
-import csv
 import io
 from collections.abc import Callable
 from html import escape
 from typing import Any
 from xml.sax.saxutils import quoteattr
 
+from chukker import csvsafe
 from chukker.tournament.model import MatchSpec, TeamRef, Tournament
 from chukker.tournament.standings import Standings
 
@@ -43,7 +43,7 @@ TABLE_COLUMNS = (
 
 def matches_csv(t: Tournament, s: Standings) -> str:
     out = io.StringIO()
-    w = csv.writer(out, lineterminator="\n")
+    w = csvsafe.writer(out, lineterminator="\n")
     w.writerow(MATCH_COLUMNS)
     for r in s.matches:
         m = t.matches[r.id]
@@ -68,7 +68,7 @@ def matches_csv(t: Tournament, s: Standings) -> str:
 
 def standings_csv(s: Standings) -> str:
     out = io.StringIO()
-    w = csv.writer(out, lineterminator="\n")
+    w = csvsafe.writer(out, lineterminator="\n")
     w.writerow(TABLE_COLUMNS)
     for st in s.stages:
         for row in st.table:

@@ -17,12 +17,12 @@ datetime.date(2027, 5, 1)
 
 from __future__ import annotations
 
-import csv
 import datetime as dt
 import io
 from collections.abc import Iterable, Mapping
 from typing import Literal
 
+from chukker import csvsafe
 from chukker.tournament.model import (
     HANDICAP_RANGE,
     HandicapChange,
@@ -64,7 +64,7 @@ def read_csv(text: str) -> dict[str, Player]:
     accepted as synonyms. Several rows of one id add years and handicap changes.
     Raises :class:`TournamentError` naming the line of a bad row.
     """
-    rows = list(csv.reader(io.StringIO(text)))
+    rows = list(csvsafe.reader(io.StringIO(text)))
     if not rows:
         return {}
     head = [h.strip().lower().replace(" ", "_") for h in rows[0]]
@@ -100,7 +100,7 @@ def read_csv(text: str) -> dict[str, Player]:
 def write_csv(players: Iterable[Player]) -> str:
     """The register as CSV (one row per handicap change), readable by :func:`read_csv`."""
     out = io.StringIO()
-    w = csv.writer(out, lineterminator="\n")
+    w = csvsafe.writer(out, lineterminator="\n")
     w.writerow(_COLUMNS)
     for p in players:
         years: list[int | str] = list(p.registered) or [""]

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
+from chukker import csvsafe
 from chukker.tournament.model import Tournament, load_path
 from chukker.tournament.records import NotReady, header
 from chukker.tournament.standings import (
@@ -409,7 +410,7 @@ def season_csv(rows: Iterable[SeasonRow]) -> str:
     """CSV, one line per match, UTF-8, the columns of :func:`columns` (a roster beyond
     three players keeps its first three, No. 1-3)."""
     out = io.StringIO()
-    w = csv.writer(out, lineterminator="\n")
+    w = csvsafe.writer(out, lineterminator="\n")
     w.writerow(columns())
     for r in rows:
         line: list[Any] = [r.tournament, r.venue, r.match, r.stage, r.date, r.time, r.arena,
@@ -438,7 +439,8 @@ def read_season_csv(text: str) -> list[SeasonRow]:
     if missing:
         raise ValueError(f"season CSV: missing columns {', '.join(sorted(missing))}")
     out = []
-    for d in rd:
+    for raw in rd:
+        d = {k: csvsafe.uncell(v or "") for k, v in raw.items()}
 
         def roster(side: str, d: Mapping[str, str] = d) -> tuple[RosterEntry, ...]:
             ps = []

@@ -24,6 +24,7 @@ from chukker.ops import metrics
 from chukker.store import EventStore, open_store
 from chukker.web.api import feeds as feeds_api
 from chukker.web.api import routes as api
+from chukker.web.cache import PageCache
 from chukker.web.guard import Guard
 from chukker.web.guard import document as guard_document
 from chukker.web.heavy import Busy, OverLimit, Pools
@@ -210,6 +211,8 @@ def create_app(store: EventStore | str | Path, *, organiser: str | None = None,
     app.add_middleware(SecurityHeaders)
     app.add_middleware(StreamGate)
     observe.install(app, settings)
+    # outermost: a repeated page costs a lookup (web/cache.py); SecurityHeaders' are kept
+    app.add_middleware(PageCache, rate=(lim.visitor_rate * 10, lim.visitor_rate))
     return app
 
 

@@ -9,9 +9,10 @@ middleware, finds the door of each request (first match, in routing order) and
 * refuses a body over the door's limit (413, declared or streamed; a GET takes none);
 * refuses JSON nested deeper than :data:`chukker.limits.MAX_DEPTH` before any parser
   sees it (422 ``too_deep``, JSON, whatever the route);
-* refuses an organiser's door without a bearer token (401 ``organiser_required``, unless
-  the server is open), before its body is read; the handler checks the token itself, and
-  a match's tokens (timekeeper, committee) are checked by the handler, which knows the match;
+* refuses a door whose role is proven by a bearer header (organiser, a match's
+  timekeeper or committee) when no bearer token comes (401 ``organiser_required``
+  unless the server is open, or ``no_token``), before its body is read; the handler
+  checks the token itself (it knows the match);
 * refuses heavy work at once (503, ``Retry-After``) when its pool
   (:mod:`chukker.web.heavy`) has no room for this address, before the body is read;
 * marks the request with its door (``scope["chukker.door"]``), so that refusals of
@@ -50,7 +51,7 @@ class Role(StrEnum):
     TIMEKEEPER = "timekeeper"  # the match's timekeeper token (or the committee's)
     COMMITTEE = "committee"  # the match's or tournament's committee token
     ORGANISER = "organiser"  # the server's organiser token (anyone in --open mode)
-    OPERATOR = "operator"  # whoever runs the server (the machine, its proxy, its scraper)
+    OPERATOR = "operator"  # the scraper presenting the metrics token (never an address)
 
 
 class Cost(StrEnum):
@@ -92,6 +93,23 @@ class Door:
     depth: int = limits.MAX_DEPTH  # JSON nesting refused before parsing (422 too_deep)
     json_refusals: bool = False  # refusals are JSON though the answer is not (files, streams)
 
+    def rate(self, visitor: tuple[float, float]) -> tuple[float, float] | None:
+        """The per-address rate (burst, per second) of this door: every door anyone may
+        call has ``visitor``'s (setting ``limits.visitor_rate``), pages, JSON, exports and
+        heavy work alike, a cached answer included (:mod:`chukker.web.cache` keeps it);
+        a stream's is its per-address cap (``limits.max_streams_per_address``, with the
+        total cap in :mod:`chukker.web.limits`); a token's door has none: the officials
+        are never slowed by a rate, and a bad token is throttled (``too_many_bad_tokens``).
+
+        >>> door_for("GET", "/").rate((1000.0, 100.0))
+        (1000.0, 100.0)
+        >>> door_for("POST", "/api/matches/m1/events").rate((1000.0, 100.0)) is None
+        True
+        """
+        if self.role not in (Role.ANONYMOUS, Role.SPECTATOR) or self.cost is Cost.STREAM:
+            return None
+        return visitor if visitor[1] > 0 else None
+
     def takes(self, method: str) -> bool:
         ms = self.methods.split(",")
         return method in ms or (method == "HEAD" and "GET" in ms)
@@ -115,10 +133,12 @@ DOORS: tuple[Door, ...] = (
     Door("GET", "/api/time", A, json=True),
     Door("GET", "/api/matches", A, json=True, answers={422: "bad_request"}),
     Door("POST", "/api/matches", ORG, body=API, json=True, credential=HEADER, depth=VALIDATED,
-         answers={401: "organiser_required", 413: "too_large", 422: "bad_request",
-                  429: "rate_limited", 400: "bad_body"}),
-    Door("POST", "/api/matches/{match_id}/stream-ticket", S, body=API, json=True,
-         answers={**MATCH, **TOKEN}),
+         answers={401: "organiser_required", 403: "organiser_required", 413: "too_large",
+                  422: "bad_request", 429: "rate_limited", 400: "bad_body"}),
+    # the timekeeper's or committee's token (or the display token their console gives
+    # its screens): the handler checks it, knowing the match
+    Door("POST", "/api/matches/{match_id}/stream-ticket", T, body=API, json=True,
+         credential=HEADER, answers={**MATCH, **TOKEN, 429: "rate_limited"}),
     Door("GET", "/api/matches/{match_id}/display-token", T, json=True, credential=HEADER,
          answers={**MATCH, **TOKEN}),
     Door("POST", "/api/matches/{match_id}/events", T, body=API, json=True, credential=HEADER,
@@ -214,10 +234,18 @@ DOORS: tuple[Door, ...] = (
     Door("GET", "/learn/play/{sid}.png", A, Cost.HEAVY_DRAWINGS, media="image/png",
          answers=HEAVY),
     # operations
-    Door("GET", "/healthz", OP, json=True),
-    Door("GET", "/readyz", OP, json=True, answers={503: "unavailable"}),
-    Door("GET", "/metrics", OP, media="text/plain"),
+    Door("GET", "/healthz", A, json=True),
+    # anyone learns the status; the operator (organiser's or metrics token) the checks
+    Door("GET", "/readyz", A, json=True, answers={503: "unavailable"}),
+    # the scraper presenting the metrics_token setting; nobody while it is unset (404)
+    Door("GET", "/metrics", OP, media="text/plain", json_refusals=True, credential=HEADER,
+         answers={401: "metrics_token_required", 403: "metrics_token_required",
+                  404: "not_found"}),
 )  # fmt: skip
+
+#: the roles whose header credential the guard asks for (the code of its 401)
+_BEARERS = {Role.ORGANISER: "organiser_required", Role.TIMEKEEPER: "no_token",
+            Role.COMMITTEE: "no_token"}
 
 #: a request that matches no door (404 or 405 follow): no more than the API's body
 UNKNOWN = Door("*", "*", A, body=API)
@@ -368,12 +396,12 @@ class Guard:
             if n > limit:
                 await _send(send, _answer(scope, 413, "too_large", {"limit": limit}))
                 return
-        if (door.role is Role.ORGANISER and door.credential == HEADER and door.takes(method)
+        if (door.role in _BEARERS and door.credential == HEADER and door.takes(method)
                 and not self._credentialed(scope, door)):
-            # the role is known from the route alone (a match's tokens are checked by the
-            # handler, which knows the match): no token, no body read, no work
-            await _send(send, _answer(scope, 401, "organiser_required", {},
-                                           {"www-authenticate": "Bearer"}))
+            # no token at all: refused from the route alone, no body read, no work (which
+            # token it is, a match's or the organiser's, the handler checks)
+            await _send(send, _answer(scope, 401, _BEARERS[door.role], {},
+                                      {"www-authenticate": "Bearer"}))
             return
         kind = door.cost.kind
         if kind is not None and door.takes(method) and (method != "GET" or kind != Kind.PLAYS):
@@ -547,7 +575,7 @@ def document(doc: dict[str, Any], doors: tuple[Door, ...] = DOORS) -> dict[str, 
     >>> doc = {"paths": {"/tournaments/{tid}/bracket.svg": {"get": {"responses": {}}}}}
     >>> r = document(doc)["paths"]["/tournaments/{tid}/bracket.svg"]["get"]["responses"]
     >>> sorted(r), sorted(r["200"]["content"])
-    (['200', '404'], ['image/svg+xml'])
+    (['200', '404', '429'], ['image/svg+xml'])
     """
     from chukker.live.api_errors import message
 
@@ -576,7 +604,10 @@ def document(doc: dict[str, Any], doors: tuple[Door, ...] = DOORS) -> dict[str, 
                     "description": "Successful Response"})
                 content = ok.setdefault("content", {})
                 content.setdefault(d.media, {"schema": {"type": "string"}})
-            for status, code in sorted(d.answers.items()):
+            answers = dict(d.answers)
+            if d.rate((1.0, 1.0)) is not None:
+                answers.setdefault(429, "rate_limited")
+            for status, code in sorted(answers.items()):
                 if status < 300:  # another success: the success answer's body, its own words
                     ok = next((responses[k] for k in ("201", "200") if k in responses), {})
                     responses.setdefault(str(status), {**ok, "description": code})

@@ -358,6 +358,8 @@ def clean(value: Any, path: str = "", depth: int = 0, max_depth: int = MAX_DEPTH
 
 
 CSRF_COOKIE = "chukker_csrf"
+#: where a cached page's form takes each visitor's own CSRF token (web/cache.py)
+CSRF_MARK = "csrf-mark-0f6c2e9d"
 
 
 def new_csrf() -> str:

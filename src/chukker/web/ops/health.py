@@ -8,11 +8,17 @@ PostgreSQL (or with ``serve --workers``) the listener for the other servers'
 servers; a supervisor restarts one whose ``/healthz`` stops answering. With
 ``--workers`` each answer is the worker's that the connection reached, and
 ``/readyz`` says which (``worker``).
+
+``/readyz`` gives an anonymous caller its status and nothing else (no host, port,
+version or check); the operator (the organiser's token or the ``metrics_token`` as a
+bearer token) sees every check. ``/metrics`` answers only the ``metrics_token``
+(:func:`scraper_refusal`).
 """
 
 from __future__ import annotations
 
 import asyncio
+import hmac
 import os
 import time
 from typing import Any
@@ -20,6 +26,7 @@ from typing import Any
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
 
+from chukker.live import api_errors
 from chukker.live.service import LiveService
 
 router = APIRouter(tags=["operations"])
@@ -61,6 +68,48 @@ def scheduler_problems(svc: LiveService) -> list[str]:
             problems.append(f"match {lm.id}: a horn is {now - timer.when():.1f} s overdue")
             break
     return problems
+
+
+def _is(presented: str | None, secret: str | None) -> bool:
+    return secret is not None and presented is not None and hmac.compare_digest(
+        presented.encode(), secret.encode())
+
+
+def _bearer(request: Request) -> str | None:
+    scheme, _, token = request.headers.get("authorization", "").partition(" ")
+    return token.strip() if scheme.lower() == "bearer" and token.strip() else None
+
+
+def metrics_token(request: Request) -> str | None:
+    s = getattr(request.app.state, "settings", None)
+    return getattr(s, "metrics_token", None)
+
+
+def scraper_refusal(request: Request) -> JSONResponse | None:
+    """Why ``request`` may not read ``/metrics`` (``None``: it may).
+
+    Only a scraper presenting the ``metrics_token`` setting as its bearer token (compared
+    in constant time) reads the metrics; while the setting is unset nobody does (404),
+    whatever the address: a proxy on the same machine is still a visitor."""
+    secret = metrics_token(request)
+    presented = _bearer(request)
+    if secret is None:
+        return JSONResponse(api_errors.body("not_found"), status_code=404)
+    if presented is None:
+        return JSONResponse(api_errors.body("metrics_token_required"), status_code=401,
+                            headers={"www-authenticate": "Bearer"})
+    if not _is(presented, secret):
+        return JSONResponse(api_errors.body("metrics_token_required"), status_code=403)
+    return None
+
+
+def is_operator(request: Request) -> bool:
+    """Whether ``request`` comes from whoever runs the server: it presents the organiser's
+    token or the metrics token (open mode makes nobody an operator)."""
+    presented = _bearer(request)
+    organiser = getattr(request.app.state, "organiser", None)
+    return _is(presented, metrics_token(request)) or _is(presented,
+                                                         getattr(organiser, "token", None))
 
 
 async def _storage(store: Any) -> str:
@@ -105,6 +154,8 @@ async def readyz(request: Request) -> JSONResponse:
     feed = getattr(request.app.state, "feed", None)
     if feed is not None:  # reported, never failing the server: the screens work without it
         body["feeds"] = {"mqtt": feed.status()}
+    if not is_operator(request):  # an anonymous caller: the status and nothing else
+        body = {"status": body["status"]}
     return JSONResponse(body,
                         status_code=200 if ready else 503,
                         headers=None if ready else {"retry-after": "5"})

@@ -187,6 +187,9 @@ def install(app: FastAPI, settings: Settings | None = None) -> None:
     if s.metrics.enabled:
         @app.get("/metrics", include_in_schema=False)
         async def metrics_endpoint(request: Request) -> Response:
+            refused = health.scraper_refusal(request)
+            if refused is not None:
+                return refused
             return Response(metrics.scrape(), media_type=metrics.CONTENT_TYPE)
     svc = getattr(app.state, "service", None)
     if svc is not None:

@@ -37,7 +37,7 @@ from chukker.tournament.ponyline import string_of
 from chukker.web.api.routes import check_header, created_display_token, match_urls, service
 from chukker.web.pages import sheet
 from chukker.web.refusals import said_or, setup_said
-from chukker.web.security import CSRF_COOKIE, csrf_ok, new_csrf
+from chukker.web.security import CSRF_COOKIE, CSRF_MARK, csrf_ok, new_csrf
 from chukker.whistle import detector as whistle_detector
 
 HERE = Path(__file__).parent.parent  # chukker/web: templates/ and static/
@@ -841,7 +841,9 @@ def _sheet_html(request: Request, ctx: dict[str, Any], pdf: bool = False) -> HTM
     decided = rep.get("decided_by")
     decided_text = tr.gettext(sheet.DECIDED[decided]) if decided in sheet.DECIDED else ""
     plan = ctx["lm"].row.header.get("options", {}).get("periods", "regulation")
-    csrf = request.cookies.get(CSRF_COOKIE) or new_csrf()
+    # kept by the page cache: a mark it fills with each visitor's own token (web/cache.py)
+    csrf = (CSRF_MARK if request.scope.get("chukker.cached") and not pdf
+            else request.cookies.get(CSRF_COOKIE) or new_csrf())
     archived = ctx["match_id"] in service(request).store.archived()
     forfeit = forfeit_text(rep, {k: str(v["name"]) for k, v in ctx["teams"].items()},
                            tr.gettext)
@@ -852,7 +854,7 @@ def _sheet_html(request: Request, ctx: dict[str, Any], pdf: bool = False) -> HTM
                   forfeit_text=forfeit, club=club, how_text=how,
                   decided_text=decided_text, plan=plan, pdf=pdf, info=ctx["info"], csrf=csrf,
                   archived=archived, **{k: v for k, v in ctx.items() if k != "info"})
-    if not pdf:
+    if not pdf and csrf != CSRF_MARK:
         resp.set_cookie(CSRF_COOKIE, csrf, httponly=True, samesite="strict")
     return resp
 

@@ -9,13 +9,14 @@ browser's Print button still makes the same page.
 
 from __future__ import annotations
 
-import csv
 import io
 import re
 import string
 from collections import defaultdict
 from pathlib import Path
 from typing import Any
+
+from chukker import csvsafe
 
 HERE = Path(__file__).parent.parent  # chukker/web: templates/ and static/
 
@@ -248,7 +249,7 @@ def sheet_data(header: dict[str, Any], report: dict[str, Any], events: list[dict
 def goals_csv(data: dict[str, Any], team_names: dict[str, str]) -> str:
     """The goals as CSV (one row per goal, in order)."""
     buf = io.StringIO()
-    w = csv.writer(buf, lineterminator="\n")
+    w = csvsafe.writer(buf, lineterminator="\n")
     w.writerow(["letter", "period", "clock", "at_s", "team", "team_name", "player", "points",
                 "kind"])
     for g in data["goals"]:
@@ -261,7 +262,7 @@ def goals_csv(data: dict[str, Any], team_names: dict[str, str]) -> str:
 def fouls_csv(data: dict[str, Any], team_names: dict[str, str]) -> str:
     """The fouls as CSV (one row per foul, in order)."""
     buf = io.StringIO()
-    w = csv.writer(buf, lineterminator="\n")
+    w = csvsafe.writer(buf, lineterminator="\n")
     w.writerow(["period", "clock", "at_s", "team", "team_name", "player", "penalty", "clause",
                 "card", "converted"])
     for f in data["fouls"]:

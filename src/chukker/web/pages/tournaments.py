@@ -981,7 +981,11 @@ async def edit_slot(
     if lt is None or mid not in lt.t.matches:
         return _bad(request, "unknown_match", 404, match_id=mid)
     token = security.bearer(authorization)
-    if token is None or not hmac.compare_digest(hash_token(token), lt.committee_hash):
+    if token is None:  # the declared 401: no token at all (a wrong one is a 403)
+        resp = _bad(request, "no_token", 401)
+        resp.headers["www-authenticate"] = "Bearer"
+        return resp
+    if not hmac.compare_digest(hash_token(token), lt.committee_hash):
         return _bad(request, "bad_token", 403)
     start = None
     if "start" in body:
