@@ -32,6 +32,7 @@ from chukker.web.ops import observe
 from chukker.web.pages import help as help_pages
 from chukker.web.pages import learn, plays, rules, tournaments
 from chukker.web.pages import matches as pages
+from chukker.web.planes import PARTS, Addresses, Plane, PlaneGate
 from chukker.web.security import (
     Organiser,
     RateLimit,
@@ -70,7 +71,8 @@ def _openapi(app: FastAPI, build: Callable[[], dict[str, Any]]) -> dict[str, Any
 
 def create_app(store: EventStore | str | Path, *, organiser: str | None = None,
                open_mode: bool = False, open_rate: tuple[float, float] = (10, 0.5),
-               settings: Settings | None = None, worker: WorkerRole | None = None) -> FastAPI:
+               settings: Settings | None = None, worker: WorkerRole | None = None,
+               plane: Plane = Plane.BOTH, addresses: Addresses | None = None) -> FastAPI:
     """The app on ``store`` (an :class:`EventStore`, a ``postgresql://`` URL or a file path).
 
     Creating matches needs ``organiser`` (default: ``$CHUKKER_ORGANISER_TOKEN``,
@@ -81,13 +83,24 @@ def create_app(store: EventStore | str | Path, *, organiser: str | None = None,
     several on one port (``chukker serve --workers``); only worker 0, the horn keeper,
     keeps the horns' audit and runs the arena feeds.
 
+    ``plane`` (:mod:`chukker.web.planes`, issue 35): the officials' plane (API, console,
+    officials' pages; horns, audit, feeds), the public plane (every page, stream, export
+    and feed, and the API), or both in one process (the default, as the tests use it).
+    Each part is mounted on its plane(s) (:data:`~chukker.web.planes.PARTS`); a ``GET``
+    of the other plane's page answers ``307`` to ``addresses`` (where each plane is).
+
     >>> import tempfile, os
     >>> app = create_app(os.path.join(tempfile.mkdtemp(), "t.sqlite3"))
     >>> "/api/matches/{match_id}/events" in app.openapi()["paths"]
     True
+    >>> officials = create_app(os.path.join(tempfile.mkdtemp(), "o.sqlite3"),
+    ...                        plane=Plane.OFFICIALS)
+    >>> officials.state.plane.label
+    'officials'
     """
     st = open_store(store) if isinstance(store, str | Path) else store
-    keeper = worker is None or worker.keeps_horns
+    # the horns' audit and the arena feeds: the officials' plane's (or a single process's)
+    keeper = (worker is None or worker.keeps_horns) and bool(plane & Plane.OFFICIALS)
     svc = LiveService(st, keeps_horns=keeper, adopts=worker is not None and keeper)
     if worker is not None:
         metrics.worker_role(worker.index, worker.workers, keeper)
@@ -135,6 +148,8 @@ def create_app(store: EventStore | str | Path, *, organiser: str | None = None,
     )
     app.state.service = svc
     app.state.worker = worker
+    app.state.plane = plane
+    app.state.addresses = addresses or Addresses()
     app.state.heavy = Pools()  # heavy work's own bounded pools (web/heavy.py)
     app.state.feed = feed
     lim = (settings or Settings()).limits
@@ -195,21 +210,37 @@ def create_app(store: EventStore | str | Path, *, organiser: str | None = None,
         log.exception("unexpected error on %s", request.url.path)
         return JSONResponse(api_errors.body("server_error"), status_code=500)
 
-    app.include_router(api.router)
-    app.include_router(feeds_api.router)
-    app.include_router(pages.router)
+    # every part, unconditionally on its plane(s) (planes.PARTS): a broken module fails
+    # here and in the tests; on the other plane its pages answer 307 (PlaneGate)
+    def on(part: str) -> bool:
+        return bool(PARTS[part] & plane)
+
+    if on("api"):
+        app.include_router(api.router)
+    if on("feeds"):
+        app.include_router(feeds_api.router)
+    if on("pages"):
+        app.include_router(pages.router)
     app.openapi = functools.partial(_openapi, app, app.openapi)  # type: ignore[method-assign]
-    app.mount("/static", StaticFiles(directory=HERE / "static"), name="static")
-    # every part, unconditionally: a broken module fails here and in the tests
-    app.mount("/rules", rules.router)
-    app.include_router(plays.router, prefix=plays.PREFIX)
-    app.include_router(tournaments.router, prefix="/tournaments")
-    app.include_router(learn.router, prefix="/learn")
-    app.include_router(help_pages.router)
+    if on("static"):
+        app.mount("/static", StaticFiles(directory=HERE / "static"), name="static")
+    if on("rules"):
+        app.mount("/rules", rules.router)
+    if on("plays"):
+        app.include_router(plays.router, prefix=plays.PREFIX)
+    if on("tournaments"):
+        app.include_router(tournaments.router, prefix="/tournaments")
+    if on("learn"):
+        app.include_router(learn.router, prefix="/learn")
+    if on("help"):
+        app.include_router(help_pages.router)
     app.add_middleware(Guard, api_limit=lim.max_body_bytes)  # every door's declaration
     app.add_middleware(SecurityHeaders)
     app.add_middleware(StreamGate)
-    observe.install(app, settings)
+    if plane is not Plane.BOTH:
+        app.add_middleware(PlaneGate, plane=plane, addresses=addresses or Addresses(),
+                           fallback=(settings or Settings()).server.host)
+    observe.install(app, settings)  # the "ops" part: /healthz, /readyz, /metrics
     return app
 
 
