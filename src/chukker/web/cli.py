@@ -229,9 +229,9 @@ def _start(s: Any, sock: socket.socket | None, *, demo: bool,
         typer.echo("chukker: the database holds no match yet; create them at "
                    f"{officials}/new (for demo content, start with --demo)")
     if planes:
-        typer.echo(f"chukker: officials (API, consoles, new match: {officials}/new) on "
-                   f"{officials}/; the public (pages, streams, feeds, API: {base}/docs) on "
-                   f"{base}/")
+        typer.echo(f"chukker: serving on {base}/ (the public: pages, streams, feeds, API: "
+                   f"{base}/docs); the officials on {officials}/ (API, consoles, new match: "
+                   f"{officials}/new)")
     else:
         typer.echo(f"chukker: serving on {base}/ (new match: {base}/new, API: {base}/docs)")
     on_serving()
