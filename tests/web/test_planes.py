@@ -113,3 +113,18 @@ def test_planes_every_route_belongs_to_a_plane(tmp_path: Path) -> None:
             if method != "GET":  # an anonymous body is the crowd's, an official's on both
                 assert (plane is Plane.PUBLIC) == (d.role is Role.ANONYMOUS), d
     assert set(PARTS.values()) <= {Plane.OFFICIALS, Plane.PUBLIC, Plane.BOTH}
+
+
+@pytest.mark.parametrize("plane", [Plane.OFFICIALS, Plane.PUBLIC])
+def test_planes_each_process_warms_up_before_it_serves(tmp_path: Path, plane: Plane) -> None:
+    """The first request of each kind (imports, templates, catalogues, the OpenAPI
+    document) is paid at start-up, not by the first horn (issue 35)."""
+    from chukker.web.app import WARM_UP
+
+    app = create_app(tmp_path / "w.sqlite3", plane=plane, addresses=ADDRESSES)
+    with TestClient(app):
+        warmed = dict(app.state.warmed)
+    assert list(warmed) == list(WARM_UP[plane])
+    assert all(status in (200, 307, 404) for status in warmed.values()), warmed
+    if plane is Plane.OFFICIALS:
+        assert app.openapi_schema is not None and warmed["/openapi.json"] == 200

@@ -61,6 +61,50 @@ def _keep_collector_out_of_the_fanout() -> None:
     gc.set_threshold(max(gen0, 5_000), 5, 20)
 
 
+#: what a process asks itself before it serves (issue 35): the first request of each kind
+#: imports modules, compiles templates, loads the catalogues and builds the OpenAPI
+#: document (tens of milliseconds each, on the loop that sounds the horns); done once at
+#: start-up, before the collector freezes what is alive, none of it lands on a horn
+WARM_UP: dict[Plane, tuple[str, ...]] = {
+    Plane.OFFICIALS: ("/api/time", "/api/matches?limit=1", "/api/matches/-", "/openapi.json",
+                      "/m/-/console", "/m/-/console?lang=es", "/m/-/console?lang=it",
+                      "/help/keys", "/readyz"),
+    Plane.PUBLIC: ("/", "/?lang=es", "/?lang=it", "/m/-", "/m/-/sheet.json",
+                   "/api/matches/-/feed.json", "/rules/", "/tournaments/", "/learn/",
+                   "/readyz"),
+}
+
+
+async def warm_up(app: Any, plane: Plane) -> list[tuple[str, int]]:
+    """Ask the app the requests of :data:`WARM_UP` for ``plane`` (through its whole
+    middleware stack, on no socket); the paths and the statuses they got."""
+    paths = [p for pl, ps in WARM_UP.items() if pl & plane for p in ps]
+    done: list[tuple[str, int]] = []
+    seen = {"status": 0}
+
+    async def receive() -> dict[str, Any]:
+        return {"type": "http.request", "body": b"", "more_body": False}
+
+    async def send(message: dict[str, Any]) -> None:
+        if message["type"] == "http.response.start":
+            seen["status"] = message["status"]
+
+    for target in paths:
+        path, _, query = target.partition("?")
+        scope = {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1",
+                 "method": "GET", "scheme": "http", "path": path, "raw_path": path.encode(),
+                 "query_string": query.encode(), "root_path": "",
+                 "headers": [(b"host", b"127.0.0.1"), (b"accept-language", b"en")],
+                 "client": ("127.0.0.1", 0), "server": ("127.0.0.1", 0), "state": {}}
+        seen["status"] = 0
+        try:
+            await app(scope, receive, send)
+        except Exception:  # a warm-up never stops a start: say so and go on
+            log.warning("warm-up of %s failed", target, exc_info=True)
+        done.append((target, seen["status"]))
+    return done
+
+
 def _openapi(app: FastAPI, build: Callable[[], dict[str, Any]]) -> dict[str, Any]:
     """FastAPI's OpenAPI document with the API's refusals documented (built once)."""
     if app.openapi_schema is None:
@@ -125,6 +169,7 @@ def create_app(store: EventStore | str | Path, *, organiser: str | None = None,
         await svc.start()
         if feed is not None:
             await feeds_api.start_feed(svc, feed, app.state)
+        app.state.warmed = await warm_up(app, plane)  # before the first horn, not on it
         _keep_collector_out_of_the_fanout()
         metrics.watch_gc()  # what a stall comes from: the collector or the loop
         lag = asyncio.create_task(metrics.watch_loop())
