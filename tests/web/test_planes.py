@@ -128,3 +128,18 @@ def test_planes_each_process_warms_up_before_it_serves(tmp_path: Path, plane: Pl
     assert all(status in (200, 307, 404) for status in warmed.values()), warmed
     if plane is Plane.OFFICIALS:
         assert app.openapi_schema is not None and warmed["/openapi.json"] == 200
+
+
+def test_planes_redirect_passes_the_guard(planes: dict[Plane, TestClient]) -> None:
+    """The guard's questions for the redirect (PlaneGate): anyone may call it; what it
+    echoes is bounded (host 300, query 4,096 characters) and a host that is not a host
+    name gives the server's own; it names a URL, never a server path; it is answered
+    before routing, parsing or any store work (nothing there can delay a horn)."""
+    o = planes[Plane.OFFICIALS]
+    r = o.get("/rules/", headers={"host": "evil/../x:1"}, follow_redirects=False)
+    assert r.status_code == 307 and r.headers["location"] == "http://127.0.0.1:18000/rules/"
+    r = o.get("/rules/?q=" + "a" * 10_000, follow_redirects=False)
+    assert r.status_code == 307 and len(r.headers["location"]) < 4_200
+    r = o.get("/rules/%0d%0aset-cookie:x", follow_redirects=False)
+    assert r.status_code == 307 and "\n" not in r.headers["location"]
+    assert "set-cookie" not in {k.lower() for k in r.headers if k.lower() != "location"}
