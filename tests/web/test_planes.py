@@ -111,7 +111,7 @@ def test_planes_every_route_belongs_to_a_plane(tmp_path: Path) -> None:
             plane = plane_of(method, d.path)
             assert plane in (Plane.OFFICIALS, Plane.PUBLIC, Plane.BOTH)
             if method != "GET":  # an anonymous body is the crowd's, an official's on both
-                assert (plane is Plane.PUBLIC) == (d.role is Role.ANONYMOUS), d
+                assert (plane == Plane.PUBLIC) == (d.role is Role.ANONYMOUS), d
     assert set(PARTS.values()) <= {Plane.OFFICIALS, Plane.PUBLIC, Plane.BOTH}
 
 
@@ -126,7 +126,7 @@ def test_planes_each_process_warms_up_before_it_serves(tmp_path: Path, plane: Pl
         warmed = dict(app.state.warmed)
     assert list(warmed) == list(WARM_UP[plane])
     assert all(status in (200, 307, 404) for status in warmed.values()), warmed
-    if plane is Plane.OFFICIALS:
+    if plane == Plane.OFFICIALS:
         assert app.openapi_schema is not None and warmed["/openapi.json"] == 200
 
 

@@ -282,7 +282,7 @@ def create_app(store: EventStore | str | Path, *, organiser: str | None = None,
     app.add_middleware(Guard, api_limit=lim.max_body_bytes)  # every door's declaration
     app.add_middleware(SecurityHeaders)
     app.add_middleware(StreamGate)
-    if plane is not Plane.BOTH:
+    if plane != Plane.BOTH:
         app.add_middleware(PlaneGate, plane=plane, addresses=addresses or Addresses(),
                            fallback=(settings or Settings()).server.host)
     observe.install(app, settings)  # the "ops" part: /healthz, /readyz, /metrics

@@ -162,7 +162,7 @@ def run_worker(spec: WorkerSpec, parent: int) -> None:
     from chukker.web.planes import Addresses, Plane
 
     plane = {p.label: p for p in (Plane.OFFICIALS, Plane.PUBLIC, Plane.BOTH)}[spec.plane]
-    if plane is Plane.PUBLIC:
+    if plane == Plane.PUBLIC:
         os.nice(PUBLIC_NICE)  # the crowd waits for the match, never the other way round
     s = spec.settings
     configure(s.log.format, s.log.level)
