@@ -17,10 +17,12 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.types import Message
 
 from chukker.config import Settings
 from chukker.live import LiveService, ServiceError, WorkerRole, api_errors
 from chukker.ops import metrics
+from chukker.ops.proxy import client_of_scope
 from chukker.store import EventStore, open_store
 from chukker.web.api import feeds as feeds_api
 from chukker.web.api import routes as api
@@ -79,13 +81,22 @@ async def warm_up(app: Any, plane: Plane) -> list[tuple[str, int]]:
     """Ask the app the requests of :data:`WARM_UP` for ``plane`` (through its whole
     middleware stack, on no socket); the paths and the statuses they got."""
     paths = [p for pl, ps in WARM_UP.items() if pl & plane for p in ps]
+    # below the access log and the request metrics (observe.py): nobody asked these
+    if app.middleware_stack is None:
+        app.middleware_stack = app.build_middleware_stack()
+    inner, observer = app.middleware_stack, None
+    while inner is not None and observer is None:
+        if isinstance(inner, observe.ObserveMiddleware):
+            observer = inner
+        inner = getattr(inner, "app", None)
+    target_app = observer.app if observer is not None else app
     done: list[tuple[str, int]] = []
     seen = {"status": 0}
 
-    async def receive() -> dict[str, Any]:
+    async def receive() -> Message:
         return {"type": "http.request", "body": b"", "more_body": False}
 
-    async def send(message: dict[str, Any]) -> None:
+    async def send(message: Message) -> None:
         if message["type"] == "http.response.start":
             seen["status"] = message["status"]
 
@@ -95,10 +106,13 @@ async def warm_up(app: Any, plane: Plane) -> list[tuple[str, int]]:
                  "method": "GET", "scheme": "http", "path": path, "raw_path": path.encode(),
                  "query_string": query.encode(), "root_path": "",
                  "headers": [(b"host", b"127.0.0.1"), (b"accept-language", b"en")],
-                 "client": ("127.0.0.1", 0), "server": ("127.0.0.1", 0), "state": {}}
+                 "client": ("127.0.0.1", 0), "server": ("127.0.0.1", 0), "state": {},
+                 "app": app}
+        if observer is not None:
+            scope["chukker_client"] = client_of_scope(scope, observer.proxies)
         seen["status"] = 0
         try:
-            await app(scope, receive, send)
+            await target_app(scope, receive, send)
         except Exception:  # a warm-up never stops a start: say so and go on
             log.warning("warm-up of %s failed", target, exc_info=True)
         done.append((target, seen["status"]))
