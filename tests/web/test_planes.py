@@ -121,7 +121,7 @@ def test_planes_each_process_warms_up_before_it_serves(tmp_path: Path, plane: Pl
     document) is paid at start-up, not by the first horn (issue 35)."""
     from chukker.web.app import WARM_UP
 
-    app = create_app(tmp_path / "w.sqlite3", plane=plane, addresses=ADDRESSES)
+    app = create_app(tmp_path / "w.sqlite3", plane=plane, addresses=ADDRESSES, warm=True)
     with TestClient(app):
         warmed = dict(app.state.warmed)
     assert list(warmed) == list(WARM_UP[plane])

@@ -130,7 +130,8 @@ def _openapi(app: FastAPI, build: Callable[[], dict[str, Any]]) -> dict[str, Any
 def create_app(store: EventStore | str | Path, *, organiser: str | None = None,
                open_mode: bool = False, open_rate: tuple[float, float] = (10, 0.5),
                settings: Settings | None = None, worker: WorkerRole | None = None,
-               plane: Plane = Plane.BOTH, addresses: Addresses | None = None) -> FastAPI:
+               plane: Plane = Plane.BOTH, addresses: Addresses | None = None,
+               warm: bool = False) -> FastAPI:
     """The app on ``store`` (an :class:`EventStore`, a ``postgresql://`` URL or a file path).
 
     Creating matches needs ``organiser`` (default: ``$CHUKKER_ORGANISER_TOKEN``,
@@ -146,6 +147,8 @@ def create_app(store: EventStore | str | Path, *, organiser: str | None = None,
     and feed, and the API), or both in one process (the default, as the tests use it).
     Each part is mounted on its plane(s) (:data:`~chukker.web.planes.PARTS`); a ``GET``
     of the other plane's page answers ``307`` to ``addresses`` (where each plane is).
+    ``warm``: ask the app its plane's first requests (:data:`WARM_UP`) before it serves
+    (``chukker serve`` does; the in-process tests need not).
 
     >>> import tempfile, os
     >>> app = create_app(os.path.join(tempfile.mkdtemp(), "t.sqlite3"))
@@ -183,7 +186,8 @@ def create_app(store: EventStore | str | Path, *, organiser: str | None = None,
         await svc.start()
         if feed is not None:
             await feeds_api.start_feed(svc, feed, app.state)
-        app.state.warmed = await warm_up(app, plane)  # before the first horn, not on it
+        # before the first horn, not on it
+        app.state.warmed = await warm_up(app, plane) if warm else []
         _keep_collector_out_of_the_fanout()
         metrics.watch_gc()  # what a stall comes from: the collector or the loop
         lag = asyncio.create_task(metrics.watch_loop())

@@ -244,7 +244,7 @@ def _start(s: Any, sock: socket.socket | None, *, demo: bool,
         if code:
             raise typer.Exit(code)
         return
-    app = create_app(store, organiser=token, open_mode=open_, settings=s)
+    app = create_app(store, organiser=token, open_mode=open_, settings=s, warm=True)
     server_config = uvicorn_config(app, host, port)
     configure(s.log.format, s.log.level)
     server = _Server(server_config, app.state.service)

@@ -176,7 +176,7 @@ def run_worker(spec: WorkerSpec, parent: int) -> None:
                           s.server.public_url, s.server.officials_url)
     app = create_app(store, organiser=spec.organiser, open_mode=spec.open_mode, settings=s,
                      worker=WorkerRole(spec.index, spec.workers), plane=plane,
-                     addresses=addresses)
+                     addresses=addresses, warm=True)
     sock = reuseport_socket(spec.host, spec.port)
     threading.Thread(target=_watch_supervisor, args=(parent,), daemon=True,
                      name="chukker-orphan-check").start()
