@@ -135,6 +135,9 @@ async def bench(a: argparse.Namespace) -> dict[str, Any]:
     port, officials = free_port(), free_port()
     env = {k: v for k, v in os.environ.items() if not k.startswith("CHUKKER_")}
     env["PYTHONPATH"] = str(ROOT / "src")
+    # every attacker is 127.0.0.1: room for the held streams and the churn from one address
+    env["CHUKKER_MAX_STREAMS_PER_ADDRESS"] = str(a.streams + a.churn + 100)
+    env["CHUKKER_MAX_STREAMS"] = str(2 * (a.streams + a.churn) + 100)
     server = subprocess.Popen(
         [sys.executable, "-m", "chukker.web", "--db", str(db), "--port", str(port),
          "--officials-port", str(officials), "--public-workers", str(a.public_workers),
@@ -190,7 +193,8 @@ async def bench(a: argparse.Namespace) -> dict[str, Any]:
     for name in ("nice19", "no_nice"):
         out[f"{name}_post_p99_over_idle"] = round(
             out[f"{name}_post_p99_ms"] / out["idle_post_p99_ms"], 2)
-    out["horns_audited"] = f"{sum(len(v) for v in late.values())}/{len(ids)} (due ones)"
+    # a match's later horns (the interval's) count too, in the phase of its first one
+    out["horns_audited"] = sum(len(v) for v in late.values())
     return out
 
 
