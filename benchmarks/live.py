@@ -2,6 +2,7 @@
 
     python benchmarks/live.py [--clients 1000] [--events 100] [--horns 40] [--workers N]
     python benchmarks/live.py --matrix        # 1,000 and 10,000 viewers, 1 and 2 workers
+    python benchmarks/live.py --clients 10000 --procs 4 --public-workers 2   # issue 35
 
 ``--workers N`` starts ``chukker serve --workers N`` (N processes behind the one
 port); ``--matrix`` runs the benchmark for 1,000 and 10,000 viewers with 1 and 2
@@ -314,14 +315,21 @@ async def bench(args: argparse.Namespace) -> dict[str, Any]:
     env["CHUKKER_MAX_STREAMS_PER_ADDRESS"] = str(args.clients + 10 * args.horns + 100)
     env["CHUKKER_METRICS_TOKEN"] = METRICS_TOKEN  # /metrics answers only its scraper
     env["CHUKKER_MAX_STREAMS"] = str(2 * (args.clients + 10 * args.horns) + 100)
+    # issue 35: with --public-workers N, the officials' process on a port of its own takes the
+    # operator's POSTs and N public workers serve the viewers; --workers N is N processes
+    # on one port as before (1: one process serving both planes)
+    officials = free_port()
+    planes = args.public_workers is not None
+    public = args.public_workers if planes else (0 if args.workers == 1 else args.workers)
     server = subprocess.Popen(
         [sys.executable, "-m", "chukker.web", "--db", str(db), "--port", str(port), "--no-demo",
-         "--open", "--workers", str(args.workers)],
+         "--open", "--public-workers", str(public), "--officials-port", str(officials)],
         env=env,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
-    base = f"http://127.0.0.1:{port}"
+    base = f"http://127.0.0.1:{officials if planes else port}"
+    viewers_base = f"http://127.0.0.1:{port}"
     clients: list[Client] = []
     procs: list[Any] = []
     try:
@@ -329,11 +337,12 @@ async def bench(args: argparse.Namespace) -> dict[str, Any]:
             seen: set[int] = set()
             for _ in range(1200):  # every worker ready (a fresh connection each time)
                 try:
-                    async with httpx.AsyncClient(base_url=base, timeout=5) as probe:
+                    async with httpx.AsyncClient(base_url=viewers_base, timeout=5) as probe:
                         r = await probe.get("/readyz")
-                    if r.status_code == 200:
+                        up = not planes or (await probe.get(base + "/readyz")).status_code == 200
+                    if r.status_code == 200 and up:
                         seen.add(int(r.json().get("worker", {}).get("index", 0)))
-                        if len(seen) >= args.workers:
+                        if len(seen) >= max(1, public):
                             break
                 except httpx.TransportError:
                     pass
@@ -459,6 +468,7 @@ async def bench(args: argparse.Namespace) -> dict[str, Any]:
             server.wait(10)
     return {
         "workers": args.workers,
+        "public_workers": args.public_workers,
         "clients": len(clients) + in_procs,
         "client_processes": max(1, len(procs)),
         "connect_s": connect_s,
@@ -553,7 +563,12 @@ def main() -> None:
     ap.add_argument("--depth-posts", type=int, default=60,
                     help="POSTs to each of the matches at event 100 and event 10,000")
     ap.add_argument("--workers", type=int, default=1,
-                    help="worker processes of the server (chukker serve --workers)")
+                    help="processes of the server on one port, each serving both planes "
+                         "(1: chukker serve --public-workers 0)")
+    ap.add_argument("--public-workers", type=int, default=None,
+                    help="two planes (issue 35): the operator posts on the officials' port, "
+                         "the viewers are served by N public workers (e.g. --clients 10000 "
+                         "--public-workers 2 --procs 4)")
     ap.add_argument("--matrix", action="store_true",
                     help="1,000 and 10,000 viewers with 1 and 2 workers, with ratios")
     ap.add_argument("--matrix-clients", default="1000,10000",

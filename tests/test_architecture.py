@@ -301,3 +301,21 @@ def test_architecture_nothing_outside_live_reaches_into_the_live_services_privat
                     and isinstance(node.args[1], ast.Constant) and node.args[1].value in private):
                 bad.append(f"{name}:{node.lineno}: {node.func.id} {node.args[1].value}")
     assert bad == []
+
+
+def test_architecture_every_route_belongs_to_a_plane(tmp_path: Path) -> None:
+    """Issue 35: each part is declared for its plane(s) (``web.planes.PARTS``), every route
+    of the whole app has a plane, and each plane's app mounts exactly the routes whose
+    plane includes it (the rest it sends to the other plane)."""
+    from chukker.web import create_app
+    from chukker.web.guard import routes_of
+    from chukker.web.planes import PARTS, Plane, plane_of
+
+    assert set(PARTS.values()) <= {Plane.OFFICIALS, Plane.PUBLIC, Plane.BOTH}
+    both = set(routes_of(create_app(tmp_path / "both.sqlite3").routes))
+    for plane in (Plane.OFFICIALS, Plane.PUBLIC):
+        mine = set(routes_of(create_app(tmp_path / f"{plane.label}.sqlite3",
+                                        plane=plane).routes))
+        assert mine <= both
+        assert not [r for r in both - mine if plane_of(*r) & plane], plane
+    assert all(plane_of(m, p) in (Plane.OFFICIALS, Plane.PUBLIC, Plane.BOTH) for m, p in both)

@@ -77,6 +77,26 @@ class ServerSettings:
     port: int = 8000
     #: seconds between keep-alive comments on a live stream (proxies close idle streams)
     stream_keepalive_s: float = 15.0
+    #: the officials' plane's port (issue 35: API, console, horns); 0: ``port`` + 1
+    officials_port: int = 0
+    #: processes of the public plane on ``port`` (pages, streams, exports, feeds);
+    #: 0: one process serves both planes on ``port`` (a laptop, a test)
+    public_workers: int = 1
+    #: where the crowd reaches the public plane (``https://arena.example``), for the
+    #: officials' plane's redirects; empty: the request's host on ``port``
+    public_url: str = ""
+    #: where the officials reach their plane, for the links ``serve`` prints and the
+    #: public plane's redirects; empty: the request's host on the officials' port
+    officials_url: str = ""
+
+    @property
+    def officials(self) -> int:
+        """The officials' port: ``officials_port``, else ``port`` + 1.
+
+        >>> ServerSettings(port=8000).officials, ServerSettings(officials_port=9000).officials
+        (8001, 9000)
+        """
+        return self.officials_port or self.port + 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -466,6 +486,16 @@ KEYS: tuple[Key, ...] = (
     Key("server.host", _text(max_len=255), "address to listen on"),
     Key("server.port", _int(1, 65535), "port to listen on"),
     Key("server.stream_keepalive_s", _float(1, 300), "seconds between keep-alive comments"),
+    Key("server.officials_port", _int(0, 65535),
+        "the officials' plane's port (API, console, horns); 0: port + 1"),
+    Key("server.public_workers", _int(0, 64),
+        "processes of the public plane on port; 0: one process serves both planes"),
+    Key("server.public_url", _text(r"(https?://[A-Za-z0-9.:\[\]-]+/?)?",
+                                   "http(s)://host[:port]", 300),
+        "where the crowd reaches the public plane (redirects)"),
+    Key("server.officials_url", _text(r"(https?://[A-Za-z0-9.:\[\]-]+/?)?",
+                                      "http(s)://host[:port]", 300),
+        "where the officials reach their plane (printed links, redirects)"),
     Key("limits.max_body_bytes", _int(1024, 64 * 1024 * 1024), "largest request body"),
     Key("limits.at_window_s", _float(0, 3600), "oldest accepted client 'at' (seconds)",
         aliases=("CHUKKER_AT_WINDOW_S",)),

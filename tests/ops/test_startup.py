@@ -34,7 +34,7 @@ def run(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
 def serving(*args: str, cwd: Path) -> Iterator[tuple[str, list[str]]]:
     """A `chukker serve` on a free port: its base URL and what it printed up to serving."""
     p = subprocess.Popen([sys.executable, "-m", "chukker.cli", "serve", "--port", str(free_port()),
-                          *args],
+                          "--officials-port", str(free_port()), *args],
                          cwd=cwd, env=env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                          text=True)
     try:

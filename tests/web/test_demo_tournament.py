@@ -48,7 +48,7 @@ def serve(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Any:
 
     def run() -> tuple[str, Any]:
         r = runner.invoke(app, ["serve", "--demo", "--db", str(tmp_path / "demo.sqlite3"),
-                                "--port", "8123"])
+                                "--port", "8123", "--public-workers", "0"])
         assert r.exit_code == 0, r.output
         return r.output, apps[-1]
 

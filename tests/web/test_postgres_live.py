@@ -20,7 +20,8 @@ pytestmark = [pytest.mark.postgres, pytest.mark.xdist_group("postgres-live")]
 def serve(port: int, schema: str) -> subprocess.Popen[bytes]:
     env = {**os.environ, "CHUKKER_DATABASE_URL": PG_URL, "CHUKKER_DATABASE_SCHEMA": schema}
     return subprocess.Popen(
-        [sys.executable, "-m", "chukker.web", "--port", str(port), "--no-demo", "--open"],
+        [sys.executable, "-m", "chukker.web", "--port", str(port), "--no-demo", "--open",
+         "--public-workers", "0"],  # one process each: two servers on one database
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         env=env,

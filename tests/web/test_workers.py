@@ -1,11 +1,14 @@
-"""``chukker serve --workers N``: several processes behind one port on one SQLite file.
+"""``chukker serve``'s processes on one SQLite file: the officials' process and the
+public plane's workers (issue 35).
 
 In process first (two live services on one file, each with its store's local
-notification, as two workers have), then ``chukker serve --workers 2`` itself:
-an event posted to one worker reaches a viewer on the other, concurrent appends
-through both keep one sequence, horns are kept once, and a killed worker comes
-back with nothing acknowledged lost. No timing is asserted: every wait is bounded
-and only says what did not happen.
+notification, as two workers have), then ``chukker serve --public-workers 1`` itself
+(worker 0: the officials' plane on its own port; worker 1: the public plane): an event
+posted to the officials' port reaches a viewer on the public port, concurrent appends
+through both ports keep one sequence, horns are kept once, the public worker runs at
+nice >= 10, the officials' port serves no anonymous page or stream, and a killed public
+worker comes back with nothing acknowledged lost. No timing is asserted: every wait is
+bounded and only says what did not happen.
 """
 
 from __future__ import annotations
@@ -255,7 +258,7 @@ def test_workers_sqlite_list_cache_sees_the_other_workers_matches(tmp_path: Path
             s.close()
 
 
-# ----------------------------------------------------------- chukker serve --workers 2
+# ------------------------------------------------ chukker serve --public-workers 1
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -269,10 +272,12 @@ METRICS_AUTH = {"authorization": "Bearer " + METRICS_TOKEN}
 
 
 class Workers:
-    """``chukker serve --workers 2`` on a fresh SQLite file (open mode)."""
+    """``chukker serve --public-workers 1`` on a fresh SQLite file (open mode): worker 0
+    is the officials' process on ``officials``, worker 1 the public one on ``port``."""
 
     def __init__(self, tmp: Path, **env_extra: str) -> None:
         self.port = _free_port()
+        self.officials = _free_port()
         self.db = tmp / "workers.sqlite3"
         env = {k: v for k, v in os.environ.items() if not k.startswith("CHUKKER_")}
         env["PYTHONPATH"] = str(ROOT / "src")
@@ -281,7 +286,8 @@ class Workers:
         where = [] if "CHUKKER_DATABASE_URL" in env_extra else ["--db", str(self.db)]
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "chukker.web", *where, "--port",
-             str(self.port), "--open", "--workers", "2"],
+             str(self.port), "--officials-port", str(self.officials), "--open",
+             "--public-workers", "1"],
             cwd=tmp, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         self.out: list[str] = []
         threading.Thread(target=self._read, daemon=True).start()
@@ -296,7 +302,8 @@ class Workers:
         end = time.monotonic() + seconds
         while True:
             assert self.proc.poll() is None, "".join(self.out)
-            c = http.client.HTTPConnection("127.0.0.1", self.port, timeout=30)
+            c = http.client.HTTPConnection(
+                "127.0.0.1", self.officials if worker == 0 else self.port, timeout=30)
             try:
                 w = ready_worker(c)
             except (OSError, http.client.HTTPException, ValueError):
@@ -499,6 +506,68 @@ def test_serve_workers_a_killed_worker_comes_back_and_nothing_acked_is_lost(
     st, got = call(back, "POST", f"/api/matches/{mid}/events",
                    {"command_id": "k3", "event": dict(GOAL)}, tk)
     assert st == 201 and got["seq"] == 4
+
+
+def _get(c: http.client.HTTPConnection, path: str) -> tuple[int, dict[str, str], bytes]:
+    c.request("GET", path)
+    r = c.getresponse()
+    return r.status, {k.lower(): v for k, v in r.getheaders()}, r.read()
+
+
+def test_serve_planes_officials_port_serves_no_anonymous_page_or_stream(
+        workers: Workers) -> None:
+    c0 = workers.conn(0)
+    status, created = call(c0, "POST", "/api/matches", DEMO_HEADER)
+    assert status == 201, created
+    mid = created["match_id"]
+    for path in ("/", f"/m/{mid}", f"/m/{mid}/sheet.json", "/rules/", "/tournaments/",
+                 f"/api/matches/{mid}/stream", f"/api/matches/{mid}/feed.json"):
+        st, headers, body = _get(c0, path)
+        assert st == 307, (path, st, body[:200])
+        assert headers["location"] == f"http://127.0.0.1:{workers.port}{path}"
+    # the public port serves them; it sends the console to the officials' port
+    c1 = workers.conn(1)
+    assert _get(c1, f"/m/{mid}")[0] == 200
+    st, headers, _ = _get(c1, f"/m/{mid}/console")
+    assert st == 307 and headers["location"].startswith(f"http://127.0.0.1:{workers.officials}/")
+    assert _get(c0, f"/m/{mid}/console")[0] == 200
+    # the console's own stream (a ticket from its token) is served on the officials' port
+    st, got = call(c0, "POST", f"/api/matches/{mid}/stream-ticket", None,
+                   created["timekeeper_token"])
+    assert st == 200, got
+    c0.request("GET", f"/api/matches/{mid}/stream?ticket={got['ticket']}")
+    r = c0.getresponse()
+    assert r.status == 200 and r.readline().startswith(b"retry:")
+    c0.close()
+
+
+def test_serve_planes_public_processes_run_at_nice_10_or_more(workers: Workers) -> None:
+    officials, public = (ready_worker(workers.conn(i)) for i in (0, 1))
+    assert officials is not None and public is not None
+    assert os.getpriority(os.PRIO_PROCESS, public["pid"]) >= 10
+    assert os.getpriority(os.PRIO_PROCESS, officials["pid"]) < 10
+    assert any("officials' plane" in line for line in workers.out)
+
+
+def test_serve_planes_guard_the_new_options() -> None:
+    """The guard's questions for ``--officials-port`` and ``--public-workers``: only the
+    operator gives them (command line or settings, never a client); their size is
+    bounded (a port, at most 64 workers); they name no path; the officials' port is
+    its own process, so the crowd on the public port cannot delay a key press there
+    more than the CPU they share (at nice +10)."""
+    from chukker.config import ConfigError, load
+
+    for key, bad in (("server.public_workers", "65"), ("server.officials_port", "70000"),
+                     ("server.officials_url", "file:///etc/passwd")):
+        with pytest.raises(ConfigError, match=key.replace(".", r"\.")):
+            load(file=False, env={"CHUKKER_" + key.replace(".", "_").upper(): bad})
+    env = {k: v for k, v in os.environ.items() if not k.startswith("CHUKKER_")}
+    env["PYTHONPATH"] = str(ROOT / "src")
+    port = _free_port()
+    p = subprocess.run([sys.executable, "-m", "chukker.web", "--port", str(port),
+                        "--officials-port", str(port), "--db", os.devnull + "-no"],
+                       env=env, capture_output=True, text=True, timeout=60)
+    assert p.returncode == 2 and "two planes need two ports" in p.stderr
 
 
 @pytest.mark.postgres

@@ -17,10 +17,12 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.types import Message
 
 from chukker.config import Settings
 from chukker.live import LiveService, ServiceError, WorkerRole, api_errors
 from chukker.ops import metrics
+from chukker.ops.proxy import client_of_scope
 from chukker.store import EventStore, open_store
 from chukker.web.api import feeds as feeds_api
 from chukker.web.api import routes as api
@@ -33,6 +35,7 @@ from chukker.web.ops import observe
 from chukker.web.pages import help as help_pages
 from chukker.web.pages import learn, plays, rules, tournaments
 from chukker.web.pages import matches as pages
+from chukker.web.planes import PARTS, Addresses, Plane, PlaneGate
 from chukker.web.security import (
     Organiser,
     RateLimit,
@@ -61,6 +64,62 @@ def _keep_collector_out_of_the_fanout() -> None:
     gc.set_threshold(max(gen0, 5_000), 5, 20)
 
 
+#: what a process asks itself before it serves (issue 35): the first request of each kind
+#: imports modules, compiles templates, loads the catalogues and builds the OpenAPI
+#: document (tens of milliseconds each, on the loop that sounds the horns); done once at
+#: start-up, before the collector freezes what is alive, none of it lands on a horn
+WARM_UP: dict[Plane, tuple[str, ...]] = {
+    Plane.OFFICIALS: ("/api/time", "/api/matches?limit=1", "/api/matches/-", "/openapi.json",
+                      "/m/-/console", "/m/-/console?lang=es", "/m/-/console?lang=it",
+                      "/help/keys", "/readyz"),
+    Plane.PUBLIC: ("/", "/?lang=es", "/?lang=it", "/m/-", "/m/-/sheet.json",
+                   "/api/matches/-/feed.json", "/rules/", "/tournaments/", "/learn/",
+                   "/readyz"),
+}
+
+
+async def warm_up(app: Any, plane: Plane) -> list[tuple[str, int]]:
+    """Ask the app the requests of :data:`WARM_UP` for ``plane`` (through its whole
+    middleware stack, on no socket); the paths and the statuses they got."""
+    paths = [p for pl, ps in WARM_UP.items() if pl & plane for p in ps]
+    # below the access log and the request metrics (observe.py): nobody asked these
+    if app.middleware_stack is None:
+        app.middleware_stack = app.build_middleware_stack()
+    inner, observer = app.middleware_stack, None
+    while inner is not None and observer is None:
+        if isinstance(inner, observe.ObserveMiddleware):
+            observer = inner
+        inner = getattr(inner, "app", None)
+    target_app = observer.app if observer is not None else app
+    done: list[tuple[str, int]] = []
+    seen = {"status": 0}
+
+    async def receive() -> Message:
+        return {"type": "http.request", "body": b"", "more_body": False}
+
+    async def send(message: Message) -> None:
+        if message["type"] == "http.response.start":
+            seen["status"] = message["status"]
+
+    for target in paths:
+        path, _, query = target.partition("?")
+        scope = {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1",
+                 "method": "GET", "scheme": "http", "path": path, "raw_path": path.encode(),
+                 "query_string": query.encode(), "root_path": "",
+                 "headers": [(b"host", b"127.0.0.1"), (b"accept-language", b"en")],
+                 "client": ("127.0.0.1", 0), "server": ("127.0.0.1", 0), "state": {},
+                 "app": app}
+        if observer is not None:
+            scope["chukker_client"] = client_of_scope(scope, observer.proxies)
+        seen["status"] = 0
+        try:
+            await target_app(scope, receive, send)
+        except Exception:  # a warm-up never stops a start: say so and go on
+            log.warning("warm-up of %s failed", target, exc_info=True)
+        done.append((target, seen["status"]))
+    return done
+
+
 def _openapi(app: FastAPI, build: Callable[[], dict[str, Any]]) -> dict[str, Any]:
     """FastAPI's OpenAPI document with the API's refusals documented (built once)."""
     if app.openapi_schema is None:
@@ -71,7 +130,9 @@ def _openapi(app: FastAPI, build: Callable[[], dict[str, Any]]) -> dict[str, Any
 
 def create_app(store: EventStore | str | Path, *, organiser: str | None = None,
                open_mode: bool = False, open_rate: tuple[float, float] = (10, 0.5),
-               settings: Settings | None = None, worker: WorkerRole | None = None) -> FastAPI:
+               settings: Settings | None = None, worker: WorkerRole | None = None,
+               plane: Plane = Plane.BOTH, addresses: Addresses | None = None,
+               warm: bool = False) -> FastAPI:
     """The app on ``store`` (an :class:`EventStore`, a ``postgresql://`` URL or a file path).
 
     Creating matches needs ``organiser`` (default: ``$CHUKKER_ORGANISER_TOKEN``,
@@ -82,13 +143,26 @@ def create_app(store: EventStore | str | Path, *, organiser: str | None = None,
     several on one port (``chukker serve --workers``); only worker 0, the horn keeper,
     keeps the horns' audit and runs the arena feeds.
 
+    ``plane`` (:mod:`chukker.web.planes`, issue 35): the officials' plane (API, console,
+    officials' pages; horns, audit, feeds), the public plane (every page, stream, export
+    and feed, and the API), or both in one process (the default, as the tests use it).
+    Each part is mounted on its plane(s) (:data:`~chukker.web.planes.PARTS`); a ``GET``
+    of the other plane's page answers ``307`` to ``addresses`` (where each plane is).
+    ``warm``: ask the app its plane's first requests (:data:`WARM_UP`) before it serves
+    (``chukker serve`` does; the in-process tests need not).
+
     >>> import tempfile, os
     >>> app = create_app(os.path.join(tempfile.mkdtemp(), "t.sqlite3"))
     >>> "/api/matches/{match_id}/events" in app.openapi()["paths"]
     True
+    >>> officials = create_app(os.path.join(tempfile.mkdtemp(), "o.sqlite3"),
+    ...                        plane=Plane.OFFICIALS)
+    >>> officials.state.plane.label
+    'officials'
     """
     st = open_store(store) if isinstance(store, str | Path) else store
-    keeper = worker is None or worker.keeps_horns
+    # the horns' audit and the arena feeds: the officials' plane's (or a single process's)
+    keeper = (worker is None or worker.keeps_horns) and bool(plane & Plane.OFFICIALS)
     svc = LiveService(st, keeps_horns=keeper, adopts=worker is not None and keeper)
     if worker is not None:
         metrics.worker_role(worker.index, worker.workers, keeper)
@@ -113,6 +187,8 @@ def create_app(store: EventStore | str | Path, *, organiser: str | None = None,
         await svc.start()
         if feed is not None:
             await feeds_api.start_feed(svc, feed, app.state)
+        # before the first horn, not on it
+        app.state.warmed = await warm_up(app, plane) if warm else []
         _keep_collector_out_of_the_fanout()
         metrics.watch_gc()  # what a stall comes from: the collector or the loop
         lag = asyncio.create_task(metrics.watch_loop())
@@ -136,6 +212,8 @@ def create_app(store: EventStore | str | Path, *, organiser: str | None = None,
     )
     app.state.service = svc
     app.state.worker = worker
+    app.state.plane = plane
+    app.state.addresses = addresses or Addresses()
     app.state.heavy = Pools()  # heavy work's own bounded pools (web/heavy.py)
     app.state.feed = feed
     lim = (settings or Settings()).limits
@@ -196,21 +274,37 @@ def create_app(store: EventStore | str | Path, *, organiser: str | None = None,
         log.exception("unexpected error on %s", request.url.path)
         return JSONResponse(api_errors.body("server_error"), status_code=500)
 
-    app.include_router(api.router)
-    app.include_router(feeds_api.router)
-    app.include_router(pages.router)
+    # every part, unconditionally on its plane(s) (planes.PARTS): a broken module fails
+    # here and in the tests; on the other plane its pages answer 307 (PlaneGate)
+    def on(part: str) -> bool:
+        return bool(PARTS[part] & plane)
+
+    if on("api"):
+        app.include_router(api.router)
+    if on("feeds"):
+        app.include_router(feeds_api.router)
+    if on("pages"):
+        app.include_router(pages.router)
     app.openapi = functools.partial(_openapi, app, app.openapi)  # type: ignore[method-assign]
-    app.mount("/static", StaticFiles(directory=HERE / "static"), name="static")
-    # every part, unconditionally: a broken module fails here and in the tests
-    app.mount("/rules", rules.router)
-    app.include_router(plays.router, prefix=plays.PREFIX)
-    app.include_router(tournaments.router, prefix="/tournaments")
-    app.include_router(learn.router, prefix="/learn")
-    app.include_router(help_pages.router)
+    if on("static"):
+        app.mount("/static", StaticFiles(directory=HERE / "static"), name="static")
+    if on("rules"):
+        app.mount("/rules", rules.router)
+    if on("plays"):
+        app.include_router(plays.router, prefix=plays.PREFIX)
+    if on("tournaments"):
+        app.include_router(tournaments.router, prefix="/tournaments")
+    if on("learn"):
+        app.include_router(learn.router, prefix="/learn")
+    if on("help"):
+        app.include_router(help_pages.router)
     app.add_middleware(Guard, api_limit=lim.max_body_bytes)  # every door's declaration
     app.add_middleware(SecurityHeaders)
     app.add_middleware(StreamGate)
-    observe.install(app, settings)
+    if plane != Plane.BOTH:
+        app.add_middleware(PlaneGate, plane=plane, addresses=addresses or Addresses(),
+                           fallback=(settings or Settings()).server.host)
+    observe.install(app, settings)  # the "ops" part: /healthz, /readyz, /metrics
     # outermost: a repeated page costs a lookup (web/cache.py); SecurityHeaders' are kept
     app.add_middleware(PageCache, rate=(lim.visitor_rate * 10, lim.visitor_rate))
     return app

@@ -41,27 +41,49 @@ def serve(
     config: Annotated[Path | None, typer.Option(
         "--config", help="Settings file (TOML); default $CHUKKER_CONFIG.",
         show_default=False)] = None,
-    workers: Annotated[int, typer.Option(
-        "--workers", min=1, max=64,
-        help="Worker processes behind the one port (SO_REUSEPORT), to spread many "
-        "viewers over the cores; worker 0 keeps the horns (audit, arena feeds). "
-        "1: one process.")] = 1,
+    officials_port: Annotated[int | None, typer.Option(
+        "--officials-port", min=1, max=65535,
+        help="Port of the officials' plane: the API, the timekeeper's console and the "
+        "officials' pages, the horns (setting server.officials_port; default --port + 1).",
+        show_default=False)] = None,
+    public_workers: Annotated[int | None, typer.Option(
+        "--public-workers", min=0, max=64,
+        help="Processes of the public plane on --port (every page, stream, export and "
+        "feed), at a lower CPU priority (setting server.public_workers; default 1). "
+        "0: one process serves both planes on --port (a laptop, a test).",
+        show_default=False)] = None,
+    workers: Annotated[int | None, typer.Option(
+        "--workers", min=1, max=64, hidden=True,
+        help="Old name of --public-workers (deprecated).", show_default=False)] = None,
 ) -> None:
     """Serve the timekeeper's console, big screen, phones, overlay and API.
 
-    Start-up order: the settings, then the port (bound before anything else),
-    then the database; only then are secrets printed and (with --demo) demo
-    content seeded. A failure at any step is one line on stderr and exit 2, and
-    leaves no new database behind. With ``--workers N`` (N > 1) this process then
-    supervises N worker processes serving the same port (docs/operations.md).
+    Two planes (docs/operations.md): the officials' process on --officials-port (API,
+    console, officials' pages; it keeps the horns and runs the arena feeds) and the
+    public processes on --port (every page, stream, export and feed; the API's writes
+    too). Start-up order: the settings, then both ports (bound before anything else),
+    then the database; only then are secrets printed and (with --demo) demo content
+    seeded. A failure at any step is one line on stderr and exit 2, and leaves no new
+    database behind. This process then supervises the others.
     """
     from chukker.ops_cli import settings_or_exit
     from chukker.store import is_postgres_url
 
+    if workers is not None:
+        typer.echo("chukker: --workers is deprecated: it is now --public-workers (the public "
+                   "plane's processes; the officials' plane is always one process)", err=True)
+        public_workers = workers if public_workers is None else public_workers
     s = settings_or_exit(config, **{"server.host": host, "server.port": port, "database": db,
-                                    "open": True if open_ else None})
-    sock = (_bind(s.server.host, s.server.port, reuseport=True) if workers > 1
+                                    "open": True if open_ else None,
+                                    "server.officials_port": officials_port,
+                                    "server.public_workers": public_workers})
+    planes = s.server.public_workers > 0
+    if planes and s.server.officials == s.server.port:
+        _fail(f"--officials-port {s.server.officials} is --port: the two planes need two ports")
+    sock = (_bind(s.server.host, s.server.port, reuseport=True) if planes
             else _bind(s.server.host, s.server.port))
+    officials_sock = (_bind(s.server.host, s.server.officials, reuseport=True) if planes
+                      else None)
     target = s.database_target()
     path = target[len("sqlite:///"):] if target.startswith("sqlite:///") else target
     new_file = not is_postgres_url(target) and not os.path.exists(path)
@@ -72,14 +94,15 @@ def serve(
         kept = True
 
     try:
-        _start(s, sock, demo=demo, on_serving=keep, workers=workers)
+        _start(s, sock, demo=demo, on_serving=keep, officials_sock=officials_sock)
     except BaseException:
         if new_file and not kept:
             _remove_sqlite(path)
         raise
     finally:
-        if sock is not None:
-            sock.close()
+        for held in (sock, officials_sock):
+            if held is not None:
+                held.close()
 
 
 def _remove_sqlite(path: str) -> None:
@@ -120,7 +143,7 @@ def _bind(host: str, port: int, *, reuseport: bool = False) -> socket.socket | N
 
 
 def _start(s: Any, sock: socket.socket | None, *, demo: bool,
-           on_serving: Callable[[], None], workers: int = 1) -> None:
+           on_serving: Callable[[], None], officials_sock: socket.socket | None = None) -> None:
     from chukker.live import LiveService
     from chukker.ops.logging import configure
     from chukker.store import is_postgres_url, open_store
@@ -133,6 +156,9 @@ def _start(s: Any, sock: socket.socket | None, *, demo: bool,
 
     host, open_ = s.server.host, s.open
     port = sock.getsockname()[1] if sock is not None else s.server.port
+    officials_port = (officials_sock.getsockname()[1] if officials_sock is not None
+                      else s.server.officials)
+    planes = s.server.public_workers > 0
     target = s.database_target()
     if not is_postgres_url(target):
         try:
@@ -147,7 +173,11 @@ def _start(s: Any, sock: socket.socket | None, *, demo: bool,
         shown = target.split("@")[-1] if "@" in target else target
         _fail(f"cannot open the database {shown}: {type(e).__name__}: {e}"[:400])
     where = "PostgreSQL" if is_postgres_url(target) else os.path.abspath(target)
-    base = f"http://{host}:{port}"
+    shown_host = f"[{host}]" if ":" in host else host
+    base = s.server.public_url.rstrip("/") or f"http://{shown_host}:{port}"
+    # the officials' links (console, committee) on the officials' plane
+    officials = (s.server.officials_url.rstrip("/") or f"http://{shown_host}:{officials_port}"
+                 if planes else base)
     if s.config_file:
         typer.echo(f"chukker: settings from {s.config_file} (chukker config shows them)")
     typer.echo(f"chukker: event store {where}")
@@ -169,7 +199,8 @@ def _start(s: Any, sock: socket.socket | None, *, demo: bool,
         created = asyncio.run(LiveService(store).create_match(DEMO_HEADER))
         m = created.match_id
         typer.echo("chukker: demo match created (its secrets are shown only now):")
-        typer.echo(f"  timekeeper console  {base}/m/{m}/console#token={created.timekeeper_token}")
+        typer.echo(f"  timekeeper console  {officials}/m/{m}/console"
+                   f"#token={created.timekeeper_token}")
         typer.echo(f"  timekeeper token    {created.timekeeper_token}")
         typer.echo(f"  committee token     {created.committee_token}")
         shown = created_display_token(m, created.timekeeper_token, created.committee_token)
@@ -189,23 +220,31 @@ def _start(s: Any, sock: socket.socket | None, *, demo: bool,
             typer.echo(f"  tournament          {tour.url}")
             typer.echo(f"  committee token     {tour.committee_token}")
             for arena, link in tour.consoles.items():
+                if link.startswith(base + "/"):
+                    link = officials + link[len(base):]
                 typer.echo(f"  {arena + ' console':<19} {link}")
     elif demo:
         typer.echo("chukker: no demo content: the database already holds matches")
     elif empty:
         typer.echo("chukker: the database holds no match yet; create them at "
-                   f"{base}/new (for demo content, start with --demo)")
-    typer.echo(f"chukker: serving on {base}/ (new match: {base}/new, API: {base}/docs)")
+                   f"{officials}/new (for demo content, start with --demo)")
+    if planes:
+        typer.echo(f"chukker: serving on {base}/ (the public: pages, streams, feeds, API: "
+                   f"{base}/docs); the officials on {officials}/ (API, consoles, new match: "
+                   f"{officials}/new)")
+    else:
+        typer.echo(f"chukker: serving on {base}/ (new match: {base}/new, API: {base}/docs)")
     on_serving()
-    if workers > 1:
-        # the workers open the store themselves; this process holds the port (and the
+    if planes:
+        # the processes open the store themselves; this one holds both ports (and the
         # SQLite file's lock) and supervises them
         store.close()
-        code = supervise(s, host, port, workers, organiser=token, open_mode=open_)
+        code = supervise(s, host, port, s.server.public_workers, organiser=token,
+                         open_mode=open_, officials_port=officials_port)
         if code:
             raise typer.Exit(code)
         return
-    app = create_app(store, organiser=token, open_mode=open_, settings=s)
+    app = create_app(store, organiser=token, open_mode=open_, settings=s, warm=True)
     server_config = uvicorn_config(app, host, port)
     configure(s.log.format, s.log.level)
     server = _Server(server_config, app.state.service)

@@ -1,26 +1,32 @@
-"""``chukker serve --workers N``: N worker processes behind one port, and their supervisor.
+"""``chukker serve``: the officials' process and the public plane's workers, and their
+supervisor (issue 35: two planes; docs/operations.md).
 
 The supervisor (the process ``chukker serve`` started as) does what one server
-does before serving: the settings, the port, the database, the organiser
+does before serving: the settings, both ports, the database, the organiser
 token, demo content. Then it makes a private runtime folder (mode 0700) and
-starts N workers (``multiprocessing``, spawned). Each worker opens the store,
-binds the same address with ``SO_REUSEPORT`` (the kernel spreads the
-connections over them) and serves with a :class:`~chukker.live.LiveService`
-of its own:
+starts 1 + N processes (``multiprocessing``, spawned). Each opens the store,
+binds its port with ``SO_REUSEPORT`` and serves with a
+:class:`~chukker.live.LiveService` of its own:
 
+* process 0 is the **officials' plane** (:attr:`~chukker.web.planes.Plane.OFFICIALS`),
+  alone on the officials' port: the API, the console and the officials' pages. It is
+  the *horn keeper*: it writes the horns' audit rows, runs the arena feeds (MQTT,
+  relays) and loads every match it hears of;
+* processes 1..N are the **public plane** (:attr:`~chukker.web.planes.Plane.PUBLIC`) on
+  the public port (the kernel spreads the connections over them), at CPU priority
+  ``nice`` +:data:`PUBLIC_NICE`: every page, stream, export and feed, and the API's
+  writes too (through the same store). They sound the horns to their own viewers and
+  never write the audit;
 * they hear each other's appends through the store: PostgreSQL's LISTEN/NOTIFY,
-  or on SQLite a Unix datagram socket per worker in the runtime folder plus a
+  or on SQLite a Unix datagram socket per process in the runtime folder plus a
   ``PRAGMA data_version`` poll (:mod:`chukker.store.notify`);
-* worker 0 is the *horn keeper*: every worker sounds the horns to its own
-  viewers, but only worker 0 writes the horns' audit rows and runs the arena
-  feeds (MQTT, relays), and it loads every match it hears of;
-* a worker that dies is started again (same number, so the horn keeper comes
+* a process that dies is started again (same number, so the horn keeper comes
   back as the horn keeper), after a pause that grows while it keeps dying young;
-* SIGINT or SIGTERM to the supervisor stops every worker (SIGTERM, then SIGKILL
-  after :data:`STOP_WAIT_S`); a worker whose supervisor is gone stops itself.
+* SIGINT or SIGTERM to the supervisor stops every process (SIGTERM, then SIGKILL
+  after :data:`STOP_WAIT_S`); a process whose supervisor is gone stops itself.
 
 Nothing a client sends reaches this module: the folder is made here, the socket
-names are the workers' numbers.
+names are the processes' numbers.
 """
 
 from __future__ import annotations
@@ -52,6 +58,9 @@ RESTART_PAUSE_S = (0.2, 10.0)
 ORPHAN_CHECK_S = 1.0
 #: the most workers (a typo like --workers 200 should not fork-bomb the laptop)
 MAX_WORKERS = 64
+#: how much lower the public plane's CPU priority is (``os.nice``): the officials' process
+#: gets the cores first when the crowd and the match both want them
+PUBLIC_NICE = 10
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,6 +76,11 @@ class WorkerSpec:
     port: int
     organiser: str | None
     open_mode: bool
+    #: ``officials``, ``public`` or ``both`` (:class:`~chukker.web.planes.Plane`'s label)
+    plane: str = "both"
+    #: the other plane's port (the redirects of :class:`~chukker.web.planes.PlaneGate`)
+    public_port: int = 0
+    officials_port: int = 0
 
 
 def make_runtime_folder() -> str:
@@ -145,7 +159,11 @@ def run_worker(spec: WorkerSpec, parent: int) -> None:
     from chukker.store import Backend, open_store
     from chukker.web.app import create_app
     from chukker.web.ops.observe import apply_process_settings
+    from chukker.web.planes import Addresses, Plane
 
+    plane = {p.label: p for p in (Plane.OFFICIALS, Plane.PUBLIC, Plane.BOTH)}[spec.plane]
+    if plane == Plane.PUBLIC:
+        os.nice(PUBLIC_NICE)  # the crowd waits for the match, never the other way round
     s = spec.settings
     configure(s.log.format, s.log.level)
     apply_process_settings(s)
@@ -154,8 +172,11 @@ def run_worker(spec: WorkerSpec, parent: int) -> None:
         from chukker.store.notify import LocalNotifier
 
         store.attach(LocalNotifier(spec.runtime, spec.index, spec.workers))  # type: ignore[attr-defined]
+    addresses = Addresses(spec.public_port or spec.port, spec.officials_port or spec.port,
+                          s.server.public_url, s.server.officials_url)
     app = create_app(store, organiser=spec.organiser, open_mode=spec.open_mode, settings=s,
-                     worker=WorkerRole(spec.index, spec.workers))
+                     worker=WorkerRole(spec.index, spec.workers), plane=plane,
+                     addresses=addresses, warm=True)
     sock = reuseport_socket(spec.host, spec.port)
     threading.Thread(target=_watch_supervisor, args=(parent,), daemon=True,
                      name="chukker-orphan-check").start()
@@ -176,8 +197,9 @@ def _say(msg: str) -> None:
 class Supervisor:
     """Starts ``workers`` worker processes, starts again one that dies, stops them all."""
 
-    def __init__(self, spec_of: Any, workers: int) -> None:
+    def __init__(self, spec_of: Any, workers: int, *, planes: bool = False) -> None:
         self.spec_of = spec_of
+        self.planes = planes
         self.workers = workers
         self.ctx = multiprocessing.get_context("spawn")
         self.procs: list[Any] = [None] * workers
@@ -193,7 +215,8 @@ class Supervisor:
         p.start()
         self.procs[i] = p
         self.started[i] = time.monotonic()
-        role = " (horn keeper)" if i == 0 else ""
+        role = (" (officials' plane, horn keeper)" if i == 0 and self.planes
+                else " (public plane)" if self.planes else " (horn keeper)" if i == 0 else "")
         _say(f"worker {i}{role} started, pid {p.pid}")
 
     def _stop(self, signum: int, frame: FrameType | None) -> None:
@@ -247,21 +270,36 @@ class Supervisor:
 
 
 def supervise(settings: Any, host: str, port: int, workers: int, *,
-              organiser: str | None, open_mode: bool) -> int:
-    """Run ``workers`` workers on ``host:port`` until told to stop; the exit status."""
+              organiser: str | None, open_mode: bool, officials_port: int = 0) -> int:
+    """Run the processes until told to stop; the exit status.
+
+    With ``officials_port``: the officials' process on it and ``workers`` public
+    processes on ``port`` (two planes). Without: ``workers`` processes on ``port`` that
+    serve both planes, process 0 keeping the horns (before issue 35)."""
     runtime = make_runtime_folder()
     # the workers keep their metrics side by side, so any of them answers /metrics for
     # all (prometheus_client's multiprocess mode, read when a worker starts)
     folder = os.path.join(runtime, "metrics")
     os.mkdir(folder, 0o700)
     os.environ[metrics.MULTIPROC_ENV] = folder
+    planes = officials_port > 0
+    total = workers + 1 if planes else workers
 
     def spec_of(i: int) -> WorkerSpec:
-        return WorkerSpec(settings, i, workers, runtime, host, port, organiser, open_mode)
+        if not planes:
+            return WorkerSpec(settings, i, total, runtime, host, port, organiser, open_mode)
+        return WorkerSpec(settings, i, total, runtime, host, officials_port if i == 0 else port,
+                          organiser, open_mode, "officials" if i == 0 else "public",
+                          port, officials_port)
 
-    _say(f"{workers} workers on one port (SO_REUSEPORT); worker 0 keeps the horns")
+    if planes:
+        _say(f"the officials' plane on port {officials_port} (one process: API, console, "
+             f"horns); the public plane on port {port} ({workers} process"
+             f"{'es' if workers > 1 else ''} at nice +{PUBLIC_NICE})")
+    else:
+        _say(f"{workers} workers on one port (SO_REUSEPORT); worker 0 keeps the horns")
     try:
-        return Supervisor(spec_of, workers).run()
+        return Supervisor(spec_of, total, planes=planes).run()
     finally:
         os.environ.pop(metrics.MULTIPROC_ENV, None)
         shutil.rmtree(runtime, ignore_errors=True)

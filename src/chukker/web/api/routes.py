@@ -38,6 +38,7 @@ from chukker.store import base as store_base
 from chukker.store._engine import EventType, SetupError, dumps
 from chukker.web.api.wire import SocketWire, wire_of
 from chukker.web.limits import StreamCaps
+from chukker.web.planes import crowd_elsewhere, serves_crowd
 from chukker.web.refusals import bad_setup_text, said_or
 from chukker.web.security import (
     BadInput,
@@ -458,7 +459,7 @@ async def stream(
         "the match's timekeeper or committee token (prefer a ticket: it keeps the token "
         "out of URLs)"))] = None,
     authorization: Annotated[str | None, Header()] = None,
-) -> StreamingResponse:
+) -> Response:
     lm = await load(request, match_id)
     svc = service(request)
     presented = bearer(authorization) or token
@@ -467,6 +468,8 @@ async def stream(
         why = stream_tickets(request).redeem(ticket, lm.id, match_key(lm))
         privileged = why is None
         annotate(request, match_id=lm.id, code="ticket" if why is None else f"ticket_{why}")
+    if not privileged and not serves_crowd(request.app.state):
+        return crowd_elsewhere(request)  # the officials' plane: no anonymous stream (307)
     caps: StreamCaps = request.app.state.streams
     address = client_address(request)
     if not caps.acquire(address, privileged):

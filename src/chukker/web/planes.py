@@ -1,0 +1,243 @@
+"""The two planes of ``chukker serve`` (issue 35): the officials' and the public's.
+
+* :attr:`Plane.OFFICIALS`: one process on its own port (``--officials-port``). The API,
+  the timekeeper's console and the officials' pages; it keeps the horns and their audit
+  and runs the arena feeds (MQTT, relays). It serves no anonymous page, stream or feed:
+  a ``GET`` of one answers ``307`` to the same path on the public address.
+* :attr:`Plane.PUBLIC`: the processes on ``--port`` (``--public-workers N``), at a lower
+  CPU priority. Every page, stream, export and feed, and the API (its writes too, through
+  the same store, so that existing clients keep working). A ``GET`` of an officials' page
+  there answers ``307`` to the officials' address.
+* :attr:`Plane.BOTH`: one process serving everything (the in-process tests,
+  ``chukker serve --public-workers 0``).
+
+Each part of the app is declared for its plane(s) in :data:`PARTS`; the parts that mix
+the two (the match pages, the tournaments) have their officials' doors in
+:data:`OFFICIALS_PAGES` and their crowd's API doors in :data:`CROWD_API`.
+:func:`plane_of` says where any request belongs.
+
+>>> plane_of("GET", "/m/m1/console")
+<Plane.OFFICIALS: 1>
+>>> plane_of("GET", "/m/m1")
+<Plane.PUBLIC: 2>
+>>> plane_of("POST", "/api/matches/m1/events") == Plane.BOTH
+True
+>>> Plane.OFFICIALS in Plane.BOTH
+True
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from enum import IntFlag, auto
+from typing import Any
+from urllib.parse import quote
+
+from starlette.responses import Response
+from starlette.routing import compile_path
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+
+class Plane(IntFlag):
+    """Which plane a process serves, or a route belongs to.
+
+    An ``IntFlag``, compared with ``==`` (never ``is``): a copy of this module (pytest's
+    doctests import one) still agrees on every plane."""
+
+    OFFICIALS = auto()
+    PUBLIC = auto()
+    BOTH = OFFICIALS | PUBLIC
+
+    @property
+    def label(self) -> str:
+        """``officials``, ``public`` or ``both`` (logs, metrics, ``/readyz``)."""
+        return {1: "officials", 2: "public"}.get(int(self), "both")
+
+
+#: the parts of the app (as ``create_app`` mounts them) and the planes they are mounted on
+PARTS: dict[str, Plane] = {
+    "api": Plane.BOTH,  # the match API: reads and writes (docs/live.md)
+    "feeds": Plane.PUBLIC,  # feed.json / feed.xml / feed.csv: the broadcasters' pull
+    "pages": Plane.BOTH,  # the match pages: the console is the officials', the rest public
+    "static": Plane.BOTH,  # the stylesheet and scripts every page needs
+    "rules": Plane.PUBLIC,
+    "plays": Plane.PUBLIC,
+    "tournaments": Plane.BOTH,  # the arena consoles are the officials', the rest public
+    "learn": Plane.PUBLIC,
+    "help": Plane.BOTH,  # the console's key card
+    "ops": Plane.BOTH,  # /healthz, /readyz, /metrics: each process answers for itself
+}
+
+#: the officials' pages (``GET``; as routed): served on the officials' plane only
+OFFICIALS_PAGES: tuple[str, ...] = (
+    "/m/{match_id}/console",
+    "/m/{match_id}/created",
+    "/new",
+    "/tournaments/{tid}/arena/{slug}/console",
+)
+
+#: ``GET`` doors under ``/api/`` that are the crowd's (streams without a ticket, feeds):
+#: on the officials' plane a stream needs a ticket or a token (checked by its handler)
+CROWD_API: tuple[str, ...] = (
+    "/api/matches/{match_id}/feed.json",
+    "/api/matches/{match_id}/feed.xml",
+    "/api/matches/{match_id}/feed.csv",
+)
+
+#: ``GET`` doors outside ``/api/`` served on both planes
+SHARED: tuple[str, ...] = (
+    "/static/{path:path}",
+    "/help/keys",
+    "/healthz",
+    "/readyz",
+    "/metrics",
+    "/openapi.json",
+    "/docs",
+    "/redoc",
+    "/apidocs/{name}",
+    # the arena console follows its arena through the tournament's stream (one per arena)
+    "/tournaments/{tid}/stream",
+)
+
+
+#: the anonymous doors that take a body (the guard's ``Role.ANONYMOUS``): the crowd's
+CROWD_FORMS: tuple[str, ...] = (
+    "/learn/result",
+    "/learn/result.csv",
+    "/plays/review",
+)
+
+
+def _rx(paths: tuple[str, ...]) -> list[re.Pattern[str]]:
+    return [compile_path(p)[0] for p in paths]
+
+
+_OFFICIALS, _CROWD_API, _SHARED = _rx(OFFICIALS_PAGES), _rx(CROWD_API), _rx(SHARED)
+_CROWD_FORMS = _rx(CROWD_FORMS)
+
+
+def plane_of(method: str, path: str) -> Plane:
+    """The plane(s) a request belongs to: the officials' writes and the API on both (the
+    crowd's feeds excepted), the officials' pages on the officials', every other ``GET``
+    and anonymous ``POST`` on the public.
+
+    >>> plane_of("GET", "/rules/")
+    <Plane.PUBLIC: 2>
+    >>> plane_of("GET", "/api/matches/m1") == Plane.BOTH
+    True
+    >>> plane_of("GET", "/api/matches/m1/feed.json")
+    <Plane.PUBLIC: 2>
+    >>> plane_of("POST", "/learn/result")
+    <Plane.PUBLIC: 2>
+    """
+    if method not in ("GET", "HEAD"):
+        # the officials' writes (a token or the organiser's) on both; an anonymous form or
+        # upload (a rules test's result, a plays file) is the crowd's
+        return Plane.PUBLIC if any(rx.match(path) for rx in _CROWD_FORMS) else Plane.BOTH
+    if any(rx.match(path) for rx in _OFFICIALS):
+        return Plane.OFFICIALS
+    if path.startswith("/api/"):
+        return Plane.PUBLIC if any(rx.match(path) for rx in _CROWD_API) else Plane.BOTH
+    if any(rx.match(path) for rx in _SHARED):
+        return Plane.BOTH
+    return Plane.PUBLIC
+
+
+_HOST = re.compile(r"^(?:[A-Za-z0-9](?:[A-Za-z0-9.-]{0,252})|\[[0-9A-Fa-f:.]{2,45}\])$")
+
+
+@dataclass(frozen=True, slots=True)
+class Addresses:
+    """Where each plane is reached: a base URL (``https://officials.example``) when one is
+    set, else the port alone, on the host the request named.
+
+    >>> a = Addresses(public_port=8000, officials_port=8001)
+    >>> a.base(Plane.OFFICIALS, "example.org:8000", "http")
+    'http://example.org:8001'
+    >>> a.base(Plane.PUBLIC, "bad host/x", "http", fallback="127.0.0.1")
+    'http://127.0.0.1:8000'
+    """
+
+    public_port: int = 8000
+    officials_port: int = 8001
+    public_url: str = ""
+    officials_url: str = ""
+
+    def base(self, plane: Plane, host_header: str, scheme: str = "http",
+             fallback: str = "127.0.0.1") -> str:
+        url = self.officials_url if plane == Plane.OFFICIALS else self.public_url
+        if url:
+            return url.rstrip("/")
+        port = self.officials_port if plane == Plane.OFFICIALS else self.public_port
+        host = host_header.rsplit(":", 1)[0] if not host_header.endswith("]") else host_header
+        if not _HOST.match(host):
+            host = fallback if ":" not in fallback else f"[{fallback}]"
+        return f"{scheme}://{host}:{port}"
+
+
+def elsewhere(scope: Scope, to: Plane, addresses: Addresses, fallback: str) -> str:
+    """The URL of this request's path and query on the plane ``to``."""
+    host = ""
+    for k, v in scope.get("headers", []):
+        if k == b"host":
+            host = v.decode("latin-1")[:300]
+            break
+    path = quote(str(scope.get("path", "/")), safe="/:@!$&'()*+,;=-._~")
+    query = scope.get("query_string", b"").decode("latin-1")[:4096]
+    base = addresses.base(to, host, str(scope.get("scheme", "http")), fallback)
+    return f"{base}{path}" + (f"?{query}" if query else "")
+
+
+def redirect(url: str, to: Plane) -> tuple[int, list[tuple[bytes, bytes]], bytes]:
+    """A ``307`` to ``url``: the answer of a plane that does not serve the request."""
+    words = ("the officials' pages are served at" if to == Plane.OFFICIALS
+             else "this page is served on the public address")
+    body = f"{words} {url}\n".encode()
+    return 307, [(b"location", url.encode()), (b"content-type", b"text/plain; charset=utf-8"),
+                 (b"content-length", str(len(body)).encode()),
+                 (b"cache-control", b"no-store")], body
+
+
+class PlaneGate:
+    """The middleware of a process that serves one plane: a ``GET`` of the other plane's
+    page answers ``307`` to it (before routing, parsing or any store work)."""
+
+    def __init__(self, app: ASGIApp, plane: Plane, addresses: Addresses,
+                 fallback: str = "127.0.0.1") -> None:
+        self.app = app
+        self.plane = plane
+        self.addresses = addresses
+        self.fallback = fallback
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and self.plane != Plane.BOTH:
+            here = plane_of(scope.get("method", "GET"), scope.get("path", "/"))
+            if not here & self.plane:
+                to = Plane.BOTH & ~self.plane
+                status, headers, body = redirect(
+                    elsewhere(scope, to, self.addresses, self.fallback), to)
+                await send({"type": "http.response.start", "status": status,
+                            "headers": headers})
+                await send({"type": "http.response.body", "body": body})
+                return
+        await self.app(scope, receive, send)
+
+
+def serves_crowd(app_state: Any) -> bool:
+    """Whether this process serves the crowd (anonymous streams): the public plane's
+    and a single process's, not the officials'."""
+    plane = getattr(app_state, "plane", Plane.BOTH)
+    return bool(plane & Plane.PUBLIC)
+
+
+def crowd_elsewhere(request: Any) -> Response:
+    """The officials' plane's answer to an anonymous stream: ``307`` to the public
+    address (a stream with a ticket or a match token is served here)."""
+    state = request.app.state
+    url = elsewhere(request.scope, Plane.PUBLIC, getattr(state, "addresses", Addresses()),
+                    "127.0.0.1")
+    status, headers, body = redirect(url, Plane.PUBLIC)
+    return Response(body, status_code=status,
+                    headers={k.decode(): v.decode() for k, v in headers
+                             if k != b"content-length"})
