@@ -42,7 +42,7 @@ from chukker.store.base import (
 )
 
 if TYPE_CHECKING:
-    from chukker.store.notify import LocalNotifier
+    from chukker.store.notify import Notifier
 
 #: how many of the newest matches the store keeps in memory for the lists
 RECENT = 100
@@ -148,7 +148,7 @@ class SQLiteStore:
         #: touches the writer's lock at most once a second
         self._storage_seen: tuple[float, str | None] = (-1e9, None)
         #: the other worker processes on this file (``chukker serve --workers``), if any
-        self.notifier: LocalNotifier | None = None
+        self.notifier: Notifier | None = None
         #: a connection of its own for ``PRAGMA data_version`` (other processes' commits)
         self._watch: sqlite3.Connection | None = None
         self._watch_lock = threading.Lock()
@@ -156,7 +156,7 @@ class SQLiteStore:
         self._listening = False
 
     # ------------------------------------------------------------- several workers
-    def attach(self, notifier: LocalNotifier) -> None:
+    def attach(self, notifier: Notifier) -> None:
         """Share this file with the other worker processes of ``notifier``: every append
         tells them, :meth:`notifications` hears theirs, and the newest-matches cache
         is checked against the other processes' commits."""

@@ -22,6 +22,7 @@ from chukker.config import Settings
 from chukker.live import LiveService, ServiceError, WorkerRole, api_errors
 from chukker.ops import metrics
 from chukker.store import EventStore, open_store
+from chukker.web import publish
 from chukker.web.api import feeds as feeds_api
 from chukker.web.api import routes as api
 from chukker.web.guard import Guard
@@ -106,12 +107,16 @@ def create_app(store: EventStore | str | Path, *, organiser: str | None = None,
 
     # MQTT (issue 22): only with mqtt.url, and of several workers only in the horn keeper
     feed = feeds_api.make_feed(svc, settings) if keeper else None
+    # NATS JetStream (issue 35): only with nats.url, in the process that keeps the horns
+    natsfeed = publish.make_publisher(svc, settings) if keeper else None
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         await svc.start()
         if feed is not None:
             await feeds_api.start_feed(svc, feed, app.state)
+        if natsfeed is not None:
+            await publish.start_publisher(svc, natsfeed)
         _keep_collector_out_of_the_fanout()
         metrics.watch_gc()  # what a stall comes from: the collector or the loop
         lag = asyncio.create_task(metrics.watch_loop())
@@ -121,6 +126,8 @@ def create_app(store: EventStore | str | Path, *, organiser: str | None = None,
             lag.cancel()
             if feed is not None:
                 await feeds_api.stop_feed(svc, feed)
+            if natsfeed is not None:
+                await publish.stop_publisher(svc, natsfeed)
             await svc.stop()
             app.state.heavy.close()
 
@@ -137,6 +144,7 @@ def create_app(store: EventStore | str | Path, *, organiser: str | None = None,
     app.state.worker = worker
     app.state.heavy = Pools()  # heavy work's own bounded pools (web/heavy.py)
     app.state.feed = feed
+    app.state.nats = natsfeed
     lim = (settings or Settings()).limits
     app.state.throttle = Throttle(lim.bad_tokens_free, lim.bad_tokens_block,
                                   lim.bad_tokens_window_s)

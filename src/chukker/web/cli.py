@@ -320,3 +320,5 @@ def register(app: typer.Typer) -> None:
     """Add ``serve`` and ``organiser-token`` to the ``chukker`` command."""
     app.command("serve")(serve)
     app.command("organiser-token")(organiser_token_command)
+    from chukker.web.edge import edge  # issue 35: the public plane on NATS
+    app.command("edge")(edge)
