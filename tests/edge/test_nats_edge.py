@@ -54,3 +54,126 @@ def test_clause_4_edge_serves_the_api_reads_with_the_officials_seq(
         page = ec.get(f"/m/{m.id}")
         assert page.status_code == 200
         wait_for(lambda: ec.get("/readyz").json()["status"] == "ok", "the edge to be current")
+
+
+def readyz(c: httpx.Client) -> dict[str, Any]:
+    try:
+        return dict(c.get("/readyz").json())
+    except (httpx.HTTPError, ValueError):
+        return {}
+
+
+def test_clause_4_nats_outage_and_restart_lose_nothing_and_no_key_press_waits(
+        tmp_path: Path, nats_server: NatsServer, nats_settings: NatsSettings) -> None:
+    with officials(tmp_path, nats_settings) as off, off.client() as oc, \
+            edge_app(tmp_path, nats_settings) as edge, edge.client() as ec:
+        m = Match(oc)
+        assert m.post(oc, {"type": "bowl_in"}).status_code == 201
+        wait_for(lambda: seq_of(ec, m.id) == 1, "the edge to have the bowl-in")
+        nats_server.stop()
+        try:
+            wait_for(lambda: readyz(ec).get("status") == "behind", "the edge to say it is behind")
+            # the timekeeper keeps working: every key press is stored and acknowledged
+            for _ in range(5):
+                assert m.post(oc, GOAL).status_code == 201
+            assert readyz(oc)["status"] == "ok"
+            assert readyz(oc)["feeds"]["nats"]["connected"] is False
+            assert seq_of(ec, m.id) == 1  # the edge shows what it has, and that it is behind
+            assert ec.get(f"/api/matches/{m.id}").headers["x-chukker-edge"] == "behind"
+        finally:
+            nats_server.start()
+        wait_for(lambda: seq_of(ec, m.id) == 6, "the edge to catch up", timeout=30)
+        wait_for(lambda: readyz(ec).get("status") == "ok", "the edge to be current again")
+        assert ec.get(f"/api/matches/{m.id}").json()["score"] == \
+            oc.get(f"/api/matches/{m.id}").json()["score"]
+        assert readyz(oc)["feeds"]["nats"]["backlog"] == 0
+
+
+async def _stream_messages(s: NatsSettings) -> int:
+    nc = await natsfeed.connect(s, "test")
+    try:
+        info = await nc.jetstream().stream_info(s.stream)
+        return int(info.state.messages)
+    finally:
+        await nc.close()
+
+
+async def _publish(s: NatsSettings, match_id: str, seq: int, body: bytes, mid: str) -> bool:
+    nc = await natsfeed.connect(s, "test")
+    try:
+        ack = await nc.jetstream().publish(natsfeed.subject(s.prefix, match_id), body,
+                                           headers={"Nats-Msg-Id": mid,
+                                                    natsfeed.SEQ_HEADER: str(seq)})
+        return bool(ack.duplicate)
+    finally:
+        await nc.close()
+
+
+def test_clause_4_a_message_published_twice_is_dropped_by_its_msg_id_and_applied_once(
+        tmp_path: Path, nats_settings: NatsSettings) -> None:
+    s = nats_settings
+    with officials(tmp_path, s) as off, off.client() as oc, \
+            edge_app(tmp_path, s) as edge, edge.client() as ec:
+        m = Match(oc)
+        assert m.post(oc, {"type": "bowl_in"}).status_code == 201
+        assert m.post(oc, GOAL).status_code == 201
+        wait_for(lambda: seq_of(ec, m.id) == 2, "the edge to have 2 events")
+        before = asyncio.run(_stream_messages(s))
+        assert before == 3  # the header (seq 0), then events 1 and 2
+        again = natsfeed.event_body(m.id, 2, "x", {"type": "goal", "team": "B", "at": 1.0},
+                                    0, "timekeeper", None)
+        assert asyncio.run(_publish(s, m.id, 2, again, natsfeed.msg_id(m.id, 2))) is True
+        assert asyncio.run(_stream_messages(s)) == before  # JetStream dropped it
+        # past the duplicate window a second copy is stored: the edge skips a seq it has
+        assert asyncio.run(_publish(s, m.id, 2, again, "beyond-the-window")) is False
+        assert m.post(oc, GOAL).status_code == 201
+        wait_for(lambda: seq_of(ec, m.id) == 3, "the edge to have event 3")
+        assert ec.get(f"/api/matches/{m.id}").json()["score"] == \
+            oc.get(f"/api/matches/{m.id}").json()["score"]
+
+
+def test_clause_4_edge_killed_with_kill_9_reads_on_from_its_last_seq(
+        tmp_path: Path, nats_settings: NatsSettings) -> None:
+    replica = tmp_path / "edge.sqlite3"
+    port = free_port()
+    with officials(tmp_path, nats_settings) as off, off.client() as oc:
+        m = Match(oc)
+        assert m.post(oc, {"type": "bowl_in"}).status_code == 201
+        assert m.post(oc, GOAL).status_code == 201
+        p = edge_process(nats_settings, replica, port)
+        try:
+            ec = httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=10)
+            wait_for(lambda: listening(port) and seq_of(ec, m.id) == 2, "the edge", 60)
+            os.kill(p.pid, signal.SIGKILL)
+            p.wait(10)
+            for _ in range(3):
+                assert m.post(oc, GOAL).status_code == 201
+            p = edge_process(nats_settings, replica, port)
+            wait_for(lambda: listening(port) and seq_of(ec, m.id) == 5, "the edge again", 60)
+            assert ec.get(f"/api/matches/{m.id}").json()["score"] == \
+                oc.get(f"/api/matches/{m.id}").json()["score"]
+        finally:
+            p.send_signal(signal.SIGTERM)
+            try:
+                out = p.communicate(timeout=15)[0].decode(errors="replace")
+            except subprocess.TimeoutExpired:
+                p.kill()
+                out = p.communicate()[0].decode(errors="replace")
+        # not a cold start: it read on after the messages it had (header, events 1 and 2)
+        assert "from stream sequence 4 " in out, out[-2000:]
+
+
+def test_clause_4_cold_start_reads_every_match_from_the_stream(
+        tmp_path: Path, nats_settings: NatsSettings) -> None:
+    with officials(tmp_path, nats_settings) as off, off.client() as oc:
+        ms = [Match(oc) for _ in range(2)]
+        for m in ms:
+            assert m.post(oc, {"type": "bowl_in"}).status_code == 201
+        assert ms[0].post(oc, GOAL).status_code == 201
+        wait_for(lambda: off.app.state.nats.backlog() == 0 and off.app.state.nats.published
+                 == 5, "the officials to publish everything")
+    with edge_app(tmp_path, nats_settings, "cold") as edge, edge.client() as ec:
+        wait_for(lambda: seq_of(ec, ms[0].id) == 2 and seq_of(ec, ms[1].id) == 1,
+                 "the new edge to read the stream")
+        listed = {x["match_id"] for x in ec.get("/api/matches").json()}
+        assert {m.id for m in ms} <= listed
