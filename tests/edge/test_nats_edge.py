@@ -7,7 +7,6 @@ conftest); the fault tests stop it, restart it, or kill an edge with -9.
 from __future__ import annotations
 
 import asyncio
-import json
 import os
 import signal
 import subprocess
@@ -177,3 +176,115 @@ def test_clause_4_cold_start_reads_every_match_from_the_stream(
                  "the new edge to read the stream")
         listed = {x["match_id"] for x in ec.get("/api/matches").json()}
         assert {m.id for m in ms} <= listed
+
+
+# ------------------------------------------------------------------ the edge's doors
+@pytest.fixture(scope="module")
+def quiet_edge(tmp_path_factory: pytest.TempPathFactory, nats_server: NatsServer) -> Any:
+    s = NatsSettings(url=nats_server.url, stream="DOORS", prefix="doors",
+                     officials_url="http://officials.example:8001")
+    with edge_app(tmp_path_factory.mktemp("doors"), s) as edge, edge.client() as ec:
+        yield ec
+
+
+@pytest.mark.parametrize(("method", "path"), [
+    ("POST", "/api/matches/m1/events"), ("POST", "/api/matches"), ("POST", "/new"),
+    ("POST", "/api/matches/m1/stream-ticket"), ("POST", "/tournaments/api"),
+    ("PUT", "/api/matches/m1"), ("DELETE", "/api/matches/m1"), ("PATCH", "/"),
+    ("POST", "/learn/result"),
+])
+def test_clause_4_edge_refuses_every_write_naming_the_officials_address(
+        quiet_edge: httpx.Client, method: str, path: str) -> None:
+    r = quiet_edge.request(method, path, json={"command_id": "c", "event": {"type": "bowl_in"}},
+                           headers={"authorization": "Bearer whatever"})
+    assert r.status_code == 403
+    body = r.json()
+    assert body["code"] == "edge_read_only"
+    assert body["params"]["officials"] == "http://officials.example:8001"
+    assert "http://officials.example:8001" in body["message"]
+
+
+def test_clause_4_edge_refusal_in_english_spanish_and_italian(quiet_edge: httpx.Client) -> None:
+    said = {lang: quiet_edge.post("/api/matches/m1/events?lang=" + lang, json={}).json()["text"]
+            for lang in ("en", "es", "it")}
+    assert said["en"].startswith("this server is a public edge")
+    assert said["es"].startswith("este servidor es un nodo público")
+    assert said["it"].startswith("questo server è un nodo pubblico")
+    assert all("http://officials.example:8001" in t for t in said.values())
+    r = quiet_edge.post("/api/matches/m1/events", json={}, headers={"accept-language": "it"})
+    assert r.headers["content-language"] == "it"
+
+
+def test_guard_edge_who_may_call_officials_doors_are_refused_even_as_reads(
+        quiet_edge: httpx.Client) -> None:
+    """Who may call an edge's doors: anyone may read; no secret opens anything more (the
+    console and the display token are the officials' doors, answered with their address)."""
+    for path in ("/m/m1/console", "/api/matches/m1/display-token"):
+        r = quiet_edge.get(path, headers={"authorization": "Bearer anything"})
+        assert r.status_code == 403 and r.json()["code"] == "edge_read_only"
+    assert quiet_edge.get("/api/matches").status_code == 200
+    assert quiet_edge.get("/").status_code == 200
+
+
+def test_guard_edge_how_big_a_write_is_refused_before_its_body_is_read(
+        quiet_edge: httpx.Client) -> None:
+    """How big may the input be: a write's body is never read (refused from its headers),
+    whatever its size; the reads' limits are the public plane's own (the same Guard)."""
+    r = quiet_edge.post("/api/matches/m1/events", content=b"{" * (4 << 20),
+                        headers={"content-type": "application/json"})
+    assert r.status_code == 403 and r.json()["code"] == "edge_read_only"
+
+
+def test_guard_edge_no_door_takes_a_server_path_the_client_names(tmp_path: Path,
+                                                                 nats_settings: NatsSettings
+                                                                 ) -> None:
+    """Does a door touch a server path the client names: the edge adds no door to the
+    public plane's (its replica's file comes from the command line or the settings)."""
+    from chukker.config import Settings
+    from chukker.web.app import create_app
+    from chukker.web.edge import create_edge_app
+
+    def paths(app: Any) -> set[tuple[str, str]]:
+        return {(getattr(r, "path", ""), ",".join(sorted(getattr(r, "methods", None) or [])))
+                for r in app.routes}
+
+    plain = create_app(tmp_path / "plain.sqlite3", organiser="x")
+    edge = create_edge_app(Settings(nats=nats_settings), tmp_path / "e.sqlite3")
+    assert paths(edge) == paths(plain)
+
+
+def test_guard_edge_publishing_never_delays_a_key_press(nats_settings: NatsSettings) -> None:
+    """Could it delay a key press: the publisher's listener only notes the match's new seq
+    (no I/O, nothing awaited); the NATS outage test shows the officials answer on."""
+    async def source(match_id: str, after: int) -> list[tuple[int, bytes]] | None:
+        raise AssertionError("nothing is read while noting")
+
+    async def note() -> int:
+        pub = natsfeed.NatsPublisher(nats_settings, source)
+        for seq in range(1, 1001):  # never started: nothing can go out, nothing waits
+            assert pub.on_event("m1", seq, {"type": "goal"}) is None
+        pub.on_state("m2", 0, {})
+        return pub.backlog()
+
+    assert asyncio.run(note()) == 2
+
+
+def test_clause_4_without_nats_nothing_changes(tmp_path: Path) -> None:
+    from chukker.config import Settings
+    from chukker.web.app import create_app
+
+    app = create_app(tmp_path / "n.sqlite3", organiser="x", settings=Settings())
+    assert app.state.nats is None
+    assert not any(type(x).__name__ == "NatsPublisher" for x in app.state.service._listeners)
+
+
+def test_clause_4_edge_needs_nats_url(tmp_path: Path) -> None:
+    import sys
+
+    env = {k: v for k, v in os.environ.items() if not k.startswith("CHUKKER_NATS")}
+    r = subprocess.run([sys.executable, "-m", "chukker.cli", "edge", "--port", str(free_port()),
+                        "--replica", str(tmp_path / "e.sqlite3")], env=env,
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 2
+    assert "nats.url" in r.stderr
+    assert not (tmp_path / "e.sqlite3").exists()
