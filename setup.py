@@ -45,7 +45,15 @@ def _source(m: str) -> Path:
 BUILDS = {"build", "build_ext", "bdist_wheel", "editable_wheel", "develop", "install"}
 
 
+_SAID: list[str] = []
+
+
 def _say(msg: str) -> None:
+    """Tell the builder, once per build, why the engine stays pure Python (the first
+    reason found is the one that matters; later ones follow from it)."""
+    if _SAID:
+        return
+    _SAID.append(msg)
     print(f"chukker build: {msg}", file=sys.stderr)
 
 
