@@ -46,7 +46,7 @@ sys.path.insert(0, str(ROOT / "src"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from chukker.web.demo import DEMO_HEADER  # noqa: E402
-from live import client_process, free_port, pct  # noqa: E402
+from live import client_process, cpu_s, free_port, pct  # noqa: E402
 
 ORGANISER = "bench-organiser-token-0123456789"
 TARGET_RATIO = 1.5
@@ -84,7 +84,7 @@ async def wait_ready(base: str, timeout: float) -> None:
 
 
 async def phase(http: httpx.AsyncClient, ports: list[int], viewers: int, args: Any,
-                ctx: Any) -> dict[str, Any]:
+                ctx: Any, pids: list[int]) -> dict[str, Any]:
     """One match, ``viewers`` viewers on each of ``ports``; the goals; the figures."""
     created = (await http.post("/api/matches", json=copy.deepcopy(DEMO_HEADER),
                                headers={"authorization": "Bearer " + ORGANISER})).json()
@@ -113,6 +113,7 @@ async def phase(http: httpx.AsyncClient, ports: list[int], viewers: int, args: A
         for _ in procs:
             await asyncio.to_thread(ready_q.get, True, args.timeout)
         sent: dict[str, float] = {}
+        cpu0 = [cpu_s(p) for p in pids]
         for i in range(args.events):
             t0 = time.time() * 1000
             r = await http.post(f"/api/matches/{mid}/events", headers=auth, json={
@@ -122,6 +123,7 @@ async def phase(http: httpx.AsyncClient, ports: list[int], viewers: int, args: A
             sent[str(r.json()["seq"])] = t0
             await asyncio.sleep(args.gap_ms / 1000)
         await asyncio.sleep(args.settle_s)
+        cpu = [cpu_s(p) - c for p, c in zip(pids, cpu0, strict=True)]
         stop_ev.set()
         arrivals: list[dict[str, float]] = []
         for _ in procs:
@@ -135,8 +137,11 @@ async def phase(http: httpx.AsyncClient, ports: list[int], viewers: int, args: A
     missing = sum(1 for a in arrivals for s in sent if s not in a)
     last = [max(a[s] for a in arrivals if s in a) - t0 for s, t0 in sent.items()
             if any(s in a for a in arrivals)]
+    # CPU per viewer per message of each serving process (an upper bound: the idle
+    # keep-alives and, on the officials' process, the POSTs are in it)
+    per_msg = [c / (args.events * viewers) * 1e6 for c in cpu]
     return {"viewers": len(arrivals), "missing": missing, "p50": pct(last, 50),
-            "p99": pct(last, 99)}
+            "p99": pct(last, 99), "cpu_us": per_msg, "cpu_s": cpu}
 
 
 async def run(args: argparse.Namespace) -> dict[str, Any]:
@@ -147,23 +152,27 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         procs.append(nats)
         env = env_for(url, args.viewers)
         off_port = free_port()
-        procs.append(subprocess.Popen(
+        officials = subprocess.Popen(
             [sys.executable, "-m", "chukker.cli", "serve", "--port", str(off_port),
              "--db", str(tmp / "officials.sqlite3")], env=env, stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL))
+            stderr=subprocess.DEVNULL)
+        procs.append(officials)
         edge_ports = [free_port() for _ in range(args.edges)]
+        edge_procs = []
         for i, port in enumerate(edge_ports):
-            procs.append(subprocess.Popen(
+            edge_procs.append(subprocess.Popen(
                 [sys.executable, "-m", "chukker.cli", "edge", "--port", str(port),
                  "--replica", str(tmp / f"edge{i}.sqlite3")], env=env,
                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+        procs.extend(edge_procs)
         base = f"http://127.0.0.1:{off_port}"
         for port in [off_port, *edge_ports]:
             await wait_ready(f"http://127.0.0.1:{port}", args.timeout)
         ctx = multiprocessing.get_context("spawn")
         async with httpx.AsyncClient(base_url=base, timeout=30) as http:
-            one = await phase(http, [off_port], args.viewers, args, ctx)
-            edges = await phase(http, edge_ports, args.viewers, args, ctx)
+            one = await phase(http, [off_port], args.viewers, args, ctx, [officials.pid])
+            edges = await phase(http, edge_ports, args.viewers, args, ctx,
+                                [officials.pid, nats.pid, *(p.pid for p in edge_procs)])
         return {"one": one, "edges": edges}
     finally:
         for p in reversed(procs):
@@ -199,6 +208,11 @@ def main() -> None:
           f"{one['p50']:7.1f} ms  p99 {one['p99']:7.1f} ms  missing {one['missing']}")
     print(f"{args.edges} edges     : {edges['viewers']:>6} viewers  operator-to-last-viewer p50 "
           f"{edges['p50']:7.1f} ms  p99 {edges['p99']:7.1f} ms  missing {edges['missing']}")
+    print(f"CPU per viewer per message: one process {one['cpu_us'][0]:.1f} us; each edge "
+          + ", ".join(f"{x:.1f}" for x in edges["cpu_us"][2:]) + " us")
+    off_ms, nats_ms = (edges["cpu_s"][k] / args.events * 1000 for k in (0, 1))
+    print(f"CPU per message during the edges' phase: officials {off_ms:.2f} ms, "
+          f"nats-server {nats_ms:.2f} ms")
     ratio = edges["p99"] / one["p99"] if one["p99"] else float("nan")
     print(f"ratio edges/one p99: {ratio:.2f}x  (target <= {TARGET_RATIO}x); missing "
           f"deliveries: {one['missing'] + edges['missing']} (target 0)")
