@@ -55,6 +55,39 @@ def test_clause_4_edge_serves_the_api_reads_with_the_officials_seq(
         wait_for(lambda: ec.get("/readyz").json()["status"] == "ok", "the edge to be current")
 
 
+class Stream:
+    """A raw SSE stream of one match in a thread, its bytes kept as they come."""
+
+    def __init__(self, base: str, match_id: str) -> None:
+        import socket
+        import threading
+        from urllib.parse import urlsplit
+
+        u = urlsplit(base)
+        self.sock = socket.create_connection((u.hostname, u.port), timeout=30)
+        self.sock.sendall(f"GET /api/matches/{match_id}/stream HTTP/1.1\r\nHost: x\r\n"
+                          "Accept: text/event-stream\r\n\r\n".encode())
+        self.data = b""
+        self.thread = threading.Thread(target=self._read, daemon=True)
+        self.thread.start()
+
+    def _read(self) -> None:
+        while True:
+            try:
+                got = self.sock.recv(65536)
+            except OSError:
+                return
+            if not got:
+                return
+            self.data += got
+
+    def close(self) -> None:
+        import contextlib
+
+        with contextlib.suppress(OSError):
+            self.sock.close()
+
+
 def readyz(c: httpx.Client) -> dict[str, Any]:
     try:
         return dict(c.get("/readyz").json())
@@ -69,9 +102,16 @@ def test_clause_4_nats_outage_and_restart_lose_nothing_and_no_key_press_waits(
         m = Match(oc)
         assert m.post(oc, {"type": "bowl_in"}).status_code == 201
         wait_for(lambda: seq_of(ec, m.id) == 1, "the edge to have the bowl-in")
+        stream = Stream(edge.url, m.id)
+        wait_for(lambda: b"event: state" in stream.data, "the stream's first state")
         nats_server.stop()
         try:
             wait_for(lambda: readyz(ec).get("status") == "behind", "the edge to say it is behind")
+            try:
+                wait_for(lambda: b'event: edge\ndata: {"behind":true}' in stream.data,
+                         "the stream to say the edge is behind")
+            except AssertionError:
+                raise AssertionError(repr(stream.data[-600:])) from None
             # the timekeeper keeps working: every key press is stored and acknowledged
             for _ in range(5):
                 assert m.post(oc, GOAL).status_code == 201
@@ -83,6 +123,10 @@ def test_clause_4_nats_outage_and_restart_lose_nothing_and_no_key_press_waits(
             nats_server.start()
         wait_for(lambda: seq_of(ec, m.id) == 6, "the edge to catch up", timeout=30)
         wait_for(lambda: readyz(ec).get("status") == "ok", "the edge to be current again")
+        wait_for(lambda: b'event: edge\ndata: {"behind":false}' in stream.data,
+                 "the stream to say the edge has caught up")
+        wait_for(lambda: stream.data.count(b"event: event") >= 5, "the goals on the stream")
+        stream.close()
         assert ec.get(f"/api/matches/{m.id}").json()["score"] == \
             oc.get(f"/api/matches/{m.id}").json()["score"]
         assert readyz(oc)["feeds"]["nats"]["backlog"] == 0

@@ -29,6 +29,7 @@ import sqlite3
 import threading
 import time
 from collections import deque
+from collections.abc import Callable
 from typing import Any
 
 import nats.errors
@@ -122,6 +123,10 @@ class Replica:
         self.cursor = int(row[0]) if row else 0
         #: the stream's last sequence when last asked
         self.stream_last: int | None = None
+        #: what the edge owes: the stream's last sequence one question earlier (a message
+        #: the stream has held for a second and more, not yet applied, is "behind"; one
+        #: that arrived a moment ago is not)
+        self._owed = 0
         self._writer = concurrent.futures.ThreadPoolExecutor(1, "chukker-edge-replica")
         self._last: dict[str, int] = {}
         self._runner: asyncio.Task[None] | None = None
@@ -134,7 +139,9 @@ class Replica:
         self.orphans = 0
         self.gaps = 0
         self.last_error: str | None = None
-        self.started = time.monotonic()
+        #: called on the event loop when :attr:`behind` changes (with its new value)
+        self.on_behind: Callable[[bool], None] | None = None
+        self._was_behind = True
 
     # --------------------------------------------------------------- lifecycle
     async def start(self) -> None:
@@ -151,8 +158,20 @@ class Replica:
 
     @property
     def behind(self) -> bool:
-        return (not self.connected or self.stream_last is None
-                or self.cursor < self.stream_last)
+        """Not connected, or a message the stream has held since the last question (or
+        since the connection) is not applied yet."""
+        return not self.connected or self.stream_last is None or self.cursor < self._owed
+
+    def _changed(self) -> None:
+        now = self.behind
+        if now != self._was_behind:
+            self._was_behind = now
+            log.info("edge: %s", "behind" if now else "caught up")
+            if self.on_behind is not None:
+                try:
+                    self.on_behind(now)
+                except Exception:  # the streams are told by a listener: never stop here
+                    log.exception("edge: telling the streams failed")
 
     def status(self) -> dict[str, Any]:
         """For ``/readyz`` (nothing secret: the server's address without credentials)."""
@@ -177,13 +196,14 @@ class Replica:
                                 "reading it from its start", self.settings.stream, last,
                                 self.cursor)
                     self.cursor = 0
-                self.stream_last = last
+                self.stream_last = self._owed = last
                 self.connected = True
                 self.connections += 1
                 self.last_error = None
                 backoff = BACKOFF_MIN_S
                 log.info("edge: following %s from stream sequence %d (stream at %d)",
                          display(self.settings.url or ""), self.cursor + 1, last)
+                self._changed()
                 await self._follow(js)
             except asyncio.CancelledError:
                 raise
@@ -193,6 +213,7 @@ class Replica:
                     log.warning("edge: connection to NATS lost: %s", self.last_error)
             finally:
                 self.connected = False
+                self._changed()
                 if nc is not None:
                     with contextlib.suppress(Exception):
                         await nc.close()
@@ -216,7 +237,9 @@ class Replica:
                 if time.monotonic() - checked > STREAM_CHECK_S:
                     checked = time.monotonic()
                     info = await js.stream_info(s.stream)
+                    self._owed = self.stream_last or 0
                     self.stream_last = int(info.state.last_seq or 0)
+                    self._changed()
                 try:
                     first = await sub.next_msg(timeout=0.5)
                 except nats.errors.TimeoutError:
@@ -228,6 +251,7 @@ class Replica:
                 top = batch[-1].metadata.sequence.stream
                 if self.stream_last is None or top > self.stream_last:
                     self.stream_last = top
+                self._changed()
         finally:
             with contextlib.suppress(Exception):
                 await sub.unsubscribe()

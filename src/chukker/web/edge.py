@@ -10,8 +10,9 @@ It never accepts a write: :class:`ReadOnly` answers every request that is not a 
 (any method but GET, HEAD and OPTIONS), and every door that asks for an official's or
 the organiser's secret, with 403 ``edge_read_only`` naming the officials' server
 (``nats.officials_url``), before a byte of its body is read. Every answer carries
-``X-Chukker-Edge: current`` or ``behind`` (NATS away, or messages not yet applied);
-``/readyz`` says the same in its ``status``.
+``X-Chukker-Edge: current`` or ``behind`` (NATS away, or messages not yet applied),
+every open stream is sent an ``event: edge`` message (``{"behind": true}``, then
+``false``) when that changes, and ``/readyz`` says the same in its ``status``.
 """
 
 from __future__ import annotations
@@ -105,15 +106,29 @@ def create_edge_app(settings: Settings, path: str | Path) -> FastAPI:
     @contextlib.asynccontextmanager
     async def lifespan(a: Any) -> AsyncIterator[Any]:
         async with inner(a) as state:
+            # every open stream is told when the edge falls behind and when it has caught
+            # up (a stream that opens meanwhile has the X-Chukker-Edge header)
+            svc = app.state.service
+            replica.on_behind = lambda behind: svc.announce(edge_message(behind))
             await replica.start()
             try:
                 yield state
             finally:
+                replica.on_behind = None
                 await replica.stop()
 
     app.router.lifespan_context = lifespan
     app.add_middleware(ReadOnly, officials=settings.nats.officials_url, replica=replica)
     return app
+
+
+def edge_message(behind: bool) -> bytes:
+    """The streams' ``edge`` message (no ``id``: it is not an event of the match).
+
+    >>> edge_message(True)
+    b'event: edge\\ndata: {"behind":true}\\n\\n'
+    """
+    return b'event: edge\ndata: {"behind":%s}\n\n' % (b"true" if behind else b"false")
 
 
 def _fail(msg: str) -> NoReturn:
