@@ -332,3 +332,16 @@ def test_clause_4_edge_needs_nats_url(tmp_path: Path) -> None:
     assert r.returncode == 2
     assert "nats.url" in r.stderr
     assert not (tmp_path / "e.sqlite3").exists()
+
+
+def test_clause_4_nats_settings_refuse_a_bad_address() -> None:
+    from chukker.config import ConfigError, load
+
+    s = load(file=None, env={"CHUKKER_NATS_URL": "nats://ann:pw@hub:4222"})
+    assert s.nats.url == "nats://ann:pw@hub:4222" and s.nats.stream == "CHUKKER"
+    assert natsfeed.display(s.nats.url) == "nats://hub:4222"
+    for bad in ("http://hub:4222", "nats://", "nats://hub:99999"):
+        with pytest.raises(ConfigError, match=r"nats\.url"):
+            load(file=None, env={"CHUKKER_NATS_URL": bad})
+    with pytest.raises(ConfigError, match=r"nats\.officials_url"):
+        load(file=None, env={"CHUKKER_NATS_OFFICIALS_URL": "javascript:alert(1)"})

@@ -9,17 +9,20 @@ executor: a key press never queues behind it).
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from chukker.feeds.nats import NatsPublisher, event_body, header_body
 from chukker.live.service import LiveService
 from chukker.store import MatchRow, StoredEvent, UnknownMatch
+
+if TYPE_CHECKING:
+    from chukker.feeds.nats import NatsPublisher
 
 
 def make_publisher(svc: LiveService, settings: Any) -> NatsPublisher | None:
     """The publisher of ``settings`` (``None`` without ``nats.url``)."""
     if settings is None or not settings.nats.url:
-        return None
+        return None  # without NATS nothing changes: nats-py is not even imported
+    from chukker.feeds.nats import NatsPublisher, event_body, header_body
 
     async def source(match_id: str, after: int) -> list[tuple[int, bytes]] | None:
         lm = svc.loaded_match(match_id)
