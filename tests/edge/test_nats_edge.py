@@ -345,3 +345,27 @@ def test_clause_4_nats_settings_refuse_a_bad_address() -> None:
             load(file=None, env={"CHUKKER_NATS_URL": bad})
     with pytest.raises(ConfigError, match=r"nats\.officials_url"):
         load(file=None, env={"CHUKKER_NATS_OFFICIALS_URL": "javascript:alert(1)"})
+
+
+def test_clause_4_events_stored_while_nats_was_away_are_published_after_the_officials_restart(
+        tmp_path: Path, nats_server: NatsServer, nats_settings: NatsSettings) -> None:
+    """Acknowledged while NATS was down, then the officials' process stopped before it came
+    back: the next officials' process publishes them from the store (JetStream never had
+    them), and an edge has every one."""
+    with officials(tmp_path, nats_settings) as off, off.client() as oc:
+        m = Match(oc)
+        assert m.post(oc, {"type": "bowl_in"}).status_code == 201
+        wait_for(lambda: off.app.state.nats.backlog() == 0, "the bowl-in to be published")
+        nats_server.stop()
+        try:
+            for _ in range(3):
+                assert m.post(oc, GOAL).status_code == 201
+        except BaseException:
+            nats_server.start()
+            raise
+    nats_server.start()
+    with officials(tmp_path, nats_settings) as off, off.client() as oc, \
+            edge_app(tmp_path, nats_settings) as edge, edge.client() as ec:
+        wait_for(lambda: seq_of(ec, m.id) == 4, "the edge to have every event")
+        assert ec.get(f"/api/matches/{m.id}").json()["score"] == \
+            oc.get(f"/api/matches/{m.id}").json()["score"]
