@@ -113,10 +113,10 @@ def create_app(store: EventStore | str | Path, *, organiser: str | None = None,
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         await svc.start()
+        if natsfeed is not None:  # NATS JetStream for the edges (issue 35)
+            await publish.start_publisher(svc, natsfeed)
         if feed is not None:
             await feeds_api.start_feed(svc, feed, app.state)
-        if natsfeed is not None:
-            await publish.start_publisher(svc, natsfeed)
         _keep_collector_out_of_the_fanout()
         metrics.watch_gc()  # what a stall comes from: the collector or the loop
         lag = asyncio.create_task(metrics.watch_loop())
