@@ -51,8 +51,10 @@ def test_clause_4_edge_serves_the_api_reads_with_the_officials_seq(
         mine, theirs = oc.get(f"/api/matches/{m.id}").json(), ec.get(f"/api/matches/{m.id}")
         assert theirs.headers["x-chukker-edge"] in ("current", "behind")
         assert theirs.json()["score"] == mine["score"]
-        page = ec.get(f"/m/{m.id}")
-        assert page.status_code == 200
+        for path in (f"/m/{m.id}", f"/m/{m.id}/display", f"/m/{m.id}/sheet",
+                     f"/m/{m.id}/sheet.json", f"/api/matches/{m.id}/feed.json",
+                     f"/api/matches/{m.id}/record", "/", "/api/matches"):
+            assert ec.get(path).status_code == 200, path
         wait_for(lambda: ec.get("/readyz").json()["status"] == "ok", "the edge to be current")
 
 
