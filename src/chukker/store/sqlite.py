@@ -124,14 +124,19 @@ class SQLiteStore:
 
     backend = Backend.SQLITE
 
-    def __init__(self, path: str | Path) -> None:
+    def __init__(self, path: str | Path, *, synchronous: str = "FULL") -> None:
+        """``synchronous``: SQLite's ``FULL`` (every commit synced: the default, the
+        officials' events) or ``NORMAL`` (WAL: safe from a crash of the process, synced at
+        checkpoints; an edge's replica, which the stream can always fill again)."""
+        if synchronous not in ("FULL", "NORMAL"):
+            raise StoreError(f"synchronous={synchronous!r}: FULL or NORMAL")
         self.path = str(path)
         self._lock = threading.Lock()
         self._db = sqlite3.connect(
             self.path, check_same_thread=False, isolation_level=None, timeout=30.0
         )
         self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA synchronous=FULL")
+        self._db.execute(f"PRAGMA synchronous={synchronous}")
         self._db.execute("PRAGMA foreign_keys=ON")
         self._db.executescript(SCHEMA)
         self._local = threading.local()

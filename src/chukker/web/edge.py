@@ -92,7 +92,8 @@ def create_edge_app(settings: Settings, path: str | Path) -> FastAPI:
     ``settings.nats``; the replica starts and stops with the app."""
     from chukker.web.app import create_app
 
-    store = SQLiteStore(path)
+    # no sync per commit: a replica lost to a power cut is filled again from the stream
+    store = SQLiteStore(path, synchronous="NORMAL")
     store.attach(LoopNotifier())
     replica = Replica(settings.nats, store)
     # a public worker's live service: sounds the horns to its own viewers, keeps no
