@@ -20,7 +20,9 @@ asyncio sockets, in processes of their own at ``--client-nice``).
 
 Everything shares this machine's cores (officials, NATS, the edges, the viewers): on
 one machine the edges cannot beat one process by spreading the work; what this shows
-is that NATS's hop costs little and nothing is lost. ``docs/scale.md`` has the runs.
+is that NATS's hop costs little and nothing is lost. ``--same-total`` gives the baseline
+process as many viewers as all the edges together (the same fan-out work on the same
+cores). ``docs/scale.md`` has the runs.
 """
 
 from __future__ import annotations
@@ -150,7 +152,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     try:
         nats, url = nats_server(tmp)
         procs.append(nats)
-        env = env_for(url, args.viewers)
+        env = env_for(url, args.viewers * (args.edges if args.same_total else 1))
         off_port = free_port()
         officials = subprocess.Popen(
             [sys.executable, "-m", "chukker.cli", "serve", "--port", str(off_port),
@@ -170,7 +172,8 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             await wait_ready(f"http://127.0.0.1:{port}", args.timeout)
         ctx = multiprocessing.get_context("spawn")
         async with httpx.AsyncClient(base_url=base, timeout=30) as http:
-            one = await phase(http, [off_port], args.viewers, args, ctx, [officials.pid])
+            base_viewers = args.viewers * (args.edges if args.same_total else 1)
+            one = await phase(http, [off_port], base_viewers, args, ctx, [officials.pid])
             edges = await phase(http, edge_ports, args.viewers, args, ctx,
                                 [officials.pid, nats.pid, *(p.pid for p in edge_procs)])
         return {"one": one, "edges": edges}
@@ -193,6 +196,9 @@ def main() -> None:
     ap.add_argument("--gap-ms", type=float, default=200)
     ap.add_argument("--procs-per-port", type=int, default=1, help="viewer processes per port")
     ap.add_argument("--client-nice", type=int, default=5)
+    ap.add_argument("--same-total", action="store_true",
+                    help="the baseline process gets edges x viewers viewers (the same work "
+                    "as the edges' phase: a fair comparison when everything shares one machine)")
     ap.add_argument("--settle-s", type=float, default=3.0)
     ap.add_argument("--timeout", type=float, default=300)
     args = ap.parse_args()
