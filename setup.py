@@ -46,7 +46,15 @@ def _source(m: str) -> Path:
 BUILDS = {"build", "build_ext", "bdist_wheel", "editable_wheel", "develop", "install"}
 
 
+_SAID: list[str] = []
+
+
 def _say(msg: str) -> None:
+    """Tell the builder, once per build, why the engine stays pure Python (the first
+    reason found is the one that matters; later ones follow from it)."""
+    if _SAID:
+        return
+    _SAID.append(msg)
     print(f"chukker build: {msg}", file=sys.stderr)
 
 
@@ -64,8 +72,11 @@ def _extensions() -> list[Any]:
     cwd = os.getcwd()
     try:
         os.chdir(ROOT)
+        # the build's own environment has mypy but not the package's dependencies:
+        # modules the fold does not compile are read for their types only, quietly
         exts = mypycify(
-            [str(_source(m)) for m in MODULES],
+            ["--follow-imports=silent", "--ignore-missing-imports",
+             *[str(_source(m)) for m in MODULES]],
             opt_level="3",
             target_dir=str(Path("build", "mypyc")),
         )

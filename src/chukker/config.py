@@ -162,6 +162,22 @@ class MqttSettings:
 
 
 @dataclass(frozen=True, slots=True)
+class NatsSettings:
+    """NATS JetStream (``chukker.feeds.nats``, ``chukker edge``): off while ``url`` is unset."""
+
+    #: ``nats://host:4222`` (``tls://`` for TLS); user and password may be in it
+    url: str | None = None
+    #: the JetStream stream holding every match's header and events
+    stream: str = "CHUKKER"
+    #: first token of every subject (``<prefix>.match.<id>``)
+    prefix: str = "chukker"
+    #: the officials' server as the crowd can reach it (an edge's refusals name it)
+    officials_url: str | None = None
+    #: matches whose events wait in memory while NATS is away (then they come from the store)
+    queue_limit: int = 10_000
+
+
+@dataclass(frozen=True, slots=True)
 class RelaySettings:
     """One horn relay (``[[horn.relays]]``)."""
 
@@ -213,6 +229,7 @@ class Settings:
     metrics: MetricsSettings = field(default_factory=MetricsSettings)
     mqtt: MqttSettings = field(default_factory=MqttSettings)
     horn: HornSettings = field(default_factory=HornSettings)
+    nats: NatsSettings = field(default_factory=NatsSettings)
     #: the TOML file read, if any
     config_file: str | None = None
     sources: Mapping[str, str] = field(default_factory=dict, compare=False)
@@ -415,6 +432,29 @@ def _mqtt_url(v: Any) -> str | None:
     return s
 
 
+def _nats_url(v: Any) -> str | None:
+    if v is None or v == "":
+        return None
+    s = str(_text(max_len=2048)(v)).strip()
+    from urllib.parse import urlsplit
+
+    u = urlsplit(s)
+    if u.scheme not in ("nats", "tls") or not u.hostname:
+        raise ValueError(f"{hide_password(s)!r} is not nats://host[:port] or tls://host[:port]")
+    try:
+        u.port  # noqa: B018 - raises on a bad port
+    except ValueError:
+        raise ValueError(f"{hide_password(s)!r} has a bad port") from None
+    return s
+
+
+def _http_url(v: Any) -> str | None:
+    if v is None or v == "":
+        return None
+    s = str(_text(r"https?://[\x21-\x7e]{1,500}", "an http:// or https:// address")(v))
+    return s.rstrip("/")
+
+
 _TOPIC = r"[^#+\x00-\x1f]{1,200}"
 RELAY_KINDS = ("tasmota", "shelly", "topic")
 
@@ -530,6 +570,14 @@ KEYS: tuple[Key, ...] = (
     Key("mqtt.tls_ca", _optional(_text(max_len=4096)), "CA bundle for mqtts://"),
     Key("mqtt.queue_limit", _int(10, 1_000_000), "horns and events kept while the broker is away"),
     Key("mqtt.tick_s", _float(0.1, 60), "seconds between state messages while a clock runs"),
+    Key("nats.url", _nats_url, "NATS server with JetStream (nats://); unset: no NATS"),
+    Key("nats.stream", _text(r"[A-Za-z0-9_-]{1,64}", "a stream name (letters, digits, - _)"),
+        "JetStream stream of the matches"),
+    Key("nats.prefix", _text(r"[A-Za-z0-9_-]{1,64}", "a subject token (letters, digits, - _)"),
+        "first token of every NATS subject"),
+    Key("nats.officials_url", _optional(_http_url),
+        "the officials' server (http[s]://), named in an edge's refusals of writes"),
+    Key("nats.queue_limit", _int(10, 1_000_000), "events kept in memory while NATS is away"),
     Key("horn.relays", _relays, "horn relays ([[horn.relays]] kind, topic, pulse_ms, arena)"),
     Key("horn.relay_max_late_ms", _int(0, 60_000),
         "a relay command this late is dropped, not sent"),

@@ -59,10 +59,10 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
     shutil.copytree(ROOT, src, ignore=shutil.ignore_patterns(
         ".git", ".venv", "build", "dist", "*.egg-info", "__pycache__", ".*_cache",
         ".hypothesis", "*.sqlite3*", "node_modules"))
-    # the package data is what is checked here: the engine's mypyc build (a minute of a
-    # busy machine) is left out; tests/engine/test_native.py checks the compiled engine
+    # a plain build, as `pip install .` makes it (issue 35): the engine compiled by mypyc
+    # (about 20 s of CPU), checked below; tests/engine/test_native.py checks its answers
     run(sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q",
-        "-w", tmp / "dist", src, cwd=tmp, env={"CHUKKER_PURE_PYTHON": "1"})
+        "-w", tmp / "dist", src, cwd=tmp, timeout=600)
     wheels = list((tmp / "dist").glob("chukker-*.whl"))
     assert len(wheels) == 1
     env_dir = tmp / "venv"
@@ -76,6 +76,19 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
     paths = {sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"]}
     (site / "_chukker_borrowed_deps.pth").write_text("\n".join(sorted(paths)) + "\n")
     return env_dir
+
+
+def test_wheel_plain_build_compiles_the_engine(installed: Path, tmp_path: Path) -> None:
+    """Issue 35, item 8: a plain build (no setting, mypy in the build's requirements)
+    installs the mypyc-compiled engine, and the process runs it."""
+    import tomllib
+
+    requires = tomllib.loads((ROOT / "pyproject.toml").read_text())["build-system"]["requires"]
+    assert any(r.replace(" ", "").startswith("mypy") for r in requires), requires
+    py = installed / "bin" / "python"
+    out = run(py, "-c", "from chukker.engine import native; print(native.NATIVE)",
+              cwd=tmp_path).stdout.strip()
+    assert out == "True", "a plain build installed the pure-Python engine"
 
 
 def test_wheel_has_the_package_data_and_runs_from_another_folder(installed: Path,

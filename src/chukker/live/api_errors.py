@@ -60,6 +60,8 @@ MESSAGES: dict[str, str] = {
     "bad_body": "the request body cannot be read (send JSON)",
     "method_not_allowed": "this address does not take that method",
     "http_error": "the request was refused (HTTP {status})",
+    "edge_read_only": "this server is a public edge and takes no writes; send them to "
+                      "the officials' server: {officials}",
 }
 MESSAGES.update(LIMIT_MESSAGES)  # over a parser's cap, a heavy-work pool full (chukker.limits)
 

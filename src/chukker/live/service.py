@@ -721,6 +721,13 @@ class LiveService:
                 if lm.subscribers and lm.sent <= quiet:
                     self._enqueue(lm, b": keepalive\n\n")
 
+    def announce(self, data: bytes) -> None:
+        """Send ``data`` (one whole SSE message, e.g. an edge's ``event: edge``) to every
+        stream of every loaded match, in their turns like any message."""
+        for lm in list(self._matches.values()):
+            if lm.subscribers:
+                self._enqueue(lm, data)
+
     def _publish_event(self, lm: LiveMatch, e: StoredEvent) -> None:
         at_ms = round(float(e.event["at"]) * 1000)
         rep = self.report(lm, max(at_ms, 0))

@@ -29,6 +29,7 @@ import contextlib
 import os
 import socket
 import stat
+from typing import Protocol
 
 from chukker.store.base import MATCH_ID, StoreError
 
@@ -36,6 +37,17 @@ from chukker.store.base import MATCH_ID, StoreError
 POLL_S = 0.5
 #: the largest datagram read (a match id is at most 64 characters)
 MAX_DATAGRAM = 128
+
+
+class Notifier(Protocol):
+    """What a store shared by several readers tells and hears (:class:`LocalNotifier`
+    between workers; an edge's replica tells its own process, ``chukker.edge``)."""
+
+    def tell(self, match_id: str, seq: int) -> None: ...
+
+    async def receive(self, timeout: float) -> list[tuple[str, int]]: ...
+
+    def close(self) -> None: ...
 
 
 def parse(data: bytes) -> tuple[str, int] | None:

@@ -42,7 +42,7 @@ from chukker.store.base import (
 )
 
 if TYPE_CHECKING:
-    from chukker.store.notify import LocalNotifier
+    from chukker.store.notify import Notifier
 
 #: how many of the newest matches the store keeps in memory for the lists
 RECENT = 100
@@ -124,14 +124,19 @@ class SQLiteStore:
 
     backend = Backend.SQLITE
 
-    def __init__(self, path: str | Path) -> None:
+    def __init__(self, path: str | Path, *, synchronous: str = "FULL") -> None:
+        """``synchronous``: SQLite's ``FULL`` (every commit synced: the default, the
+        officials' events) or ``NORMAL`` (WAL: safe from a crash of the process, synced at
+        checkpoints; an edge's replica, which the stream can always fill again)."""
+        if synchronous not in ("FULL", "NORMAL"):
+            raise StoreError(f"synchronous={synchronous!r}: FULL or NORMAL")
         self.path = str(path)
         self._lock = threading.Lock()
         self._db = sqlite3.connect(
             self.path, check_same_thread=False, isolation_level=None, timeout=30.0
         )
         self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA synchronous=FULL")
+        self._db.execute(f"PRAGMA synchronous={synchronous}")
         self._db.execute("PRAGMA foreign_keys=ON")
         self._db.executescript(SCHEMA)
         self._local = threading.local()
@@ -148,7 +153,7 @@ class SQLiteStore:
         #: touches the writer's lock at most once a second
         self._storage_seen: tuple[float, str | None] = (-1e9, None)
         #: the other worker processes on this file (``chukker serve --workers``), if any
-        self.notifier: LocalNotifier | None = None
+        self.notifier: Notifier | None = None
         #: a connection of its own for ``PRAGMA data_version`` (other processes' commits)
         self._watch: sqlite3.Connection | None = None
         self._watch_lock = threading.Lock()
@@ -156,7 +161,7 @@ class SQLiteStore:
         self._listening = False
 
     # ------------------------------------------------------------- several workers
-    def attach(self, notifier: LocalNotifier) -> None:
+    def attach(self, notifier: Notifier) -> None:
         """Share this file with the other worker processes of ``notifier``: every append
         tells them, :meth:`notifications` hears theirs, and the newest-matches cache
         is checked against the other processes' commits."""

@@ -24,6 +24,7 @@ from chukker.live import LiveService, ServiceError, WorkerRole, api_errors
 from chukker.ops import metrics
 from chukker.ops.proxy import client_of_scope
 from chukker.store import EventStore, open_store
+from chukker.web import publish
 from chukker.web.api import feeds as feeds_api
 from chukker.web.api import routes as api
 from chukker.web.cache import PageCache
@@ -181,10 +182,14 @@ def create_app(store: EventStore | str | Path, *, organiser: str | None = None,
 
     # MQTT (issue 22): only with mqtt.url, and of several workers only in the horn keeper
     feed = feeds_api.make_feed(svc, settings) if keeper else None
+    # NATS JetStream (issue 35): only with nats.url, in the process that keeps the horns
+    natsfeed = publish.make_publisher(svc, settings) if keeper else None
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         await svc.start()
+        if natsfeed is not None:  # NATS JetStream for the edges (issue 35)
+            await publish.start_publisher(svc, natsfeed)
         if feed is not None:
             await feeds_api.start_feed(svc, feed, app.state)
         # before the first horn, not on it
@@ -198,6 +203,8 @@ def create_app(store: EventStore | str | Path, *, organiser: str | None = None,
             lag.cancel()
             if feed is not None:
                 await feeds_api.stop_feed(svc, feed)
+            if natsfeed is not None:
+                await publish.stop_publisher(svc, natsfeed)
             await svc.stop()
             app.state.heavy.close()
 
@@ -216,6 +223,7 @@ def create_app(store: EventStore | str | Path, *, organiser: str | None = None,
     app.state.addresses = addresses or Addresses()
     app.state.heavy = Pools()  # heavy work's own bounded pools (web/heavy.py)
     app.state.feed = feed
+    app.state.nats = natsfeed
     lim = (settings or Settings()).limits
     app.state.throttle = Throttle(lim.bad_tokens_free, lim.bad_tokens_block,
                                   lim.bad_tokens_window_s)

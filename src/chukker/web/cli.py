@@ -358,3 +358,5 @@ def register_plays(plays: typer.Typer) -> None:
 def register(app: typer.Typer) -> None:
     """Add ``serve`` and ``organiser-token`` to the ``chukker`` command."""
     app.command("serve")(serve)
+    from chukker.web.edge import edge  # issue 35: the public plane on NATS
+    app.command("edge")(edge)

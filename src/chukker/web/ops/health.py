@@ -147,6 +147,14 @@ async def readyz(request: Request) -> JSONResponse:
     body: dict[str, Any] = {"status": "ok" if ready else "unavailable", "checks": checks}
     if not ready:
         body["reason"] = "; ".join(f"{k}: {v}" for k, v in checks.items() if not v.startswith("ok"))
+    nats = getattr(request.app.state, "nats", None)
+    if nats is not None:  # the officials' publisher (issue 35): reported, never failing
+        body["nats"] = nats.status()
+    edge = getattr(request.app.state, "edge", None)
+    if edge is not None:  # an edge (``chukker edge``): "behind" while it is catching up
+        body["edge"] = edge.status()
+        if ready and body["edge"]["behind"]:
+            body["status"] = "behind"
     worker = getattr(request.app.state, "worker", None)
     if worker is not None:  # one of several processes on this port: which one answered
         body["worker"] = {"index": worker.index, "workers": worker.workers,

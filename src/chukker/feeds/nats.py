@@ -1,0 +1,290 @@
+"""NATS JetStream: the officials' process publishes every durable event for the edges.
+
+Subjects and messages (JSON; one JetStream stream, ``nats.stream``, holds them all):
+
+* ``<prefix>.match.<match id>``: first the match's header (``seq`` 0), then each
+  stored event in ``seq`` order (1, 2, 3, ...), each exactly as the store keeps it;
+* every message's ``Nats-Msg-Id`` is ``<match id>.<seq>``: JetStream drops a message
+  it already holds (within the stream's duplicate window), and an edge ignores any
+  ``seq`` it already has, so a message published twice is applied once.
+
+:class:`NatsPublisher` is a :class:`chukker.live.Listener`: its methods only note
+"match M has events up to S" in a bounded map and wake one background task; no key
+press and no horn waits on NATS. That task publishes what each match lacks, reading
+the events from ``source`` (the live service's memory, else the store): the stream's
+own last message on the match's subject tells it where to start after a reconnect or
+a restart, so an outage of any length loses nothing acknowledged (JetStream keeps no
+copy of what it never received; the store does).
+
+>>> subject("chukker", "m1"), msg_id("m1", 0)
+('chukker.match.m1', 'm1.0')
+>>> decode(header_body("m1", {"format": "chukker-match/1"}, 5))["seq"]
+0
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import random
+import time
+from collections import OrderedDict
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any
+
+import nats
+import nats.errors
+import nats.js.errors
+from nats.aio.client import Client as NatsClient
+from nats.js import JetStreamContext
+from nats.js.api import StorageType, StreamConfig
+
+from chukker.config import NatsSettings
+
+log = logging.getLogger("chukker.feeds.nats")
+
+BACKOFF_MIN_S = 0.2
+BACKOFF_MAX_S = 5.0
+#: seconds to wait for JetStream's acknowledgement of one message
+ACK_TIMEOUT_S = 5.0
+#: seconds to wait for the server when connecting
+CONNECT_TIMEOUT_S = 2.0
+#: the stream's duplicate window (seconds): a message id seen within it is dropped
+DUPLICATE_WINDOW_S = 600.0
+#: the header that carries the message's ``seq`` (0: the header)
+SEQ_HEADER = "Chukker-Seq"
+
+#: ``source(match_id, after_seq)``: the messages (seq, body) of ``match_id`` after
+#: ``after_seq`` (-1: the header first), oldest first; ``None``: no such match
+Source = Callable[[str, int], Awaitable[list[tuple[int, bytes]] | None]]
+
+
+def subject(prefix: str, match_id: str) -> str:
+    return f"{prefix}.match.{match_id}"
+
+
+def msg_id(match_id: str, seq: int) -> str:
+    return f"{match_id}.{seq}"
+
+
+def _dumps(v: Any) -> bytes:
+    return json.dumps(v, separators=(",", ":"), ensure_ascii=False).encode()
+
+
+def header_body(match_id: str, header: Mapping[str, Any], created_ms: int) -> bytes:
+    """The first message of a match (``seq`` 0). The secrets' hashes stay home: an edge
+    takes no writes and checks no token."""
+    return _dumps({"kind": "header", "match_id": match_id, "seq": 0, "header": header,
+                   "created_ms": created_ms})
+
+
+def event_body(match_id: str, seq: int, command_id: str, event: Mapping[str, Any],
+               recorded_ms: int, actor: str, start_ms: int | None) -> bytes:
+    """One stored event; ``start_ms`` (the record's start, epoch ms) with each."""
+    return _dumps({"kind": "event", "match_id": match_id, "seq": seq,
+                   "command_id": command_id, "event": event, "recorded_ms": recorded_ms,
+                   "actor": actor, "start_ms": start_ms})
+
+
+def decode(data: bytes) -> dict[str, Any]:
+    """A message's JSON object; :class:`ValueError` for anything else."""
+    v = json.loads(data)
+    if not isinstance(v, dict) or v.get("kind") not in ("header", "event") or \
+            not isinstance(v.get("seq"), int) or not isinstance(v.get("match_id"), str):
+        raise ValueError("not a chukker message")
+    return v
+
+
+def display(url: str) -> str:
+    """``url`` without user and password (for logs and ``/readyz``).
+
+    >>> display("nats://ann:pw@hub.club:4222")
+    'nats://hub.club:4222'
+    """
+    scheme, _, rest = url.partition("://")
+    return f"{scheme}://{rest.rpartition('@')[2]}"
+
+
+async def connect(settings: NatsSettings, name: str,
+                  on_lost: Callable[[], None] | None = None) -> NatsClient:
+    """A connection that does not reconnect by itself: its owner notices the loss
+    (``on_lost``), connects again and carries on from what it knows it has."""
+    assert settings.url is not None
+
+    async def lost(*_args: Any) -> None:
+        if on_lost is not None:
+            on_lost()
+
+    async def error(e: Exception) -> None:
+        log.debug("nats: %s", e)
+
+    return await nats.connect(settings.url, name=name, allow_reconnect=False,
+                              connect_timeout=CONNECT_TIMEOUT_S, max_reconnect_attempts=0,
+                              disconnected_cb=lost, closed_cb=lost, error_cb=error,
+                              ping_interval=5, max_outstanding_pings=2)
+
+
+async def ensure_stream(js: JetStreamContext, settings: NatsSettings) -> None:
+    """The stream of the matches (file storage), made if missing."""
+    try:
+        await js.stream_info(settings.stream)
+    except nats.js.errors.NotFoundError:
+        await js.add_stream(StreamConfig(
+            name=settings.stream, subjects=[f"{settings.prefix}.match.*"],
+            storage=StorageType.FILE, duplicate_window=DUPLICATE_WINDOW_S))
+
+
+class NatsPublisher:
+    """A :class:`chukker.live.Listener` publishing every durable event to JetStream."""
+
+    def __init__(self, settings: NatsSettings, source: Source) -> None:
+        if not settings.url:
+            raise ValueError("nats.url: not set")
+        self.settings = settings
+        self.source = source
+        #: match -> the highest seq the store has (what the listener was told)
+        self._want: OrderedDict[str, int] = OrderedDict()
+        #: match -> the highest seq JetStream has acknowledged (unknown: ask the stream)
+        self._sent: dict[str, int] = {}
+        #: matches whose want exceeded the map's room: found again from the store's list
+        self.overflowed = 0
+        self._wake = asyncio.Event()
+        self._runner: asyncio.Task[None] | None = None
+        self._lost: asyncio.Event = asyncio.Event()
+        self.connected = False
+        self.connections = 0
+        self.published = 0
+        self.duplicates = 0
+        self.last_error: str | None = None
+
+    # ---------------------------------------------------------------- listener
+    def note(self, match_id: str, seq: int) -> None:
+        """``match_id`` has events up to ``seq`` in the store: publish what JetStream lacks."""
+        if seq <= self._want.get(match_id, -1) and match_id in self._want:
+            return
+        self._want[match_id] = max(seq, self._want.get(match_id, 0))
+        self._want.move_to_end(match_id)
+        while len(self._want) > self.settings.queue_limit:  # far beyond any real day
+            old, _ = self._want.popitem(last=False)
+            self._sent.pop(old, None)
+            self.overflowed += 1
+            log.warning("nats: more than %d matches waiting; match %s is caught up from "
+                        "the store after the next restart", self.settings.queue_limit, old)
+        self._wake.set()
+
+    def on_state(self, match_id: str, seq: int, report: Mapping[str, Any]) -> None:
+        self.note(match_id, seq)
+
+    def on_event(self, match_id: str, seq: int, event: Mapping[str, Any]) -> None:
+        self.note(match_id, seq)
+
+    def on_horn(self, match_id: str, horn: Mapping[str, Any]) -> None:
+        """Horns are not published: each edge sounds them to its own viewers."""
+
+    # --------------------------------------------------------------- lifecycle
+    async def start(self) -> None:
+        self._runner = asyncio.create_task(self._run(), name="chukker-nats")
+
+    async def stop(self, drain_s: float = 1.0) -> None:
+        """Publish what is waiting (up to ``drain_s``), then disconnect."""
+        deadline = time.monotonic() + drain_s
+        while self.connected and self.backlog() and time.monotonic() < deadline:
+            await asyncio.sleep(0.02)
+        if self._runner is not None:
+            self._runner.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self._runner
+
+    def backlog(self) -> int:
+        """Matches with events JetStream has not acknowledged yet."""
+        return sum(1 for m, s in self._want.items() if self._sent.get(m, -2) < s)
+
+    def status(self) -> dict[str, Any]:
+        return {"server": display(self.settings.url or ""), "stream": self.settings.stream,
+                "connected": self.connected, "backlog": self.backlog(),
+                "published": self.published, "error": self.last_error}
+
+    # --------------------------------------------------------------- publisher
+    async def _run(self) -> None:
+        backoff = BACKOFF_MIN_S
+        while True:
+            nc: NatsClient | None = None
+            try:
+                self._lost = asyncio.Event()
+                nc = await connect(self.settings, "chukker-officials", self._lost.set)
+                js = nc.jetstream(timeout=ACK_TIMEOUT_S)
+                await ensure_stream(js, self.settings)
+                self.connected = True
+                self.last_error = None
+                self.connections += 1
+                backoff = BACKOFF_MIN_S
+                self._sent.clear()  # what was in flight is asked of the stream again
+                log.info("nats: connected to %s", display(self.settings.url or ""))
+                await self._pump(js)
+            except asyncio.CancelledError:
+                raise
+            except Exception as e:  # the server went away or refused us: try again later
+                self.last_error = f"{type(e).__name__}: {e}"[:200]
+                if self.connected:
+                    log.warning("nats: connection lost: %s", self.last_error)
+            finally:
+                self.connected = False
+                if nc is not None:
+                    with contextlib.suppress(Exception):
+                        await nc.close()
+            await asyncio.sleep(backoff * random.uniform(0.5, 1.0))
+            backoff = min(backoff * 2, BACKOFF_MAX_S)
+
+    async def _pump(self, js: JetStreamContext) -> None:
+        while True:
+            if self._lost.is_set():
+                raise ConnectionError("connection lost")
+            todo = [m for m, s in self._want.items() if self._sent.get(m, -2) < s]
+            if not todo:
+                self._wake.clear()
+                with contextlib.suppress(TimeoutError):
+                    async with asyncio.timeout(1.0):
+                        await self._wake.wait()
+                continue
+            for match_id in todo:
+                await self._catch_up(js, match_id)
+
+    async def _last_in_stream(self, js: JetStreamContext, match_id: str) -> int:
+        """The seq of the last message JetStream holds for ``match_id`` (-1: none)."""
+        try:
+            msg = await js.get_last_msg(self.settings.stream,
+                                        subject(self.settings.prefix, match_id))
+        except nats.js.errors.NotFoundError:
+            return -1
+        hdr = msg.headers or {}
+        if SEQ_HEADER in hdr:
+            return int(hdr[SEQ_HEADER])
+        return int(decode(msg.data or b"{}")["seq"])
+
+    async def _catch_up(self, js: JetStreamContext, match_id: str) -> None:
+        sent = self._sent.get(match_id)
+        if sent is None:
+            sent = self._sent[match_id] = await self._last_in_stream(js, match_id)
+        want = self._want.get(match_id, -1)
+        if sent >= want:
+            return
+        msgs = await self.source(match_id, sent)
+        if msgs is None:  # the match is gone (never stored): nothing to publish
+            self._want.pop(match_id, None)
+            return
+        subj = subject(self.settings.prefix, match_id)
+        for seq, body in msgs:
+            if seq <= sent:
+                continue
+            ack = await js.publish(subj, body, stream=self.settings.stream, headers={
+                "Nats-Msg-Id": msg_id(match_id, seq), SEQ_HEADER: str(seq)})
+            if ack.duplicate:
+                self.duplicates += 1
+            self.published += 1
+            sent = self._sent[match_id] = seq
+        if sent < want:  # the store had less than the listener was told: never more
+            log.warning("nats: match %s: the store has events up to %d, told %d",
+                        match_id, sent, want)
+            self._want[match_id] = sent
