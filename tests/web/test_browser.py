@@ -49,7 +49,7 @@ def test_create_match_run_period_from_keyboard_display_follows_undo_and_reconnec
     assert "#token" not in tk.url  # the secret leaves the address bar
     tk.keyboard.press("Space")  # bowl in: the period starts
     expect(screen.locator("[data-status]")).to_have_text("In play")
-    expect(screen.locator("[data-period]")).to_have_text("Period 1")
+    expect(screen.locator("[data-period]")).to_have_text("Period 1 of 4")
     tk.keyboard.press("1")  # goal, team A player 1
     expect(screen.locator('[data-score="A"]')).to_have_text("1")
     tk.keyboard.press("8")  # goal, team B player 2

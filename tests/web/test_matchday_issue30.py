@@ -57,7 +57,7 @@ def test_rule_5_6_console_after_a_goal_offline_pending_and_a_time_out_in_words(
                                                       timeout=10_000)
     ov = big.context.new_page()
     ov.goto(f"{live_server.url}/m/{m['match_id']}/overlay")
-    expect(ov.locator("[data-phase]")).to_have_text("Period 1 · Time-out · White · injury",
+    expect(ov.locator("[data-phase]")).to_have_text("Period 1 of 4 · Time-out · White · injury",
                                                     timeout=10_000)
     # the final screens say how the match was decided; an extra period is named so
     final = """(r) => window.chukker.update(Object.assign({}, window.chukker.state, r))"""

@@ -207,9 +207,9 @@ def last_timeout(events: list[dict[str, Any]]) -> dict[str, Any] | None:
     """The time-out that stopped the clock, when the last clock event in force is one
     (``{"seq", "team", "reason"}``), else ``None``.
 
-    >>> last_timeout([{"type": "bowl_in"}, {"type": "timeout", "reason": "injury", "team": "A"}])
+    >>> last_timeout([dict(type="bowl_in"), dict(type="timeout", reason="injury", team="A")])
     {'seq': 2, 'team': 'A', 'reason': 'injury'}
-    >>> last_timeout([{"type": "timeout", "reason": "other"}, {"type": "bowl_in"}]) is None
+    >>> last_timeout([dict(type="timeout", reason="other"), dict(type="bowl_in")]) is None
     True
     """
     gone = sheet.cancelled(events)

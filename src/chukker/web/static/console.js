@@ -360,17 +360,27 @@
   function act(type, ev, e) {
     if (!can(type)) { notNow(type); return null; }
     const t = pressMs(e);
-    if (type === "whistle" && live.holdAt && Math.abs(t - live.holdAt) < 1000) return null; // first of key and microphone wins
+    if (type === "whistle" && sameWhistle(t)) return null; // first of key and microphone wins
     if (type === "whistle" || type === "timeout" || type === "foul") stopClock(t);
-    if (type === "bowl_in" || type === "free_hit") live.holdAt = null;
+    if (type === "whistle") lastWhistleMs = t;
+    if (type === "bowl_in" || type === "free_hit") { live.holdAt = null; lastWhistleMs = null; }
     return enqueue(ev, t);
+  }
+
+  // the first of a key press and a detection wins: the second, within a second of the
+  // first, is not posted again, even when the first's answer came back before its state
+  let lastWhistleMs = null;
+  function sameWhistle(t) {
+    return (live.holdAt != null && Math.abs(t - live.holdAt) < 1000)
+      || (lastWhistleMs != null && Math.abs(t - lastWhistleMs) < 1000);
   }
 
   // the microphone's whistle (whistle.js), stamped at its onset: only while the clock runs
   live.audioWhistle = (serverMs) => {
     const rep = live.state;
-    if (!rep || !rep.clock.running || live.holdAt || !can("whistle")) return null;
+    if (!rep || !rep.clock.running || live.holdAt || !can("whistle") || sameWhistle(serverMs)) return null;
     stopClock(serverMs);
+    lastWhistleMs = serverMs;
     return enqueue({ type: "whistle", source: "audio" }, serverMs);
   };
 
