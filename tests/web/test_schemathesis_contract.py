@@ -40,6 +40,8 @@ from tests.web.schemathesis_shared import (  # noqa: E402
     to_the_real_match,
 )
 
+from chukker.record.definitions import FEATURE_OPTIONS  # noqa: E402
+from chukker.rules.club import ClubError, club_edition  # noqa: E402
 from chukker.web.guard import TOURNAMENT_JSON, TOURNAMENT_TOML  # noqa: E402
 
 ORGANISER = "contract-organiser-token"
@@ -151,6 +153,17 @@ def as_the_descriptions_say(case: Any) -> Any:
             numbers = {p["no"] for p in [*team.get("players", []), *team.get("alternates", [])]}
             team["plan"] = {k: [m for m in v if m in mine] for k, v in team["plan"].items()
                             if int(k) in numbers}
+    edition = body.get("edition")
+    if body.get("rules") == "club" and isinstance(edition, dict):
+        try:  # what the description says and JSON Schema cannot: a coherent period plan
+            ed = club_edition(edition)
+        except ClubError:
+            body["edition"] = {"base": edition["base"], "name": edition["name"]}
+            ed = club_edition(body["edition"])
+        options = body.get("options")
+        for feature, (option, value) in FEATURE_OPTIONS.items():
+            if isinstance(options, dict) and not ed.has(feature) and options.get(option) == value:
+                del options[option]  # not_in_edition: the club's edition lacks the feature
     ends = (body.get("options") or {}).get("first_defends")
     if isinstance(ends, dict):
         body["options"]["first_defends"] = dict(zip(teams, ends.values(), strict=True))

@@ -95,8 +95,12 @@ def worker_role(index: int, workers: int, horn_keeper: bool) -> None:
 def event_posted(seconds: float, status: int) -> None:
     """An event POST was answered with ``status`` after ``seconds``."""
     EVENT_POST.labels(str(status)).observe(max(seconds, 0.0))
-    if status == 201:
-        EVENTS.inc()
+
+
+def event_accepted() -> None:
+    """An event POST is about to be answered ``201``: counted before the answer leaves,
+    so that a scrape made after the answer always counts it."""
+    EVENTS.inc()
 
 
 def horn_sounded(late_seconds: float) -> None:

@@ -1005,7 +1005,7 @@ def _club_schema() -> dict[str, Any]:
     from chukker.rules import club
 
     def secs(lo: int, hi: int) -> dict[str, Any]:
-        return {"type": "number", "minimum": lo, "maximum": hi}
+        return {"type": "number", "minimum": lo, "maximum": hi, **MS}
 
     def plan() -> dict[str, Any]:
         return {"type": "object", "required": ["count", "length_s", "intervals_s"],

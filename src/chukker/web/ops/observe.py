@@ -74,6 +74,8 @@ class ObserveMiddleware:
             nonlocal status, stream_kind, capture
             if msg["type"] == "http.response.start":
                 status = int(msg["status"])
+                if is_post_event and status == 201:
+                    metrics.event_accepted()
                 ctype = dict(msg.get("headers", [])).get(b"content-type", b"")
                 capture = status >= 400 and ctype.startswith(b"application/json")
                 if status == 200 and _STREAM.match(path) and method == "GET":
