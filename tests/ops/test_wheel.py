@@ -49,7 +49,7 @@ def run(*args: str | Path, cwd: Path, timeout: float = 120,
     return p
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")  # once per worker, however xdist orders the tests
 def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
     if not _setuptools_ok():
         pytest.skip("building the wheel offline needs setuptools>=77 "

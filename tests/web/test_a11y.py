@@ -45,7 +45,7 @@ def _kind(path: str, ids: list[str]) -> str:
     return p + ("?" + "&".join(keys) if keys else "")
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")  # once per worker, however xdist orders the tests
 def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Any, list[str]]]:
     """A served app with a match, a tournament and the seed rulebook; the pages to scan."""
     from tests.rulebook.conftest import seed_files
