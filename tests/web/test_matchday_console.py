@@ -262,25 +262,26 @@ def test_refusal_shown_in_the_pages_language_from_its_code(browser: Any,
 
 def test_practice_period_ends_with_a_horn_cue_and_the_interval_counts_down(
         browser: Any, db_path: Any, backdate: Any, server_factory: Any) -> None:
-    """A practice match (10-second periods, 3-second intervals) started 6.5 s ago: the
+    """A practice match (20-second periods, 6-second intervals) started 12 s ago: the
     console flashes its horn cue, the interval becomes the main countdown and says when
-    it has run out."""
+    it has run out. (The margins leave a loaded CI machine 8 s to start the server and
+    open the page before the horn, and 6 s to see the interval.)"""
     from playwright.sync_api import expect
 
     from chukker.store import open_store
 
     h = copy.deepcopy(DEMO_HEADER)
-    h["options"].update(warning_horn=False, practice={"period_s": 10, "interval_s": 3})
+    h["options"].update(warning_horn=False, practice={"period_s": 20, "interval_s": 6})
     store = open_store(db_path)
-    mid = backdate(store, h, ago_ms=6_500)
+    mid = backdate(store, h, ago_ms=12_000)
     store.close()
     with server_factory(db_path) as srv:
         page = browser.new_page(viewport={"width": 1366, "height": 768})
         page.goto(f"{srv.url}/m/{mid}/console#token=tk-{mid}")
         expect(page.locator(".practice-badge").first).to_be_visible()
-        expect(page.locator(".horn-cue")).to_be_visible(timeout=8_000)
+        expect(page.locator(".horn-cue")).to_be_visible(timeout=12_000)
         expect(page.locator("#horn-kind")).to_contain_text("end of period")
         expect(page.locator("[data-interval]")).to_have_text("Before period 2")
-        expect(page.locator("[data-interval]")).to_contain_text("Interval over", timeout=8_000)
+        expect(page.locator("[data-interval]")).to_contain_text("Interval over", timeout=12_000)
         expect(page.locator("[data-clock]")).to_have_text("0:00")
         page.close()
