@@ -243,3 +243,36 @@ def test_a_reconnecting_crowd_gets_one_state_encoded_once_until_it_changes(
         assert after is not first[0] and '"seq":2' in after and '"goal"' in after
 
     run(tmp_path, body)
+
+
+def test_a_match_loaded_while_another_process_appends_its_first_event_has_its_start(
+        tmp_path: Path) -> None:
+    """A public worker or an edge that loads a match between the header and its first
+    event (read the header, then the events) still knows when the record started: its
+    report is as of now, not as of 0 s (the goals are counted)."""
+
+    async def body(svc: LiveService, clock: VirtualClock) -> None:
+        created = await svc.create_match(copy.deepcopy(HEADER))
+        other = open_store(tmp_path / "live.sqlite3")  # the officials' process
+        reads = svc.store.events
+
+        def events_after_the_officials_wrote(match_id: str, after: int = 0) -> Any:
+            from chukker.store import StoredEvent
+
+            if not other.events(match_id):
+                other.append(match_id, StoredEvent(1, "c1", {"type": "bowl_in", "at": 0.0},
+                                                   WALL0, "timekeeper"), WALL0)
+                other.append(match_id, StoredEvent(
+                    2, "c2", {"type": "goal", "team": "A", "player": 2, "at": 12.5},
+                    WALL0 + 12_500, "timekeeper"), WALL0)
+            return reads(match_id, after)
+
+        svc._matches.clear()
+        svc.store.events = events_after_the_officials_wrote  # type: ignore[method-assign]
+        clock.advance(20)
+        lm = await svc.load(created.match_id)
+        rep = svc.report(lm)
+        assert lm.start_ms == WALL0 and rep["seq"] == 2 and rep["at"] == 20.0
+        assert rep["score"]["A"] > svc.report(lm, 0)["score"]["A"]
+
+    run(tmp_path, body)

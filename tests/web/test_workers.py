@@ -600,3 +600,34 @@ def _alive(pid: int) -> bool:
     except ProcessLookupError:
         return False
     return True
+
+
+def test_serve_workers_end_with_their_supervisor_killed_9(tmp_path: Path) -> None:
+    """``kill -9`` of ``chukker serve``: Linux tells its workers at once (prctl's parent
+    death signal), so a server started again on the same ports never shares a port
+    with the old workers (a connection reset for the client that lands on them)."""
+    w = Workers(tmp_path)
+    try:
+        pids = [ready_worker(w.conn(i)) for i in (0, 1)]
+        assert all(p is not None for p in pids)
+        os.kill(w.proc.pid, signal.SIGKILL)
+        w.proc.wait(10)
+        t0 = time.monotonic()
+        gone = [False, False]
+        while not all(gone) and time.monotonic() - t0 < 30:
+            for k, p in enumerate(pids):
+                assert p is not None
+                try:
+                    os.kill(p["pid"], 0)
+                except ProcessLookupError:
+                    gone[k] = True
+                else:  # a zombie until its init reaps it counts as gone
+                    with contextlib.suppress(OSError):
+                        state = Path(f"/proc/{p['pid']}/stat").read_text().split(") ")[1][0]
+                        gone[k] = state in "ZX"
+            time.sleep(0.05)
+        assert all(gone), "a worker outlived its supervisor"
+        with socket.socket() as s:  # nobody listens on the old ports
+            assert s.connect_ex(("127.0.0.1", w.port)) != 0
+    finally:
+        w.stop()

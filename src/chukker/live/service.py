@@ -443,6 +443,10 @@ class LiveService:
     async def _load(self, match_id: str) -> LiveMatch:
         row = await asyncio.to_thread(self.store.get_match, match_id)
         events = await asyncio.to_thread(self.store.events, match_id)
+        if events and row.start_ms is None:
+            # another process's first event landed between the two reads: its start
+            # came with it (without it the match would be reported as at 0 s for good)
+            row = await asyncio.to_thread(self.store.get_match, match_id)
         try:
             m = Match(Setup.from_dict(row.header), [e.event for e in events])
             # a state that cannot be reported (or sent) is as bad as one that cannot be folded

@@ -150,10 +150,28 @@ def _watch_supervisor(parent: int) -> None:
             return
 
 
+def stop_with_supervisor(parent: int) -> None:
+    """Ask Linux to send this process SIGTERM the moment its supervisor dies (``kill -9``
+    included), so that a supervisor started again at once never shares its port with the
+    old one's workers; elsewhere :func:`_watch_supervisor` notices within a second."""
+    if sys.platform.startswith("linux"):
+        import ctypes
+
+        with contextlib.suppress(OSError, AttributeError):
+            ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
+    if os.getppid() != parent:  # gone before the request was made
+        os.kill(os.getpid(), signal.SIGTERM)
+
+
+#: prctl(2)'s option: the signal a process gets when its parent dies
+PR_SET_PDEATHSIG = 1
+
+
 def run_worker(spec: WorkerSpec, parent: int) -> None:
     """One worker: its store (told of the others' appends), its app, its socket."""
     with contextlib.suppress(OSError):  # a terminal's Ctrl-C goes to the supervisor only
         os.setpgid(0, 0)
+    stop_with_supervisor(parent)
     from chukker.live import WorkerRole
     from chukker.ops.logging import configure
     from chukker.store import Backend, open_store
