@@ -103,3 +103,19 @@ def serve_asgi() -> Iterator[Callable[[Any], str]]:
     for server, th in running:
         server.should_exit = True
         th.join(timeout=5)
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Under ``--dist loadgroup`` the tests of one ``xdist_group`` (the browser, the
+    wheel's build, the shared PostgreSQL database) must share a worker: pytest-xdist tags
+    their node ids with ``@group``. A pytest that keeps its node ids elsewhere (9.2) would
+    spread them silently, build the wheel twice and run the browser tests side by side:
+    say so instead."""
+    if not getattr(config.option, "loadgroup", False):
+        return
+    lost = [i.nodeid for i in items
+            if i.get_closest_marker("xdist_group") is not None and "@" not in i.nodeid]
+    if lost:
+        raise pytest.UsageError(f"xdist_group is not applied to {lost[0]} and "
+                                f"{len(lost) - 1} more: see the pytest pin in pyproject.toml")
