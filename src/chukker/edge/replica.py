@@ -24,7 +24,6 @@ import asyncio
 import concurrent.futures
 import contextlib
 import logging
-import random
 import sqlite3
 import threading
 import time
@@ -33,21 +32,18 @@ from collections.abc import Callable
 from typing import Any
 
 import nats.errors
-from nats.aio.client import Client as NatsClient
 from nats.aio.msg import Msg
 from nats.js import JetStreamContext
 from nats.js.api import ConsumerConfig, DeliverPolicy
 
 from chukker.config import NatsSettings
-from chukker.feeds.nats import connect, decode, display, ensure_stream
+from chukker.feeds.nats import JetStreamLink, decode, display
 from chukker.store import StoredEvent, UnknownMatch
 from chukker.store.base import verify_match_id
 from chukker.store.sqlite import SQLiteStore
 
 log = logging.getLogger("chukker.edge")
 
-BACKOFF_MIN_S = 0.2
-BACKOFF_MAX_S = 5.0
 #: messages applied in one trip to the writer thread
 BATCH = 256
 #: seconds between two questions to the stream about its last sequence
@@ -106,12 +102,17 @@ class LoopNotifier:
         self._loop = self._ready = None
 
 
-class Replica:
+class Replica(JetStreamLink):
     """Follows the stream of ``settings`` into ``store`` (its own SQLite file)."""
+
+    client_name = "chukker-edge"
+    request_timeout = 5.0
+    log = log
 
     def __init__(self, settings: NatsSettings, store: SQLiteStore) -> None:
         if not settings.url:
             raise ValueError("nats.url: not set")
+        super().__init__()
         self.settings = settings
         self.store = store
         self._db = sqlite3.connect(store.path, check_same_thread=False, isolation_level=None,
@@ -133,15 +134,11 @@ class Replica:
         self._writer = concurrent.futures.ThreadPoolExecutor(1, "chukker-edge-replica")
         self._last: dict[str, int] = {}
         self._runner: asyncio.Task[None] | None = None
-        self._lost = asyncio.Event()
-        self.connected = False
-        self.connections = 0
         self.applied = 0
         self.skipped = 0
         #: events whose match this edge has no header for, or that skip a seq (never expected)
         self.orphans = 0
         self.gaps = 0
-        self.last_error: str | None = None
         #: called on the event loop when :attr:`behind` changes (with its new value)
         self.on_behind: Callable[[bool], None] | None = None
         self._was_behind = True
@@ -183,45 +180,22 @@ class Replica:
                 "stream_last": self.stream_last, "error": self.last_error}
 
     # ---------------------------------------------------------------- consumer
-    async def _run(self) -> None:
-        backoff = BACKOFF_MIN_S
-        while True:
-            nc: NatsClient | None = None
-            try:
-                self._lost = asyncio.Event()
-                nc = await connect(self.settings, "chukker-edge", self._lost.set)
-                js = nc.jetstream(timeout=5.0)
-                await ensure_stream(js, self.settings)
-                info = await js.stream_info(self.settings.stream)
-                last = int(info.state.last_seq or 0)
-                if self.cursor > last:  # a new stream under the old name: read it all
-                    log.warning("edge: stream %s ends at %d, before this edge's %d: "
-                                "reading it from its start", self.settings.stream, last,
-                                self.cursor)
-                    self.cursor = 0
-                self.stream_last = self._owed = last
-                self.connected = True
-                self.connections += 1
-                self.last_error = None
-                backoff = BACKOFF_MIN_S
-                log.info("edge: following %s from stream sequence %d (stream at %d)",
-                         display(self.settings.url or ""), self.cursor + 1, last)
-                self._changed()
-                await self._follow(js)
-            except asyncio.CancelledError:
-                raise
-            except Exception as e:
-                self.last_error = f"{type(e).__name__}: {e}"[:200]
-                if self.connected:
-                    log.warning("edge: connection to NATS lost: %s", self.last_error)
-            finally:
-                self.connected = False
-                self._changed()
-                if nc is not None:
-                    with contextlib.suppress(Exception):
-                        await nc.close()
-            await asyncio.sleep(backoff * random.uniform(0.5, 1.0))
-            backoff = min(backoff * 2, BACKOFF_MAX_S)
+    async def _session(self, js: JetStreamContext) -> None:
+        info = await js.stream_info(self.settings.stream)
+        last = int(info.state.last_seq or 0)
+        if self.cursor > last:  # a new stream under the old name: read it all
+            log.warning("edge: stream %s ends at %d, before this edge's %d: "
+                        "reading it from its start", self.settings.stream, last, self.cursor)
+            self.cursor = 0
+        self.stream_last = self._owed = last
+        self.connected = True
+        log.info("edge: following %s from stream sequence %d (stream at %d)",
+                 display(self.settings.url or ""), self.cursor + 1, last)
+        self._changed()
+        await self._follow(js)
+
+    def _down(self) -> None:
+        self._changed()
 
     async def _follow(self, js: JetStreamContext) -> None:
         s = self.settings

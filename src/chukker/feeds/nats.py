@@ -136,12 +136,72 @@ async def ensure_stream(js: JetStreamContext, settings: NatsSettings) -> None:
             storage=StorageType.FILE, duplicate_window=DUPLICATE_WINDOW_S))
 
 
-class NatsPublisher:
+class JetStreamLink:
+    """A connection to JetStream that is kept up: connect, make sure the stream is there,
+    run :meth:`_session` until the connection fails, then wait (doubling, with jitter)
+    and connect again. The publisher and an edge's replica are both one.
+
+    A subclass names itself (:attr:`client_name`, :attr:`log`), sets :attr:`connected`
+    in :meth:`_session` once it serves, and may tidy up in :meth:`_down`."""
+
+    client_name = "chukker"
+    #: seconds for one JetStream request (a publish's acknowledgement, a stream's info)
+    request_timeout = ACK_TIMEOUT_S
+    log = log
+    settings: NatsSettings
+
+    def __init__(self) -> None:
+        self._lost = asyncio.Event()
+        self.connected = False
+        self.connections = 0
+        self.last_error: str | None = None
+
+    async def _session(self, js: JetStreamContext) -> None:
+        """Serve on the connection until it fails (raise) or :attr:`_lost` is set."""
+        raise NotImplementedError
+
+    def _down(self) -> None:
+        """The connection has ended (:attr:`connected` is already False)."""
+
+    async def _run(self) -> None:
+        backoff = BACKOFF_MIN_S
+        while True:
+            nc: NatsClient | None = None
+            try:
+                self._lost = asyncio.Event()
+                nc = await connect(self.settings, self.client_name, self._lost.set)
+                js = nc.jetstream(timeout=self.request_timeout)
+                await ensure_stream(js, self.settings)
+                self.connections += 1
+                self.last_error = None
+                backoff = BACKOFF_MIN_S
+                await self._session(js)
+            except asyncio.CancelledError:
+                raise
+            except Exception as e:  # the server went away or refused us: try again later
+                self.last_error = f"{type(e).__name__}: {e}"[:200]
+                if self.connected:
+                    self.log.warning("%s: connection to NATS lost: %s", self.client_name,
+                                     self.last_error)
+            finally:
+                self.connected = False
+                self._down()
+                if nc is not None:
+                    with contextlib.suppress(Exception):
+                        await nc.close()
+            await asyncio.sleep(backoff * random.uniform(0.5, 1.0))
+            backoff = min(backoff * 2, BACKOFF_MAX_S)
+
+
+class NatsPublisher(JetStreamLink):
     """A :class:`chukker.live.Listener` publishing every durable event to JetStream."""
+
+    client_name = "chukker-officials"
 
     def __init__(self, settings: NatsSettings, source: Source) -> None:
         if not settings.url:
             raise ValueError("nats.url: not set")
+        super().__init__()
         self.settings = settings
         self.source = source
         #: match -> the highest seq the store has (what the listener was told)
@@ -152,12 +212,8 @@ class NatsPublisher:
         self.overflowed = 0
         self._wake = asyncio.Event()
         self._runner: asyncio.Task[None] | None = None
-        self._lost: asyncio.Event = asyncio.Event()
-        self.connected = False
-        self.connections = 0
         self.published = 0
         self.duplicates = 0
-        self.last_error: str | None = None
 
     # ---------------------------------------------------------------- listener
     def note(self, match_id: str, seq: int) -> None:
@@ -207,35 +263,11 @@ class NatsPublisher:
                 "published": self.published, "error": self.last_error}
 
     # --------------------------------------------------------------- publisher
-    async def _run(self) -> None:
-        backoff = BACKOFF_MIN_S
-        while True:
-            nc: NatsClient | None = None
-            try:
-                self._lost = asyncio.Event()
-                nc = await connect(self.settings, "chukker-officials", self._lost.set)
-                js = nc.jetstream(timeout=ACK_TIMEOUT_S)
-                await ensure_stream(js, self.settings)
-                self.connected = True
-                self.last_error = None
-                self.connections += 1
-                backoff = BACKOFF_MIN_S
-                self._sent.clear()  # what was in flight is asked of the stream again
-                log.info("nats: connected to %s", display(self.settings.url or ""))
-                await self._pump(js)
-            except asyncio.CancelledError:
-                raise
-            except Exception as e:  # the server went away or refused us: try again later
-                self.last_error = f"{type(e).__name__}: {e}"[:200]
-                if self.connected:
-                    log.warning("nats: connection lost: %s", self.last_error)
-            finally:
-                self.connected = False
-                if nc is not None:
-                    with contextlib.suppress(Exception):
-                        await nc.close()
-            await asyncio.sleep(backoff * random.uniform(0.5, 1.0))
-            backoff = min(backoff * 2, BACKOFF_MAX_S)
+    async def _session(self, js: JetStreamContext) -> None:
+        self.connected = True
+        self._sent.clear()  # what was in flight is asked of the stream again
+        log.info("nats: connected to %s", display(self.settings.url or ""))
+        await self._pump(js)
 
     async def _pump(self, js: JetStreamContext) -> None:
         while True:
