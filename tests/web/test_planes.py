@@ -143,3 +143,30 @@ def test_planes_redirect_passes_the_guard(planes: dict[Plane, TestClient]) -> No
     r = o.get("/rules/%0d%0aset-cookie:x", follow_redirects=False)
     assert r.status_code == 307 and "\n" not in r.headers["location"]
     assert "set-cookie" not in {k.lower() for k in r.headers if k.lower() != "location"}
+
+
+def test_planes_officials_tournament_stream_is_the_arena_consoles_only(
+        planes: dict[Plane, TestClient], tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The tournament's stream on the officials' port: an arena console (its arena's
+    token) or the committee follows it; anyone else is sent to the public address."""
+    from tests.tournament.web_helpers import four_team_toml
+
+    monkeypatch.setenv("CHUKKER_TOURNAMENTS_DIR", str(tmp_path / "tournaments"))
+    o = planes[Plane.OFFICIALS]
+    r = o.post("/tournaments/api", json={"text": four_team_toml()})
+    assert r.status_code == 201, r.text
+    body = r.json()
+    tid, token = body["tournament_id"], body["arenas"]["Arena 1"]["token"]
+    url = f"/tournaments/{tid}/stream"
+    for anonymous in (url, f"{url}?token=not-a-token", f"{url}?token={'x' * 500}"):
+        r = o.get(anonymous, follow_redirects=False)
+        assert r.status_code == 307, anonymous
+        assert r.headers["location"].startswith(f"http://arena.test:18000{url}")
+    for who in ({"params": {"token": token}},
+                {"headers": {"authorization": f"Bearer {body['committee_token']}"}}):
+        with o.stream("GET", url, **who) as s:  # type: ignore[arg-type]
+            assert s.status_code == 200
+            assert next(s.iter_bytes()).startswith(b"retry:")
+    with planes[Plane.PUBLIC].stream("GET", url) as s:  # the crowd's, on the public port
+        assert s.status_code == 200

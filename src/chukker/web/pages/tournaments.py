@@ -69,6 +69,7 @@ from chukker.tournament.standings import MatchResult, Played, Standings, standin
 from chukker.tournament.words import bold_winner, result_words
 from chukker.web import security
 from chukker.web.pages.matches import ENV, error_page, lang_of, phone_qr, render, stage_name
+from chukker.web.planes import crowd_elsewhere, serves_crowd
 
 router = APIRouter()
 POLL_S = 0.5
@@ -1285,11 +1286,26 @@ async def arena_view(request: Request, tid: str, slug: str, view: str) -> Respon
     return resp
 
 
+def _may_follow_on_officials_plane(request: Request, lt: LiveTournament) -> bool:
+    """Whether a tournament's stream may be served on the officials' plane: to its arena
+    consoles and its committee (an arena's or the committee's token, ``?token=`` since an
+    ``EventSource`` sends no header, or as the bearer), never to the crowd."""
+    presented = (security.bearer(request.headers.get("authorization"))
+                 or request.query_params.get("token"))
+    if not presented or len(presented) > 100:
+        return False
+    h = hash_token(presented)
+    return any(hmac.compare_digest(h, known)
+               for known in (lt.committee_hash, *lt.arena_hash.values()))
+
+
 @router.get("/{tid}/stream")
 async def stream(request: Request, tid: str) -> Response:
     lt = _get(request, tid)
     if lt is None:
         return _bad(request, "unknown_tournament", 404, tournament_id=tid)
+    if not serves_crowd(request.app.state) and not _may_follow_on_officials_plane(request, lt):
+        return crowd_elsewhere(request)  # the officials' plane: the crowd's stream is public
     lang = lang_of(request)
     q: asyncio.Queue[bytes] = asyncio.Queue(64)
     s, reports = await refresh(request, lt)

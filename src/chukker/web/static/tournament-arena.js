@@ -51,6 +51,7 @@
   });
   render();
   if (view === "display") setInterval(() => { const el = document.querySelector('[data-b="clock"]'); if (el && board && ["in_play", "stopped"].includes(board.status)) el.textContent = clock(); }, 250);
-  const es = new EventSource("/tournaments/" + encodeURIComponent(tid) + "/stream?lang=" + lang);
+  // the console (on the officials' port) follows with its arena's token; the big screen is the crowd's
+  const es = new EventSource("/tournaments/" + encodeURIComponent(tid) + "/stream?lang=" + lang + (token ? "&token=" + encodeURIComponent(token) : ""));
   es.addEventListener("standings", (e) => { board = (JSON.parse(e.data).boards || {})[arenaKey] || null; render(); });
 })();
