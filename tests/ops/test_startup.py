@@ -130,7 +130,8 @@ def test_serve_sh_passes_demo_and_says_so() -> None:
 
 @pytest.mark.parametrize("text", ["a = " + "[" * 100_000 + "]" * 100_000,
                                   "[" + ".".join(["a"] * 5000) + "]",
-                                  "a = " + "{b = " * 3000 + "1" + "}" * 3000])
+                                  "a = " + "{b = " * 3000 + "1" + "}" * 3000],
+                         ids=["deep-array", "long-dotted-table", "deep-inline-tables"])
 def test_config_with_a_deep_toml_is_a_refusal_naming_the_file(tmp_path: Path,
                                                               text: str) -> None:
     cfg = tmp_path / "deep.toml"
