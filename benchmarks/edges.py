@@ -34,6 +34,7 @@ import multiprocessing
 import os
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -48,15 +49,14 @@ sys.path.insert(0, str(ROOT / "src"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from chukker.web.demo import DEMO_HEADER  # noqa: E402
-from live import client_process, cpu_s, free_port, pct  # noqa: E402
+from live import client_process, cpu_s, pct  # noqa: E402
 
 ORGANISER = "bench-organiser-token-0123456789"
 TARGET_RATIO = 1.5
 
 
-def nats_server(tmp: Path) -> tuple[subprocess.Popen[bytes], str]:
+def nats_server(tmp: Path, port: int) -> tuple[subprocess.Popen[bytes], str]:
     binary = shutil.which("nats-server") or "/usr/sbin/nats-server"
-    port = free_port()
     p = subprocess.Popen([binary, "-a", "127.0.0.1", "-p", str(port), "-js", "-sd",
                           str(tmp / "nats")], stdout=subprocess.DEVNULL,
                          stderr=subprocess.DEVNULL)
@@ -72,10 +72,27 @@ def env_for(url: str, viewers: int) -> dict[str, str]:
     return env
 
 
-async def wait_ready(base: str, timeout: float) -> None:
+def distinct_ports(n: int) -> list[int]:
+    """``n`` free ports, held open together so that no two are the same (taken one at a
+    time, the kernel may hand out a port twice, or the one next to a server's own)."""
+    socks = [socket.socket() for _ in range(n)]
+    try:
+        for s in socks:
+            s.bind(("127.0.0.1", 0))
+        return [int(s.getsockname()[1]) for s in socks]
+    finally:
+        for s in socks:
+            s.close()
+
+
+async def wait_ready(base: str, timeout: float,
+                     proc: subprocess.Popen[bytes] | None = None) -> None:
     end = time.monotonic() + timeout
     async with httpx.AsyncClient(base_url=base, timeout=5) as c:
         while time.monotonic() < end:
+            if proc is not None and proc.poll() is not None:
+                raise RuntimeError(f"{base}: {proc.args!r} ended with "
+                                   f"{proc.returncode} before it was ready")
             try:
                 if (await c.get("/healthz")).status_code == 200:
                     return
@@ -150,16 +167,17 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     tmp = Path(tempfile.mkdtemp(prefix="chukker-edges-"))
     procs: list[subprocess.Popen[bytes]] = []
     try:
-        nats, url = nats_server(tmp)
+        nats_port, off_port, *edge_ports = distinct_ports(2 + args.edges)
+        nats, url = nats_server(tmp, nats_port)
         procs.append(nats)
         env = env_for(url, args.viewers * (args.edges if args.same_total else 1))
-        off_port = free_port()
+        # the baseline is one process serving the officials and the crowd on one port
+        # (--public-workers 0, as before the two planes); it publishes to JetStream too
         officials = subprocess.Popen(
             [sys.executable, "-m", "chukker.cli", "serve", "--port", str(off_port),
-             "--db", str(tmp / "officials.sqlite3")], env=env, stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL)
+             "--public-workers", "0", "--db", str(tmp / "officials.sqlite3")], env=env,
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         procs.append(officials)
-        edge_ports = [free_port() for _ in range(args.edges)]
         edge_procs = []
         for i, port in enumerate(edge_ports):
             edge_procs.append(subprocess.Popen(
@@ -168,8 +186,8 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
         procs.extend(edge_procs)
         base = f"http://127.0.0.1:{off_port}"
-        for port in [off_port, *edge_ports]:
-            await wait_ready(f"http://127.0.0.1:{port}", args.timeout)
+        for port, proc in zip([off_port, *edge_ports], [officials, *edge_procs], strict=True):
+            await wait_ready(f"http://127.0.0.1:{port}", args.timeout, proc)
         ctx = multiprocessing.get_context("spawn")
         async with httpx.AsyncClient(base_url=base, timeout=30) as http:
             base_viewers = args.viewers * (args.edges if args.same_total else 1)
