@@ -3,11 +3,12 @@
     python benchmarks/edges.py [--viewers 3000] [--edges 3] [--events 40] [--gap-ms 200]
 
 Everything on 127.0.0.1, bounded (``--timeout``), stopping by itself. Starts its own
-``nats-server -js`` (a free port, a temporary store), the officials' ``chukker serve``
-publishing to it, and in the same run:
+``nats-server -js`` (a temporary store), one ``chukker serve --public-workers 0``
+publishing to it (the officials and the crowd in one process, as before the two planes),
+every port reserved together, and in the same run:
 
-1. **baseline**: ``--viewers`` Server-Sent-Events viewers of one match on the officials'
-   process itself (one process serving the crowd, as without edges);
+1. **baseline**: ``--viewers`` Server-Sent-Events viewers of one match on that one
+   process (one process serving the crowd, as without edges);
 2. **edges**: ``--edges`` ``chukker edge`` processes, each with ``--viewers`` viewers of
    another match, fed by JetStream alone.
 
