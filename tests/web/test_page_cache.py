@@ -157,3 +157,18 @@ def test_every_anonymous_door_has_a_rate_per_address(tmp_path: Path) -> None:
         assert refused.status_code in (200, 429)
         limited = c.get("/tournaments/")
         assert limited.status_code == 429 and int(limited.headers["retry-after"]) >= 1
+
+
+def test_a_request_pays_no_telemetry_bridge_chukker_does_not_use(
+        world: tuple[TestClient, Match], monkeypatch: pytest.MonkeyPatch) -> None:
+    """FastAPI's own OpenTelemetry bridge (where the installed FastAPI has one) is off:
+    a cached page is a few microseconds, and the bridge asked the environment three
+    times a request whether a tracer or meter was configured."""
+    c, m = world
+    app: Any = c.app
+    bridge = getattr(app, "_native_telemetry", None)
+    if bridge is not None:
+        assert not bridge.enabled()
+        monkeypatch.setenv("OTEL_PYTHON_TRACER_PROVIDER", "sdk_tracer_provider")
+        assert not bridge.enabled()  # not even when the environment names a provider
+    assert c.get(f"/m/{m.id}/sheet.json").status_code == 200

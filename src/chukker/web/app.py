@@ -6,6 +6,7 @@ import asyncio
 import contextlib
 import functools
 import gc
+import inspect
 import logging
 import os
 from collections.abc import AsyncIterator, Callable
@@ -48,6 +49,13 @@ from chukker.web.security import (
 log = logging.getLogger("chukker.web")
 HERE = Path(__file__).parent
 
+#: FastAPI's OpenTelemetry bridge (FastAPI 0.16x) asks three environment variables on
+#: every request whether a provider is configured (1-2 µs a request: a tenth of a
+#: cached page's whole answer); chukker keeps its own metrics (``ops/``), so the bridge
+#: is off wherever the installed FastAPI has it.
+NO_TELEMETRY: dict[str, Any] = (
+    {"telemetry": {"tracing": False, "metrics": False, "logs": False}}
+    if "telemetry" in inspect.signature(FastAPI.__init__).parameters else {})
 
 def _keep_collector_out_of_the_fanout() -> None:
     """Move everything alive after start-up out of the collector's reach, and keep the
@@ -216,6 +224,7 @@ def create_app(store: EventStore | str | Path, *, organiser: str | None = None,
         version="1",
         lifespan=lifespan,
         docs_url=None, redoc_url=None,  # served from the package by pages.py (no CDN)
+        **NO_TELEMETRY,
     )
     app.state.service = svc
     app.state.worker = worker
