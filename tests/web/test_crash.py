@@ -21,7 +21,21 @@ def free_port() -> int:
         return port
 
 
+def wait_port_closed(port: int, timeout: float = 15.0) -> None:
+    """Until nothing answers on ``port`` (nor the officials' ``port + 1``): the killed
+    server's workers, told by their supervisor's death, may still be draining, and with
+    ``SO_REUSEPORT`` they would answer the new server's readiness check, then go."""
+    deadline = time.monotonic() + timeout
+    for p in (port, port + 1):
+        while time.monotonic() < deadline:
+            with socket.socket() as s:
+                if s.connect_ex(("127.0.0.1", p)) != 0:
+                    break
+            time.sleep(0.05)
+
+
 def start_server(db: Path, port: int) -> subprocess.Popen[bytes]:
+    wait_port_closed(port)
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
     env.pop("CHUKKER_DATABASE_URL", None)
     proc = subprocess.Popen(
