@@ -33,7 +33,6 @@ import asyncio
 import contextlib
 import json
 import logging
-import random
 import secrets
 import ssl
 import time
@@ -48,6 +47,7 @@ import paho.mqtt.client as paho
 
 from chukker.config import HornSettings, MqttSettings
 from chukker.feeds import metrics, payloads, relays
+from chukker.feeds.backoff import Backoff, failure
 from chukker.feeds.claims import HornClaims, LocalClaims
 from chukker.feeds.outbox import Kind, Message, Outbox
 
@@ -55,8 +55,6 @@ log = logging.getLogger("chukker.feeds")
 
 #: messages handed to the broker before its acknowledgements are awaited
 WINDOW = 16
-BACKOFF_MIN_S = 0.2
-BACKOFF_MAX_S = 5.0
 #: seconds to wait for the broker's acknowledgement of one message
 ACK_TIMEOUT_S = 5.0
 #: turns of the once-a-second states (each match has its own)
@@ -385,7 +383,7 @@ class MqttFeed:
         return client
 
     async def _run(self) -> None:
-        backoff = BACKOFF_MIN_S
+        backoff = Backoff()
         while True:
             since: float | None = None
             try:
@@ -397,7 +395,7 @@ class MqttFeed:
                     if self.connections:
                         metrics.RECONNECTS.inc()
                     self.connections += 1
-                    backoff = BACKOFF_MIN_S
+                    backoff.reset()
                     n = self.outbox.republish()
                     log.info("mqtt: connected to %s; %d retained states to publish again",
                              self.broker.display, n)
@@ -406,18 +404,17 @@ class MqttFeed:
             except asyncio.CancelledError:
                 raise
             except Exception as e:  # the broker went away or refused us: try again later
-                self.last_error = f"{type(e).__name__}: {e}"[:200]
+                self.last_error = failure(e)
                 if self.connected:
                     log.warning("mqtt: connection to %s lost: %s", self.broker.display,
                                 self.last_error)
                 if since is not None and self._taken_over(e, time.monotonic() - since):
-                    backoff = BACKOFF_MIN_S / 2  # our own session back at once
+                    backoff.reset(backoff.low / 2)  # our own session back at once
             finally:
                 self.connected = False
                 metrics.CONNECTED.set(0)
             self._drop_late_relays()
-            await asyncio.sleep(backoff * random.uniform(0.5, 1.0))
-            backoff = min(backoff * 2, BACKOFF_MAX_S)
+            await backoff.wait()
 
     def _taken_over(self, e: BaseException, lived_s: float) -> bool:
         """Whether a lost connection was a session taken over by another client with our

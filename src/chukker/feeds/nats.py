@@ -28,7 +28,6 @@ import asyncio
 import contextlib
 import json
 import logging
-import random
 import time
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Mapping
@@ -42,11 +41,10 @@ from nats.js import JetStreamContext
 from nats.js.api import StorageType, StreamConfig
 
 from chukker.config import NatsSettings
+from chukker.feeds.backoff import Backoff, failure
 
 log = logging.getLogger("chukker.feeds.nats")
 
-BACKOFF_MIN_S = 0.2
-BACKOFF_MAX_S = 5.0
 #: seconds to wait for JetStream's acknowledgement of one message
 ACK_TIMEOUT_S = 5.0
 #: seconds to wait for the server when connecting
@@ -164,7 +162,7 @@ class JetStreamLink:
         """The connection has ended (:attr:`connected` is already False)."""
 
     async def _run(self) -> None:
-        backoff = BACKOFF_MIN_S
+        backoff = Backoff()
         while True:
             nc: NatsClient | None = None
             try:
@@ -174,12 +172,12 @@ class JetStreamLink:
                 await ensure_stream(js, self.settings)
                 self.connections += 1
                 self.last_error = None
-                backoff = BACKOFF_MIN_S
+                backoff.reset()
                 await self._session(js)
             except asyncio.CancelledError:
                 raise
             except Exception as e:  # the server went away or refused us: try again later
-                self.last_error = f"{type(e).__name__}: {e}"[:200]
+                self.last_error = failure(e)
                 if self.connected:
                     self.log.warning("%s: connection to NATS lost: %s", self.client_name,
                                      self.last_error)
@@ -189,8 +187,7 @@ class JetStreamLink:
                 if nc is not None:
                     with contextlib.suppress(Exception):
                         await nc.close()
-            await asyncio.sleep(backoff * random.uniform(0.5, 1.0))
-            backoff = min(backoff * 2, BACKOFF_MAX_S)
+            await backoff.wait()
 
 
 class NatsPublisher(JetStreamLink):
