@@ -155,16 +155,20 @@ def client_of_scope(scope: Any, proxies: TrustedProxies) -> str:
     return proxies.client(peer, request_headers(scope))
 
 
-def client_of_request(request: Any) -> str:
-    """The client's address of a Starlette request, with the app's trusted proxies.
+def client_of_app_scope(scope: Any) -> str:
+    """The client's address of an ASGI request, with its app's trusted proxies.
 
     What the operations middleware worked out (``scope["chukker_client"]``) if it ran;
-    else from ``request.app.state.trusted_proxies`` (none if unset).
+    else from ``scope["app"].state.trusted_proxies`` (none if unset).
     """
-    found = request.scope.get("chukker_client")
+    found = scope.get("chukker_client")
     if isinstance(found, str):
         return found
-    app = request.scope.get("app")
-    state = getattr(app, "state", None)
+    state = getattr(scope.get("app"), "state", None)
     proxies = getattr(state, "trusted_proxies", None) or TrustedProxies()
-    return client_of_scope(request.scope, proxies)
+    return client_of_scope(scope, proxies)
+
+
+def client_of_request(request: Any) -> str:
+    """The client's address of a Starlette request (:func:`client_of_app_scope`)."""
+    return client_of_app_scope(request.scope)

@@ -46,7 +46,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from chukker import i18n
 from chukker.i18n import pick_language
-from chukker.ops.proxy import TrustedProxies, client_of_scope
+from chukker.ops.proxy import client_of_app_scope
 from chukker.web.guard import Cost, Door, Role, _answer, _header, _send, door_for
 from chukker.web.security import CSRF_COOKIE, CSRF_MARK, RateLimit, new_csrf
 
@@ -165,12 +165,7 @@ class PageCache:
         limit = self.rates.get((door.methods, door.path))
         if limit is None:
             limit = self.rates[(door.methods, door.path)] = RateLimit(*rate)
-        client = scope.get("chukker_client")  # what the operations middleware found, else
-        if not isinstance(client, str):  # the address with the app's trusted proxies
-            state = getattr(scope.get("app"), "state", None)
-            client = client_of_scope(scope, getattr(state, "trusted_proxies", None)
-                                     or TrustedProxies())
-        wait = limit.take(client)
+        wait = limit.take(client_of_app_scope(scope))
         if wait <= 0:
             return None
         retry = max(1, math.ceil(wait))

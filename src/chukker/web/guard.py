@@ -40,6 +40,7 @@ from starlette.routing import Mount, compile_path
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from chukker import limits
+from chukker.ops.proxy import client_of_app_scope
 from chukker.web.heavy import Kind
 
 
@@ -427,14 +428,11 @@ class Guard:
         return False
 
     def _pool_refusal(self, scope: Scope, kind: Kind) -> Any:
-        from types import SimpleNamespace
-
-        from chukker.ops.proxy import client_of_request
         from chukker.web.heavy import pools_of
 
         app = scope.get("app")
         pool = pools_of(getattr(app, "state", None)).pools[kind]
-        if pool.admits(client_of_request(SimpleNamespace(scope=scope))):
+        if pool.admits(client_of_app_scope(scope)):
             return None
         busy = pool.busy()
         return _answer(scope, 503, busy.code, busy.params, {"retry-after": str(busy.retry_after)})
