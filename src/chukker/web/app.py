@@ -57,6 +57,7 @@ NO_TELEMETRY: dict[str, Any] = (
     {"telemetry": {"tracing": False, "metrics": False, "logs": False}}
     if "telemetry" in inspect.signature(FastAPI.__init__).parameters else {})
 
+
 def _keep_collector_out_of_the_fanout() -> None:
     """Move everything alive after start-up out of the collector's reach, and keep the
     young generations small and the oldest one rare.

@@ -150,6 +150,10 @@ def _watch_supervisor(parent: int) -> None:
             return
 
 
+#: prctl(2)'s option: the signal a process gets when its parent dies
+PR_SET_PDEATHSIG = 1
+
+
 def stop_with_supervisor(parent: int) -> None:
     """Ask Linux to send this process SIGTERM the moment its supervisor dies (``kill -9``
     included), so that a supervisor started again at once never shares its port with the
@@ -161,10 +165,6 @@ def stop_with_supervisor(parent: int) -> None:
             ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
     if os.getppid() != parent:  # gone before the request was made
         os.kill(os.getpid(), signal.SIGTERM)
-
-
-#: prctl(2)'s option: the signal a process gets when its parent dies
-PR_SET_PDEATHSIG = 1
 
 
 def run_worker(spec: WorkerSpec, parent: int) -> None:
