@@ -595,10 +595,13 @@ def test_serve_workers_on_postgresql_hear_each_other_through_listen_notify(
 
 
 def _alive(pid: int) -> bool:
+    """Whether ``pid`` runs: a zombie (ended, not reaped yet by its init) does not."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
         return False
+    with contextlib.suppress(OSError):
+        return Path(f"/proc/{pid}/stat").read_text().split(") ")[1][0] not in "ZX"
     return True
 
 
@@ -612,21 +615,9 @@ def test_serve_workers_end_with_their_supervisor_killed_9(tmp_path: Path) -> Non
         assert all(p is not None for p in pids)
         os.kill(w.proc.pid, signal.SIGKILL)
         w.proc.wait(10)
-        t0 = time.monotonic()
-        gone = [False, False]
-        while not all(gone) and time.monotonic() - t0 < 30:
-            for k, p in enumerate(pids):
-                assert p is not None
-                try:
-                    os.kill(p["pid"], 0)
-                except ProcessLookupError:
-                    gone[k] = True
-                else:  # a zombie until its init reaps it counts as gone
-                    with contextlib.suppress(OSError):
-                        state = Path(f"/proc/{p['pid']}/stat").read_text().split(") ")[1][0]
-                        gone[k] = state in "ZX"
-            time.sleep(0.05)
-        assert all(gone), "a worker outlived its supervisor"
+        for p in pids:
+            assert p is not None
+            _wait(lambda pid=p["pid"]: not _alive(pid), "a worker outlived its supervisor", 30)
         with socket.socket() as s:  # nobody listens on the old ports
             assert s.connect_ex(("127.0.0.1", w.port)) != 0
     finally:
