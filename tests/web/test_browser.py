@@ -55,6 +55,9 @@ def test_create_match_run_period_from_keyboard_display_follows_undo_and_reconnec
     tk.keyboard.press("8")  # goal, team B player 2
     expect(screen.locator('[data-score="B"]')).to_have_text("1")
     expect(tk.locator("#event-log li")).to_have_count(3)
+    # the console's own answer for the goal (the big screen may hear it first, by the
+    # stream, while the POST is still queued, and an undo waits for the queue)
+    expect(tk.locator("#message")).to_contain_text("#3")
 
     # undo the last goal: U twice
     tk.keyboard.press("u")
