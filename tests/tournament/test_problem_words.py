@@ -45,6 +45,7 @@ MAKERS = [
     SRC / "tournament" / "check.py",
     SRC / "tournament" / "mounts.py",
     SRC / "web" / "pages" / "tournaments.py",
+    SRC / "live" / "tournaments.py",
 ]
 
 

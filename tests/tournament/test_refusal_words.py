@@ -35,9 +35,11 @@ def client(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[TestClie
 
 def test_every_code_the_tournament_api_refuses_with_has_a_template_in_en_es_and_it() -> None:
     source = (PAGES / "tournaments.py").read_text(encoding="utf-8")
+    service = (PAGES.parents[1] / "live" / "tournaments.py").read_text(encoding="utf-8")
     sent = set(re.findall(r'_bad\(\s*request,\s*"(\w+)"', source))
+    sent |= set(re.findall(r'TournamentRefused\(\s*"(\w+)"', service))  # the service's
     sent |= set(re.findall(r'\(\s*"(\w+)",\s*\{', source)) & set(MESSAGES)  # from the worker
-    sent |= set(re.findall(r'"code":\s*"(\w+)"', source))  # nested causes
+    sent |= set(re.findall(r'"code":\s*"(\w+)"', source + service))  # nested causes
     assert {"unreadable_tournament", "tournament_exists", "unknown_tournament"} <= sent
     assert "_bad(\"" not in source  # every refusal goes through the translated path
     known = templates()

@@ -88,21 +88,29 @@ def test_serve_seeds_the_tournament_once_with_the_cli_standings(
     # a restart finds the database in use: no second demo (nor tournament)
     again, _ = serve()
     assert "demo match" not in again and "demo tournament" not in again
-    assert len(list((tmp_path / "tournaments").glob("*.json"))) == 1
+    from chukker.store import open_store
+
+    st = open_store(tmp_path / "demo.sqlite3")  # issue 40: the tournament is in the store
+    try:
+        assert [tid for tid, _ in st.tournaments()] == [tid]
+    finally:
+        st.close()
 
 
-def test_a_new_database_beside_the_kept_tournaments_gets_no_second_copy(
+def test_a_database_holding_the_demo_tournament_gets_no_second_copy(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 40: the tournament is in the database (a new database is a new house: its
+    own demo); seeding the same database again is refused and writes nothing."""
     from chukker.store import open_store
     from chukker.web.demo import DemoError, seed_tournament
 
     monkeypatch.setenv("CHUKKER_TOURNAMENTS_DIR", str(tmp_path / "tournaments"))
-    first, other = open_store(tmp_path / "a.sqlite3"), open_store(tmp_path / "b.sqlite3")
+    first = open_store(tmp_path / "a.sqlite3")
     try:
         seed_tournament(first, "http://127.0.0.1:8123", 1_800_000_000_000, EXAMPLE)
-        with pytest.raises(DemoError, match="already holds 'Fall Arena Classic'"):
-            seed_tournament(other, "http://127.0.0.1:8123", 1_800_000_000_000, EXAMPLE)
-        assert other.list_matches(1) == []
+        held = len(first.list_matches(1000))
+        with pytest.raises(DemoError, match="already holds the tournament 'Fall Arena Classic'"):
+            seed_tournament(first, "http://127.0.0.1:8123", 1_800_000_000_000, EXAMPLE)
+        assert len(first.list_matches(1000)) == held and len(first.tournaments()) == 1
     finally:
         first.close()
-        other.close()

@@ -59,6 +59,7 @@ from chukker.store import (
     StoreUnavailable,
 )
 from chukker.store._engine import EngineError, Match, Setup
+from chukker.store.base import TOURNAMENT_PREFIX, tournament_of
 
 T = TypeVar("T")
 
@@ -221,6 +222,9 @@ class LiveService:
         #: set when the server is told to stop (``/readyz`` answers 503 from then on)
         self.stopped = False
         self._listeners: list[Listener] = []
+        #: told of every tournament event another process stored: ``hook(id, seq)``, and
+        #: ``hook(None, 0)`` on every (re)subscription (check them all)
+        self.tournament_hooks: list[Callable[[str | None, int], None]] = []
 
     # ---------------------------------------------------------------- listeners
     def add_listener(self, listener: Listener) -> None:
@@ -305,6 +309,12 @@ class LiveService:
         while True:
             try:
                 async for match_id, seq in store.notifications(self._on_listening):
+                    if match_id.startswith(TOURNAMENT_PREFIX):  # a tournament's log
+                        tid = tournament_of(match_id)
+                        for hook in tuple(self.tournament_hooks):
+                            if tid is not None:
+                                hook(tid, seq)
+                        continue
                     lm = self._matches.get(match_id)
                     if lm is None:
                         if self.adopts or match_id in self._loading:
@@ -338,6 +348,8 @@ class LiveService:
 
     async def _on_listening(self) -> None:
         self._subscribed.set()
+        for hook in tuple(self.tournament_hooks):
+            hook(None, 0)
         await self.catch_up()
 
     async def catch_up(self) -> int:

@@ -23,7 +23,13 @@ from chukker.store.base import (
     StoredEvent,
     StoreError,
     StoreUnavailable,
+    TournamentEvent,
+    TournamentSeqTaken,
+    TournamentWrite,
     UnknownMatch,
+    UnknownTournament,
+    tournament_key,
+    tournament_of,
 )
 
 __all__ = [
@@ -38,9 +44,15 @@ __all__ = [
     "StoreError",
     "StoreUnavailable",
     "StoredEvent",
+    "TournamentEvent",
+    "TournamentSeqTaken",
+    "TournamentWrite",
     "UnknownMatch",
+    "UnknownTournament",
     "is_postgres_url",
     "open_store",
+    "tournament_key",
+    "tournament_of",
 ]
 
 

@@ -73,6 +73,29 @@ class CommandExists(StoreError):
         )
 
 
+class UnknownTournament(StoreError):
+    """No tournament with that id.
+
+    >>> str(UnknownTournament("t1"))
+    'no tournament with id t1'
+    """
+
+    def __init__(self, tournament_id: str) -> None:
+        self.tournament_id = tournament_id
+        super().__init__(f"no tournament with id {tournament_id}")
+
+
+class TournamentSeqTaken(StoreError):
+    """Another writer appended that event of the tournament first (or, for event 1, made a
+    tournament with that id): re-read its log, fold it again and decide again."""
+
+    def __init__(self, tournament_id: str, seq: int) -> None:
+        self.tournament_id = tournament_id
+        self.seq = seq
+        super().__init__(
+            f"tournament {tournament_id}: event {seq} was appended by another writer")
+
+
 class StoreUnavailable(StoreError):
     """The database cannot be reached now (connection lost, not back yet); nothing was
     written. Retry later: the store reconnects by itself.
@@ -162,6 +185,59 @@ class MatchImport:
     new: bool = True
 
 
+#: a notification's key for a tournament's log: ``t.<tournament id>`` (a match id never
+#: holds a dot, so the two never meet)
+TOURNAMENT_PREFIX = "t."
+
+
+def tournament_key(tournament_id: str) -> str:
+    """The key the store's notifications use for a tournament's log.
+
+    >>> tournament_key("ab12"), tournament_of("t.ab12"), tournament_of("m1")
+    ('t.ab12', 'ab12', None)
+    """
+    return TOURNAMENT_PREFIX + tournament_id
+
+
+def tournament_of(key: str) -> str | None:
+    """The tournament id of a notification's key, or None for a match's."""
+    if key.startswith(TOURNAMENT_PREFIX):
+        tid = key[len(TOURNAMENT_PREFIX):]
+        return tid if MATCH_ID.match(tid) else None
+    return None
+
+
+@dataclass(frozen=True, slots=True)
+class TournamentEvent:
+    """One event of a tournament's append-only log (``chukker.live.tournaments`` folds
+    them): ``kind`` is what happened (an upload, a second upload, a committee's move,
+    live matches made for fixtures, a result published), ``body`` its data."""
+
+    seq: int
+    kind: str
+    body: dict[str, Any]
+    #: wall-clock epoch ms at which the server accepted it
+    recorded_ms: int
+
+    def text(self) -> str:
+        """The body as compact JSON text.
+
+        >>> TournamentEvent(1, "moved", {"match": "p1"}, 5).text()
+        '{"match":"p1"}'
+        """
+        return json.dumps(self.body, separators=(",", ":"), ensure_ascii=False)
+
+
+@dataclass(frozen=True, slots=True)
+class TournamentWrite:
+    """What one tournament event writes, in one transaction: the event, the live matches
+    made with it (their rows; no events yet) and the live matches it files away."""
+
+    event: TournamentEvent
+    matches: tuple[MatchRow, ...] = ()
+    archive: tuple[str, ...] = ()
+
+
 class EventStore(Protocol):
     """The interface the live service uses; SQLite and PostgreSQL implement it.
 
@@ -217,6 +293,28 @@ class EventStore(Protocol):
         ``/readyz``. Once space is back it answers None again by itself."""
         ...
 
+    # ------------------------------------------------------------- tournaments
+    def append_tournament(self, tournament_id: str, write: TournamentWrite) -> None:
+        """Append ``write.event`` to the tournament's log (event 1 makes the tournament),
+        with its live matches and archive flags, in one transaction.
+
+        Raises :class:`TournamentSeqTaken` when the log's last event is not
+        ``seq - 1`` (another writer was first; nothing is written), or
+        :class:`UnknownTournament`."""
+        ...
+
+    def tournament_events(self, tournament_id: str,
+                          after_seq: int = 0) -> list[TournamentEvent]: ...
+
+    def tournaments(self) -> list[tuple[str, int]]:
+        """Every tournament's id and last ``seq``, oldest first."""
+        ...
+
+    def import_tournaments(self, batch: list[tuple[str, list[TournamentEvent]]]) -> int:
+        """Write the events of each tournament after those stored, all in one transaction;
+        how many events were written."""
+        ...
+
 
 def header_json(header: dict[str, Any]) -> str:
     return json.dumps(header, sort_keys=True, separators=(",", ":"))
@@ -225,6 +323,7 @@ def header_json(header: dict[str, Any]) -> str:
 # Both backends store the same columns; these read a row back.
 MATCH_COLS = "id, header, created_ms, start_ms, timekeeper_hash, committee_hash"
 EVENT_COLS = "seq, command_id, body, recorded_ms, actor"
+TOURNAMENT_EVENT_COLS = "seq, kind, body, recorded_ms"
 
 
 def _no_lone_surrogates(text: str) -> Any:
@@ -264,3 +363,9 @@ def event_row(r: tuple[Any, ...]) -> StoredEvent:
     return StoredEvent(
         seq=r[0], command_id=r[1], event=json.loads(r[2]), recorded_ms=r[3], actor=r[4]
     )
+
+
+def tournament_event_row(r: tuple[Any, ...]) -> TournamentEvent:
+    """A :class:`TournamentEvent` from a row of ``TOURNAMENT_EVENT_COLS``."""
+    return TournamentEvent(seq=r[0], kind=r[1], body=_no_lone_surrogates(r[2]),
+                           recorded_ms=r[3])

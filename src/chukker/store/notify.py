@@ -17,8 +17,8 @@ datagram costs latency, never an event.
 >>> a.tell("m1", 3)
 >>> b.pending()
 [('m1', 3)]
->>> parse(b"../etc/passwd 1"), parse(b"m1 x"), parse(b"m1 7")
-(None, None, ('m1', 7))
+>>> parse(b"../etc/passwd 1"), parse(b"m1 x"), parse(b"m1 7"), parse(b"t.ab 2")
+(None, None, ('m1', 7), ('t.ab', 2))
 >>> a.close(); b.close()
 """
 
@@ -57,7 +57,8 @@ def parse(data: bytes) -> tuple[str, int] | None:
     except UnicodeDecodeError:
         return None
     match_id, _, seq = text.partition(" ")
-    if not MATCH_ID.match(match_id) or not seq.isdigit() or len(seq) > 12:
+    key = match_id[2:] if match_id.startswith("t.") else match_id  # a tournament's log
+    if not MATCH_ID.match(key) or not seq.isdigit() or len(seq) > 12:
         return None
     return match_id, int(seq)
 

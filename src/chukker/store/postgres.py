@@ -26,6 +26,7 @@ from psycopg_pool import ConnectionPool, PoolTimeout
 from chukker.store.base import (
     EVENT_COLS,
     MATCH_COLS,
+    TOURNAMENT_EVENT_COLS,
     Backend,
     CommandExists,
     HornRow,
@@ -36,10 +37,16 @@ from chukker.store.base import (
     StoredEvent,
     StoreError,
     StoreUnavailable,
+    TournamentEvent,
+    TournamentSeqTaken,
+    TournamentWrite,
     UnknownMatch,
+    UnknownTournament,
     event_row,
     header_json,
     match_row,
+    tournament_event_row,
+    tournament_key,
 )
 
 _IDENT = re.compile(r"^[a-z_][a-z0-9_]{0,40}$")
@@ -89,6 +96,18 @@ CREATE TABLE IF NOT EXISTS {schema}.horns (
 CREATE TABLE IF NOT EXISTS {schema}.archived (
     match_id TEXT PRIMARY KEY REFERENCES {schema}.matches(id),
     archived_ms BIGINT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS {schema}.tournaments (
+    id TEXT PRIMARY KEY,
+    created_ms BIGINT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS {schema}.tournament_events (
+    tournament_id TEXT NOT NULL REFERENCES {schema}.tournaments(id),
+    seq INTEGER NOT NULL,
+    kind TEXT NOT NULL,
+    body TEXT NOT NULL,
+    recorded_ms BIGINT NOT NULL,
+    PRIMARY KEY (tournament_id, seq)
 );
 CREATE TABLE IF NOT EXISTS {schema}.probe (
     id INTEGER PRIMARY KEY,
@@ -363,6 +382,114 @@ class PostgresStore:
             self._write(lambda db: db.execute(
                 f"DELETE FROM {self.schema}.archived WHERE match_id = %s".encode(),
                 (match_id,)))
+
+    # ------------------------------------------------------------- tournaments
+    def append_tournament(self, tournament_id: str, write: TournamentWrite) -> None:
+        """Append a tournament's event with its live matches and archive flags, in one
+        transaction; the tournament's row lock serialises its writers across servers,
+        and NOTIFY ``t.<id>:<seq>`` tells every process once it is committed."""
+        s, e = self.schema, write.event
+        tries = 0
+
+        def write_(db: psycopg.Connection[Any]) -> None:
+            nonlocal tries
+            tries += 1
+            with db.transaction():
+                if e.seq == 1:
+                    made = db.execute(
+                        f"INSERT INTO {s}.tournaments (id, created_ms) VALUES (%s, %s) "
+                        "ON CONFLICT (id) DO NOTHING".encode(),
+                        (tournament_id, e.recorded_ms)).rowcount
+                    if made == 0:
+                        if tries > 1 and self._same_event(db, tournament_id, e):
+                            return  # the lost attempt had committed: this is that event
+                        raise TournamentSeqTaken(tournament_id, 1)
+                else:
+                    if db.execute(f"SELECT 1 FROM {s}.tournaments WHERE id = %s "
+                                  "FOR UPDATE".encode(), (tournament_id,)).fetchone() is None:
+                        raise UnknownTournament(tournament_id)
+                    row = db.execute(f"SELECT COALESCE(MAX(seq), 0) FROM {s}.tournament_events "
+                                     "WHERE tournament_id = %s".encode(),
+                                     (tournament_id,)).fetchone()
+                    if row is None or row[0] != e.seq - 1:
+                        if tries > 1 and self._same_event(db, tournament_id, e):
+                            return
+                        raise TournamentSeqTaken(tournament_id, e.seq)
+                db.execute(
+                    f"INSERT INTO {s}.tournament_events (tournament_id, {TOURNAMENT_EVENT_COLS}) "
+                    "VALUES (%s, %s, %s, %s, %s)".encode(),
+                    (tournament_id, e.seq, e.kind, e.text(), e.recorded_ms))
+                for m in write.matches:
+                    db.execute(
+                        f"INSERT INTO {s}.matches ({MATCH_COLS}) "
+                        "VALUES (%s, %s, %s, NULL, %s, %s)".encode(),
+                        (m.id, header_json(m.header), m.created_ms, m.timekeeper_hash,
+                         m.committee_hash))
+                for mid in write.archive:
+                    db.execute(
+                        f"INSERT INTO {s}.archived (match_id, archived_ms) SELECT id, %s "
+                        f"FROM {s}.matches WHERE id = %s ON CONFLICT DO NOTHING".encode(),
+                        (e.recorded_ms, mid))
+                db.execute("SELECT pg_notify(%s, %s)",
+                           (self.channel, f"{tournament_key(tournament_id)}:{e.seq}"))
+
+        self._write(write_)
+
+    def _same_event(self, db: psycopg.Connection[Any], tournament_id: str,
+                    e: TournamentEvent) -> bool:
+        row = db.execute(
+            f"SELECT {TOURNAMENT_EVENT_COLS} FROM {self.schema}.tournament_events "
+            "WHERE tournament_id = %s AND seq = %s".encode(), (tournament_id, e.seq)).fetchone()
+        return row is not None and tournament_event_row(row).text() == e.text()
+
+    def tournament_events(self, tournament_id: str,
+                          after_seq: int = 0) -> list[TournamentEvent]:
+        rows = self._read(lambda db: db.execute(
+            f"SELECT {TOURNAMENT_EVENT_COLS} FROM {self.schema}.tournament_events "
+            "WHERE tournament_id = %s AND seq > %s ORDER BY seq".encode(),
+            (tournament_id, after_seq)).fetchall())
+        return [tournament_event_row(r) for r in rows]
+
+    def tournaments(self) -> list[tuple[str, int]]:
+        s = self.schema
+        rows = self._read(lambda db: db.execute(
+            f"SELECT t.id, COALESCE(MAX(e.seq), 0) FROM {s}.tournaments t "
+            f"LEFT JOIN {s}.tournament_events e ON e.tournament_id = t.id "
+            "GROUP BY t.id ORDER BY MIN(t.created_ms), t.id".encode()).fetchall())
+        return [(str(r[0]), int(r[1])) for r in rows]
+
+    def import_tournaments(self, batch: list[tuple[str, list[TournamentEvent]]]) -> int:
+        """Each tournament's events after those stored, in one transaction."""
+        s = self.schema
+
+        def write(db: psycopg.Connection[Any]) -> int:
+            n = 0
+            with db.transaction():
+                for tid, events in batch:
+                    if not events:
+                        continue
+                    db.execute(f"INSERT INTO {s}.tournaments (id, created_ms) VALUES (%s, %s) "
+                               "ON CONFLICT (id) DO NOTHING".encode(),
+                               (tid, events[0].recorded_ms))
+                    db.execute(f"SELECT 1 FROM {s}.tournaments WHERE id = %s FOR UPDATE".encode(),
+                               (tid,))
+                    row = db.execute(f"SELECT COALESCE(MAX(seq), 0) FROM {s}.tournament_events "
+                                     "WHERE tournament_id = %s".encode(), (tid,)).fetchone()
+                    last = row[0] if row else 0
+                    new = [e for e in events if e.seq > last]
+                    with db.cursor() as cur:
+                        if new:
+                            cur.executemany(
+                                f"INSERT INTO {s}.tournament_events (tournament_id, "
+                                f"{TOURNAMENT_EVENT_COLS}) VALUES (%s, %s, %s, %s, %s)".encode(),
+                                [(tid, e.seq, e.kind, e.text(), e.recorded_ms) for e in new])
+                    if new:
+                        db.execute("SELECT pg_notify(%s, %s)",
+                                   (self.channel, f"{tournament_key(tid)}:{new[-1].seq}"))
+                    n += len(new)
+            return n
+
+        return self._call(self._wpool, write, writing=True, retry=False)
 
     # ------------------------------------------------------------------ reads
     def get_match(self, match_id: str) -> MatchRow:

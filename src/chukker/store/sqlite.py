@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 from chukker.store.base import (
     EVENT_COLS,
     MATCH_COLS,
+    TOURNAMENT_EVENT_COLS,
     Backend,
     CommandExists,
     HornRow,
@@ -35,10 +36,16 @@ from chukker.store.base import (
     StorageFull,
     StoredEvent,
     StoreError,
+    TournamentEvent,
+    TournamentSeqTaken,
+    TournamentWrite,
     UnknownMatch,
+    UnknownTournament,
     event_row,
     header_json,
     match_row,
+    tournament_event_row,
+    tournament_key,
 )
 
 if TYPE_CHECKING:
@@ -83,6 +90,24 @@ CREATE TABLE IF NOT EXISTS archived (
     match_id TEXT PRIMARY KEY REFERENCES matches(id),
     archived_ms INTEGER NOT NULL
 );
+CREATE TABLE IF NOT EXISTS tournaments (
+    id TEXT PRIMARY KEY,
+    created_ms INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS tournament_events (
+    tournament_id TEXT NOT NULL REFERENCES tournaments(id),
+    seq INTEGER NOT NULL,
+    kind TEXT NOT NULL,
+    body TEXT NOT NULL,
+    recorded_ms INTEGER NOT NULL,
+    PRIMARY KEY (tournament_id, seq)
+);
+CREATE TRIGGER IF NOT EXISTS tournament_events_append_only_u
+BEFORE UPDATE ON tournament_events
+BEGIN SELECT RAISE(ABORT, 'tournament events are append-only'); END;
+CREATE TRIGGER IF NOT EXISTS tournament_events_append_only_d
+BEFORE DELETE ON tournament_events
+BEGIN SELECT RAISE(ABORT, 'tournament events are append-only'); END;
 CREATE TRIGGER IF NOT EXISTS events_append_only_u BEFORE UPDATE ON events
 BEGIN SELECT RAISE(ABORT, 'events are append-only'); END;
 CREATE TRIGGER IF NOT EXISTS events_append_only_d BEFORE DELETE ON events
@@ -198,6 +223,19 @@ class SQLiteStore:
                 "GROUP BY match_id", (rowid, top)).fetchall()
         return int(top), [(str(m), int(q)) for m, q in rows]
 
+    def tournaments_appended_since(self, rowid: int) -> tuple[int, list[tuple[str, int]]]:
+        """As :meth:`appended_since`, for the tournaments' logs: ``(t.<id>, last seq)``."""
+        db = self._watch if self._watch is not None else self._reader()
+        with self._watch_lock:
+            top = db.execute(
+                "SELECT COALESCE(MAX(rowid), 0) FROM tournament_events").fetchone()[0]
+            if top <= rowid:
+                return int(top), []
+            rows = db.execute(
+                "SELECT tournament_id, MAX(seq) FROM tournament_events "
+                "WHERE rowid > ? AND rowid <= ? GROUP BY tournament_id", (rowid, top)).fetchall()
+        return int(top), [(tournament_key(str(t)), int(q)) for t, q in rows]
+
     async def notifications(
         self, on_listening: Callable[[], Awaitable[object]] | None = None,
     ) -> AsyncIterator[tuple[str, int]]:
@@ -216,6 +254,7 @@ class SQLiteStore:
             raise StoreError("this SQLite store is not shared by workers (attach first)")
         version = await asyncio.to_thread(self.data_version)
         rowid, _ = await asyncio.to_thread(self.appended_since, 1 << 62)
+        trowid, _ = await asyncio.to_thread(self.tournaments_appended_since, 1 << 62)
         self._listening = True
         try:
             if on_listening is not None:
@@ -232,6 +271,9 @@ class SQLiteStore:
                     continue
                 version = now
                 rowid, found = await asyncio.to_thread(self.appended_since, rowid)
+                for told in found:
+                    yield told
+                trowid, found = await asyncio.to_thread(self.tournaments_appended_since, trowid)
                 for told in found:
                     yield told
         finally:
@@ -483,3 +525,82 @@ class SQLiteStore:
             (match_id,),
         ).fetchall()
         return [HornRow(*r) for r in rows]
+
+    # ------------------------------------------------------------- tournaments
+    def append_tournament(self, tournament_id: str, write: TournamentWrite) -> None:
+        """Append a tournament's event with its live matches and archive flags, in one
+        transaction (``BEGIN IMMEDIATE``: one writer of any process at a time)."""
+        e = write.event
+        with self._writing() as db:
+            db.execute("BEGIN IMMEDIATE")
+            row = db.execute("SELECT 1 FROM tournaments WHERE id = ?",
+                             (tournament_id,)).fetchone()
+            if e.seq == 1:
+                if row is not None:
+                    raise TournamentSeqTaken(tournament_id, 1)
+                db.execute("INSERT INTO tournaments (id, created_ms) VALUES (?, ?)",
+                           (tournament_id, e.recorded_ms))
+            else:
+                if row is None:
+                    raise UnknownTournament(tournament_id)
+                last = db.execute("SELECT COALESCE(MAX(seq), 0) FROM tournament_events "
+                                  "WHERE tournament_id = ?", (tournament_id,)).fetchone()[0]
+                if last != e.seq - 1:
+                    raise TournamentSeqTaken(tournament_id, e.seq)
+            db.execute(
+                f"INSERT INTO tournament_events (tournament_id, {TOURNAMENT_EVENT_COLS}) "
+                "VALUES (?, ?, ?, ?, ?)", (tournament_id, e.seq, e.kind, e.text(), e.recorded_ms))
+            for m in write.matches:
+                db.execute(
+                    f"INSERT INTO matches ({MATCH_COLS}) VALUES (?, ?, ?, NULL, ?, ?)",
+                    (m.id, header_json(m.header), m.created_ms, m.timekeeper_hash,
+                     m.committee_hash))
+            for mid in write.archive:
+                db.execute("INSERT OR IGNORE INTO archived (match_id, archived_ms) "
+                           "SELECT id, ? FROM matches WHERE id = ?", (e.recorded_ms, mid))
+            db.execute("COMMIT")
+            if write.matches:
+                self._recent_gen += 1
+                self._recent = None
+        self._tell(tournament_key(tournament_id), e.seq)
+
+    def tournament_events(self, tournament_id: str,
+                          after_seq: int = 0) -> list[TournamentEvent]:
+        rows = self._reader().execute(
+            f"SELECT {TOURNAMENT_EVENT_COLS} FROM tournament_events "
+            "WHERE tournament_id = ? AND seq > ? ORDER BY seq", (tournament_id, after_seq),
+        ).fetchall()
+        return [tournament_event_row(r) for r in rows]
+
+    def tournaments(self) -> list[tuple[str, int]]:
+        rows = self._reader().execute(
+            "SELECT t.id, COALESCE(MAX(e.seq), 0) FROM tournaments t "
+            "LEFT JOIN tournament_events e ON e.tournament_id = t.id "
+            "GROUP BY t.id ORDER BY t.created_ms, t.id").fetchall()
+        return [(str(r[0]), int(r[1])) for r in rows]
+
+    def import_tournaments(self, batch: list[tuple[str, list[TournamentEvent]]]) -> int:
+        """Each tournament's events after those stored, in one transaction."""
+        n = 0
+        told: list[tuple[str, int]] = []
+        with self._writing() as db:
+            db.execute("BEGIN IMMEDIATE")
+            for tid, events in batch:
+                if not events:
+                    continue
+                db.execute("INSERT OR IGNORE INTO tournaments (id, created_ms) VALUES (?, ?)",
+                           (tid, events[0].recorded_ms))
+                last = db.execute("SELECT COALESCE(MAX(seq), 0) FROM tournament_events "
+                                  "WHERE tournament_id = ?", (tid,)).fetchone()[0]
+                new = [e for e in events if e.seq > last]
+                db.executemany(
+                    f"INSERT INTO tournament_events (tournament_id, {TOURNAMENT_EVENT_COLS}) "
+                    "VALUES (?, ?, ?, ?, ?)",
+                    [(tid, e.seq, e.kind, e.text(), e.recorded_ms) for e in new])
+                n += len(new)
+                if new:
+                    told.append((tournament_key(tid), new[-1].seq))
+            db.execute("COMMIT")
+        for key, seq in told:
+            self._tell(key, seq)
+        return n

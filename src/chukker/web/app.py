@@ -22,6 +22,7 @@ from starlette.types import Message
 
 from chukker.config import Settings
 from chukker.live import LiveService, ServiceError, WorkerRole, api_errors
+from chukker.live.tournaments import TournamentService
 from chukker.ops import metrics
 from chukker.ops.proxy import client_of_scope
 from chukker.store import EventStore, open_store
@@ -194,9 +195,15 @@ def create_app(store: EventStore | str | Path, *, organiser: str | None = None,
     # NATS JetStream (issue 35): only with nats.url, in the process that keeps the horns
     natsfeed = publish.make_publisher(svc, settings) if keeper else None
 
+    # the tournaments (issue 40): folded from the store beside the matches; the officials'
+    # plane (or a single process) settles them: live matches and results as results change
+    tsvc = TournamentService(svc, settles=keeper)
+    tsvc.payload = tournaments.stream_payload
+
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         await svc.start()
+        await tsvc.start(tournaments._dir())
         if natsfeed is not None:  # NATS JetStream for the edges (issue 35)
             await publish.start_publisher(svc, natsfeed)
         if feed is not None:
@@ -214,6 +221,7 @@ def create_app(store: EventStore | str | Path, *, organiser: str | None = None,
                 await feeds_api.stop_feed(svc, feed)
             if natsfeed is not None:
                 await publish.stop_publisher(svc, natsfeed)
+            await tsvc.stop()
             await svc.stop()
             app.state.heavy.close()
 
@@ -228,6 +236,7 @@ def create_app(store: EventStore | str | Path, *, organiser: str | None = None,
         **NO_TELEMETRY,
     )
     app.state.service = svc
+    app.state.tournaments = tsvc
     app.state.worker = worker
     app.state.plane = plane
     app.state.addresses = addresses or Addresses()

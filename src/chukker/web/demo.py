@@ -187,16 +187,18 @@ async def _seed_tournament(store: EventStore, path: Path, base: str, now_ms: int
     from chukker.record import RecordError
     from chukker.record import load_path as load_record
     from chukker.tournament.model import TournamentError, load_path
-    from chukker.web.pages.tournaments import Registry, _dir
 
     try:
         t = load_path(path)
         text = path.read_text(encoding="utf-8")
     except (TournamentError, OSError) as e:
         raise DemoError(f"{path}: {e}") from None
-    kept = Registry(_dir())
-    if any(lt.t.name == t.name for lt in kept.all()):  # a database made anew, say
-        raise DemoError(f"{kept.folder.resolve()} already holds {t.name!r}")
+    from chukker.live import LiveService
+    from chukker.live.tournaments import TournamentService
+
+    kept = TournamentService(LiveService(store))
+    if any(lt.t.name == t.name for lt in await kept.loaded_all()):
+        raise DemoError(f"the database already holds the tournament {t.name!r}")
     last_stage = list(t.stages)[-1] if t.stages else None
     records: dict[str, dict[str, Any]] = {}
     for m in t.matches.values():
@@ -239,12 +241,28 @@ async def _seed_tournament(store: EventStore, path: Path, base: str, now_ms: int
                 raise DemoError(f"match {mid}: {e}") from None
             played.append(mid)
         done_ms = max(times[mid][1] for mid in todo)
-        results = await call(done_ms + 60_000, "GET", f"/tournaments/{tid}/results.json")
-        live = {mj["id"]: mj["live"] for mj in results["matches"] if mj.get("live")}
+        live = await _settled(store, tid, done_ms + 60_000)
     consoles = {a: v["console"] for a, v in created["arenas"].items() if a != "-"}
     return DemoTournament(tid, t.name, created["urls"]["page"], created["committee_token"],
                           consoles, tuple(played),
                           tuple(mid for mid in t.matches if mid not in played))
+
+
+async def _settled(store: EventStore, tid: str, at_ms: int) -> dict[str, str]:
+    """The tournament's live matches once the officials' service has settled it at
+    ``at_ms`` (results published, the live matches whose teams became known made)."""
+    from chukker.live import LiveService
+    from chukker.live.tournaments import TournamentService
+
+    svc = LiveService(store)
+    svc.clock = _ClockAt(at_ms)
+    tsvc = TournamentService(svc)
+    await tsvc.ensure_loaded()
+    lt = tsvc.get(tid)
+    if lt is None:
+        raise DemoError(f"tournament {tid} is not in the store")
+    await tsvc.refresh(lt)
+    return dict(lt.live)
 
 
 def _timeline(t: Any, records: dict[str, dict[str, Any]], now_ms: int

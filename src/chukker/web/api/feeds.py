@@ -144,22 +144,26 @@ def _header_of(svc: LiveService, match_id: str) -> Mapping[str, Any] | None:
 async def start_feed(svc: LiveService, feed: Any, state: Any = None) -> None:
     """Listen to ``svc`` and publish the state of every match it has loaded; with the
     app's ``state``, learn the arena of every tournament match (for the arena relays)."""
-    if state is not None:
-        import asyncio
+    tsvc = getattr(state, "tournaments", None) if state is not None else None
+    if tsvc is not None:
+        from chukker.live.tournaments import now_playing
 
-        from chukker.web.pages import tournaments
+        def follow(lt: Any, s: Any, reports: dict[str, Any]) -> None:
+            """The MQTT arena topics and relays follow each arena's match."""
+            for mid, live_id in lt.live.items():
+                m = lt.t.matches.get(mid)
+                if m is not None and m.arena:
+                    feed.map_arena(live_id, m.arena)
+            for arena, now in now_playing(lt, s).items():
+                if arena:
+                    feed.assign_arena(arena, now["live"], reports.get(now["current"] or ""))
 
-        reg = getattr(state, "tournaments", None)
-        if reg is None:
-            reg = state.tournaments = tournaments.Registry(tournaments._dir())
-        try:
-            for lt in await asyncio.to_thread(reg.all):
-                for mid, live_id in lt.live.items():
-                    m = lt.t.matches.get(mid)
-                    if m is not None and m.arena:
-                        feed.map_arena(live_id, m.arena)
-        except OSError:  # the folder cannot be read (an unreadable file is skipped by reg.all)
-            pass
+        for lt in tsvc.all():
+            for mid, live_id in lt.live.items():
+                m = lt.t.matches.get(mid)
+                if m is not None and m.arena:
+                    feed.map_arena(live_id, m.arena)
+        tsvc.refreshed.append(follow)
     svc.add_listener(feed)
     await feed.start()
     for lm in svc.loaded_matches():

@@ -21,15 +21,11 @@ JSON files in ``$CHUKKER_TOURNAMENTS_DIR`` (default ``./chukker-tournaments``).
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import datetime as dt
-import hashlib
 import hmac
 import json
 import os
-import secrets
 from collections.abc import AsyncIterator, Sequence
-from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -40,13 +36,20 @@ from fastapi.responses import (
     JSONResponse,
     PlainTextResponse,
     Response,
-    StreamingResponse,
 )
 from markupsafe import Markup
 
-from chukker.engine.setup import Setup
 from chukker.i18n import LANGUAGES, translations
-from chukker.live import LiveService, hash_token, new_match_id
+from chukker.live import LiveService, hash_token
+from chukker.live.tournaments import (
+    LiveTournament,
+    TournamentRefused,
+    TournamentService,
+    arena_slug,
+    digest,
+    json_default,
+    now_playing,
+)
 from chukker.rules import edition as rules_edition
 from chukker.store.base import StoreError
 from chukker.tournament.check import check
@@ -64,8 +67,8 @@ from chukker.tournament.ponyline import next_match, pony_line, string_of
 from chukker.tournament.problems import Problem, Subject
 from chukker.tournament.records import NotReady, header, match_day
 from chukker.tournament.register import team_handicap
-from chukker.tournament.schedule import clashes, move
-from chukker.tournament.standings import MatchResult, Played, Standings, standings
+from chukker.tournament.schedule import clashes
+from chukker.tournament.standings import MatchResult, Played, Standings
 from chukker.tournament.words import bold_winner, result_words
 from chukker.web import security
 from chukker.web.pages.matches import ENV, error_page, lang_of, phone_qr, render, stage_name
@@ -80,30 +83,11 @@ KEEPALIVE_S = 15.0
 require_organiser = security.require_organiser
 
 
-# ------------------------------------------------------------------------ the registry
-@dataclass(eq=False)
-class LiveTournament:
-    id: str
-    doc: dict[str, Any]
-    t: Tournament
-    committee_hash: str
-    arena_hash: dict[str, str]
-    live: dict[str, str] = field(default_factory=dict)
-    version: int = 0
-    subscribers: set[tuple[asyncio.Queue[bytes], str]] = field(default_factory=set)
-    watcher: asyncio.Task[None] | None = None
-    digest: Any = None
-    last: tuple[Standings, dict[str, dict[str, Any]]] | None = None
-    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "id": self.id,
-            "doc": self.doc,
-            "committee_hash": self.committee_hash,
-            "arena_hash": self.arena_hash,
-            "live": self.live,
-        }
+# ------------------------------------------------------------------------ the service
+def service_of(request: Request) -> TournamentService:
+    """The process's :class:`~chukker.live.tournaments.TournamentService`."""
+    svc: TournamentService = request.app.state.tournaments
+    return svc
 
 
 def ref_label(ref: TeamRef, lang: str) -> str:
@@ -130,73 +114,8 @@ def result_of(t: Tournament, r: MatchResult, gettext: Any) -> str | None:
 
 
 def _dir() -> Path:
+    """The folder where versions before issue 40 kept the tournaments (imported once)."""
     return Path(os.environ.get("CHUKKER_TOURNAMENTS_DIR") or "chukker-tournaments")
-
-
-def _json_default(v: Any) -> Any:
-    if isinstance(v, dt.date | dt.datetime):
-        return v.isoformat()
-    raise TypeError(type(v).__name__)
-
-
-def _web_tournament(doc: dict[str, Any]) -> Tournament:
-    t = from_dict(doc)
-    for mid, m in list(t.matches.items()):
-        if m.record is not None:
-            t.matches[mid] = replace(m, record=None)
-    return t
-
-
-class Registry:
-    def __init__(self, folder: Path) -> None:
-        self.folder = folder
-        self.items: dict[str, LiveTournament] = {}
-        self.loaded = False
-
-    def _load_all(self) -> None:
-        if self.loaded:
-            return
-        self.loaded = True
-        if not self.folder.is_dir():
-            return
-        for p in sorted(self.folder.glob("*.json")):
-            try:
-                d = json.loads(p.read_text(encoding="utf-8"))
-                lt = LiveTournament(
-                    d["id"],
-                    d["doc"],
-                    _web_tournament(d["doc"]),
-                    d["committee_hash"],
-                    d["arena_hash"],
-                    d.get("live", {}),
-                )
-            except (OSError, ValueError, KeyError):
-                continue
-            self.items[lt.id] = lt
-
-    def all(self) -> list[LiveTournament]:
-        self._load_all()
-        return list(self.items.values())
-
-    def get(self, tid: str) -> LiveTournament | None:
-        self._load_all()
-        return self.items.get(tid)
-
-    def save(self, lt: LiveTournament) -> None:
-        self.folder.mkdir(parents=True, exist_ok=True)
-        tmp = self.folder / f".{lt.id}.tmp"
-        tmp.write_text(json.dumps(lt.to_json(), default=_json_default), encoding="utf-8")
-        tmp.replace(self.folder / f"{lt.id}.json")
-        self.items[lt.id] = lt
-
-
-def registry(request: Request) -> Registry:
-    state = request.app.state
-    reg: Registry | None = getattr(state, "tournaments", None)
-    if reg is None:
-        reg = Registry(_dir())
-        state.tournaments = reg
-    return reg
 
 
 def service(request: Request) -> LiveService:
@@ -209,107 +128,17 @@ def _arena_key(arena: str | None) -> str:
 
 
 # --------------------------------------------------------------------------- live state
-async def _reports(svc: LiveService, lt: LiveTournament) -> dict[str, dict[str, Any]]:
-    out: dict[str, dict[str, Any]] = {}
-    for mid, live_id in lt.live.items():
-        try:
-            lm = await svc.load(live_id)
-        except StoreError:  # the store lost it, or cannot replay it: shown as scheduled
-            continue
-        out[mid] = svc.report(lm)
-    return out
-
-
-def _standings(lt: LiveTournament, reports: dict[str, dict[str, Any]]) -> Standings:
-    played = {
-        mid: Played(("A", "B"), rep)
-        for mid, rep in reports.items()
-        if rep.get("seq", 0) > 0 or rep.get("status") != "pre_match"
-    }
-    return standings(lt.t, played)
-
-
-async def _create_live(svc: LiveService, lt: LiveTournament, s: Standings) -> bool:
-    """Live matches for every match whose teams are known and has none yet."""
-    made = False
-    for m in lt.t.matches.values():
-        if m.id in lt.live:
-            continue
-        teams = s.match(m.id).teams
-        try:
-            rec = header(lt.t, m, teams)
-        except NotReady:
-            continue
-        rec.pop("events", None)
-        Setup.from_dict(rec)  # a header made from a checked tournament; the engine agrees
-        live_id = new_match_id()
-        # a match with no arena is the committee's to run (or to move to an arena)
-        tk_hash = (
-            lt.arena_hash.get(_arena_key(m.arena)) or lt.arena_hash.get("") or lt.committee_hash
-        )
-        await asyncio.to_thread(
-            svc.store.create_match, live_id, rec, svc.clock.now_ms(), tk_hash, lt.committee_hash
-        )
-        lt.live[m.id] = live_id
-        made = True
-    return made
-
-
 async def refresh(request: Request, lt: LiveTournament) -> tuple[Standings, dict[str, Any]]:
-    svc = service(request)
-    async with lt.lock:
-        reports = await _reports(svc, lt)
-        s = _standings(lt, reports)
-        if await _create_live(svc, lt, s):
-            registry(request).save(lt)
-            reports = await _reports(svc, lt)
-            s = _standings(lt, reports)
-        lt.last = (s, reports)
-        feed = getattr(request.app.state, "feed", None)
-        if feed is not None:  # the MQTT arena topics and relays follow the arena's match
-            for mid, live_id in lt.live.items():
-                if lt.t.matches[mid].arena:
-                    feed.map_arena(live_id, lt.t.matches[mid].arena)
-            for arena, now in _now_playing(lt, s).items():
-                if arena:
-                    feed.assign_arena(arena, now["live"], reports.get(now["current"] or ""))
-        return s, reports
-
-
-def _digest(reports: dict[str, dict[str, Any]]) -> Any:
-    return tuple(
-        sorted(
-            (k, r.get("seq"), r.get("status"), json.dumps(r.get("score")), r.get("period"))
-            for k, r in reports.items()
-        )
-    )
+    """What the pages show of ``lt``: computed once per change, never written."""
+    return await service_of(request).view(lt)
 
 
 # ------------------------------------------------------------------------------- views
-def _now_playing(lt: LiveTournament, s: Standings) -> dict[str, dict[str, Any]]:
-    """Per arena: the match playing now (or next), and the one after it."""
-    by_arena: dict[str, list[str]] = {}
-    ordered = sorted(lt.t.matches.values(), key=lambda m: (m.start or dt.datetime.max, m.id))
-    for m in ordered:
-        if m.arena:  # a match with no arena is on no arena's board
-            by_arena.setdefault(m.arena, []).append(m.id)
-    out: dict[str, dict[str, Any]] = {}
-    for arena, ids in by_arena.items():
-        pending = [mid for mid in ids if s.match(mid).status not in ("final", "refused")]
-        cur = pending[0] if pending else None
-        started = cur is not None and s.match(cur).status not in ("scheduled", "pre_match")
-        out[arena] = {
-            "current": cur,
-            "playing": started,
-            "next": pending[1] if len(pending) > 1 else None,
-            "live": lt.live.get(cur) if cur else None,
-            "slug": _slug(arena),
-        }
-    return out
+_now_playing = now_playing
 
 
 def _context(
-    request: Request,
+    request: Request | None,
     lt: LiveTournament,
     s: Standings,
     reports: dict[str, dict[str, Any]],
@@ -498,21 +327,6 @@ def _sse(kind: str, data: dict[str, Any]) -> bytes:
     return f"event: {kind}\ndata: {json.dumps(data, ensure_ascii=False)}\n\n".encode()
 
 
-async def _watch(app_request: Request, lt: LiveTournament) -> None:
-    """While someone watches: poll the live matches; on any change, recompute and push."""
-    try:
-        while lt.subscribers:
-            s, reports = await refresh(app_request, lt)
-            d = _digest(reports)
-            if d != lt.digest:
-                lt.digest = d
-                lt.version += 1
-                await _push(app_request, lt, s, reports)
-            await asyncio.sleep(POLL_S)
-    finally:
-        lt.watcher = None
-
-
 def _payload(lt: LiveTournament, s: Standings, ctx: dict[str, Any], lang: str) -> bytes:
     """One ``standings`` message: the page's live part in ``lang``, the standings, and per
     arena the live match and the tournament match now playing (or next)."""
@@ -529,16 +343,11 @@ def _payload(lt: LiveTournament, s: Standings, ctx: dict[str, Any], lang: str) -
     )
 
 
-async def _push(
-    request: Request, lt: LiveTournament, s: Standings, reports: dict[str, dict[str, Any]]
-) -> None:
-    per_lang: dict[str, bytes] = {}
-    for q, lang in list(lt.subscribers):
-        if lang not in per_lang:
-            ctx = _context(request, lt, s, reports, lang)
-            per_lang[lang] = _payload(lt, s, ctx, lang)
-        with contextlib.suppress(asyncio.QueueFull):
-            q.put_nowait(per_lang[lang])
+def stream_payload(lt: LiveTournament, s: Standings, reports: dict[str, dict[str, Any]],
+                   lang: str) -> bytes:
+    """The service's :data:`~chukker.live.tournaments.Payload`: rendered once per language
+    per change, then fanned out as prepared bytes."""
+    return _payload(lt, s, _context(None, lt, s, reports, lang), lang)
 
 
 # ------------------------------------------------------------------------------- routes
@@ -639,19 +448,6 @@ def _parse_and_check(body: dict[str, Any]) -> Refusal | Tournament:
     return ("tournament_problems", {"found": capped(found)})
 
 
-def identity(t: Tournament) -> tuple[str, str, int | None]:
-    """What makes two uploads the same tournament: its name and venue (case and spaces
-    aside) and the year of its first match. A file fixed and uploaded again is the same
-    tournament (it is updated); another year's edition, or another venue's event of the
-    same name, is another tournament (see docs/tournament.md, "A second upload")."""
-
-    def norm(x: str) -> str:
-        return " ".join(x.split()).casefold()
-
-    starts = [m.start for m in t.matches.values() if m.start is not None]
-    return norm(t.name), norm(t.venue), min(starts).year if starts else None
-
-
 def _may_update(request: Request, lt: LiveTournament) -> bool:
     """Who may update a tournament by uploading it again: the organiser (their token, not
     just an open server) or the tournament's committee."""
@@ -665,86 +461,26 @@ def _may_update(request: Request, lt: LiveTournament) -> bool:
     return hmac.compare_digest(hash_token(presented), lt.committee_hash)
 
 
-def _named_arenas(t: Tournament) -> list[str]:
-    """The arenas of the tournament: a match with no arena is not an arena."""
-    return sorted({m.arena for m in t.matches.values() if m.arena})
+_STATUS = {"tournament_exists": 409, "match_started": 409, "store_unavailable": 503}
 
 
-async def _started(svc: LiveService, live_id: str) -> bool:
-    try:
-        lm = await svc.load(live_id)
-    except StoreError:  # the store lost it, or cannot replay it: nothing was played
-        return False
-    return lm.seq > 0
+def refused(request: Request, e: TournamentRefused) -> JSONResponse:
+    """The service's refusal as the API answers it (its link, its problems)."""
+    extra = dict(e.extra)
+    params = dict(e.params)
+    if "tournament_id" in extra:
+        url = _tournaments_base(request) + f"/{extra['tournament_id']}"
+        extra["url"] = url
+        params["url"] = url
+        extra.setdefault("problems", [])
+    if e.code == "store_unavailable":
+        extra["retry_after"] = 1
+    found = capped(e.found)
+    return _bad(request, e.code, _STATUS.get(e.code, 422), extra, found=found, **params)
 
 
-async def _update(
-    request: Request, old: LiveTournament, t: Tournament
-) -> tuple[dict[str, str], list[str]] | JSONResponse:
-    """The same tournament uploaded again: keep its id, committee token, the tokens of
-    its arenas and every match already played; matches not started whose header or arena
-    changed are made again (the old live match is archived). Refused (409, with the link
-    to the tournament) when the file would change or drop a match already played."""
-    svc = service(request)
-    s_new = _standings(
-        LiveTournament(old.id, {}, t, old.committee_hash, old.arena_hash),
-        (old.last[1] if old.last is not None else {}),
-    )
-    conflicts: list[Problem] = []
-    keep: dict[str, str] = {}
-    drop: list[str] = []
-    for mid, live_id in old.live.items():
-        started = await _started(svc, live_id)
-        m_new = t.matches.get(mid)
-        m_old = old.t.matches.get(mid)
-        if m_new is None:
-            if started:
-                conflicts.append(Problem.of(Subject.of("match", mid), "played_match_left_out"))
-            else:
-                drop.append(live_id)
-            continue
-        try:
-            new_header = header(t, m_new, s_new.match(mid).teams)
-        except NotReady:
-            new_header = None
-        try:
-            lm = await svc.load(live_id)
-            old_header = {k: v for k, v in lm.row.header.items() if k != "events"}
-        except StoreError:
-            old_header = None
-        if new_header is not None:
-            new_header.pop("events", None)
-        same_arena = m_old is not None and m_old.arena == m_new.arena
-        if started:
-            old_teams = [x.get("name") for x in (old_header or {}).get("teams", {}).values()]
-            new_teams = [x.get("name") for x in (new_header or {}).get("teams", {}).values()]
-            old_ids = None if m_old is None else [r.to_value() for r in m_old.teams]
-            new_ids = [r.to_value() for r in m_new.teams]
-            if new_header is None or (old_ids != new_ids and old_teams != new_teams):
-                conflicts.append(Problem.of(Subject.of("match", mid), "played_match_teams"))
-            elif not same_arena:
-                conflicts.append(Problem.of(Subject.of("match", mid), "played_match_arena"))
-            else:
-                keep[mid] = live_id  # played: its record stays as it was played
-            continue
-        if new_header is not None and new_header == old_header and same_arena:
-            keep[mid] = live_id
-        else:
-            drop.append(live_id)
-    if conflicts:
-        base = str(request.base_url).rstrip("/") + "/tournaments"
-        conflicts = capped(conflicts)
-        lines = [str(p) for p in conflicts]
-        return _bad(
-            request, "tournament_exists", 409,
-            {"tournament_id": old.id, "url": f"{base}/{old.id}"}, found=conflicts,
-            url=f"{base}/{old.id}", tournament_id=old.id,
-            cause={"code": "tournament_played", "params": {"problems": lines}},
-        )
-    for live_id in drop:
-        with contextlib.suppress(Exception):
-            await asyncio.to_thread(svc.store.set_archived, live_id, True, svc.clock.now_ms())
-    return keep, drop
+def _tournaments_base(request: Request) -> str:
+    return str(request.base_url).rstrip("/") + "/tournaments"
 
 
 @router.post("/api", status_code=201, dependencies=[Depends(require_organiser)])
@@ -774,60 +510,19 @@ async def create_tournament(
         return _bad(request, code, 422, {k: params[k] for k in ("line", "column") if k in params},
                     **params)
     t = parsed
-    for mid, m in list(t.matches.items()):
-        if m.record is not None:
-            t.matches[mid] = replace(m, record=None)
-    reg = registry(request)
-    same = next((x for x in reg.all() if identity(x.t) == identity(t)), None)
-    doc = json.loads(json.dumps(t.to_dict(), default=_json_default))
-    arenas = _named_arenas(t)
-    committee: str | None = None
-    if same is None:
-        tid = secrets.token_hex(4)
-        committee = secrets.token_urlsafe(24)
-        tokens: dict[str, str | None] = {a: secrets.token_urlsafe(24) for a in arenas}
-        lt = LiveTournament(
-            tid,
-            doc,
-            t,
-            hash_token(committee),
-            {a: hash_token(tk) for a, tk in tokens.items() if tk is not None},
-        )
-    elif not _may_update(request, same):
-        # an open server lets anyone create, not change another's tournament
-        base = str(request.base_url).rstrip("/") + "/tournaments"
-        return _bad(
-            request, "tournament_exists", 409,
-            {"tournament_id": same.id, "url": f"{base}/{same.id}", "problems": []},
-            url=f"{base}/{same.id}", tournament_id=same.id,
-            cause={"code": "tournament_needs_token", "params": {}},
-        )
-    else:
-        async with same.lock:
-            if same.last is None:
-                same.last = (standings(same.t, {}), await _reports(service(request), same))
-            kept = await _update(request, same, t)
-            if isinstance(kept, JSONResponse):
-                return kept
-            tid = same.id
-            tokens = {a: None if a in same.arena_hash else secrets.token_urlsafe(24)
-                      for a in arenas}  # fmt: skip
-            hashes = {a: same.arena_hash[a] for a in arenas if a in same.arena_hash}
-            hashes |= {a: hash_token(tk) for a, tk in tokens.items() if tk is not None}
-            if "" in same.arena_hash:  # made before matches with no arena had no arena
-                hashes[""] = same.arena_hash[""]
-            same.doc, same.t, same.arena_hash, same.live = doc, t, hashes, kept[0]
-            same.last, same.digest = None, None
-            lt = same
-    reg.save(lt)
-    await refresh(request, lt)
-    reg.save(lt)
-    base = str(request.base_url).rstrip("/") + "/tournaments"
+    try:
+        up = await service_of(request).upload(t, lambda lt: _may_update(request, lt))
+    except TournamentRefused as e:
+        return refused(request, e)
+    except StoreError as e:
+        return _bad(request, "store_unavailable", 503, {"retry_after": 5}, reason=str(e)[:200])
+    lt, tid = up.lt, up.lt.id
+    base = _tournaments_base(request)
     return JSONResponse(
         {
             "tournament_id": tid,
-            "updated": same is not None,
-            "committee_token": committee,
+            "updated": up.updated,
+            "committee_token": up.committee_token,
             "arenas": {
                 a: {
                     "token": tk,
@@ -835,7 +530,7 @@ async def create_tournament(
                     "console": f"{base}/{tid}/arena/{_slug(a)}/console"
                     + (f"#token={tk}" if tk is not None else ""),
                 }
-                for a, tk in tokens.items()
+                for a, tk in up.arena_tokens.items()
             },
             "matches": lt.live,
             "urls": {
@@ -844,17 +539,16 @@ async def create_tournament(
                 "stream": f"{base}/{tid}/stream",
             },
         },
-        status_code=201 if same is None else 200,
+        status_code=200 if up.updated else 201,
         headers={"cache-control": "no-store"},
     )
 
 
-def _slug(arena: str) -> str:
-    return hashlib.sha1(arena.encode()).hexdigest()[:8] if arena else "-"
+_slug = arena_slug
 
 
-def _get(request: Request, tid: str) -> LiveTournament | None:
-    return registry(request).get(tid)
+async def _get(request: Request, tid: str) -> LiveTournament | None:
+    return await service_of(request).find(tid)
 
 
 @router.get("", response_class=HTMLResponse)
@@ -868,7 +562,7 @@ async def index(request: Request) -> Response:
             "teams": len(lt.t.teams),
             "matches": len(lt.t.matches),
         }
-        for lt in registry(request).all()
+        for lt in await service_of(request).loaded_all()
     ]
     return render(request, "tournament/index.html", tournaments=items)
 
@@ -879,10 +573,10 @@ async def _season(request: Request) -> Any:
     from chukker.tournament.season import SeasonTournament, add_headers, season
 
     items = []
-    for lt in registry(request).all():
+    for lt in await service_of(request).loaded_all():
         s, reports = await refresh(request, lt)
         items.append((lt, s, reports))
-    key = tuple((lt.id, id(lt.t), lt.version, _digest(reports)) for lt, _s, reports in items)
+    key = tuple((lt.id, lt.seq, id(lt.t), digest(reports)) for lt, _s, reports in items)
     # the last season computed (what it was made from, the season), kept with the app
     hit = getattr(request.app.state, "season_cache", None)
     if hit is not None and hit[0] == key:
@@ -957,7 +651,7 @@ async def season_csv_export(request: Request) -> Response:
 
 @router.get("/{tid}", response_class=HTMLResponse)
 async def show(request: Request, tid: str) -> Response:
-    lt = _get(request, tid)
+    lt = await _get(request, tid)
     if lt is None:
         return error_page(request, 404, f"no tournament {tid}")
     s, reports = await refresh(request, lt)
@@ -978,7 +672,7 @@ async def edit_slot(
     authorization: Annotated[str | None, Header()] = None,
 ) -> Response:
     """The committee moves a match to another slot or arena (committee token)."""
-    lt = _get(request, tid)
+    lt = await _get(request, tid)
     if lt is None or mid not in lt.t.matches:
         return _bad(request, "unknown_match", 404, match_id=mid)
     token = security.bearer(authorization)
@@ -996,30 +690,15 @@ async def edit_slot(
     arena = body.get("arena")
     if arena is not None and (not isinstance(arena, str) or not 0 < len(arena) <= 60):
         return _bad(request, "bad_arena")
-    async with lt.lock:
-        svc = service(request)
-        m = lt.t.matches[mid]
-        live_id = lt.live.get(mid)
-        if arena is not None and arena != m.arena and live_id is not None:
-            lm = await svc.load(live_id)
-            if lm.seq > 0:
-                return _bad(request, "match_started", 409, match_id=mid)
-            del lt.live[mid]  # made again with the new arena's timekeeper token
-        if arena is not None and _arena_key(arena) not in lt.arena_hash:
-            return _bad(request, "unknown_arena", arena=arena)
-        move(lt.t, mid, start, arena)
-        for md in lt.doc.get("matches", []):
-            if md.get("id") == mid:
-                if start is not None:
-                    md["start"] = start.isoformat()
-                if arena is not None:
-                    md["arena"] = arena
-        registry(request).save(lt)
-    await refresh(request, lt)
-    lt.digest = None  # every page shows the new slot at the next tick
+    try:
+        await service_of(request).move(lt, mid, start, arena)
+    except TournamentRefused as e:
+        return refused(request, e)
+    except StoreError as e:
+        return _bad(request, "store_unavailable", 503, {"retry_after": 5}, reason=str(e)[:200])
     return JSONResponse(
         {
-            "match": json.loads(json.dumps(lt.t.matches[mid].to_dict(), default=_json_default)),
+            "match": json.loads(json.dumps(lt.t.matches[mid].to_dict(), default=json_default)),
             "live": lt.live.get(mid),
             "clashes": clashes(lt.t),
         }
@@ -1028,7 +707,7 @@ async def edit_slot(
 
 @router.get("/{tid}/standings.json")
 async def standings_json(request: Request, tid: str) -> Response:
-    lt = _get(request, tid)
+    lt = await _get(request, tid)
     if lt is None:
         return _bad(request, "unknown_tournament", 404, tournament_id=tid)
     s, _ = await refresh(request, lt)
@@ -1037,7 +716,7 @@ async def standings_json(request: Request, tid: str) -> Response:
 
 @router.get("/{tid}/results.json")
 async def export_json(request: Request, tid: str) -> Response:
-    lt = _get(request, tid)
+    lt = await _get(request, tid)
     if lt is None:
         return _bad(request, "unknown_tournament", 404, tournament_id=tid)
     s, _ = await refresh(request, lt)
@@ -1049,7 +728,7 @@ async def export_json(request: Request, tid: str) -> Response:
 
 @router.get("/{tid}/{what}.csv")
 async def export_csv(request: Request, tid: str, what: str) -> Response:
-    lt = _get(request, tid)
+    lt = await _get(request, tid)
     if lt is None or what not in ("matches", "standings"):
         return _bad(request, "unknown_tournament", 404, tournament_id=tid)
     s, _ = await refresh(request, lt)
@@ -1063,7 +742,7 @@ async def export_csv(request: Request, tid: str, what: str) -> Response:
 
 @router.get("/{tid}/bracket.svg")
 async def bracket(request: Request, tid: str) -> Response:
-    lt = _get(request, tid)
+    lt = await _get(request, tid)
     if lt is None:
         return _bad(request, "unknown_tournament", 404, tournament_id=tid)
     s, _ = await refresh(request, lt)
@@ -1087,7 +766,7 @@ async def qr(request: Request, tid: str, mid: str) -> Response:
 
     import segno
 
-    lt = _get(request, tid)
+    lt = await _get(request, tid)
     if lt is None or mid not in lt.live:
         return _bad(request, "unknown_match", 404, match_id=mid)
     url = str(request.base_url).rstrip("/") + f"/m/{lt.live[mid]}"
@@ -1100,7 +779,7 @@ async def qr(request: Request, tid: str, mid: str) -> Response:
 async def match_card(request: Request, tid: str, mid: str) -> Response:
     """A match's card for printing beside the score sheet: stage, arena, time, rosters
     and handicaps on the day, result, and the QR code of the match's phone page."""
-    lt = _get(request, tid)
+    lt = await _get(request, tid)
     if lt is None or mid not in lt.t.matches:
         return error_page(request, 404, f"no match {mid}")
     s, _ = await refresh(request, lt)
@@ -1131,7 +810,7 @@ async def match_card(request: Request, tid: str, mid: str) -> Response:
 
 @router.get("/{tid}/teams/{team}", response_class=HTMLResponse)
 async def team_page(request: Request, tid: str, team: str) -> Response:
-    lt = _get(request, tid)
+    lt = await _get(request, tid)
     if lt is None or team not in lt.t.teams:
         return error_page(request, 404, f"no team {team}")
     s, _ = await refresh(request, lt)
@@ -1246,7 +925,7 @@ async def pony_line_page(request: Request, tid: str, team: str) -> Response:
     """The pony line for a team's grooms, on a phone: anonymous and read-only; it reads the
     tournament's own state only (no path or file from the request) and updates from the
     tournament's stream, so it adds no work to the matches' events, horns or fan-out."""
-    lt = _get(request, tid)
+    lt = await _get(request, tid)
     if lt is None or team not in lt.t.teams:
         return error_page(request, 404, f"no team {team}")
     s, reports = await refresh(request, lt)
@@ -1262,7 +941,7 @@ async def pony_line_page(request: Request, tid: str, team: str) -> Response:
 async def arena_view(request: Request, tid: str, slug: str, view: str) -> Response:
     """An arena's timekeeper console (``console``) or big screen (``display``, with the
     QR code of the match's phone page): follows the arena's matches in turn."""
-    lt = _get(request, tid)
+    lt = await _get(request, tid)
     if lt is None or view not in ("console", "display"):
         return error_page(request, 404, f"no tournament {tid}")
     arena = next((a for a in lt.arena_hash if a and _slug(a) == slug), None)
@@ -1286,60 +965,55 @@ async def arena_view(request: Request, tid: str, slug: str, view: str) -> Respon
     return resp
 
 
-def _may_follow_on_officials_plane(request: Request, lt: LiveTournament) -> bool:
-    """Whether a tournament's stream may be served on the officials' plane: to its arena
-    consoles and its committee (an arena's or the committee's token, ``?token=`` since an
-    ``EventSource`` sends no header, or as the bearer), never to the crowd."""
-    presented = (security.bearer(request.headers.get("authorization"))
-                 or request.query_params.get("token"))
-    if not presented or len(presented) > 100:
-        return False
-    h = hash_token(presented)
-    return any(hmac.compare_digest(h, known)
-               for known in (lt.committee_hash, *lt.arena_hash.values()))
-
-
 @router.get("/{tid}/stream")
 async def stream(request: Request, tid: str) -> Response:
-    lt = _get(request, tid)
+    """The tournament's live part as Server-Sent Events: one ``standings`` message now,
+    then one per change, through the live fan-out (rendered once per language)."""
+    from chukker.web.api.routes import _Stream
+
+    tsvc = service_of(request)
+    lt = await _get(request, tid)
     if lt is None:
         return _bad(request, "unknown_tournament", 404, tournament_id=tid)
-    if not serves_crowd(request.app.state) and not _may_follow_on_officials_plane(request, lt):
+    if not serves_crowd(request.app.state) and not tsvc.may_follow(
+            lt, security.bearer(request.headers.get("authorization"))
+            or request.query_params.get("token")):
         return crowd_elsewhere(request)  # the officials' plane: the crowd's stream is public
     lang = lang_of(request)
-    q: asyncio.Queue[bytes] = asyncio.Queue(64)
+    lang = lang if lang in LANGUAGES else "en"
     s, reports = await refresh(request, lt)
-    ctx = _context(request, lt, s, reports, lang)
-    first = _payload(lt, s, ctx, lang)
+    first = stream_payload(lt, s, reports, lang)
     # the live streams' caps (per address and in total) count these streams too
     caps = getattr(request.app.state, "streams", None)
     address = security.client_address(request)
     if caps is not None and not caps.acquire(address, False):
         return _bad(request, "too_many_streams", 503, {"retry_after": 5}, retry_after=5)
-    entry = (q, lang if lang in LANGUAGES else "en")
-    lt.subscribers.add(entry)
-    if lt.watcher is None:
-        lt.digest = _digest(reports)
-        lt.watcher = asyncio.get_running_loop().create_task(_watch(request, lt))
+    sub = tsvc.subscribe(lt, lang, first)
+    released = False
+
+    def release() -> None:
+        nonlocal released
+        if not released:
+            released = True
+            tsvc.unsubscribe(lt, lang, sub)
+            if caps is not None:
+                caps.release(address)
+
+    sub.on_drop = release
 
     async def messages() -> AsyncIterator[bytes]:
         try:
             yield b"retry: 1000\n\n" + first
+            queue = sub.queue
             while True:
-                try:
-                    async with asyncio.timeout(KEEPALIVE_S):
-                        msg = await q.get()
-                except TimeoutError:
-                    yield b": keepalive\n\n"
-                    continue
-                yield msg
+                msg = await queue.get()
+                if not msg and sub.dropped:
+                    return
+                if msg:
+                    yield msg
         finally:
-            lt.subscribers.discard(entry)
-            if caps is not None:
-                caps.release(address)
+            release()
 
-    return StreamingResponse(
-        messages(),
-        media_type="text/event-stream",
-        headers={"cache-control": "no-cache", "x-accel-buffering": "no"},
-    )
+    return _Stream(messages(), release, sub, [first.decode()], service(request).leaving,
+                   media_type="text/event-stream",
+                   headers={"cache-control": "no-cache", "x-accel-buffering": "no"})
