@@ -67,6 +67,8 @@ log = logging.getLogger("chukker.tournaments")
 
 #: how many times a write is decided again after another writer was first
 RETRIES = 8
+#: why a write gave up after :data:`RETRIES` other writers were first
+BUSY = "other writers kept the tournament busy; try again"
 #: a tournament file of the old folder is at most this big (the upload's limit is 64 KiB)
 MAX_FILE_BYTES = 4 << 20
 
@@ -649,7 +651,7 @@ class TournamentService:
                     self.of_match.pop(live_id, None)
             self._mark(same.id)
             return Uploaded(same, True, None, tokens)
-        raise TournamentRefused("store_unavailable", reason="another writer kept the tournament busy")
+        raise TournamentRefused("store_unavailable", reason=BUSY)
 
     async def _kept(self, old: LiveTournament, t: Tournament
                     ) -> tuple[dict[str, str], list[str]]:
@@ -750,7 +752,7 @@ class TournamentService:
                     self.of_match.pop(live_id, None)
                 self._mark(lt.id)
                 return lt
-        raise TournamentRefused("store_unavailable", reason="another writer kept the tournament busy")
+        raise TournamentRefused("store_unavailable", reason=BUSY)
 
     def may_follow(self, lt: LiveTournament, presented: str | None) -> bool:
         """Whether ``presented`` is the tournament's committee token or an arena's."""
