@@ -287,6 +287,9 @@ class TournamentService:
         self.of_match: dict[str, str] = {}
         self.payload: Payload | None = None
         self.refreshed: list[Refreshed] = []
+        #: told ``(tournament id, seq)`` whenever this process folds a new event of a
+        #: tournament, its own or another process's (the NATS publisher follows it)
+        self.folded: list[Callable[[str, int], None]] = []
         self._dirty: set[str] = set()
         self._refreshing: asyncio.Task[None] | None = None
         self._tasks: set[asyncio.Task[Any]] = set()
@@ -352,8 +355,16 @@ class TournamentService:
         self.items[tid] = lt
         for live_id in lt.live.values():
             self.of_match[live_id] = tid
+        self._tell_folded(tid, lt.seq)
         self._mark(tid)
         return lt
+
+    def _tell_folded(self, tid: str, seq: int) -> None:
+        for hook in tuple(self.folded):
+            try:
+                hook(tid, seq)
+            except Exception:  # a hook must not raise: log it, tell the others
+                log.exception("tournament %s: a folded hook failed", tid)
 
     async def sync_all(self) -> None:
         for tid, seq in await asyncio.to_thread(self.store.tournaments):
@@ -582,6 +593,7 @@ class TournamentService:
         self.items[lt.id] = lt
         for live_id in lt.live.values():
             self.of_match[live_id] = lt.id
+        self._tell_folded(lt.id, e.seq)
 
     async def _started(self, live_id: str) -> bool:
         try:
@@ -620,6 +632,7 @@ class TournamentService:
                 lt = apply(None, tid, e)
                 self.items[tid] = lt
                 self.of_match.update((live_id, tid) for live_id in lt.live.values())
+                self._tell_folded(tid, e.seq)
                 self._mark(tid)
                 return Uploaded(lt, False, committee, tokens)
             if not may_update(same):
