@@ -19,7 +19,17 @@ jitter) and publishing every retained state again after each reconnect. A
 horn is claimed first (:mod:`chukker.feeds.claims`): only the server that wins
 the claim publishes it and drives the relays.
 
-The client speaks MQTT 5. A session taken over (the broker's DISCONNECT with
+The client speaks MQTT 5, so a publish the broker refuses is seen: the broker's
+PUBACK carries a reason code of 0x80 or more (Mosquitto: 0x87 *Not authorized* when
+its ACL denies the topic). aiomqtt awaits the PUBACK but drops its code, so the feed
+reads it from paho's ``on_publish`` (:meth:`MqttFeed._watch_acks`). A refused message
+is not counted as published: it is counted as ``refused`` (``status()``, the
+``chukker_mqtt_dropped_total{reason="refused"}`` counter), its topic and reason are
+kept, and a warning is logged once per topic; a refused relay command never sounds
+later. (An MQTT 3.1.1 PUBACK has no reason code: Mosquitto then acknowledges a denied
+publish and drops it in silence, which no client can tell.)
+
+A session taken over (the broker's DISCONNECT with
 reason code 0x8E, or :data:`TAKEOVER_DROPS` connections that each lived less
 than :data:`TAKEOVER_SHORT_S` within :data:`TAKEOVER_WINDOW_S`) is counted
 (``chukker_mqtt_session_taken_over_total``), said in :meth:`MqttFeed.status`
@@ -31,6 +41,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
 import json
 import logging
 import secrets
@@ -72,6 +83,9 @@ TAKEOVER_DROPS = 3
 TAKEOVER_WINDOW_S = 60.0
 
 HeaderOf = Callable[[str], Mapping[str, Any] | None]
+
+#: the packet id paho gave the publish this task made last (read after its PUBACK)
+_MID: contextvars.ContextVar[int] = contextvars.ContextVar("chukker_mqtt_mid")
 
 
 def _dumps(v: Any) -> bytes:
@@ -147,6 +161,12 @@ class MqttFeed:
         self.connected = False
         self.connections = 0
         self.published = 0
+        #: messages the broker acknowledged with a refusal (MQTT 5 reason code >= 0x80),
+        #: and the reason of the last refusal by topic
+        self.refused = 0
+        self.refused_topics: dict[str, str] = {}
+        #: paho's packet id -> the refusal in its PUBACK, until its publisher reads it
+        self._refusals: dict[int, str] = {}
         self.last_error: str | None = None
         #: (horn instant, broker's ack) epoch ms of each relay command that sounded
         self.relay_latency: list[tuple[int, int]] = []
@@ -199,6 +219,7 @@ class MqttFeed:
         """For ``/readyz``: connected or not (the server stays ready either way)."""
         return {"broker": self.broker.display, "connected": self.connected,
                 "queue": len(self.outbox), "published": self.published,
+                "refused": self.refused, "refused_topics": dict(self.refused_topics),
                 "dropped": {k.value: v for k, v in self.outbox.dropped.items()},
                 "relays": len(self.horn.relays), "error": self.last_error,
                 "session_taken_over": self.taken_over,
@@ -380,7 +401,49 @@ class MqttFeed:
             clean_start=True,
         )
         client.pending_calls_threshold = 2 * WINDOW  # WINDOW awaited acks is the design
+        self._watch_acks(client)
         return client
+
+    def _watch_acks(self, client: aiomqtt.Client) -> None:
+        """Keep the refusals of the broker's PUBACKs: aiomqtt's ``publish`` returns on
+        any PUBACK and drops its reason code. paho's ``publish`` is wrapped to note the
+        packet id in the publishing task's context (:data:`_MID`), its ``on_publish`` to
+        keep each failing reason code by packet id, for :meth:`_send` to read."""
+        inner = client._client
+        on_publish: Any = inner.on_publish  # aiomqtt's: paho's VERSION2 signature
+        publish = inner.publish
+        refusals = self._refusals = {}
+
+        def noted_publish(*args: Any, **kwargs: Any) -> paho.MQTTMessageInfo:
+            info = publish(*args, **kwargs)
+            _MID.set(info.mid)
+            return info
+
+        def heard(c: Any, userdata: Any, mid: int, reason_code: Any, properties: Any) -> None:
+            if getattr(reason_code, "is_failure", False):
+                refusals[mid] = f"{reason_code} (0x{int(reason_code.value):02X})"
+                for k in list(refusals)[: max(0, len(refusals) - 4 * WINDOW)]:
+                    refusals.pop(k, None)  # never read: their publisher is gone
+            if on_publish is not None:
+                on_publish(c, userdata, mid, reason_code, properties)
+
+        inner.publish = noted_publish  # type: ignore[method-assign]
+        inner.on_publish = heard
+
+    def _refused(self, msg: Message, why: str) -> None:
+        """A message the broker acknowledged with a refusal: counted as refused, never
+        as published, its topic and reason kept and logged once; a relay's command is
+        not sent again (its follow-up, Tasmota's ``OFF``, goes at once)."""
+        self.refused += 1
+        if msg.topic not in self.refused_topics:
+            log.warning("mqtt: %s refused the message on %s: %s (check the broker's ACL: "
+                        "docs/feeds.md)", self.broker.display, msg.topic, why)
+        self.refused_topics[msg.topic] = why
+        while len(self.refused_topics) > 64:
+            self.refused_topics.pop(next(iter(self.refused_topics)))
+        self.outbox.drop(msg, "refused")
+        if msg.kind is Kind.RELAY:
+            self._follow(msg, now=True)
 
     async def _run(self) -> None:
         backoff = Backoff()
@@ -503,12 +566,16 @@ class MqttFeed:
         started.add(id(msg))
         handed = False
         acked = False
+        why: str | None = None
         try:
             body = msg.body()
             handed = True
             await client.publish(msg.topic, body, qos=1, retain=msg.retain)
             acked = True
-            self._follow(msg)  # the OFF: pulse_ms after the broker has the ON
+            mid = _MID.get(None)
+            why = None if mid is None else self._refusals.pop(mid, None)
+            if why is None:
+                self._follow(msg)  # the OFF: pulse_ms after the broker has the ON
         except aiomqtt.MqttCodeError as e:
             handed = e.rc != paho.MQTT_ERR_NO_CONN  # NO_CONN: it never left this process
         except Exception:  # timed out, or lost with the connection
@@ -519,6 +586,9 @@ class MqttFeed:
                 if not broken.done():
                     broken.set_result(None)
         if not acked:
+            return
+        if why is not None:
+            self._refused(msg, why)
             return
         self.published += 1
         metrics.PUBLISHED.labels(msg.kind.value).inc()

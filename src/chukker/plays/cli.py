@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 
 from chukker.plays.candidates import Candidate
-from chukker.plays.tracking import Side, Tracking, TrackingError
+from chukker.plays.tracking import Side, Tracking
 
 app = typer.Typer(
     name="plays",
@@ -70,8 +70,8 @@ def analyze(
                 from chukker.plays.review import load_any
 
                 tr = load_any(path)
-        except (TrackingError, OSError) as exc:
-            err.print(f"error: {exc}", markup=False, highlight=False)
+        except (OSError, ValueError) as exc:  # TrackingError, LimitError: refusals
+            err.print(f"error: {exc}", markup=False, highlight=False, soft_wrap=True)
             raise typer.Exit(2) from None
         if sides:
             tr = tr.with_defends(list(tr.defends) + sides)

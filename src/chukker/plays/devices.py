@@ -181,11 +181,11 @@ def _when(text: str | None) -> float:
         return math.nan
     try:
         stamp = datetime.fromisoformat(text.strip().replace("Z", "+00:00"))
-    except ValueError:
+        if stamp.tzinfo is None:
+            stamp = stamp.replace(tzinfo=UTC)
+        return stamp.timestamp()
+    except (ValueError, OverflowError, OSError):  # not a time, or out of datetime's range
         return math.nan
-    if stamp.tzinfo is None:
-        stamp = stamp.replace(tzinfo=UTC)
-    return stamp.timestamp()
 
 
 #: the elements a point's values are read from, by format: local name -> key

@@ -122,7 +122,12 @@ def _chain_note(k: int, m: int, records: int | None) -> str:
 
 def read_fit(data: bytes, name: str) -> DeviceTrack:
     """A FIT file's ``record`` fixes (see the module's docstring)."""
-    fast = read_fit_fast(data, name)
+    try:
+        fast = read_fit_fast(data, name)
+    except DeviceError:
+        raise
+    except Exception:  # bytes the fast reader did not foresee: fitdecode's words then
+        fast = None
     return fast if fast is not None else read_fit_decode(data, name)
 
 
@@ -185,18 +190,20 @@ def _decode_part(part: bytes, before: int) -> tuple[list[list[float]], list[str]
                     if before + n > MAX_POINTS:
                         raise _TooMany
                     v = {f.name: f.value for f in frame.fields if f.value is not None}
-                    la, lo, ts = v.get("position_lat"), v.get("position_long"), v.get("timestamp")
-                    t.append(math.nan if ts is None else float(_fit_seconds(ts)))
-                    if la is not None and lo is not None:
-                        lat.append(la * _SEMICIRCLE_DEG)
-                        lon.append(lo * _SEMICIRCLE_DEG)
-                    else:
-                        lat.append(math.nan)
-                        lon.append(math.nan)
-                    s = v.get("enhanced_speed", v.get("speed"))
-                    speed.append(math.nan if s is None else float(s))
+                    la, lo = _number(v.get("position_lat")), _number(v.get("position_long"))
+                    t.append(_fit_seconds(v.get("timestamp")))
+                    lat.append(la * _SEMICIRCLE_DEG)
+                    lon.append(lo * _SEMICIRCLE_DEG)
+                    speed.append(_number(v.get("enhanced_speed", v.get("speed"))))
+        except _TooMany:
+            raise
         except fitdecode.FitError as exc:
             raise _Unreadable(n + 1, str(exc)) from None
+        except Exception as exc:  # what garbled bytes make fitdecode raise besides
+            # (ValueError "size", AssertionError, struct.error...): unreadable too
+            said = f": {exc}" if str(exc) else ""
+            raise _Unreadable(n + 1, f"its bytes do not parse ({type(exc).__name__}{said})"
+                              ) from None
     bad = []
     for w in caught:
         text = str(w.message).lower()
@@ -205,12 +212,26 @@ def _decode_part(part: bytes, before: int) -> tuple[list[list[float]], list[str]
     return [t, lat, lon, speed], bad
 
 
-def _fit_seconds(ts: Any) -> int:
+def _number(v: Any) -> float:
+    """A field's value as a float; NaN for none, or for what garbled bytes make of it (a
+    list of values, a string)."""
+    if isinstance(v, bool) or not isinstance(v, int | float):
+        return math.nan
+    f = float(v)
+    return f if math.isfinite(f) else math.nan
+
+
+def _fit_seconds(ts: Any) -> float:
+    """Epoch seconds of a record's ``timestamp`` (a datetime, or FIT seconds); NaN if none."""
     from datetime import UTC, datetime
 
     if isinstance(ts, datetime):
-        return int(ts.replace(tzinfo=ts.tzinfo or UTC).timestamp())
-    return int(ts) + _FIT_EPOCH
+        try:
+            return float(int(ts.replace(tzinfo=ts.tzinfo or UTC).timestamp()))
+        except (OverflowError, ValueError, OSError):
+            return math.nan
+    v = _number(ts)
+    return v if math.isnan(v) else float(int(v) + _FIT_EPOCH)
 
 
 # ------------------------------------------------------------------------ the fast one

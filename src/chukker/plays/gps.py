@@ -59,6 +59,9 @@ OUTSIDE_YD = 20.0
 CUTOFF_HZ = 1.3
 SMOOTH_ORDER = 2
 CLOCK_S = 0.04  # the common clock: 25 Hz, as scenarios
+#: positions (frames x units) a session's common clock may hold: the cap of a tracking
+#: file's rows (:data:`chukker.limits.MAX_ROWS`: 3.7 hours of six units at 25 Hz)
+MAX_FRAMES = 2_000_000
 YD_PER_M = 1.0 / 0.9144
 
 
@@ -214,10 +217,13 @@ class UnitReport:
         return out
 
 
-def _iso(epoch_s: float | None) -> str | None:
+def _iso(epoch_s: float | None, timespec: str = "milliseconds") -> str | None:
     if epoch_s is None:
         return None
-    return datetime.fromtimestamp(epoch_s, UTC).isoformat(timespec="milliseconds")
+    try:
+        return datetime.fromtimestamp(epoch_s, UTC).isoformat(timespec=timespec)
+    except (OverflowError, ValueError, OSError):  # seconds beyond datetime's years
+        return None
 
 
 #: clause -> why it is not run on a GPS session (without a ball track)
@@ -251,7 +257,7 @@ class GPSSession:
         return {
             "units": {u.unit: u.to_json() for u in self.units},
             "clock_interval_s": round(self.interval_s, 4),
-            "start": datetime.fromtimestamp(self.start_epoch_s, UTC).isoformat(),
+            "start": _iso(self.start_epoch_s, "auto"),
             "not_run": [{"clause": c, "reason": r} for c, r in sorted(self.not_run.items())],
         }
 
@@ -614,6 +620,7 @@ def session_from_fixes(
     devices = devices or {}
     t0 = float(np.min(t[inside])) if devices and inside.any() else float(np.min(t))
     rel = t - t0
+    _verify_span(rel, inside, len(codes), where)
     order = np.lexsort((rel, code))
     reports: list[UnitReport] = []
     gap_of: dict[PlayerId, tuple[tuple[float, float], ...]] = {}
@@ -638,7 +645,7 @@ def session_from_fixes(
             gap_of[entity[u]] = gaps
         filled = 0
         if med is not None and med > 0:
-            k = max(1, round((tu[-1] - tu[0]) / med))
+            k = max(1, min(MAX_FRAMES, round((tu[-1] - tu[0]) / med)))
             step = (tu[-1] - tu[0]) / k
             grid = tu[0] + np.arange(k + 1) * step
             near = np.searchsorted(tu, grid)
@@ -670,6 +677,9 @@ def session_from_fixes(
     if ball is not None:
         end = max(end, float(ball[0][-1]))
     frames_ = math.floor(end / dt + 1e-9) + 1
+    if not math.isfinite(end) or frames_ * max(1, len(tracks)) > MAX_FRAMES:
+        raise GPSError(f"{where}: the ball's track runs to {end:.0f} s; "
+                       f"{_span_words(len(tracks))}")
     clock: F64 = np.arange(frames_, dtype=np.float64) * dt
     players = tuple(sorted(tracks))
     pos = np.empty((frames_, len(players), 2))
@@ -687,6 +697,35 @@ def session_from_fixes(
     tr = Tracking(clock, players, pos, bxy, events, defends, L, W)
     reports.sort(key=lambda r: r.unit)
     return GPSSession(tr, tuple(reports), dt, t0, proj, not_run, gap_of)
+
+
+def _span_words(units: int) -> str:
+    most = MAX_FRAMES // max(1, units) * CLOCK_S
+    return (f"a session of {units} unit(s) may span at most {most / 3600:.1f} h "
+            f"({MAX_FRAMES} positions at {1 / CLOCK_S:g} Hz); cut the recording to the play")
+
+
+def _verify_span(rel: F64, inside: Any, units: int, where: str) -> None:
+    """The common clock is built from the fixes used (inside the arena): refused, before
+    any array is made, when it would hold more than :data:`MAX_FRAMES` positions. A
+    clock glitch in a file of fixes (one row dated 2056) is a refusal, never memory in
+    proportion to a timestamp (issue 41)."""
+    used = rel[inside]
+    if not used.size:
+        return
+    lo, hi = float(np.min(used)), float(np.max(used))
+    if not (math.isfinite(lo) and math.isfinite(hi)) or \
+            (hi / CLOCK_S + 1) * max(1, units) > MAX_FRAMES:
+        raise GPSError(f"{where}: the fixes span {_duration(hi - lo)} in the arena; "
+                       + _span_words(units))
+
+
+def _duration(s: float) -> str:
+    if not math.isfinite(s):
+        return "an endless time"
+    if s >= 2 * 86_400:
+        return f"{s / 86_400:,.0f} days"
+    return f"{s / 3600:.1f} h" if s >= 3600 else f"{s:.0f} s"
 
 
 def analyse(session: GPSSession, params: Any = None) -> list[Any]:

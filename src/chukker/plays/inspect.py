@@ -27,7 +27,6 @@ import numpy as np
 
 from chukker.plays.devices import DeviceTrack, read_device
 from chukker.plays.gps import ArenaProjection
-from chukker.plays.tracking import TrackingError
 
 #: the fields of one file's summary that ``--json`` gives (issue 34), then ours
 FIELDS = ("file", "kind", "points", "dropped", "first", "last", "rate_hz")
@@ -72,7 +71,7 @@ def inspect_files(paths: Sequence[Path], corners: Mapping[str, tuple[float, floa
         name = names[i] if names is not None else Path(p).name
         try:
             out.append(summary(read_device(p, name), name, corners))
-        except TrackingError as exc:
+        except ValueError as exc:  # TrackingError, LimitError: one line naming the file
             msg = str(exc)
             out.append({"file": name, "refused": msg if msg.startswith(name) else
                         f"{name}: {msg}"})

@@ -429,13 +429,16 @@ async def _inspect(request: Request, lang: str, form: Any,
         rows = await pools_of(request.app.state).run(
             Kind.PLAYS, client_address(request), inspect_upload, [tmp, names, corners])
     except LimitError as exc:
-        return _refused(request, lang, 413, refusal_message(exc.code, exc.params, lang))
+        return _refused(request, lang, 413, refusal_message(exc.code, exc.params, lang),
+                        exc.code)
     except Busy as exc:
-        resp = _refused(request, lang, 503, refusal_message(exc.code, exc.params, lang))
+        resp = _refused(request, lang, 503, refusal_message(exc.code, exc.params, lang),
+                        exc.code)
         resp.headers["retry-after"] = str(exc.retry_after)
         return resp
     except OverLimit as exc:
-        return _refused(request, lang, 422, refusal_message(exc.code, exc.params, lang))
+        return _refused(request, lang, 422, refusal_message(exc.code, exc.params, lang),
+                        exc.code)
     except (TrackingError, ValueError) as exc:
         return _refused(request, lang, 400, str(exc)[:300])
     finally:
@@ -459,9 +462,14 @@ def _copy_upload(src: Any, dest: Path, cap: int) -> int:
     return n
 
 
-def _refused(request: Request, lang: str, status: int, text: str) -> HTMLResponse:
-    return _page("plays/review_upload.html", status, error=f"{T[lang]['bad_file']}: {text}",
-                 **_ctx(request, lang))  # fmt: skip
+def _refused(request: Request, lang: str, status: int, text: str,
+             code: str = "bad_file") -> HTMLResponse:
+    """The upload page with the refusal: its words, and its ``code`` on the alert
+    (``data-code``) and in the ``x-chukker-refusal`` header."""
+    resp = _page("plays/review_upload.html", status, error=f"{T[lang]['bad_file']}: {text}",
+                 error_code=code, **_ctx(request, lang))  # fmt: skip
+    resp.headers["x-chukker-refusal"] = code
+    return resp
 
 
 async def _upload(request: Request, lang: str) -> Response:
@@ -527,13 +535,16 @@ async def _upload(request: Request, lang: str) -> Response:
         )
     except LimitError as exc:
         status = 400 if exc.code == "not_in_upload" else 413
-        return _refused(request, lang, status, refusal_message(exc.code, exc.params, lang))
+        return _refused(request, lang, status, refusal_message(exc.code, exc.params, lang),
+                        exc.code)
     except Busy as exc:
-        resp = _refused(request, lang, 503, refusal_message(exc.code, exc.params, lang))
+        resp = _refused(request, lang, 503, refusal_message(exc.code, exc.params, lang),
+                        exc.code)
         resp.headers["retry-after"] = str(exc.retry_after)
         return resp
     except OverLimit as exc:
-        return _refused(request, lang, 422, refusal_message(exc.code, exc.params, lang))
+        return _refused(request, lang, 422, refusal_message(exc.code, exc.params, lang),
+                        exc.code)
     except (TrackingError, OSError, ValueError) as exc:
         text = str(exc).replace(tmp + "/main/", "").replace(tmp + "/", "")
         return _refused(request, lang, 400, text[:300])

@@ -3,6 +3,8 @@
 // the drawing in order sw, nw, ne, se and written to the [arena] box (which may also be
 // pasted from `chukker plays arena`), and each file gets its rider (team:number).
 // FIT files are binary: they get a rider row but no drawing (paste their corners).
+// "Inspect the files first" posts the form in the background and shows the answer's
+// table above it: the files picked, the riders and the corners stay as they are.
 "use strict";
 (function () {
   const form = document.querySelector("form.devices-form");
@@ -121,6 +123,37 @@
     say();
   });
   reset.addEventListener("click", () => { clicks = []; box.value = ""; say(); });
+
+  let direct = false;  // the background failed: the button's own post
+  form.addEventListener("submit", async (ev) => {
+    const by = ev.submitter;
+    if (direct || !by || by.name !== "inspect" || !window.fetch) return;  // a real post
+    ev.preventDefault();
+    const body = new FormData(form);
+    body.set("inspect", by.value || "1");
+    by.disabled = true;
+    try {
+      const r = await fetch(form.action, { method: "POST", body, credentials: "same-origin" });
+      const doc = new DOMParser().parseFromString(await r.text(), "text/html");
+      document.querySelectorAll("section.inspected, p.error.inspect-error").forEach(
+        (n) => n.remove());
+      const shown = [];
+      const got = doc.querySelector("section.inspected");
+      if (got) shown.push(document.importNode(got, true));
+      const err = doc.querySelector("p.error");
+      if (err) {
+        shown.push(document.importNode(err, true));
+        shown[shown.length - 1].classList.add("inspect-error");
+      }
+      shown.forEach((n) => form.before(n));
+      (shown[0] || form).scrollIntoView({ block: "nearest" });
+      by.disabled = false;
+    } catch (e) {
+      by.disabled = false;
+      direct = true;
+      by.click();  // the page's own answer, without the background
+    }
+  });
 
   input.addEventListener("change", async () => {
     units.replaceChildren();
