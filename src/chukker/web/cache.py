@@ -353,13 +353,16 @@ class PageCache:
         return entry
 
     async def _write(self, scope: Scope, receive: Receive, send: Send) -> None:
-        """A POST: passed on; one that succeeds clears the pages that are not a match's."""
+        """A POST: passed on (``no-store``); one that succeeds clears the pages that are not
+        a match's."""
         status = 0
 
         async def watch(msg: Message) -> None:
             nonlocal status
             if msg["type"] == "http.response.start":
-                status = msg["status"]
+                status = msg["status"]  # a write's answer (a new match's tokens): kept by nobody
+                msg["headers"] = [(k, v) for k, v in msg.get("headers", [])
+                                  if k.lower() != b"cache-control"] + [NO_STORE_HEADER]
             await send(msg)
 
         await self.app(scope, receive, watch)

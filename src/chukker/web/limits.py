@@ -234,6 +234,11 @@ class GuardedHttp(HttpToolsProtocol):
         self._refused = True
         if self.transport.is_closing():
             return
+        if self.cycle is not None and not self.cycle.response_complete:
+            # a pipelined request over the limit while the one before is answered: the
+            # connection is dropped (its answer would come before the other's)
+            self.transport.abort()
+            return
         self.transport.write(answer)
         if self.transport.can_write_eof():
             self.transport.write_eof()
