@@ -88,6 +88,29 @@ class ServerSettings:
     #: where the officials reach their plane, for the links ``serve`` prints and the
     #: public plane's redirects; empty: the request's host on the officials' port
     officials_url: str = ""
+    #: the address the officials' port listens on (issue 41); empty: ``host`` when it is
+    #: a loopback address, else 127.0.0.1 (the arena's private network, or the proxy)
+    officials_host: str = ""
+
+    @property
+    def officials_address(self) -> str:
+        """Where the officials' port listens: ``officials_host``, else ``host`` if it is
+        loopback, else 127.0.0.1 (never the crowd's address unless asked for).
+
+        >>> ServerSettings(host="0.0.0.0").officials_address
+        '127.0.0.1'
+        >>> ServerSettings(host="::1").officials_address
+        '::1'
+        >>> ServerSettings(host="0.0.0.0", officials_host="10.1.2.3").officials_address
+        '10.1.2.3'
+        """
+        if self.officials_host:
+            return self.officials_host
+        try:
+            loopback = ipaddress.ip_address(self.host).is_loopback
+        except ValueError:
+            loopback = self.host == "localhost"
+        return self.host if loopback else "127.0.0.1"
 
     @property
     def officials(self) -> int:
@@ -122,6 +145,10 @@ class LimitSettings:
     #: seconds a client has to send a request's headers, then its body (slowloris)
     header_timeout_s: float = 10.0
     body_timeout_s: float = 10.0
+    #: the officials' port (issue 41): an address's connections open at once and its
+    #: requests per second (three seconds' worth at once) without a proven token
+    officials_connections_per_address: int = 32
+    officials_rate: float = 20.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -221,6 +248,8 @@ class Settings:
     open: bool = False
     #: addresses or networks of reverse proxies whose X-Forwarded-For/Forwarded is believed
     trusted_proxies: tuple[Network, ...] = ()
+    #: the one forwarding header believed from them: ``x-forwarded-for`` or ``forwarded``
+    proxy_header: str = "x-forwarded-for"
     #: languages offered on the pages
     languages: tuple[str, ...] = ("en", "es", "it")
     server: ServerSettings = field(default_factory=ServerSettings)
@@ -522,6 +551,8 @@ KEYS: tuple[Key, ...] = (
     Key("open", _bool, "anyone may create matches (rate-limited per address)"),
     Key("trusted_proxies", _networks,
         "reverse proxies (addresses or networks) whose forwarding headers are believed"),
+    Key("proxy_header", _choice("x-forwarded-for", "forwarded"),
+        "the one forwarding header believed from the trusted proxies"),
     Key("languages", _languages, "languages offered on the pages"),
     Key("server.host", _text(max_len=255), "address to listen on"),
     Key("server.port", _int(1, 65535), "port to listen on"),
@@ -536,6 +567,8 @@ KEYS: tuple[Key, ...] = (
     Key("server.officials_url", _text(r"(https?://[A-Za-z0-9.:\[\]-]+/?)?",
                                       "http(s)://host[:port]", 300),
         "where the officials reach their plane (printed links, redirects)"),
+    Key("server.officials_host", _text(r"[A-Za-z0-9.:_-]{0,255}", "a host name or address"),
+        "address of the officials' port; empty: host if loopback, else 127.0.0.1"),
     Key("limits.max_body_bytes", _int(1024, 64 * 1024 * 1024), "largest request body"),
     Key("limits.at_window_s", _float(0, 3600), "oldest accepted client 'at' (seconds)",
         aliases=("CHUKKER_AT_WINDOW_S",)),
@@ -554,6 +587,10 @@ KEYS: tuple[Key, ...] = (
         aliases=("CHUKKER_HEADER_TIMEOUT_S",)),
     Key("limits.body_timeout_s", _float(0.1, 3600), "seconds to send the body",
         aliases=("CHUKKER_BODY_TIMEOUT_S",)),
+    Key("limits.officials_connections_per_address", _int(1, 100_000),
+        "officials' port: connections open at once per address without a token"),
+    Key("limits.officials_rate", _float(0.1, 1_000_000),
+        "officials' port: requests per second per address without a token"),
     Key("log.format", _choice("json", "text"), "json lines or text"),
     Key("log.level", _choice("debug", "info", "warning", "error"), "least severe level logged"),
     Key("log.access", _bool, "one line per HTTP request"),

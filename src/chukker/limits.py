@@ -73,6 +73,8 @@ MESSAGES: dict[str, str] = {
     "heavy_busy": "the server is busy with other {kind} requests; try again in {retry_after} s",
     "heavy_limit": "this {kind} request needs more than the server gives one request "
                    "({limit}); send a smaller file",
+    # a request's line and headers over the server's cap (chukker.web.limits, issue 41)
+    "headers_too_large": "the request line and headers are limited to {limit} bytes",
 }  # fmt: skip
 
 

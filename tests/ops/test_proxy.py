@@ -38,10 +38,11 @@ PROXIES = TrustedProxies.parse(["10.0.0.0/8", "fd00::/8"])
     # an untrusted peer's headers are ignored, whatever they say
     ("192.0.2.50", [("x-forwarded-for", "203.0.113.9")], "192.0.2.50"),
     ("192.0.2.50", [("forwarded", "for=203.0.113.9")], "192.0.2.50"),
-    # RFC 7239 Forwarded wins over X-Forwarded-For when both are there
+    # only the chosen header (proxy_header, default X-Forwarded-For) is read: the
+    # client's own Forwarded, passed on by a proxy, is never believed (issue 41)
     ("10.0.0.2", [("forwarded", 'for=203.0.113.7;proto=https, for="10.0.0.8:3456"'),
-                  ("x-forwarded-for", "198.51.100.4")], "203.0.113.7"),
-    ("fd00::1", [("forwarded", 'for="[2001:db8:cafe::17]:4711"')], "2001:db8:cafe::17"),
+                  ("x-forwarded-for", "198.51.100.4")], "198.51.100.4"),
+    ("fd00::1", [("forwarded", 'for="[2001:db8:cafe::17]:4711"')], "fd00::1"),
     # garbage or "unknown" stops the walk at the last address we can believe
     ("10.0.0.2", [("x-forwarded-for", "unknown")], "10.0.0.2"),
     ("10.0.0.2", [("x-forwarded-for", "203.0.113.9, not-an-ip, 10.0.0.3")], "10.0.0.3"),
@@ -91,7 +92,8 @@ def test_trusted_forwarder_gives_the_client_address(tmp_path: Path,
         # two pages (a repeat is answered by the page cache, in front of the access log)
         c.get("/api/matches?limit=1", headers={"x-forwarded-for": "203.0.113.9"})
         c.get("/api/matches?limit=2", headers={"forwarded": "for=198.51.100.7"})
-    assert clients_logged(access_lines) == ["203.0.113.9", "198.51.100.7"]
+    # Forwarded is not the chosen header (proxy_header): the proxy itself is logged
+    assert clients_logged(access_lines) == ["203.0.113.9", "10.0.0.5"]
 
 
 def test_untrusted_forwarder_is_logged_as_itself(tmp_path: Path,

@@ -215,6 +215,10 @@ def test_big_screen_qr_reads_as_the_phone_page(browser: Any, live_server: Any) -
 
     from PIL import Image
 
+    from chukker.web.planes import Addresses
+
+    # absolute links come from the public_url setting, never from Host (issue 41)
+    live_server.app.state.addresses = Addresses(public_url=live_server.url)
     m = long_named_match(live_server)
     page = browser.new_page(viewport={"width": 1366, "height": 768})
     page.goto(f"{live_server.url}/m/{m['match_id']}/display")

@@ -7,12 +7,20 @@ only as far as the chain of trusted proxies goes: walking the list from the
 right (the hop nearest to us), the first address that is not a trusted proxy
 is the client. With no trusted proxies (the default) the headers are ignored.
 
+Only one of the two headers is read (setting ``proxy_header``, issue 41): the one the
+proxy sets itself. The other is the client's own, passed on by the proxy, and never
+believed (a client's ``Forwarded`` would otherwise dodge every per-address limit, or
+spend a victim's).
+
 >>> p = TrustedProxies.parse(["10.0.0.0/8"])
 >>> p.client("10.0.0.5", [("x-forwarded-for", "203.0.113.7, 10.0.0.9")])
 '203.0.113.7'
 >>> p.client("198.51.100.1", [("x-forwarded-for", "203.0.113.7")])  # not a proxy of ours
 '198.51.100.1'
->>> p.client("10.0.0.5", [("forwarded", 'for="[2001:db8::1]:4711";proto=https')])
+>>> p.client("10.0.0.5", [("forwarded", "for=192.0.2.9"), ("x-forwarded-for", "203.0.113.7")])
+'203.0.113.7'
+>>> f = TrustedProxies.parse(["10.0.0.0/8"], header="forwarded")
+>>> f.client("10.0.0.5", [("forwarded", 'for="[2001:db8::1]:4711";proto=https')])
 '2001:db8::1'
 """
 
@@ -20,6 +28,7 @@ from __future__ import annotations
 
 import functools
 import ipaddress
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -29,6 +38,8 @@ Network = ipaddress.IPv4Network | ipaddress.IPv6Network
 
 #: longest forwarding chain read (a header can be made arbitrarily long)
 MAX_HOPS = 32
+#: the forwarding headers a proxy may set (setting ``proxy_header``)
+HEADERS = ("x-forwarded-for", "forwarded")
 
 
 @functools.lru_cache(maxsize=4096)
@@ -96,12 +107,19 @@ def _trusted(networks: tuple[Network, ...], addr: Address) -> bool:
 @dataclass(frozen=True, slots=True)
 class TrustedProxies:
     networks: tuple[Network, ...] = ()
+    #: the one header believed (:data:`HEADERS`)
+    header: str = "x-forwarded-for"
+
+    def __post_init__(self) -> None:
+        if self.header not in HEADERS:
+            raise ValueError(f"proxy_header {self.header!r} is not one of {', '.join(HEADERS)}")
 
     @classmethod
-    def parse(cls, items: Iterable[str | Network]) -> TrustedProxies:
+    def parse(cls, items: Iterable[str | Network],
+              header: str = "x-forwarded-for") -> TrustedProxies:
         nets = [n if not isinstance(n, str) else ipaddress.ip_network(n.strip(), strict=False)
                 for n in items]
-        return cls(tuple(nets))
+        return cls(tuple(nets), header)
 
     def trusts(self, addr: Address | None) -> bool:
         return addr is not None and _trusted(self.networks, addr)
@@ -109,8 +127,8 @@ class TrustedProxies:
     def client(self, peer: str | None, headers: Sequence[tuple[str, str]]) -> str:
         """The client's address for a connection from ``peer`` with ``headers``.
 
-        ``headers``: (lower-case name, value) pairs. ``Forwarded`` is read when
-        present, else ``X-Forwarded-For``; several header lines join in order.
+        ``headers``: (lower-case name, value) pairs. Only :attr:`header` is read (the
+        other is ignored, whatever it says); several header lines join in order.
         """
         peer_s = peer or "?"
         if not self.networks:
@@ -118,13 +136,11 @@ class TrustedProxies:
         peer_addr = parse_address(peer_s)
         if not self.trusts(peer_addr):
             return peer_s
-        fwd = [v for k, v in headers if k == "forwarded"]
         hops: list[str] = []
-        if fwd:
-            for v in fwd:
+        for v in (v for k, v in headers if k == self.header):
+            if self.header == "forwarded":
                 hops.extend(forwarded_for(v))
-        else:
-            for v in (v for k, v in headers if k == "x-forwarded-for"):
+            else:
                 hops.extend(x.strip() for x in v.split(",") if x.strip())
         hops = hops[-MAX_HOPS:]
         current = peer_addr
@@ -137,6 +153,44 @@ class TrustedProxies:
                 return str(addr)
             current = addr
         return str(current)
+
+
+#: a host (and port) a trusted proxy may name in its forwarded origin
+_HOST = re.compile(r"(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,62})(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,62}))*"
+                   r"|\[[0-9A-Fa-f:.]{2,45}\])(?::[0-9]{1,5})?")
+
+
+def forwarded_origin(proxies: TrustedProxies, scope: Any) -> str | None:
+    """``scheme://host[:port]`` that a trusted proxy says the client asked for
+    (``Forwarded: host=...;proto=...``, or ``X-Forwarded-Host`` and ``X-Forwarded-Proto``,
+    as :attr:`TrustedProxies.header` chooses; the last, the nearest proxy's, counts), or
+    ``None``: not from a trusted proxy, not said, or not a host name.
+
+    >>> p = TrustedProxies.parse(["10.0.0.0/8"])
+    >>> s = {"client": ("10.0.0.2", 1), "headers": [(b"x-forwarded-host", b"arena.example"),
+    ...                                             (b"x-forwarded-proto", b"https")]}
+    >>> forwarded_origin(p, s), forwarded_origin(p, {**s, "client": ("192.0.2.1", 1)})
+    ('https://arena.example', None)
+    """
+    client = scope.get("client")
+    if not proxies.networks or not client or not proxies.trusts(parse_address(client[0])):
+        return None
+    host = proto = ""
+    for k, v in scope.get("headers", []):
+        if proxies.header == "forwarded" and k == b"forwarded":
+            last = _split_outside_quotes(v.decode("latin-1"), ",")[-1:]
+            for pair in _split_outside_quotes(last[0] if last else "", ";"):
+                name, _, value = pair.partition("=")
+                name, value = name.strip().lower(), value.strip().strip('"')
+                host = value if name == "host" else host
+                proto = value.lower() if name == "proto" else proto
+        elif proxies.header == "x-forwarded-for" and k == b"x-forwarded-host":
+            host = v.decode("latin-1").split(",")[-1].strip()
+        elif proxies.header == "x-forwarded-for" and k == b"x-forwarded-proto":
+            proto = v.decode("latin-1").split(",")[-1].strip().lower()
+    if not host or len(host) > 260 or not _HOST.fullmatch(host):
+        return None
+    return f"{proto if proto in ('http', 'https') else 'http'}://{host}"
 
 
 def request_headers(scope: dict[str, Any] | Any) -> list[tuple[str, str]]:

@@ -30,6 +30,7 @@ from chukker.web import publish
 from chukker.web.api import feeds as feeds_api
 from chukker.web.api import routes as api
 from chukker.web.cache import PageCache
+from chukker.web.gate import AddressGate
 from chukker.web.guard import Guard
 from chukker.web.guard import document as guard_document
 from chukker.web.heavy import Busy, OverLimit, Pools
@@ -249,6 +250,8 @@ def create_app(store: EventStore | str | Path, *, organiser: str | None = None,
     app.state.streams = StreamCaps.from_env() if settings is None else StreamCaps(
         lim.max_streams, lim.max_streams_per_address, max(1, lim.max_streams // 20))
     app.state.organiser = Organiser(organiser, open_mode, RateLimit(*open_rate))
+    if plane == Plane.OFFICIALS:  # per-address caps before any routing (web/gate.py)
+        app.state.address_gate = AddressGate.from_settings(lim)
 
     @app.exception_handler(ServiceError)
     async def service_error(request: Request, exc: ServiceError) -> Response:

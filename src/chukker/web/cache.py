@@ -7,9 +7,12 @@ no stream) is rendered once per
 
 * its path and the query parameters a page reads (:data:`QUERY`; any other parameter
   is ignored by the pages, so it neither changes the page nor makes a new entry);
-* its language: the one the page is rendered in (``?lang=`` if it is one of the site's
-  languages, else the cookie or ``Accept-Language``; an unknown ``lang`` is the default
-  language, not a new entry);
+* its language: the one the page is rendered in, worked out by the page's own function
+  (:func:`chukker.web.lang.language_of_scope`: the last ``lang`` if it is one of the
+  site's languages, else the language cookie's value, else ``Accept-Language``'s choice;
+  an unknown ``lang`` is the default language, not a new entry). Neither the raw
+  cookie nor the raw ``Accept-Language`` is kept: a request of 1 MB makes no entry of
+  1 MB (issue 41);
 * its version: a match's own ``seq`` (and row) for a match's pages, JSON and exports
   (``/m/{id}/...``, ``/api/matches/{id}/...``), and a short time-to-live everywhere
   (:attr:`PageCache.ttl`; a match whose clock runs: :attr:`PageCache.running_ttl`, its
@@ -20,12 +23,18 @@ no stream) is rendered once per
 
 A repeat is answered from memory with a strong ``ETag`` (``304 Not Modified`` on
 ``If-None-Match``) and ``Cache-Control: public, max-age=`` a few seconds, so that a
-proxy or CDN can serve the crowd. The cache is an LRU bounded in entries and bytes.
+proxy or CDN can serve the crowd. The cache is an LRU bounded in entries and bytes (a
+key's own bytes counted with its page's), and nothing is kept for a request before its
+address's rate is checked.
 
 Never cached (personal, or not a page): a request with an ``Authorization`` header, a
 cookie other than the language's, a ``ticket`` or ``token`` parameter; an answer that
 sets a cookie other than the language's (a form's CSRF cookie), that is not a 200, or
-that streams. ``/m/{id}/created`` (the tokens) and the console are never cached.
+that streams. ``/m/{id}/created`` (the tokens) and the console are never cached. These,
+every door that needs a token, the answers to writes, and the clock and health doors
+(:data:`NO_STORE`: ``/api/time``, from which every screen measures its clock offset;
+``/readyz``, which a load balancer must see fresh) are answered ``Cache-Control:
+no-store``, so no proxy or browser keeps them either.
 
 Every request of an anonymous door is counted against its address's rate
 (:meth:`chukker.web.guard.Door.rate`, setting ``limits.visitor_rate``) here, a hit
@@ -42,12 +51,12 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import parse_qsl
 
+from starlette.requests import cookie_parser
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from chukker import i18n
-from chukker.i18n import pick_language
 from chukker.ops.proxy import client_of_app_scope
 from chukker.web.guard import Cost, Door, Role, _answer, _header, _send, door_for
+from chukker.web.lang import language_of_scope
 from chukker.web.security import CSRF_COOKIE, CSRF_MARK, RateLimit, new_csrf
 
 #: the query parameters the pages read (every other one is ignored by them)
@@ -62,6 +71,12 @@ LANG_COOKIE = b"chukker_lang"
 #: cookies a page may be served to from the cache (the CSRF token is filled in per visitor)
 SHARED_COOKIES = (LANG_COOKIE, CSRF_COOKIE.encode())
 MATCH_PREFIXES = ("/m/", "/api/matches/")
+#: doors never kept, here or by anyone (``Cache-Control: no-store``): the clock every
+#: screen measures its offset from, and the health a load balancer asks
+NO_STORE = frozenset({"/api/time", "/readyz", "/healthz", "/metrics"})
+NO_STORE_HEADER = (b"cache-control", b"no-store")
+#: the longest path whose door is remembered (:attr:`PageCache.doors`)
+DOOR_MEMO_PATH = 256
 
 
 @dataclass(slots=True)
@@ -73,6 +88,7 @@ class Entry:
     expires: float
     general: bool  # not a match's page: a write in this process clears it
     csrf: bool = False  # the body has CSRF_MARK: each visitor's token goes there
+    size: int = 0  # bytes counted against the cache's bound: body, headers and key
 
 
 def _cookie_ok(scope: Scope) -> bool:
@@ -85,11 +101,37 @@ def _cookie_ok(scope: Scope) -> bool:
 
 
 def _cookie(scope: Scope, name: bytes) -> str | None:
-    for part in (_header(scope, b"cookie") or b"").split(b";"):
-        k, _, v = part.strip().partition(b"=")
-        if k == name:
-            return v.decode("latin-1")
-    return None
+    """The cookie ``name`` as the page reads it (Starlette's ``request.cookies``: the
+    last of that name)."""
+    raw = _header(scope, b"cookie")
+    if not raw or name not in raw:
+        return None
+    return cookie_parser(raw.decode("latin-1")).get(name.decode())
+
+
+def _key_bytes(key: tuple[Any, ...]) -> int:
+    """About how many bytes ``key`` holds (its strings and nested tuples)."""
+    n = 64
+    for part in key:
+        if isinstance(part, str | bytes):
+            n += len(part) + 49
+        elif isinstance(part, tuple):
+            n += _key_bytes(part)
+        else:
+            n += 32
+    return n
+
+
+def _no_store(send: Send) -> Send:
+    """``send`` with ``Cache-Control: no-store`` on the answer (any other one replaced)."""
+
+    async def sending(msg: Message) -> None:
+        if msg["type"] == "http.response.start":
+            msg["headers"] = [(k, v) for k, v in msg.get("headers", [])
+                              if k.lower() != b"cache-control"] + [NO_STORE_HEADER]
+        await send(msg)
+
+    return sending
 
 
 def _sets_only_language(headers: list[tuple[bytes, bytes]]) -> bool:
@@ -111,16 +153,19 @@ class PageCache:
         self.bytes = 0
         self.hits = self.misses = 0
         self.rates: dict[tuple[str, str], RateLimit] = {}
-        #: the door and key of each distinct (method, path, query, cookie, language,
-        #: token?) seen lately
-        self.keys: dict[tuple[Any, ...], tuple[Door, tuple[Any, ...] | None]] = {}
+        #: the door of each (method, short path) seen lately: nothing a client sends
+        #: beyond its method and path is remembered before its rate is checked
+        self.doors: dict[tuple[str, str], Door] = {}
         self.rate = rate
         self.control = f"public, max-age={max_age}".encode()
         self.private = f"private, max-age={max_age}".encode()
 
     # -------------------------------------------------------------- keys and limits
     def key(self, scope: Scope, door: Door) -> tuple[Any, ...] | None:
-        """What the page depends on (``None``: never cached)."""
+        """What the page depends on, as the page reads it (``None``: never cached): the
+        path, the language and whether ``lang`` chose it (:func:`language_of_scope`, the
+        page's own choice), and the query parameters a page reads (all their values:
+        two values of one make an entry of their own, never another's)."""
         path: str = scope.get("path", "")
         if path.endswith(PERSONAL_PATHS) or _header(scope, b"authorization") is not None:
             return None
@@ -130,13 +175,20 @@ class PageCache:
                           keep_blank_values=True)
         if any(k in PERSONAL_QUERY for k, _ in query):
             return None
-        asked = next((v for k, v in query if k == "lang"), None)
-        cookie = _cookie(scope, LANG_COOKIE)
-        accept = (_header(scope, b"accept-language") or b"").decode("latin-1")[:200]
-        given = asked if asked in i18n.LANGUAGES else None
-        lang = pick_language(given, cookie, accept)
+        lang, asked = language_of_scope(scope)
         kept = tuple(sorted((k, v) for k, v in query if k in QUERY))
-        return (path, lang, given is not None, kept)
+        return (path, lang, asked, kept)
+
+    def door(self, method: str, path: str) -> Door:
+        """The door of ``method`` ``path`` (remembered for short paths, a few thousand)."""
+        if len(path) > DOOR_MEMO_PATH:
+            return door_for(method, path)
+        d = self.doors.get((method, path))
+        if d is None:
+            if len(self.doors) >= self.capacity:
+                self.doors.clear()
+            d = self.doors[(method, path)] = door_for(method, path)
+        return d
 
     def version(self, scope: Scope) -> tuple[tuple[Any, ...], float] | None:
         """The match's version and the entry's time to live (``None``: a match not
@@ -179,26 +231,16 @@ class PageCache:
             return
         method = scope.get("method", "GET")
         path = scope.get("path", "")
-        if method in ("GET", "HEAD"):  # the door and key, worked out once per distinct request
-            raw = (method, path, scope.get("query_string", b""), _header(scope, b"cookie"),
-                   _header(scope, b"accept-language"),
-                   _header(scope, b"authorization") is not None)
-            known = self.keys.get(raw)
-            if known is None:
-                if len(self.keys) >= self.capacity * 4:
-                    self.keys.clear()
-                d = door_for(method, path)
-                known = self.keys[raw] = (d, self.key(scope, d) if d.takes(method) else None)
-            door, key = known
-        else:
-            door, key = door_for(method, path), None
+        door = self.door(method, path)
         if door.role not in (Role.ANONYMOUS, Role.SPECTATOR) or not door.takes(method):
             if method == "POST":
                 await self._write(scope, receive, send)
                 return
-            await self.app(scope, receive, send)
+            # a token's door (the console, the display token) or a refusal: kept by nobody
+            await self.app(scope, receive, _no_store(send))
             return
         scope["chukker.door"] = door
+        # the rate first: nothing of this request is worked out or kept before it
         refused = self.rate_refusal(scope, door)
         if refused is not None:
             await _send(send, refused)
@@ -208,8 +250,15 @@ class PageCache:
             await (self._write(scope, receive, send) if method == "POST"
                    else self.app(scope, receive, send))
             return
-        ver = self.version(scope) if key is not None else None
-        if key is None or ver is None:
+        if path in NO_STORE:
+            await self.app(scope, receive, _no_store(send))
+            return
+        key = self.key(scope, door)
+        if key is None:  # personal: a token, a ticket, a cookie of its own
+            await self.app(scope, receive, _no_store(send))
+            return
+        ver = self.version(scope)
+        if ver is None:
             await self.app(scope, receive, send)
             return
         full = (*key, ver[0])
@@ -292,24 +341,28 @@ class PageCache:
                     (b"content-length", str(len(body)).encode())]
         old = self.entries.pop(full, None)
         if old is not None:
-            self.bytes -= len(old.body)
+            self.bytes -= old.size
         entry = self.entries[full] = Entry(start["status"], headers, body, etag, expires,
                                            general, CSRF_MARK.encode() in body)
-        self.bytes += len(body)
+        entry.size = len(body) + _key_bytes(full) + sum(len(k) + len(v) for k, v in headers)
+        self.bytes += entry.size
         while self.entries and (len(self.entries) > self.capacity
                                 or self.bytes > self.max_bytes):
             _, gone = self.entries.popitem(last=False)
-            self.bytes -= len(gone.body)
+            self.bytes -= gone.size
         return entry
 
     async def _write(self, scope: Scope, receive: Receive, send: Send) -> None:
-        """A POST: passed on; one that succeeds clears the pages that are not a match's."""
+        """A POST: passed on (``no-store``); one that succeeds clears the pages that are not
+        a match's."""
         status = 0
 
         async def watch(msg: Message) -> None:
             nonlocal status
             if msg["type"] == "http.response.start":
-                status = msg["status"]
+                status = msg["status"]  # a write's answer (a new match's tokens): kept by nobody
+                msg["headers"] = [(k, v) for k, v in msg.get("headers", [])
+                                  if k.lower() != b"cache-control"] + [NO_STORE_HEADER]
             await send(msg)
 
         await self.app(scope, receive, watch)
@@ -318,7 +371,7 @@ class PageCache:
             return
         if path.endswith("/events"):  # the match's own pages follow its seq; the others
             for k in [k for k, e in self.entries.items() if e.general]:  # (standings, list)
-                self.bytes -= len(self.entries.pop(k).body)
+                self.bytes -= self.entries.pop(k).size
             return
         # an archive, a tournament, a new match: rare, so every page is rendered again
         self.entries.clear()

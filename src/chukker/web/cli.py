@@ -46,6 +46,11 @@ def serve(
         help="Port of the officials' plane: the API, the timekeeper's console and the "
         "officials' pages, the horns (setting server.officials_port; default --port + 1).",
         show_default=False)] = None,
+    officials_host: Annotated[str | None, typer.Option(
+        "--officials-host",
+        help="Address of the officials' port (setting server.officials_host; default --host "
+        "when it is loopback, else 127.0.0.1): the arena's private network, or the proxy's.",
+        show_default=False)] = None,
     public_workers: Annotated[int | None, typer.Option(
         "--public-workers", min=0, max=64,
         help="Processes of the public plane on --port (every page, stream, export and "
@@ -76,13 +81,15 @@ def serve(
     s = settings_or_exit(config, **{"server.host": host, "server.port": port, "database": db,
                                     "open": True if open_ else None,
                                     "server.officials_port": officials_port,
+                                    "server.officials_host": officials_host,
                                     "server.public_workers": public_workers})
     planes = s.server.public_workers > 0
     if planes and s.server.officials == s.server.port:
         _fail(f"--officials-port {s.server.officials} is --port: the two planes need two ports")
     sock = (_bind(s.server.host, s.server.port, reuseport=True) if planes
             else _bind(s.server.host, s.server.port))
-    officials_sock = (_bind(s.server.host, s.server.officials, reuseport=True) if planes
+    officials_sock = (_bind(s.server.officials_address, s.server.officials, reuseport=True)
+                      if planes
                       else None)
     target = s.database_target()
     path = target[len("sqlite:///"):] if target.startswith("sqlite:///") else target

@@ -9,7 +9,11 @@ pages, the streams, the feeds and the API's reads (``GET /api/matches/{id}`` wit
 It never accepts a write: :class:`ReadOnly` answers every request that is not a read
 (any method but GET, HEAD and OPTIONS), and every door that asks for an official's or
 the organiser's secret, with 403 ``edge_read_only`` naming the officials' server
-(``nats.officials_url``), before a byte of its body is read. Every answer carries
+(``nats.officials_url``), before a byte of its body is read. The officials' forms
+(:data:`FORMS`: ``/new`` and the "match created" page) are not served as forms an edge
+cannot take: a ``GET`` of one answers ``307`` to the same page on the officials' server,
+or, with no ``nats.officials_url``, a page saying where matches are created (403).
+Every answer carries
 ``X-Chukker-Edge: current`` or ``behind`` (NATS away, or messages not yet applied),
 every open stream is sent an ``event: edge`` message (``{"behind": true}``, then
 ``false``) when that changes, and ``/readyz`` says the same in its ``status``.
@@ -21,11 +25,13 @@ import contextlib
 import errno
 import json
 import os
+import re
 import secrets
 import socket
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Annotated, Any, NoReturn
+from urllib.parse import quote
 
 import typer
 from fastapi import FastAPI
@@ -37,12 +43,16 @@ from chukker.i18n import pick_language
 from chukker.live import WorkerRole, api_errors
 from chukker.store.sqlite import SQLiteStore
 from chukker.web.guard import Role, door_for
+from chukker.web.planes import Plane, redirect
 from chukker.web.refusals import refusal_message
 
 DEFAULT_REPLICA = "chukker-edge.sqlite3"
 READS = frozenset({"GET", "HEAD", "OPTIONS"})
 #: doors an edge refuses even as reads: they prove an official's or the organiser's secret
 OFFICIAL_ROLES = frozenset({Role.TIMEKEEPER, Role.COMMITTEE, Role.ORGANISER})
+#: the officials' forms, which an edge never serves (issue 41): the new match's form and
+#: the page of its tokens
+FORMS = re.compile(r"^/(?:new|m/[^/]+/created)/?$")
 
 
 class ReadOnly:
@@ -50,6 +60,7 @@ class ReadOnly:
 
     def __init__(self, app: ASGIApp, officials: str | None, replica: Replica) -> None:
         self.app = app
+        self.url = (officials or "").rstrip("/")
         self.officials = officials or "(nats.officials_url is not set on this edge)"
         self.replica = replica
 
@@ -61,6 +72,9 @@ class ReadOnly:
         method, path = scope["method"], scope["path"]
         if method not in READS or door_for(method, path).role in OFFICIAL_ROLES:
             await self._refuse(scope, send, flag)
+            return
+        if FORMS.match(path):
+            await self._form_elsewhere(scope, send, flag)
             return
 
         async def flagged(message: Message) -> None:
@@ -85,6 +99,32 @@ class ReadOnly:
             (b"x-chukker-edge", flag), (b"content-language", lang.encode()),
             (b"connection", b"close")]})
         await send({"type": "http.response.body", "body": payload})
+
+
+    async def _form_elsewhere(self, scope: Scope, send: Send, flag: bytes) -> None:
+        """An officials' form asked of an edge: ``307`` to it on the officials' server,
+        else the site's page saying where it is (403), in the visitor's language."""
+        if self.url:
+            query = scope.get("query_string", b"").decode("latin-1")[:4096]
+            status, headers, data = redirect(
+                self.url + quote(str(scope["path"]), safe="/:@-._~")
+                + (f"?{query}" if query else ""), Plane.OFFICIALS)
+        else:
+            from starlette.requests import Request
+
+            from chukker.web.pages.matches import error_page, lang_of
+
+            request = Request(scope)
+            page = error_page(request, 403, refusal_message(
+                "edge_read_only", {"officials": self.officials}, lang_of(request)))
+            status, data = 403, bytes(page.body)
+            headers = [(k, v) for k, v in page.raw_headers if k != b"content-length"]
+            headers += [(b"content-length", str(len(data)).encode()),
+                        (b"cache-control", b"no-store")]
+        await send({"type": "http.response.start", "status": status,
+                    "headers": [*headers, (b"x-chukker-edge", flag)]})
+        await send({"type": "http.response.body",
+                    "body": b"" if scope["method"] == "HEAD" else data})
 
 
 def create_edge_app(settings: Settings, path: str | Path) -> FastAPI:

@@ -1,6 +1,8 @@
 """Connection limits of ``chukker serve``: header and body timeouts (slowloris), a
 write-stall timeout (clients that stop reading), a ceiling on open connections
-below the file-descriptor limit, and the live streams'
+below the file-descriptor limit, a request head (line and headers) of at most
+:data:`MAX_HEAD_BYTES` (431 before it is parsed), the officials' port's per-address
+caps (:mod:`chukker.web.gate`), and the live streams'
 caps per address and in total with a share kept for the match's own screens.
 
 >>> caps = StreamCaps(total=3, per_address=2, reserved=1)
@@ -13,17 +15,22 @@ caps per address and in total with a share kept for the match's own screens.
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import resource
 import weakref
 from collections import Counter
 from typing import Any
 
+import httptools
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
+from chukker.live.api_errors import body as refusal_body
 from chukker.live.fanout import FANOUT_SLICE, Turns
+from chukker.ops.proxy import parse_address
 from chukker.web.api.wire import EXTENSION, SocketWire
+from chukker.web.gate import AddressGate, proof_of
 
 #: seconds a client has to send a request's headers, then its body
 HEADER_TIMEOUT_S = float(os.environ.get("CHUKKER_HEADER_TIMEOUT_S", "10"))
@@ -33,6 +40,40 @@ KEEP_ALIVE_S = 5
 #: seconds a connection may keep the server's writes blocked (a client that stopped
 #: reading, its socket's buffers full) before it is cut, freeing its stream slot
 WRITE_STALL_S = float(os.environ.get("CHUKKER_WRITE_STALL_S", "30"))
+#: the longest request head (request line and headers, bytes) on every plane: past it
+#: the request is answered 431 before it is parsed, and its connection closed
+MAX_HEAD_BYTES = 16 * 1024
+#: seconds a refused connection is read (and what it sends dropped) so that the client
+#: reads its answer before the connection closes
+LINGER_S = 2.0
+#: seconds to send the headers on a connection of an address over its cap (officials' port)
+CROWDED_HEADER_TIMEOUT_S = 1.0
+
+
+def canned(status: int, reason: str, code: str, params: dict[str, Any],
+           headers: tuple[tuple[str, str], ...] = ()) -> bytes:
+    """A whole HTTP/1.1 refusal (JSON, ``connection: close``, never stored), written by
+    the protocol itself: no app, no task.
+
+    >>> canned(431, "Request Header Fields Too Large", "headers_too_large",
+    ...        {"limit": 16384}).split(b"\\r\\n")[0]
+    b'HTTP/1.1 431 Request Header Fields Too Large'
+    """
+    data = json.dumps(refusal_body(code, params)).encode()
+    head = [f"HTTP/1.1 {status} {reason}", "content-type: application/json",
+            f"content-length: {len(data)}", "connection: close", "cache-control: no-store",
+            *(f"{k}: {v}" for k, v in headers)]
+    return ("\r\n".join(head) + "\r\n\r\n").encode() + data
+
+
+HEAD_TOO_LARGE = canned(431, "Request Header Fields Too Large", "headers_too_large",
+                        {"limit": MAX_HEAD_BYTES})
+CROWDED = canned(429, "Too Many Requests", "rate_limited", {"retry_after": 1},
+                 (("retry-after", "1"),))
+
+
+class _Refused(Exception):
+    """Raised in a parser callback to stop parsing a refused request."""
 
 
 def raise_fd_limit() -> int:
@@ -124,7 +165,10 @@ class StreamGate:
 
 
 class GuardedHttp(HttpToolsProtocol):
-    """uvicorn's HTTP protocol with header and body deadlines and a connection ceiling."""
+    """uvicorn's HTTP protocol with header and body deadlines, a connection ceiling, a
+    bounded request head (:data:`MAX_HEAD_BYTES`, counted as the bytes arrive and again
+    as they are parsed) and, on the officials' port (an app whose ``state`` has an
+    ``address_gate``), the per-address caps of :mod:`chukker.web.gate`."""
 
     ceiling = 1 << 30
 
@@ -132,10 +176,110 @@ class GuardedHttp(HttpToolsProtocol):
         super().connection_made(transport)
         self._deadline: asyncio.TimerHandle | None = None
         self._stall: asyncio.TimerHandle | None = None
+        self._head, self._tail, self._parsed = 0, b"", 0
+        self._refused = False
+        self._gate: AddressGate | None = None
+        self._peer = ""
         if len(self.connections) > self.ceiling:
             transport.abort()
             return
-        self._arm(HEADER_TIMEOUT_S)
+        timeout = HEADER_TIMEOUT_S
+        state = getattr(getattr(self.config, "app", None), "state", None)
+        gate = getattr(state, "address_gate", None)
+        if isinstance(gate, AddressGate):
+            self._gate = gate
+            peer = self.client[0] if self.client else "?"
+            proxies = getattr(state, "trusted_proxies", None)
+            if proxies is None or not proxies.trusts(parse_address(peer)):
+                self._peer = peer  # a trusted proxy's connections are not capped
+                gate.opened(peer)
+                if gate.crowded(peer):
+                    timeout = min(timeout, CROWDED_HEADER_TIMEOUT_S)
+        self._arm(timeout)
+
+    # ------------------------------------------------------------------ the request head
+    def data_received(self, data: bytes) -> None:
+        if self._refused:  # lingering: what the client still sends is dropped unread
+            return
+        if self._head >= 0:  # in a request's head: its bytes counted before any parsing
+            seen = self._tail + data
+            end = seen.find(b"\r\n\r\n")
+            n = self._head + (len(data) if end < 0 else end + 4 - len(self._tail))
+            if n > MAX_HEAD_BYTES:
+                self._refuse(HEAD_TOO_LARGE)
+                return
+            if end < 0:
+                self._head, self._tail = n, seen[-3:]
+            else:
+                self._head, self._tail = -1, b""
+        # uvicorn's own data_received, but a refusal of ours (raised in a parser callback)
+        # is neither logged nor answered a second time
+        self._unset_keepalive_if_required()
+        try:
+            self.parser.feed_data(data)
+        except httptools.HttpParserError:
+            if not self._refused:
+                msg = "Invalid HTTP request received."
+                self.logger.warning(msg)
+                self.send_400_response(msg)
+        except httptools.HttpParserUpgrade:
+            if self._should_upgrade():
+                self.handle_websocket_upgrade()
+            else:
+                self._unsupported_upgrade_warning()
+
+    def _refuse(self, answer: bytes) -> None:
+        """Answer ``answer`` and close: the client's side is read and dropped for
+        :data:`LINGER_S` (so that it reads the answer), then the connection is cut."""
+        self._refused = True
+        if self.transport.is_closing():
+            return
+        if self.cycle is not None and not self.cycle.response_complete:
+            # a pipelined request over the limit while the one before is answered: the
+            # connection is dropped (its answer would come before the other's)
+            self.transport.abort()
+            return
+        self.transport.write(answer)
+        if self.transport.can_write_eof():
+            self.transport.write_eof()
+            self._arm(LINGER_S)
+        else:  # pragma: no cover - TCP can always
+            self.transport.close()
+
+    def on_url(self, url: bytes) -> None:
+        self._parsed += len(url)
+        if self._parsed > MAX_HEAD_BYTES:  # a pipelined head, past what data_received saw
+            self._refuse(HEAD_TOO_LARGE)
+            raise _Refused
+        super().on_url(url)
+
+    def on_header(self, name: bytes, value: bytes) -> None:
+        self._parsed += len(name) + len(value) + 4
+        if self._parsed > MAX_HEAD_BYTES:
+            self._refuse(HEAD_TOO_LARGE)
+            raise _Refused
+        super().on_header(name, value)
+
+    def _admitted(self) -> bool:
+        """The officials' port's caps (:mod:`chukker.web.gate`): may this request go on?"""
+        gate = self._gate
+        assert gate is not None
+        auth = None
+        for k, v in self.headers:
+            if k == b"authorization":
+                auth = v
+                break
+        try:
+            url = httptools.parse_url(self.url)
+        except httptools.HttpParserInvalidURLError:
+            return True  # uvicorn answers it
+        state: Any = getattr(self.config.app, "state", None)
+        address = self._peer
+        if not address:  # through a trusted proxy: the client it forwards for
+            address = _forwarded_client(state, self.client, self.headers)
+        path = url.path.decode("latin-1")
+        return gate.admits(address, proof_of(state, path, url.query or b"", auth),
+                           self._peer)
 
     def _arm(self, seconds: float) -> None:
         if self._deadline is not None:
@@ -158,6 +302,9 @@ class GuardedHttp(HttpToolsProtocol):
             self._arm(HEADER_TIMEOUT_S)
 
     def on_headers_complete(self) -> None:
+        if self._gate is not None and not self._admitted():
+            self._refuse(CROWDED)
+            raise _Refused
         super().on_headers_complete()
         self._arm(BODY_TIMEOUT_S)
         scope = self.scope
@@ -170,6 +317,7 @@ class GuardedHttp(HttpToolsProtocol):
 
     def on_message_complete(self) -> None:
         self._disarm()
+        self._head, self._tail, self._parsed = 0, b"", 0  # the next request's head
         super().on_message_complete()
 
     def pause_writing(self) -> None:
@@ -198,10 +346,22 @@ class GuardedHttp(HttpToolsProtocol):
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._disarm()
+        if self._gate is not None and self._peer:
+            self._gate.closed(self._peer)
+            self._peer = ""
         if self._stall is not None:
             self._stall.cancel()
             self._stall = None
         super().connection_lost(exc)
+
+
+def _forwarded_client(state: Any, client: tuple[str, int] | None,
+                      headers: list[tuple[bytes, bytes]]) -> str:
+    """The client a trusted proxy forwards for (the app's ``trusted_proxies``)."""
+    from chukker.ops.proxy import client_of_scope
+
+    return client_of_scope({"client": client, "headers": headers},
+                           state.trusted_proxies)
 
 
 #: the connections to close, ``FANOUT_SLICE`` per loop iteration (one queue per loop)

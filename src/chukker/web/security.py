@@ -21,7 +21,7 @@ from typing import Annotated, Any
 from fastapi import Header, Request
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from chukker.ops.proxy import client_of_request
+from chukker.ops.proxy import client_of_request, forwarded_origin
 
 
 class Throttle:
@@ -196,6 +196,47 @@ def client_address(request: Request) -> str:
     ``trusted_proxies``), the client it forwards for (:mod:`chukker.ops.proxy`).
     """
     return client_of_request(request)
+
+
+# ------------------------------------------------------------------ absolute links
+def public_base(state: Any, scope: Any = None) -> str:
+    """Where the crowd reaches the public plane, without a trailing ``/``: the
+    ``server.public_url`` setting, else the origin a trusted proxy forwards (setting
+    ``trusted_proxies``, header ``proxy_header``), else ``""``. Never the request's
+    ``Host``: one request naming ``evil.example`` would otherwise put it in the links
+    and QR codes that every later visitor gets from the page cache (issue 41).
+
+    >>> from types import SimpleNamespace as NS
+    >>> public_base(NS(addresses=NS(public_url="https://arena.example/")))
+    'https://arena.example'
+    >>> public_base(NS(), {"client": ("198.51.100.7", 1), "headers": [(b"host", b"evil")]})
+    ''
+    """
+    url = getattr(getattr(state, "addresses", None), "public_url", "") or getattr(
+        getattr(getattr(state, "settings", None), "server", None), "public_url", "")
+    if url:
+        return str(url).rstrip("/")
+    proxies = getattr(state, "trusted_proxies", None)
+    if proxies is not None and scope is not None:
+        return forwarded_origin(proxies, scope) or ""
+    return ""
+
+
+def public_link(where: Any, path: str) -> str:
+    """The link to ``path`` (``/m/abc``) for the crowd: absolute from :func:`public_base`
+    of ``where`` (a Starlette request, or an app's ``state``), else ``path`` as it is
+    (relative). Every absolute link and QR code of the pages comes from here.
+
+    >>> from types import SimpleNamespace as NS
+    >>> public_link(NS(addresses=NS(public_url="https://arena.example")), "/m/x")
+    'https://arena.example/m/x'
+    >>> public_link(NS(), "/m/x")
+    '/m/x'
+    """
+    app = getattr(where, "app", None)
+    if app is not None and hasattr(where, "scope"):
+        return public_base(app.state, where.scope) + path
+    return public_base(where) + path
 
 
 # --------------------------------------------------------------------- organiser

@@ -306,7 +306,9 @@ def supervise(settings: Any, host: str, port: int, workers: int, *,
     def spec_of(i: int) -> WorkerSpec:
         if not planes:
             return WorkerSpec(settings, i, total, runtime, host, port, organiser, open_mode)
-        return WorkerSpec(settings, i, total, runtime, host, officials_port if i == 0 else port,
+        return WorkerSpec(settings, i, total, runtime,
+                          settings.server.officials_address if i == 0 else host,
+                          officials_port if i == 0 else port,
                           organiser, open_mode, "officials" if i == 0 else "public",
                           port, officials_port)
 

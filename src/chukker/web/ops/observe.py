@@ -182,7 +182,7 @@ def install(app: FastAPI, settings: Settings | None = None) -> None:
         return
     app.state.observe_installed = True
     s = settings or Settings()
-    proxies = TrustedProxies(tuple(s.trusted_proxies))
+    proxies = TrustedProxies(tuple(s.trusted_proxies), s.proxy_header)
     app.state.trusted_proxies = proxies
     app.state.settings = s
     app.include_router(health.router)

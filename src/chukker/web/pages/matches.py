@@ -28,16 +28,17 @@ from jinja2 import Environment, FileSystemLoader, pass_context, select_autoescap
 from markupsafe import Markup
 
 from chukker.engine.errors import show
-from chukker.i18n import LANGUAGES, language_name, pick_language, translations
+from chukker.i18n import LANGUAGES, language_name, translations
 from chukker.live import LiveMatch, Quarantined, Role, ServiceError, api_errors
 from chukker.rules import edition
 from chukker.store import UnknownMatch
 from chukker.store._engine import Match, Setup, SetupError
 from chukker.tournament.ponyline import string_of
 from chukker.web.api.routes import check_header, created_display_token, match_urls, service
+from chukker.web.lang import language_of_scope
 from chukker.web.pages import sheet
 from chukker.web.refusals import said_or, setup_said
-from chukker.web.security import CSRF_COOKIE, CSRF_MARK, csrf_ok, new_csrf
+from chukker.web.security import CSRF_COOKIE, CSRF_MARK, csrf_ok, new_csrf, public_link
 from chukker.whistle import detector as whistle_detector
 
 HERE = Path(__file__).parent.parent  # chukker/web: templates/ and static/
@@ -307,8 +308,8 @@ def static_url(name: str) -> str:
 
 
 def lang_of(request: Request) -> str:
-    return pick_language(request.query_params.get("lang"), request.cookies.get(LANG_COOKIE),
-                         request.headers.get("accept-language"))
+    """The page's language: the page cache's key uses the same choice (web/lang.py)."""
+    return language_of_scope(request.scope)[0]
 
 
 #: which entry of the shared bar a page belongs to, from its path
@@ -331,8 +332,9 @@ def render(request: Request, template: str, status: int = 200, **ctx: Any) -> HT
 
 def respond(request: Request, html: str | bytes, status: int = 200) -> HTMLResponse:
     resp = HTMLResponse(html, status_code=status)
-    if request.query_params.get("lang") in LANGUAGES:
-        resp.set_cookie(LANG_COOKIE, lang_of(request), max_age=365 * 86400, samesite="lax")
+    lang, asked = language_of_scope(request.scope)
+    if asked:
+        resp.set_cookie(LANG_COOKIE, lang, max_age=365 * 86400, samesite="lax")
     resp.headers["x-content-type-options"] = "nosniff"
     resp.headers["referrer-policy"] = "no-referrer"
     return resp
@@ -710,10 +712,14 @@ async def created_page(request: Request, match_id: str) -> Response:
 
 
 def phone_qr(request: Request, match_id: str) -> dict[str, Any]:
-    """The spectators' phone page of a match (absolute, from the request's base URL) and
-    its QR code as inline SVG: dark on white with its quiet zone (it must read on the big
-    screen's black), sized by CSS, titled with the URL."""
-    url = str(request.base_url).rstrip("/") + f"/m/{match_id}"
+    """The spectators' phone page of a match (:func:`~chukker.web.security.public_link`:
+    absolute from the ``public_url`` setting or a trusted proxy, never from the request's
+    ``Host``; else relative) and, when it is absolute, its QR code as inline SVG: dark on
+    white with its quiet zone (it must read on the big screen's black), sized by CSS,
+    titled with the URL. A relative link gets no QR code (a phone cannot follow it)."""
+    url = public_link(request, f"/m/{match_id}")
+    if not url.startswith(("http://", "https://")):
+        return {"phone_url": url, "qr_svg": None}
     svg = segno.make(url, error="m").svg_inline(
         border=2, dark="#000", light="#fff", title=url, omitsize=True, svgclass="qr-code")
     return {"phone_url": url, "qr_svg": Markup(svg)}
