@@ -17,12 +17,16 @@ from tests.tournament.web_helpers import RESULTS, four_team_toml, post
 from tests.web.conftest import OPEN
 
 from chukker.web import create_app
+from chukker.web.planes import Addresses
 
 
 @pytest.fixture
 def client(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[TestClient]:
     monkeypatch.setenv("CHUKKER_TOURNAMENTS_DIR", str(tmp_path / "tournaments"))
-    with TestClient(create_app(tmp_path / "live.sqlite3", **OPEN)) as c:
+    # the QR codes need the public address (issue 41: never the request's Host)
+    app = create_app(tmp_path / "live.sqlite3", addresses=Addresses(
+        public_url="http://arena.test"), **OPEN)
+    with TestClient(app) as c:
         yield c
 
 

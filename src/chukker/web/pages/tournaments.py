@@ -72,7 +72,7 @@ from chukker.tournament.standings import MatchResult, Played, Standings
 from chukker.tournament.words import bold_winner, result_words
 from chukker.web import security
 from chukker.web.pages.matches import ENV, error_page, lang_of, phone_qr, render, stage_name
-from chukker.web.planes import crowd_elsewhere, serves_crowd
+from chukker.web.planes import Plane, crowd_elsewhere, serves_crowd
 
 router = APIRouter()
 POLL_S = 0.5
@@ -479,8 +479,15 @@ def refused(request: Request, e: TournamentRefused) -> JSONResponse:
     return _bad(request, e.code, _STATUS.get(e.code, 422), extra, found=found, **params)
 
 
-def _tournaments_base(request: Request) -> str:
-    return str(request.base_url).rstrip("/") + "/tournaments"
+def _tournaments_base(request: Request, plane: Plane = Plane.PUBLIC) -> str:
+    """``/tournaments`` on ``plane``'s address, for the organiser's own answers (never
+    cached): the plane's URL setting, else its port on the host the request named; one
+    process serving both planes answers with its own address."""
+    state = request.app.state
+    if getattr(state, "plane", Plane.BOTH) == Plane.BOTH:
+        return str(request.base_url).rstrip("/") + "/tournaments"
+    base = state.addresses.base(plane, request.headers.get("host", ""), request.url.scheme)
+    return base + "/tournaments"
 
 
 @router.post("/api", status_code=201, dependencies=[Depends(require_organiser)])
@@ -518,6 +525,7 @@ async def create_tournament(
         return _bad(request, "store_unavailable", 503, {"retry_after": 5}, reason=str(e)[:200])
     lt, tid = up.lt, up.lt.id
     base = _tournaments_base(request)
+    officials = _tournaments_base(request, Plane.OFFICIALS)
     return JSONResponse(
         {
             "tournament_id": tid,
@@ -527,8 +535,10 @@ async def create_tournament(
                 a: {
                     "token": tk,
                     "kept": tk is None,
-                    "console": f"{base}/{tid}/arena/{_slug(a)}/console"
+                    # the console on the officials' address, the big screen on the public
+                    "console": f"{officials}/{tid}/arena/{_slug(a)}/console"
                     + (f"#token={tk}" if tk is not None else ""),
+                    "display": f"{base}/{tid}/arena/{_slug(a)}/display",
                 }
                 for a, tk in up.arena_tokens.items()
             },
@@ -769,7 +779,7 @@ async def qr(request: Request, tid: str, mid: str) -> Response:
     lt = await _get(request, tid)
     if lt is None or mid not in lt.live:
         return _bad(request, "unknown_match", 404, match_id=mid)
-    url = str(request.base_url).rstrip("/") + f"/m/{lt.live[mid]}"
+    url = security.public_link(request, f"/m/{lt.live[mid]}")  # never the request's Host
     buf = io.BytesIO()
     segno.make(url, error="m").save(buf, kind="svg", scale=4, border=2, title=f"{lt.t.name}: {mid}")
     return Response(buf.getvalue(), media_type="image/svg+xml")
