@@ -46,6 +46,7 @@ MAKERS = [
     SRC / "tournament" / "mounts.py",
     SRC / "web" / "pages" / "tournaments.py",
     SRC / "live" / "tournaments.py",
+    SRC / "live" / "tournament_log.py",
 ]
 
 

@@ -35,7 +35,8 @@ def client(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[TestClie
 
 def test_every_code_the_tournament_api_refuses_with_has_a_template_in_en_es_and_it() -> None:
     source = (PAGES / "tournaments.py").read_text(encoding="utf-8")
-    service = (PAGES.parents[1] / "live" / "tournaments.py").read_text(encoding="utf-8")
+    service = "".join((PAGES.parents[1] / "live" / f).read_text(encoding="utf-8")
+                      for f in ("tournaments.py", "tournament_log.py"))
     sent = set(re.findall(r'_bad\(\s*request,\s*"(\w+)"', source))
     sent |= set(re.findall(r'TournamentRefused\(\s*"(\w+)"', service))  # the service's
     sent |= set(re.findall(r'\(\s*"(\w+)",\s*\{', source)) & set(MESSAGES)  # from the worker
