@@ -256,7 +256,11 @@ class TournamentService:
                 lm = await self.live.load(live_id)
             except StoreError:
                 continue
-            out[mid] = self.live.report(lm)
+            # the report last published (every event and horn publishes one): a change
+            # of one match costs no fold of the others
+            rep = lm.last_report
+            out[mid] = rep if rep is not None and rep.get("seq") == lm.seq else (
+                self.live.report(lm))
         return out
 
     async def view(self, lt: LiveTournament) -> tuple[Standings, dict[str, dict[str, Any]]]:
