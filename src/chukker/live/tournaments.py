@@ -406,10 +406,11 @@ class TournamentService:
                     r = s.match(mid)
                     if not r.final:
                         continue
-                    said = {"match": mid, "live": lt.live[mid], "status": r.status,
-                            "score": r.score, "winner": r.winner,
-                            "forfeited": list(r.forfeited)}
-                    if lt.results.get(mid) != said:
+                    said = plain({"match": mid, "live": lt.live[mid], "status": r.status,
+                                  "score": r.score, "winner": r.winner,
+                                  "forfeited": list(r.forfeited)})
+                    known = lt.results.get(mid)
+                    if known is None or {k: known.get(k) for k in said} != said:
                         due = said
                         break
                 made, rows = self._made(lt, s, now)
