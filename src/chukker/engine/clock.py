@@ -122,8 +122,10 @@ class Clock(Roster):
         if t != INF and t > self.now:
             self.now = int(t)
 
-    def start_period(self, t: int) -> None:
+    def start_period(self, t: int, i: int) -> None:
         self.period += 1
+        self.period_from.append(i)
+        self.restarts.append(i)
         self.status = S_IN_PLAY
         self.remaining = self.length
         self.running = True
@@ -259,6 +261,7 @@ class Clock(Roster):
                     limit_ms=limit,
                 )
             self.mount_change_since = None
+        self.restarts.append(ev_index)
         self.injuries = ()  # Rule 16: play resumes with the player on the field
         self.status = S_IN_PLAY
         self.running = True
@@ -292,9 +295,9 @@ class Clock(Roster):
             self.resume(t, i)
             return
         if st is S_PRE_MATCH:
-            self.start_period(t)
+            self.start_period(t, i)
             return
-        self.start_period(t)  # after an interval that has run out
+        self.start_period(t, i)  # after an interval that has run out
 
     def check_interval_over(self, t: int) -> None:
         if t < self.interval_end:

@@ -131,6 +131,14 @@ MESSAGES: dict[str, str] = {
     "undo_already_undone": "event {target} is already undone",
     "undo_leaves_refused": "undoing event {target} would leave event {event} ({type} at {at}) "
     "refused: {cause}",
+    "undo_moves_later": "undoing event {target} would move event {event} ({type} at {at}) "
+    "from period {from_period} to period {to_period}",
+    "undo_moves_before_start": "undoing event {target} would move event {event} ({type} at "
+    "{at}) from period {from_period} to before the first period",
+    "undo_moves_past_end": "undoing event {target} would move event {event} ({type} at {at}) "
+    "across the end of period {period}",
+    "undo_takes_restart": "undoing event {target} would take the restart of play from event "
+    "{event} ({type} at {at}): the clock would run through the stoppage it ended",
     # the set-up
     "setup_invalid": "the set-up is not valid: {path}: {detail}",
     "setup_not_an_object": "{path}: must be an object",

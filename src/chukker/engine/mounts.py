@@ -265,8 +265,8 @@ class Mounts(Report):
         }
 
     # ------------------------------------------------------------------ hooks
-    def start_period(self, t: int) -> None:
-        super().start_period(t)
+    def start_period(self, t: int, i: int) -> None:
+        super().start_period(t, i)
         if self.mounts_kept:
             self.note_all_ridden(self.period)
 
