@@ -37,6 +37,7 @@ from chukker.engine.state import (
     to_ms,
 )
 from chukker.engine.types import (
+    WHISTLE_SOURCES,
     DecidedBy,
     IntervalKind,
 )
@@ -147,9 +148,14 @@ class Clock(Roster):
         self.reschedule()
 
     def injuries_past(self, d: int) -> None:
-        """Rule 16: an injury time-out whose fifteen minutes have passed at ``d`` disables
-        its player (retired, clause Rule 16); the others run on."""
+        """Rule 16: an injury time-out whose fifteen minutes (or the club's own limit) have
+        passed at ``d`` disables its player (retired, citing the limit's clause); the others
+        run on."""
         left: list[dict[str, Any]] = []
+        lim = self.ed.injury_timeout_max_ms
+        club = self.club_cite("injury_timeout_max_ms")
+        # the limit's clause: Rule 16, or the club's rules that set another limit
+        clause = lim.clause if club else "Rule 16"
         for inj in self.injuries:
             if d < inj["deadline"]:
                 left.append(inj)
@@ -158,10 +164,12 @@ class Clock(Roster):
             if team is not None and player is not None:
                 self.disabled[team][player] = "injury"
                 if player not in self.out[team]:
-                    self.out[team][player] = {"status": "retired", "clause": "Rule 16"}
-                self.notice(d, inj["event"], "16", "injury_disabled", team=team, player=player)
+                    self.out[team][player] = {"status": "retired", "clause": clause}
+                self.notice(d, inj["event"], lim.clause, "injury_disabled", team=team,
+                            player=player, limit_ms=lim.value, **club)
             else:
-                self.notice(d, inj["event"], "16", "injury_disabled_unnamed")
+                self.notice(d, inj["event"], lim.clause, "injury_disabled_unnamed",
+                            limit_ms=lim.value, **club)
         self.injuries = tuple(left)
 
     def end_injuries(self, team: str | None = None, player: int | None = None) -> None:
@@ -318,6 +326,10 @@ class Clock(Roster):
             self.check_not_final()
         sp = ev.get("spot")
         spot = None if sp is None else parse_spot(sp)
+        src = ev.get("source")
+        if src is not None and (type(src) is not str or src not in WHISTLE_SOURCES):
+            raise Refused("whistle_source_invalid", value=show(src),
+                          known=sorted(WHISTLE_SOURCES))
         if self.accept():
             return
         if self.running:
