@@ -24,21 +24,29 @@ them, ``docs/engine.md`` ("Speed") the instruction counts and where the time goe
 
     python benchmarks/replay.py [--matches 10000] [--short 20000] [--repeat 3]
     python benchmarks/replay.py --club [--matches 4000]
+    python benchmarks/replay.py --undo [--matches 2000]
 
 ``--club`` (issue 33) replays the same records twice: under their base edition, and as a
 club's edition of it (``"rules": "club"``, a warning 20 s before the end and an injury
 time-out of 901 s: values that keep every simulated record legal, and put the club's
 citation on the warning horns). Target: club <= 1.05x base.
+
+``--undo`` (issue 42) times, on the same folded records, an ``undo`` of one of the record's
+goals (the fold's ``verify``: the refold without it, and the check that every later event
+keeps its period and its restart of play) against the replay of the whole record, and the
+same undo without the check. Target: undo <= 1.1x replay.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import gc
 import json
 import random
 import time
 from collections.abc import Callable
+from typing import Any
 
 from chukker.engine import NATIVE
 from chukker.engine.simulate import default_setup, simulate
@@ -122,10 +130,64 @@ def club(a: argparse.Namespace) -> None:
     print(f"ratio club/base: {c / b:.3f}x  (target <= 1.05x)")
 
 
+def undo(a: argparse.Namespace) -> None:
+    from chukker.engine import EngineError
+    from chukker.engine import fold as fold_mod
+    from chukker.engine.fold import Fold
+
+    texts = build(a.matches, a.seed)
+    rng = random.Random(a.seed)
+    cases: list[tuple[Any, list[dict[str, Any]], Fold, dict[str, Any]]] = []
+    for i, text in enumerate(texts):
+        doc = json.loads(text)
+        events = doc["events"]
+        goals = [k for k, e in enumerate(events, 1) if e["type"] == "goal"]
+        if not goals:
+            continue
+        setup = default_setup(**VARIANTS[i % len(VARIANTS)])  # type: ignore[arg-type]
+        f = Fold(setup)
+        f.feed(events)
+        ev = {"at": events[-1]["at"], "type": "undo", "event": rng.choice(goals)}
+        cases.append((setup, events, f, ev))
+    n = sum(len(c[1]) for c in cases)
+
+    def replays() -> None:
+        for setup, events, _, _ in cases:
+            Fold(setup).feed(events)
+
+    def undos() -> None:
+        for _, _, f, ev in cases:
+            with contextlib.suppress(EngineError):
+                f.verify(ev)
+
+    check = fold_mod.Later.check
+    gc.collect()
+    gc.freeze()
+    t_replay, t_undo, t_bare = [], [], []
+    for _ in range(a.repeat):  # interleaved, so that the machine's mood is shared
+        t_replay.append(best(replays, 1))
+        t_undo.append(best(undos, 1))
+        fold_mod.Later.check = lambda self, after, upto: None  # type: ignore[method-assign]
+        try:
+            t_bare.append(best(undos, 1))
+        finally:
+            fold_mod.Later.check = check  # type: ignore[method-assign]
+    gc.unfreeze()
+    r, u, b = min(t_replay), min(t_undo), min(t_bare)  # seconds
+    print(f"engine: {'compiled (mypyc)' if NATIVE else 'pure Python'}; {len(cases)} matches, "
+          f"{n} events, one goal undone in each")
+    print(f"replay          : {r:8.3f} s")
+    print(f"undo, checked   : {u:8.3f} s")
+    print(f"undo, unchecked : {b:8.3f} s")
+    print(f"ratio undo/replay: {u / r:.3f}x  (target <= 1.1x); the check alone: {u / b:.3f}x")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--club", action="store_true",
                     help="club edition against its base on the same records (issue 33)")
+    ap.add_argument("--undo", action="store_true",
+                    help="an undo with its check against a replay (issue 42)")
     ap.add_argument("--matches", type=int, default=10_000)
     ap.add_argument("--short", type=int, default=20_000, help="records of 16 events")
     ap.add_argument("--repeat", type=int, default=3)
@@ -133,6 +195,9 @@ def main() -> None:
     a = ap.parse_args()
     if a.club:
         club(a)
+        return
+    if a.undo:
+        undo(a)
         return
     t0 = time.perf_counter()
     texts = build(a.matches, a.seed)

@@ -49,7 +49,7 @@ FATES = ("killed", "survived", "timeout", "stale")
 @dataclass(frozen=True, slots=True)
 class Mutant:
     name: str
-    file: str  # under src/chukker/engine/
+    file: str  # under src/chukker/engine/ (``../rules/club.py``: another folder of the package)
     old: str
     new: str
 
@@ -148,8 +148,8 @@ MUTANTS: tuple[Mutant, ...] = (
            '"reason": "equipment" if equipment else "penalty_8",',
            '"reason": "penalty_8" if equipment else "equipment",'),
     Mutant("mount-periods-not-at-start", "mounts.py",
-           "        super().start_period(t)\n        if self.mounts_kept:",
-           "        super().start_period(t)\n        if False:"),
+           "        super().start_period(t, i)\n        if self.mounts_kept:",
+           "        super().start_period(t, i)\n        if False:"),
     Mutant("mount-two-teams", "setup.py",
            "        if m.id in ids:", "        if m.id in ids and False:"),
     Mutant("mount-runaway-rule-2", "mounts.py",
@@ -240,6 +240,41 @@ MUTANTS: tuple[Mutant, ...] = (
            'if self.mount_wait and False:'),
     Mutant("last-regular-period-strict", "clock.py",
            "        if self.period < count:", "        if self.period <= count:"),
+    # issue 42: the grooms' plan, the club's rules and the whistle's source
+    Mutant("plan-twice-counts-from-last-place", "plan.py",
+           "                start = i + 1\n                break\n",
+           "                start = i + 1\n"),
+    Mutant("plan-gone-mount-kept", "plan.py",
+           "        if m != now and not gone(m):", "        if m != now:"),
+    Mutant("plan-teammate-mount-kept", "plan.py",
+           "            if r is None or r == player:", "            if True:"),
+    Mutant("plan-other-team-mount-not-rule-2", "plan.py",
+           "            if m in other_mounts:", "            if False:"),
+    Mutant("plan-unknown-player-kept", "plan.py",
+           "        if no not in numbers:", "        if False:"),
+    Mutant("club-restated-seconds-become-the-clubs", "../rules/club.py",
+           "            if v != old.value:", "            if True:"),
+    Mutant("club-restated-count-becomes-the-clubs", "../rules/club.py",
+           "            if n != old.value:", "            if True:"),
+    Mutant("club-unused-value-kept", "../rules/club.py",
+           "        if key in doc and feature not in base.features:", "        if False:"),
+    Mutant("club-period-equal-to-reset", "../rules/club.py",
+           "        if plan.length_ms <= reset:", "        if plan.length_ms < reset:"),
+    Mutant("club-too-few-intervals", "../rules/club.py",
+           "    if len(ivs) != count - 1:", "    if len(ivs) > count - 1:"),
+    Mutant("club-no-did-you-mean", "../rules/club.py",
+           "        if near:\n", "        if False:\n"),
+    Mutant("club-injury-limit-cites-rule-16", "clock.py",
+           '        clause = lim.clause if club else "Rule 16"', '        clause = "Rule 16"'),
+    Mutant("club-no-rounds-cites-2006-clause", "shootout.py",
+           '            if club is not None and "shootout_rounds" in club.without:',
+           "            if False:"),
+    Mutant("whistle-any-source-in-the-engine", "clock.py",
+           "        if src is not None and (type(src) is not str or src not in WHISTLE_SOURCES):",
+           "        if False:"),
+    Mutant("whistle-any-source-in-the-record", "../record/definitions.py",
+           '            "enum",\n            values=tuple(str(s) for s in WHISTLE_SOURCES),',
+           '            "string",\n            values=tuple(str(s) for s in WHISTLE_SOURCES),'),
 )
 
 #: the fixed fast subset CI runs (``--fast``; ``tests/engine/test_mutants.py``): one mutant

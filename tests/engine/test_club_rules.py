@@ -153,7 +153,7 @@ def test_club_rules_without_split_periods_refuses_the_option() -> None:
     ({**PINE, "shootout_interval_s": 1801}, "edition.shootout_interval_s", "club_value_range"),
     ({**PINE, "shootout_interval_s": float("nan")}, "edition.shootout_interval_s",
      "club_value_range"),
-    ({**PINE, "split_after_ms": 1000}, "edition.split_after_ms", "club_unknown_key"),
+    ({**PINE, "split_after_ms": 1000}, "edition.split_after_ms", "club_unknown_key_near"),
     ({**PINE, "base": "fip-2025"}, "edition.base", "club_base"),
     ({**PINE, "base": "uspa-arena-2006", "without": ["split_periods"]}, "edition.without[0]",
      "club_feature_not_in_base"),

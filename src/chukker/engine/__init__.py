@@ -29,6 +29,7 @@ from chukker.engine.types import (
     Status,
     Tiebreak,
     TwoPointLine,
+    WhistleSource,
 )
 
 __all__ = [
@@ -58,6 +59,7 @@ __all__ = [
     "Team",
     "Tiebreak",
     "TwoPointLine",
+    "WhistleSource",
     "check",
     "fmt_s",
     "replay",

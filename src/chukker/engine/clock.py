@@ -37,6 +37,7 @@ from chukker.engine.state import (
     to_ms,
 )
 from chukker.engine.types import (
+    WHISTLE_SOURCES,
     DecidedBy,
     IntervalKind,
 )
@@ -122,8 +123,10 @@ class Clock(Roster):
         if t != INF and t > self.now:
             self.now = int(t)
 
-    def start_period(self, t: int) -> None:
+    def start_period(self, t: int, i: int) -> None:
         self.period += 1
+        self.period_from.append(i)
+        self.restarts.append(i)
         self.status = S_IN_PLAY
         self.remaining = self.length
         self.running = True
@@ -145,9 +148,14 @@ class Clock(Roster):
         self.reschedule()
 
     def injuries_past(self, d: int) -> None:
-        """Rule 16: an injury time-out whose fifteen minutes have passed at ``d`` disables
-        its player (retired, clause Rule 16); the others run on."""
+        """Rule 16: an injury time-out whose fifteen minutes (or the club's own limit) have
+        passed at ``d`` disables its player (retired, citing the limit's clause); the others
+        run on."""
         left: list[dict[str, Any]] = []
+        lim = self.ed.injury_timeout_max_ms
+        club = self.club_cite("injury_timeout_max_ms")
+        # the limit's clause: Rule 16, or the club's rules that set another limit
+        clause = lim.clause if club else "Rule 16"
         for inj in self.injuries:
             if d < inj["deadline"]:
                 left.append(inj)
@@ -156,10 +164,12 @@ class Clock(Roster):
             if team is not None and player is not None:
                 self.disabled[team][player] = "injury"
                 if player not in self.out[team]:
-                    self.out[team][player] = {"status": "retired", "clause": "Rule 16"}
-                self.notice(d, inj["event"], "16", "injury_disabled", team=team, player=player)
+                    self.out[team][player] = {"status": "retired", "clause": clause}
+                self.notice(d, inj["event"], lim.clause, "injury_disabled", team=team,
+                            player=player, limit_ms=lim.value, **club)
             else:
-                self.notice(d, inj["event"], "16", "injury_disabled_unnamed")
+                self.notice(d, inj["event"], lim.clause, "injury_disabled_unnamed",
+                            limit_ms=lim.value, **club)
         self.injuries = tuple(left)
 
     def end_injuries(self, team: str | None = None, player: int | None = None) -> None:
@@ -259,6 +269,7 @@ class Clock(Roster):
                     limit_ms=limit,
                 )
             self.mount_change_since = None
+        self.restarts.append(ev_index)
         self.injuries = ()  # Rule 16: play resumes with the player on the field
         self.status = S_IN_PLAY
         self.running = True
@@ -292,9 +303,9 @@ class Clock(Roster):
             self.resume(t, i)
             return
         if st is S_PRE_MATCH:
-            self.start_period(t)
+            self.start_period(t, i)
             return
-        self.start_period(t)  # after an interval that has run out
+        self.start_period(t, i)  # after an interval that has run out
 
     def check_interval_over(self, t: int) -> None:
         if t < self.interval_end:
@@ -315,6 +326,10 @@ class Clock(Roster):
             self.check_not_final()
         sp = ev.get("spot")
         spot = None if sp is None else parse_spot(sp)
+        src = ev.get("source")
+        if src is not None and (type(src) is not str or src not in WHISTLE_SOURCES):
+            raise Refused("whistle_source_invalid", value=show(src),
+                          known=sorted(WHISTLE_SOURCES))
         if self.accept():
             return
         if self.running:

@@ -102,6 +102,8 @@ MESSAGES: dict[str, str] = {
     "(Rule 5: players switch horses with members of their own team)",
     "mount_reason_invalid": "reason {value}: a mount leaves the game for vice, blood, runaway, "
     "injury or other",
+    "whistle_source_invalid": "source {value}: a whistle's source is one of {known} (audio: "
+    "heard by the console's microphone) or absent (a key press)",
     # the clock
     "clock_not_stopped": "the clock can be corrected only while it is stopped in a period",
     "clock_out_of_range": "remaining {remaining} is outside the period (0 to {length})",
@@ -131,6 +133,14 @@ MESSAGES: dict[str, str] = {
     "undo_already_undone": "event {target} is already undone",
     "undo_leaves_refused": "undoing event {target} would leave event {event} ({type} at {at}) "
     "refused: {cause}",
+    "undo_moves_later": "undoing event {target} would move event {event} ({type} at {at}) "
+    "from period {from_period} to period {to_period}",
+    "undo_moves_before_start": "undoing event {target} would move event {event} ({type} at "
+    "{at}) from period {from_period} to before the first period",
+    "undo_moves_past_end": "undoing event {target} would move event {event} ({type} at {at}) "
+    "across the end of period {period}",
+    "undo_takes_restart": "undoing event {target} would take the restart of play from event "
+    "{event} ({type} at {at}): the clock would run through the stoppage it ended",
     # the set-up
     "setup_invalid": "the set-up is not valid: {path}: {detail}",
     "setup_not_an_object": "{path}: must be an object",
@@ -174,6 +184,10 @@ MESSAGES: dict[str, str] = {
     "characters)",
     "club_edition_without_club": "{path}: an edition object goes with \"rules\": \"club\"",
     "club_unknown_key": "{path}: not a parameter a club may set",
+    "club_unknown_key_near": "{path}: not a parameter a club may set; did you mean "
+    "{suggestion}?",
+    "club_value_unused": "{path}: {edition} has no use for this value: it serves {feature}, "
+    "which that edition does not have",
     "club_base": "{path}: must be one of the known editions ({known})",
     "club_name": "{path}: the club's name for its rules, 1-{max} characters",
     "club_name_markup": "{path}: a name has no markup nor control characters",
@@ -207,6 +221,13 @@ CLUB_MESSAGES: dict[str, str] = {
     "(club rules: {club})",
     "round_interval_running": "the interval between shootout rounds runs until {until} "
     "(club rules: {club})",
+    # notices that follow from a club's value
+    "injury_disabled": "injury time-out longer than {limit} (club rules: {club}): {team} "
+    "{player} is disabled",
+    "injury_disabled_unnamed": "injury time-out longer than {limit} (club rules: {club}): the "
+    "injured player is disabled",
+    "shootout_tied_no_round": "the shootout is tied and the club's rules ({club}) play no "
+    "further round",
 }
 
 

@@ -3,6 +3,7 @@ with ``undo`` and lenient checking (internal)."""
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -135,7 +136,11 @@ class Fold:
         undo_of = dict(self.undo_of)
         undo_of[last] = k
         cancelled = self.effective_cancelled(undo_of)
-        core = self._refold(cancelled, undo_of, last, undoing=target)
+        # the events whose standing the undo changes: the target, or what an undo of an
+        # undo reinstates; every accepted event after the first of them must keep its place
+        changed = (cancelled ^ self.cancelled) | {k, last}
+        later = Later(self, self.core, cancelled | self.cancelled, changed, min(changed), target)
+        core = self._refold(cancelled, undo_of, last, undoing=target, later=later)
         core.advance(t)
         core.last_at = t
         if core.now < t:
@@ -224,26 +229,41 @@ class Fold:
         undo_of: Mapping[int, int],
         upto: int,
         undoing: int | None = None,
+        later: Later | None = None,
     ) -> Core:
         """A fresh :class:`Core` from the first ``upto`` events, less the refused, the
-        ``cancelled`` and the undo events (whose effect ``cancelled`` already holds)."""
+        ``cancelled`` and the undo events (whose effect ``cancelled`` already holds).
+
+        With ``later`` (an undo's refold) it refuses the undo when an accepted event after
+        the one it cancels or reinstates would be refused, or change its period or lose
+        its restart of play (:class:`Later`): the first such event is named."""
         core = Core(self.setup)
+        events = self.events
+        codes = CODES
+        skip = cancelled | self.refused
         for j in range(upto):
-            if j in cancelled or j in self.refused:
+            if j in skip:
                 continue
-            tj = self._time(j)
+            e: Any = events[j]  # accepted: a dict, its time checked
+            at: Any = e["at"]
+            if type(at) is float:
+                af: float = at
+                tj = int(af * 1000.0 + 0.5)
+            else:
+                tj = to_ms(at)
             if j in undo_of:
                 core.advance(tj)
                 core.last_at = max(core.last_at, tj)
                 continue
-            e: Any = self.events[j]  # accepted: a dict
             try:
                 if tj >= core.deadline:
                     core.advance(tj)
-                HANDLERS[e["type"]](core, e, tj, j + 1)
+                handle(core, codes[e["type"]], e, tj, j + 1)
             except Refused as r:
                 if undoing is None:
                     raise
+                if later is not None:
+                    later.check(core, j)  # an earlier event that moves is named first
                 raise Refused(
                     "undo_leaves_refused",
                     target=undoing,
@@ -253,8 +273,121 @@ class Fold:
                     cause={"code": r.code, "params": r.params},
                 ) from None
             core.last_at = tj
-            core.reschedule()
+        if later is not None:
+            later.check(core, upto)
         return core
+
+
+class Later:
+    """An undo's promise to the events after it (``docs/engine.md``, "An undo does not
+    rewrite the later events"): each accepted event after the first one whose standing the
+    undo changes keeps its period, its side of the period's end, and its restart of play.
+
+    ``before`` is the fold's state before the undo; :meth:`check` compares it with the
+    refold's over the first ``upto`` events, in a few steps per period and per restart,
+    not per event (the undo's refold is the cost; ``benchmarks/replay.py --undo``).
+    """
+
+    def __init__(
+        self,
+        fold: Fold,
+        before: Core,
+        skip: set[int],
+        changed: set[int],
+        lo: int,
+        target: int,
+    ) -> None:
+        self.fold = fold
+        self.before = before
+        self.skip = skip  # cancelled before or after the undo: no standing to keep
+        self.changed = changed
+        self.lo = lo
+        self.target = target
+
+    def counts(self, j: int) -> bool:
+        """Whether event ``j`` (0-based) is one whose place is kept."""
+        f = self.fold
+        return not (
+            j <= self.lo
+            or j in self.skip
+            or j in self.changed
+            or j in f.refused
+            or j in f.undo_of
+        )
+
+    def check(self, after: Core, upto: int) -> None:
+        """Raise the refusal for the first event before ``upto`` that would change."""
+        found = [
+            x
+            for x in (self.moved(after, upto), self.ended(after, upto), self.lost(after, upto))
+            if x is not None
+        ]
+        if not found:
+            return
+        j, code, params = min(found, key=lambda x: x[0])
+        e = self.fold.events[j]
+        raise Refused(
+            code,
+            target=self.target,
+            event=j + 1,
+            type=str(e.get("type")),
+            at_ms=self.fold._time(j),
+            **params,
+        )
+
+    def moved(self, after: Core, upto: int) -> tuple[int, str, dict[str, Any]] | None:
+        """The first counted event whose period number changes."""
+        olds, news = self.before.period_from, after.period_from
+        lo = self.lo
+        pts = sorted({b - 1 for b in olds if lo < b - 1 < upto}
+                     | {b - 1 for b in news if lo < b - 1 < upto} | {lo + 1})
+        for n, start in enumerate(pts):
+            if start >= upto:
+                break
+            po, pn = bisect_right(olds, start + 1), bisect_right(news, start + 1)
+            if po == pn:
+                continue
+            stop = pts[n + 1] if n + 1 < len(pts) else upto
+            for j in range(start, stop):
+                if self.counts(j):
+                    if pn == 0:
+                        return j, "undo_moves_before_start", {"from_period": po}
+                    return j, "undo_moves_later", {"from_period": po, "to_period": pn}
+        return None
+
+    def ended(self, after: Core, upto: int) -> tuple[int, str, dict[str, Any]] | None:
+        """The first counted event that moves across the end of its period (same period
+        number; called before or after :meth:`moved` alike: the minimum is named)."""
+        olds = self.before.period_from
+        old_p, new_p = self.before.periods, after.periods
+        for p in range(1, min(len(old_p), len(new_p)) + 1):
+            eo, en = old_p[p - 1][2], new_p[p - 1][2]
+            if eo == en:
+                continue
+            start = max(self.lo + 1, olds[p - 1] - 1) if p - 1 < len(olds) else upto
+            stop = min(upto, olds[p] - 1) if p < len(olds) else upto
+            for j in range(start, stop):
+                if not self.counts(j):
+                    continue
+                t = self.fold._time(j)
+                a = eo is not None and eo < t
+                b = en is not None and en < t
+                if a != b:
+                    return j, "undo_moves_past_end", {"period": p}
+                if a and b:
+                    break
+        return None
+
+    def lost(self, after: Core, upto: int) -> tuple[int, str, dict[str, Any]] | None:
+        """The first counted event that restarted play and would no longer: the clock
+        would run through the stoppage it ended."""
+        gone = set(self.before.restarts).difference(after.restarts)
+        for i in sorted(gone):
+            if i - 1 >= upto:
+                break
+            if self.counts(i - 1):
+                return i - 1, "undo_takes_restart", {}
+        return None
 
 
 def _error(i: int, ev: Any, r: Refused) -> EngineError:

@@ -38,7 +38,7 @@ from chukker.engine.errors import EngineError
 from chukker.engine.fold import Fold
 from chukker.engine.setup import Setup
 from chukker.engine.state import INF
-from chukker.engine.types import EventType, Status
+from chukker.engine.types import EventType, Status, WhistleSource
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,6 +104,11 @@ def _ev(type_: EventType, at_ms: int, **fields: Any) -> dict[str, Any]:
     d: dict[str, Any] = {"at": at_ms / 1000, "type": str(type_)}
     d.update({k: v for k, v in fields.items() if v is not None})
     return d
+
+
+def _whistle_ev(at_ms: int, reason: str | None, source: WhistleSource | None) -> dict[str, Any]:
+    return _ev(EventType.WHISTLE, at_ms, reason=reason,
+               source=None if source is None else str(source))
 
 
 def _goal_ev(at_ms: int, team: str, player: int | None, two_point: bool) -> dict[str, Any]:
@@ -253,15 +258,22 @@ class Match:
         """Rule 8: the ball leaves the umpire's hand; starts or resumes the clock."""
         return self._do(_ev(EventType.BOWL_IN, at_ms))
 
-    def verify_whistle(self, at_ms: int, reason: str | None = None) -> None:
-        self.verify(_ev(EventType.WHISTLE, at_ms, reason=reason))
+    def verify_whistle(
+        self, at_ms: int, reason: str | None = None, source: WhistleSource | None = None
+    ) -> None:
+        self.verify(_whistle_ev(at_ms, reason, source))
 
-    def can_whistle(self, at_ms: int, reason: str | None = None) -> bool:
-        return self.can(_ev(EventType.WHISTLE, at_ms, reason=reason))
+    def can_whistle(
+        self, at_ms: int, reason: str | None = None, source: WhistleSource | None = None
+    ) -> bool:
+        return self.can(_whistle_ev(at_ms, reason, source))
 
-    def whistle(self, at_ms: int, reason: str | None = None) -> Event:
-        """Rule 5: the whistle stops play and the clock."""
-        return self._do(_ev(EventType.WHISTLE, at_ms, reason=reason))
+    def whistle(
+        self, at_ms: int, reason: str | None = None, source: WhistleSource | None = None
+    ) -> Event:
+        """Rule 5: the whistle stops play and the clock (``source``: where it was heard,
+        :class:`WhistleSource`; ``None``, a key press)."""
+        return self._do(_whistle_ev(at_ms, reason, source))
 
     def verify_goal(
         self, at_ms: int, team: str, player: int | None = None, *, two_point: bool = False

@@ -25,11 +25,14 @@ from chukker.engine.plan import next_mount
 from chukker.engine.report import Report
 from chukker.engine.setup import Mount, Setup
 from chukker.engine.state import (
+    IV_EXTRA,
+    IV_REGULAR,
     IV_SHOOTOUT,
     IV_SHOOTOUT_ROUND,
     S_FINAL,
     S_IN_PLAY,
     S_INTERVAL,
+    S_PRE_MATCH,
     S_SHOOTOUT,
     S_STOPPED,
     Refused,
@@ -63,6 +66,9 @@ class Mounts(Report):
         }
         #: who rides what now: team -> player -> mount id
         self.riding: dict[str, dict[int, str]] = {t: {} for t in self.team_ids}
+        #: when each player's last ``mount`` was recorded: team -> player -> ms (the groom's
+        #: ``next_mount.from``: a change recorded at the split, a horse saddled before a period)
+        self.mounted_at: dict[str, dict[int, int]] = {t: {} for t in self.team_ids}
         #: the periods each mount was ridden in: team -> mount id -> [period, ...]
         self.ridden: dict[str, dict[str, list[int]]] = {t: {} for t in self.team_ids}
         #: who rode it in each: team -> mount id -> [(period, player), ...]
@@ -82,6 +88,8 @@ class Mounts(Report):
         a, b = self.team_ids  # the keys of every per-team table, in this order
         r = self.riding
         c.riding = {a: r[a].copy(), b: r[b].copy()}
+        ma = self.mounted_at
+        c.mounted_at = {a: ma[a].copy(), b: ma[b].copy()}
         rn = self.ridden
         c.ridden = {a: _deep(rn[a]), b: _deep(rn[b])}
         rs = self.rides
@@ -226,8 +234,11 @@ class Mounts(Report):
         if stale is not None:
             del ride[stale]  # its last rider is out of the game
         ride[player] = mount
+        at = self.mounted_at[team]
+        at[player] = t
         if partner is not None and own is not None:
             ride[partner] = own
+            at[partner] = t
         if self.mount_wait:
             self.mount_wait.pop((team, player), None)
         if st is _STOPPED or st is _IN_PLAY:  # a stoppage, or after a goal
@@ -265,8 +276,8 @@ class Mounts(Report):
         }
 
     # ------------------------------------------------------------------ hooks
-    def start_period(self, t: int) -> None:
-        super().start_period(t)
+    def start_period(self, t: int, i: int) -> None:
+        super().start_period(t, i)
         if self.mounts_kept:
             self.note_all_ridden(self.period)
 
@@ -385,7 +396,30 @@ class Mounts(Report):
             return None
         nm = next_mount(plan, self.mount_of(team, player), self.mounts_gone[team].__contains__,
                         riders, player)
-        return None if nm is None else {"mount": nm, "from": when}
+        return None if nm is None else {"mount": nm, "from": self.from_of(team, player, when)}
+
+    def from_of(self, team: str, player: int, when: str) -> str:
+        """``next_mount.from`` of one player (``docs/engine.md``, "The groom's split"),
+        from the team's ``when`` (:meth:`next_from`):
+
+        - at the split (the horn sounded, play not resumed): ``"split"`` until this player's
+          change is recorded, then the next period;
+        - before a period (before the first, or in a regular or extra interval): a player
+          already saddled for it (a ``mount`` since the last period ended) gets the horse
+          after, at that period's ``"split"`` (with split periods) or the period after it.
+        """
+        st = self.status
+        at = self.mounted_at[team].get(player)
+        if st is _STOPPED and self.split_done and self.mount_change_since is not None:
+            return when if at is not None and at >= self.mount_change_since else "split"
+        if st is S_PRE_MATCH or (st is _INTERVAL and (
+                self.interval_kind is IV_REGULAR or self.interval_kind is IV_EXTRA)):
+            if at is None or self.riding[team].get(player) is None:
+                return when
+            if self.periods and (self.periods[-1][2] is None or at < self.periods[-1][2]):
+                return when  # ridden in the period just ended: not saddled for the next
+            return "split" if self.split else f"period {self.period + 2}"
+        return when
 
     def roster_report(self, team: str) -> dict[str, Any]:
         r = super().roster_report(team)

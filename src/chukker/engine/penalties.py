@@ -367,7 +367,7 @@ class Penalties(Shootout):
                 self.check_interval_over(t)
             if self.accept():
                 return
-            self.start_period(t)
+            self.start_period(t, i)
         else:
             raise self.dead()
         self.last_free_hit = p

@@ -151,7 +151,14 @@ class Shootout(Clock):
         if not self.ed.has("shootout_rounds"):
             # the 2006 text: "each player will attempt a free hit ... team with most goals
             # wins"; it has no further round, so a tie stands for the committee (Rule 4)
-            self.notice(t, None, "5", "shootout_tied_no_round")
+            # the clause that leaves the round out: the 2006 text's Rule 5 ("5"), or the
+            # club's rules that play its base without further rounds (a 2026 base's Rule 5
+            # has them: "5" is not its clause id)
+            club = self.ed.club
+            if club is not None and "shootout_rounds" in club.without:
+                self.notice(t, None, club.clause, "shootout_tied_no_round", club=club.name)
+            else:
+                self.notice(t, None, "5", "shootout_tied_no_round")
             self.finish(t, None, BY_SHOOTOUT)
             return
         self.so_round += 1

@@ -170,6 +170,11 @@ class State:
         self.split_done = False
         self.mount_change_since: int | None = None
         self.corrections: list[dict[str, Any]] = []
+        #: the event (from 1) that started each period, and every event that set the clock
+        #: running (a period's start or a restart of play): what an undo may not change
+        #: (:mod:`.fold`, ``docs/engine.md`` "An undo does not rewrite the later events")
+        self.period_from: list[int] = []
+        self.restarts: list[int] = []
         # intervals
         self.interval_kind: IntervalKind | None = None
         self.interval_start = 0
@@ -257,6 +262,8 @@ class State:
         c.split_done = self.split_done
         c.mount_change_since = self.mount_change_since
         c.corrections = self.corrections.copy()
+        c.period_from = self.period_from.copy()
+        c.restarts = self.restarts.copy()
         c.interval_kind = self.interval_kind
         c.interval_start = self.interval_start
         c.interval_end = self.interval_end

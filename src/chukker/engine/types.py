@@ -128,6 +128,17 @@ class MountOutReason(StrEnum):
     OTHER = "other"
 
 
+class WhistleSource(StrEnum):
+    """Where a ``whistle`` event came from (record 1.3): absent, a key press. The one list
+    the engine, the record's definitions, its JSON Schema and the API share (issue 42)."""
+
+    AUDIO = "audio"  # heard by the console's microphone, stamped at the blast's onset
+
+
+#: the values of :class:`WhistleSource`, for a quick membership test
+WHISTLE_SOURCES: frozenset[str] = frozenset(str(s) for s in WhistleSource)
+
+
 class MountStatus(StrEnum):
     AVAILABLE = "available"
     RIDING = "riding"

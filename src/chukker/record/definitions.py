@@ -36,6 +36,7 @@ from chukker.engine.types import (
     ShotResult,
     Tiebreak,
     TwoPointLine,
+    WhistleSource,
 )
 from chukker.record import quick as _quick
 from chukker.record.errors import RecordError
@@ -91,8 +92,10 @@ MOUNT_ID_RE = re.compile(r"^[a-z0-9-]{1,32}$")
 MOUNT = Field("mount_id", True, description="a mount's id on the team's list ([a-z0-9-], 1-32)")
 MOUNTS_MAX = 64
 
-#: where a whistle event came from (record 1.3): only ``audio`` is written; absent, a key
-WHISTLE_SOURCES = ("audio",)
+#: where a whistle event came from (record 1.3): only ``audio`` is written; absent, a key.
+#: The engine's own list (:class:`~chukker.engine.types.WhistleSource`): the engine, this
+#: definition, the JSON Schema and the API agree (issue 42)
+WHISTLE_SOURCES = tuple(str(s) for s in WhistleSource)
 
 #: the fields of each event type, beside ``at`` and ``type``
 EVENTS: dict[str, dict[str, Field]] = {

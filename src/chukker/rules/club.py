@@ -23,6 +23,7 @@ chukker.rules.club.ClubError: edition.regulation.intervals_s: 4 periods have 3 i
 
 from __future__ import annotations
 
+import difflib
 import re
 import unicodedata
 from collections.abc import Mapping
@@ -66,6 +67,15 @@ PLAN_COUNT = (1, 12)
 PLAN_LENGTH_S = (60, 1800)
 PLAN_INTERVAL_S = (0, 1800)
 KEYS = frozenset({"base", "name", "without", *PLANS, *SECONDS, *COUNTS})
+#: the values that serve only a feature: a base without it has no use for them (a club
+#: that sets one on such a base is refused, not silently kept: issue 42)
+NEEDS: dict[str, str] = {
+    "split_after_s": "split_periods",
+    "mount_change_max_s": "split_periods",
+    "late_penalty_reset_s": "late_penalty_reset",
+    "shootout_round_interval_s": "shootout_rounds",
+    "shootout_attempts_before_move": "move_to_15",
+}
 #: what a name may not hold: markup and control characters
 _MARKUP = re.compile(r"[<>&\"'`{}\\\x00-\x1f\x7f]")
 
@@ -180,13 +190,24 @@ def _club_edition(doc: Any) -> Edition:
                         "values the club changes", "club_edition_missing")
     unknown = sorted(str(k) for k in doc if k not in KEYS)
     if unknown:
-        raise ClubError(f"edition.{unknown[0]}"[:80], "not a parameter a club may set",
-                        "club_unknown_key", key=unknown[0][:60], known=sorted(KEYS))
+        key = unknown[0][:60]
+        near = difflib.get_close_matches(key, sorted(KEYS), n=1, cutoff=0.6)
+        if near:
+            raise ClubError(f"edition.{key}"[:80], f"not a parameter a club may set; did you "
+                            f"mean {near[0]}?", "club_unknown_key_near", key=key,
+                            suggestion=near[0], known=sorted(KEYS))
+        raise ClubError(f"edition.{key}"[:80], "not a parameter a club may set",
+                        "club_unknown_key", key=key, known=sorted(KEYS))
     base_id = doc.get("base")
     if not isinstance(base_id, str) or base_id not in EDITIONS:
         raise ClubError("edition.base", "must be one of the known editions",
                         "club_base", value=repr(base_id)[:60], known=list(EDITIONS))
     base = EDITIONS[base_id]
+    for key, feature in NEEDS.items():
+        if key in doc and feature not in base.features:
+            raise ClubError(f"edition.{key}", f"{base_id} has no use for this value: it "
+                            f"serves {feature}, which that edition does not have",
+                            "club_value_unused", edition=base_id, feature=feature)
     name = _name(doc.get("name"))
     clause = f"club rules: {name}"
     changes: dict[str, Any] = {}
