@@ -39,7 +39,7 @@ from nats.js.api import ConsumerConfig, DeliverPolicy
 from chukker.config import NatsSettings
 from chukker.feeds.nats import JetStreamLink, decode, display
 from chukker.store import StoredEvent, UnknownMatch
-from chukker.store.base import verify_match_id
+from chukker.store.base import HornRow, TournamentEvent, verify_match_id
 from chukker.store.sqlite import SQLiteStore
 
 log = logging.getLogger("chukker.edge")
@@ -133,6 +133,8 @@ class Replica(JetStreamLink):
         self._owed = 0
         self._writer = concurrent.futures.ThreadPoolExecutor(1, "chukker-edge-replica")
         self._last: dict[str, int] = {}
+        #: tournament -> the last seq of its log here (None: not read yet)
+        self._tlast: dict[str, int] | None = None
         self._runner: asyncio.Task[None] | None = None
         self.applied = 0
         self.skipped = 0
@@ -203,7 +205,7 @@ class Replica(JetStreamLink):
         if self.cursor > 0:
             config = ConsumerConfig(deliver_policy=DeliverPolicy.BY_START_SEQUENCE,
                                     opt_start_seq=self.cursor + 1)
-        sub = await js.subscribe(f"{s.prefix}.match.*", stream=s.stream, ordered_consumer=True,
+        sub = await js.subscribe(f"{s.prefix}.>", stream=s.stream, ordered_consumer=True,
                                  config=config, idle_heartbeat=2.0)
         checked = time.monotonic()
         loop = asyncio.get_running_loop()
@@ -260,10 +262,26 @@ class Replica(JetStreamLink):
                          (self.settings.stream, self.cursor))
 
     def _apply_one(self, m: dict[str, Any]) -> None:
+        kind = m["kind"]
+        if kind == "tournament":
+            self._apply_tournament(m)
+            return
+        if kind == "archive":
+            self._apply_archive(m)
+            return
         match_id = str(m["match_id"])
         verify_match_id(match_id, "nats message")
         last = self._last_seq(match_id)
-        if m["kind"] == "header":
+        if kind == "horn":
+            if last < 0:
+                self.orphans += 1
+                log.error("edge: a horn of match %s before its header: skipped", match_id)
+                return
+            # the audit keeps each horn once (INSERT OR IGNORE): a copy changes nothing
+            self.store.record_horn(match_id, HornRow(int(m["at_ms"]), int(m["period"]),
+                                                     str(m["horn_kind"]), int(m["sounded_ms"])))
+            return
+        if kind == "header":
             if last < 0:
                 header = m["header"]
                 if not isinstance(header, dict):
@@ -292,3 +310,39 @@ class Replica(JetStreamLink):
                           int(start) if start is not None else int(m["recorded_ms"]))
         self._last[match_id] = seq
         self.applied += 1
+
+    def _apply_tournament(self, m: dict[str, Any]) -> None:
+        """One event of a tournament's log, in ``seq`` order; the store tells the
+        process's tournament service (``t.<id>``), which folds it."""
+        tid = str(m["tournament_id"])
+        verify_match_id(tid, "nats message")
+        if self._tlast is None:
+            self._tlast = dict(self.store.tournaments())
+        last = self._tlast.get(tid, 0)
+        seq = int(m["seq"])
+        if seq <= last:
+            return
+        if seq != last + 1:
+            self.gaps += 1
+            log.error("edge: tournament %s: event %d after %d: skipped", tid, seq, last)
+            return
+        body = m["body"]
+        if not isinstance(body, dict) or not isinstance(m["event_kind"], str):
+            raise ValueError("a tournament event that is not an object")
+        self.store.import_tournaments([(tid, [TournamentEvent(
+            seq, m["event_kind"], body, int(m["recorded_ms"]))])])
+        self._tlast[tid] = seq
+        self.applied += 1
+
+    def _apply_archive(self, m: dict[str, Any]) -> None:
+        """Every archived match: file away those named, bring back the others."""
+        ids = m["archived"]
+        if not isinstance(ids, list) or not all(isinstance(x, str) for x in ids):
+            raise ValueError("archive flags that are not a list of match ids")
+        want = {x for x in ids if self._last_seq(x) >= 0}  # a match this edge has
+        have = self.store.archived()
+        at_ms = int(m["at_ms"])
+        for match_id in sorted(want - have):
+            self.store.set_archived(match_id, True, at_ms)
+        for match_id in sorted(have - want):
+            self.store.set_archived(match_id, False, at_ms)
