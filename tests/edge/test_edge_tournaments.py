@@ -33,6 +33,7 @@ from ..tournament.web_helpers import four_team_toml, post
 from .conftest import (
     ORGANISER,
     ORGANISER_AUTH,
+    SIGNING_KEY,
     Match,
     NatsServer,
     Server,
@@ -56,7 +57,8 @@ class Day:
 
 def _edge(nats: NatsSettings, replica: Path, port: int, log: Path) -> subprocess.Popen[bytes]:
     env = {**os.environ, "CHUKKER_NATS_URL": nats.url or "", "CHUKKER_NATS_STREAM": nats.stream,
-           "CHUKKER_NATS_PREFIX": nats.prefix, "CHUKKER_LOG_FORMAT": "text"}
+           "CHUKKER_NATS_PREFIX": nats.prefix, "CHUKKER_LOG_FORMAT": "text",
+           "CHUKKER_NATS_SIGNING_KEY": nats.signing_key or ""}
     with open(log, "ab") as out:
         return subprocess.Popen([sys.executable, "-m", "chukker.cli", "edge", "--port",
                                  str(port), "--replica", str(replica)], env=env, stdout=out,
@@ -69,7 +71,8 @@ def day(tmp_path_factory: pytest.TempPathFactory, nats_server: NatsServer) -> It
 
     tmp = tmp_path_factory.mktemp("edge-tournaments")
     tag = uuid.uuid4().hex[:8]
-    nats = NatsSettings(url=nats_server.url, stream=f"T{tag}", prefix=f"t{tag}")
+    nats = NatsSettings(url=nats_server.url, stream=f"T{tag}", prefix=f"t{tag}",
+                        signing_key=SIGNING_KEY)
     db = tmp / "officials.sqlite3"
     store = open_store(db)
     now = Clock().now_ms()

@@ -26,8 +26,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import hashlib
+import hmac
 import json
 import logging
+import ssl
 import time
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Mapping
@@ -54,6 +57,77 @@ CONNECT_TIMEOUT_S = 2.0
 DUPLICATE_WINDOW_S = 600.0
 #: the header that carries the message's ``seq`` (0: the header)
 SEQ_HEADER = "Chukker-Seq"
+#: the header that carries the officials' signature (HMAC-SHA256, hex) of a message
+SIG_HEADER = "Chukker-Sig"
+
+
+class Unsigned(ValueError):
+    """A message without the officials' signature, or with a bad one."""
+
+
+def signature(key: str, subj: str, seq: int, body: bytes) -> str:
+    """The officials' HMAC-SHA256 of a message: its subject, its ``seq`` and its body.
+
+    >>> sig = signature("k" * 32, "chukker.match.m1", 3, b"{}")
+    >>> len(sig), sig == signature("k" * 32, "chukker.match.m2", 3, b"{}")
+    (64, False)
+    """
+    mac = hmac.new(key.encode(), digestmod=hashlib.sha256)
+    mac.update(b"%s\n%d\n" % (subj.encode(), seq))
+    mac.update(body)
+    return mac.hexdigest()
+
+
+def signed_id(key: str | None, base: str) -> str:
+    """A ``Nats-Msg-Id`` only the officials can make: ``base`` and its HMAC (without a
+    key, ``base`` alone: anyone can make it, and drop the officials' message with it).
+
+    >>> signed_id(None, "m1.3"), len(signed_id("k" * 32, "m1.3"))
+    ('m1.3', 37)
+    """
+    if not key:
+        return base
+    mac = hmac.new(key.encode(), b"id\n" + base.encode(), hashlib.sha256)
+    return f"{base}.{mac.hexdigest()[:32]}"
+
+
+def headers_for(key: str | None, subj: str, seq: int, body: bytes, base_id: str
+                ) -> dict[str, str]:
+    """A message's headers: its id (:func:`signed_id`), its seq and, with a key, its
+    signature."""
+    out = {"Nats-Msg-Id": signed_id(key, base_id), SEQ_HEADER: str(seq)}
+    if key:
+        out[SIG_HEADER] = signature(key, subj, seq, body)
+    return out
+
+
+def verified_seq(key: str | None, subj: str, headers: Mapping[str, str] | None,
+                 body: bytes) -> int:
+    """The ``seq`` of a message the officials signed; :class:`Unsigned` otherwise. Without
+    a key, the ``Chukker-Seq`` header read as a number (:class:`ValueError` if it is not).
+
+    >>> k = "k" * 32
+    >>> verified_seq(k, "p.match.m1", headers_for(k, "p.match.m1", 2, b"{}", "m1.2"), b"{}")
+    2
+    >>> verified_seq(k, "p.match.m1", {SEQ_HEADER: "abc"}, b"{}")
+    Traceback (most recent call last):
+    ...
+    chukker.feeds.nats.Unsigned: unsigned
+    """
+    hdr = headers or {}
+    raw = hdr.get(SEQ_HEADER, "")
+    if not (0 < len(raw) <= 12 and raw.isascii() and raw.isdigit()):
+        if key:
+            raise Unsigned("unsigned")
+        raise ValueError(f"{SEQ_HEADER} is not a number")
+    seq = int(raw)
+    if key:
+        sig = hdr.get(SIG_HEADER)
+        if not sig:
+            raise Unsigned("unsigned")
+        if not hmac.compare_digest(sig.encode(), signature(key, subj, seq, body).encode()):
+            raise Unsigned("bad signature")
+    return seq
 
 #: ``source(match_id, after_seq)``: the messages (seq, body) of ``match_id`` after
 #: ``after_seq`` (-1: the header first), oldest first; ``None``: no such match
@@ -195,7 +269,34 @@ async def connect(settings: NatsSettings, name: str,
     return await nats.connect(settings.url, name=name, allow_reconnect=False,
                               connect_timeout=CONNECT_TIMEOUT_S, max_reconnect_attempts=0,
                               disconnected_cb=lost, closed_cb=lost, error_cb=error,
-                              ping_interval=5, max_outstanding_pings=2)
+                              ping_interval=5, max_outstanding_pings=2,
+                              **auth_options(settings))
+
+
+def auth_options(settings: NatsSettings) -> dict[str, Any]:
+    """nats-py's options for the settings' authentication and TLS (none: none).
+
+    >>> from chukker.config import NatsSettings
+    >>> sorted(auth_options(NatsSettings(url="nats://h:4222", user="ed", password="pw")))
+    ['password', 'user']
+    """
+    out: dict[str, Any] = {}
+    if settings.user:
+        out["user"] = settings.user
+        out["password"] = settings.password or ""
+    if settings.token:
+        out["token"] = settings.token
+    if settings.nkey_seed:
+        out["nkeys_seed"] = settings.nkey_seed
+    if settings.creds:
+        out["user_credentials"] = settings.creds
+    tls_url = (settings.url or "").startswith("tls://")
+    if tls_url or settings.tls_ca or settings.tls_cert:
+        ctx = ssl.create_default_context(cafile=settings.tls_ca or None)
+        if settings.tls_cert:
+            ctx.load_cert_chain(settings.tls_cert, settings.tls_key or None)
+        out["tls"] = ctx
+    return out
 
 
 async def ensure_stream(js: JetStreamContext, settings: NatsSettings) -> None:
@@ -227,6 +328,8 @@ class JetStreamLink:
     request_timeout = ACK_TIMEOUT_S
     log = log
     settings: NatsSettings
+    #: make the stream if missing (the officials; an edge may only read it)
+    creates_stream = True
 
     def __init__(self) -> None:
         self._lost = asyncio.Event()
@@ -249,7 +352,8 @@ class JetStreamLink:
                 self._lost = asyncio.Event()
                 nc = await connect(self.settings, self.client_name, self._lost.set)
                 js = nc.jetstream(timeout=self.request_timeout)
-                await ensure_stream(js, self.settings)
+                if self.creates_stream:
+                    await ensure_stream(js, self.settings)
                 self.connections += 1
                 self.last_error = None
                 backoff.reset()
@@ -296,6 +400,9 @@ class NatsPublisher(JetStreamLink):
         super().__init__()
         self.settings = settings
         self.source = source
+        if not settings.signing_key:
+            log.warning("nats: nats.signing_key is not set: messages go out unsigned, and "
+                        "anyone who can publish to NATS can forge them (docs/scale.md)")
         self.horns = horns
         self.archived = archived
         #: match (or ``t.<tournament>``) -> the highest seq the store has (what the
@@ -316,6 +423,9 @@ class NatsPublisher(JetStreamLink):
         self._runner: asyncio.Task[None] | None = None
         self.published = 0
         self.duplicates = 0
+        #: last messages of the stream that were not the officials' (and their keys)
+        self.ignored = 0
+        self._ignored_keys: OrderedDict[str, None] = OrderedDict()
 
     # ---------------------------------------------------------------- listener
     def note(self, match_id: str, seq: int) -> None:
@@ -404,23 +514,40 @@ class NatsPublisher(JetStreamLink):
 
     async def _publish(self, js: JetStreamContext, subj: str, body: bytes, mid: str,
                        seq: int) -> None:
-        ack = await js.publish(subj, body, stream=self.settings.stream, headers={
-            "Nats-Msg-Id": mid, SEQ_HEADER: str(seq)})
+        ack = await js.publish(subj, body, stream=self.settings.stream, headers=headers_for(
+            self.settings.signing_key, subj, seq, body, mid))
         if ack.duplicate:
             self.duplicates += 1
         self.published += 1
 
-    async def _last_in_stream(self, js: JetStreamContext, match_id: str) -> int:
-        """The seq of the last message JetStream holds for ``match_id`` (-1: none)."""
+    async def _last_in_stream(self, js: JetStreamContext, key: str) -> int:
+        """The seq of the last message JetStream holds for ``key`` (-1: none), if the
+        officials signed it; a message they did not sign (or a seq beyond the store's) is
+        logged once and ignored: everything is published again from the store (JetStream
+        drops what it has by its id, an edge skips what it has by its seq)."""
+        subj = subject(self.settings.prefix, key)
         try:
-            msg = await js.get_last_msg(self.settings.stream,
-                                        subject(self.settings.prefix, match_id))
+            msg = await js.get_last_msg(self.settings.stream, subj)
         except nats.js.errors.NotFoundError:
             return -1
-        hdr = msg.headers or {}
-        if SEQ_HEADER in hdr:
-            return int(hdr[SEQ_HEADER])
-        return int(decode(msg.data or b"{}")["seq"])
+        data = msg.data or b""
+        try:
+            seq = verified_seq(self.settings.signing_key, subj, msg.headers, data)
+            said = decode(data)["seq"]
+            if said != seq:
+                raise ValueError(f"{SEQ_HEADER} {seq} but seq {said} in the body")
+            if seq > self._want.get(key, -1):
+                raise ValueError(f"{SEQ_HEADER} {seq} beyond the store's")
+        except (ValueError, KeyError, TypeError, RecursionError) as e:
+            self.ignored += 1
+            if key not in self._ignored_keys:
+                self._ignored_keys[key] = None
+                while len(self._ignored_keys) > self.settings.queue_limit:
+                    self._ignored_keys.popitem(last=False)
+                log.warning("nats: %s: the stream's last message is not the officials' (%s): "
+                            "ignored, publishing from the store's start", key, e)
+            return -1
+        return seq
 
     async def _catch_up(self, js: JetStreamContext, key: str) -> None:
         sent = self._sent.get(key)
@@ -476,13 +603,15 @@ class NatsPublisher(JetStreamLink):
         except nats.js.errors.NotFoundError:
             return frozenset()
         try:
+            verified_seq(self.settings.signing_key, archive_subject(self.settings.prefix),
+                         msg.headers, msg.data or b"")
             got = decode(msg.data or b"{}")
             ids = got["archived"]
             if got["kind"] != "archive" or not isinstance(ids, list):
                 raise ValueError("not an archive message")
             return frozenset(str(x) for x in ids)
-        except (ValueError, KeyError, TypeError) as e:
-            log.warning("nats: the stream's last archive message is unreadable (%s): "
+        except (ValueError, KeyError, TypeError, RecursionError) as e:
+            log.warning("nats: the stream's last archive message is not the officials' (%s): "
                         "publishing the flags again", e)
             return None
 
