@@ -45,7 +45,7 @@ def too_deep(data: bytes, limit: int = MAX_DEPTH) -> bool:
     """Whether the JSON text ``data`` opens more than ``limit`` arrays or objects inside
     each other (strings skipped), read byte by byte: nothing is parsed.
 
-    >>> too_deep(b'{"a":[1,{"b":"[[[["}]}', 2), too_deep(b"[" * 33), too_deep(b"[" * 32)
+    >>> too_deep(b'{"a":[1,{"b":"[[[["}]}', 3), too_deep(b"[" * 33), too_deep(b"[" * 32)
     (False, True, False)
     """
     if data.count(b"[") + data.count(b"{") <= limit:
