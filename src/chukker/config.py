@@ -202,6 +202,21 @@ class NatsSettings:
     officials_url: str | None = None
     #: matches whose events wait in memory while NATS is away (then they come from the store)
     queue_limit: int = 10_000
+    #: the shared secret the officials sign each message with (HMAC-SHA256) and the edges
+    #: check it with; an edge refuses to start without it (docs/scale.md)
+    signing_key: str | None = None
+    #: NATS authentication: a user and password, a token, an nkey seed file or a creds file
+    user: str | None = None
+    password: str | None = None
+    token: str | None = None
+    nkey_seed: str | None = None
+    creds: str | None = None
+    #: TLS: the CA bundle checking the server, and this client's certificate and key
+    tls_ca: str | None = None
+    tls_cert: str | None = None
+    tls_key: str | None = None
+    #: an edge refuses a message larger than this (bytes)
+    max_message_bytes: int = 1 << 20
 
 
 @dataclass(frozen=True, slots=True)
@@ -429,6 +444,16 @@ def _token(v: Any) -> str | None:
     return v
 
 
+def _signing_key(v: Any) -> str | None:
+    """At least 32 printable characters (a shared secret both sides hold)."""
+    if v is None or v == "":
+        return None
+    if not isinstance(v, str) or not re.fullmatch(r"[\x21-\x7e]{32,1024}", v):
+        raise ValueError("use 32 to 1024 printable ASCII characters without spaces "
+                         "(python -c 'import secrets; print(secrets.token_urlsafe(32))')")
+    return v
+
+
 def _optional(parse: Parser) -> Parser:
     def opt(v: Any) -> Any:
         return None if v is None or v == "" else parse(v)
@@ -615,6 +640,19 @@ KEYS: tuple[Key, ...] = (
     Key("nats.officials_url", _optional(_http_url),
         "the officials' server (http[s]://), named in an edge's refusals of writes"),
     Key("nats.queue_limit", _int(10, 1_000_000), "events kept in memory while NATS is away"),
+    Key("nats.signing_key", _signing_key,
+        "shared secret signing every NATS message (the officials and every edge)",
+        secret=True),
+    Key("nats.user", _optional(_text(max_len=256)), "NATS user name"),
+    Key("nats.password", _optional(_text(max_len=256)), "NATS password", secret=True),
+    Key("nats.token", _optional(_text(r"[\x21-\x7e]{1,1024}", "printable ASCII")),
+        "NATS token", secret=True),
+    Key("nats.nkey_seed", _optional(_text(max_len=4096)), "file holding the NATS nkey seed"),
+    Key("nats.creds", _optional(_text(max_len=4096)), "NATS creds file (JWT and nkey seed)"),
+    Key("nats.tls_ca", _optional(_text(max_len=4096)), "CA bundle checking the NATS server"),
+    Key("nats.tls_cert", _optional(_text(max_len=4096)), "client certificate for NATS (TLS)"),
+    Key("nats.tls_key", _optional(_text(max_len=4096)), "client key for NATS (TLS)"),
+    Key("nats.max_message_bytes", _int(4096, 64 << 20), "an edge refuses a larger message"),
     Key("horn.relays", _relays, "horn relays ([[horn.relays]] kind, topic, pulse_ms, arena)"),
     Key("horn.relay_max_late_ms", _int(0, 60_000),
         "a relay command this late is dropped, not sent"),

@@ -30,6 +30,8 @@ from chukker.web.demo import DEMO_HEADER
 HOST = "127.0.0.1"
 ORGANISER = "test-organiser-token"
 ORGANISER_AUTH = {"authorization": "Bearer " + ORGANISER}
+#: the officials' and the edges' shared secret (nats.signing_key)
+SIGNING_KEY = "test-signing-key-0123456789abcdefghij"
 
 
 def free_port() -> int:
@@ -111,7 +113,7 @@ def nats_settings(nats_server: NatsServer) -> NatsSettings:
     """A stream and subject prefix of this test alone."""
     tag = uuid.uuid4().hex[:8]
     return NatsSettings(url=nats_server.url, stream=f"T{tag}", prefix=f"t{tag}",
-                        officials_url="http://officials.example:8001")
+                        officials_url="http://officials.example:8001", signing_key=SIGNING_KEY)
 
 
 class Server:
@@ -178,6 +180,7 @@ def edge_process(nats: NatsSettings, replica: Path, port: int) -> subprocess.Pop
     env = {**os.environ, "CHUKKER_NATS_URL": nats.url or "", "CHUKKER_NATS_STREAM": nats.stream,
            "CHUKKER_NATS_PREFIX": nats.prefix,
            "CHUKKER_NATS_OFFICIALS_URL": nats.officials_url or "",
+           "CHUKKER_NATS_SIGNING_KEY": nats.signing_key or "",
            "CHUKKER_LOG_FORMAT": "text"}
     return subprocess.Popen([sys.executable, "-m", "chukker.cli", "edge", "--port", str(port),
                              "--replica", str(replica)], env=env, stdout=subprocess.PIPE,

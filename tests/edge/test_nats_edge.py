@@ -147,11 +147,12 @@ async def _stream_messages(s: NatsSettings) -> int:
 
 
 async def _publish(s: NatsSettings, match_id: str, seq: int, body: bytes, mid: str) -> bool:
+    """``body`` published as the officials would (their key: signed, the id theirs)."""
+    subj = natsfeed.subject(s.prefix, match_id)
     nc = await natsfeed.connect(s, "test")
     try:
-        ack = await nc.jetstream().publish(natsfeed.subject(s.prefix, match_id), body,
-                                           headers={"Nats-Msg-Id": mid,
-                                                    natsfeed.SEQ_HEADER: str(seq)})
+        ack = await nc.jetstream().publish(subj, body, headers=natsfeed.headers_for(
+            s.signing_key, subj, seq, body, mid))
         return bool(ack.duplicate)
     finally:
         await nc.close()

@@ -27,7 +27,7 @@ import logging
 import sqlite3
 import threading
 import time
-from collections import deque
+from collections import OrderedDict, deque
 from collections.abc import Callable
 from typing import Any
 
@@ -37,15 +37,25 @@ from nats.js import JetStreamContext
 from nats.js.api import ConsumerConfig, DeliverPolicy
 
 from chukker.config import NatsSettings
-from chukker.feeds.nats import JetStreamLink, decode, display
+from chukker.edge import checks
+from chukker.feeds.nats import JetStreamLink, display
 from chukker.store import StoredEvent, UnknownMatch
-from chukker.store.base import verify_match_id
+from chukker.store._engine import EngineError, Match, Setup
+from chukker.store.base import (
+    HornRow,
+    StorageFull,
+    StoreUnavailable,
+    TournamentEvent,
+    verify_match_id,
+)
 from chukker.store.sqlite import SQLiteStore
 
 log = logging.getLogger("chukker.edge")
 
 #: messages applied in one trip to the writer thread
 BATCH = 256
+#: matches kept folded by the engine (the others are folded again from the store)
+FOLDED = 256
 #: seconds between two questions to the stream about its last sequence
 STREAM_CHECK_S = 1.0
 
@@ -108,6 +118,7 @@ class Replica(JetStreamLink):
     client_name = "chukker-edge"
     request_timeout = 5.0
     log = log
+    creates_stream = False
 
     def __init__(self, settings: NatsSettings, store: SQLiteStore) -> None:
         if not settings.url:
@@ -115,6 +126,9 @@ class Replica(JetStreamLink):
         super().__init__()
         self.settings = settings
         self.store = store
+        if not settings.signing_key:
+            log.warning("edge: nats.signing_key is not set: messages are not checked for the "
+                        "officials' signature")
         self._db = sqlite3.connect(store.path, check_same_thread=False, isolation_level=None,
                                    timeout=30.0)
         # the cursor is committed after the events it counts (one WAL: if it survives a
@@ -133,6 +147,12 @@ class Replica(JetStreamLink):
         self._owed = 0
         self._writer = concurrent.futures.ThreadPoolExecutor(1, "chukker-edge-replica")
         self._last: dict[str, int] = {}
+        self._folded: OrderedDict[str, Match] = OrderedDict()
+        #: messages refused, per reason (``unsigned``, ``bad_signature``, ``too_large``,
+        #: ``too_deep``, ``malformed``, ``out_of_range``, ``definitions``, ``engine``, ...)
+        self.refused: dict[str, int] = {}
+        #: tournament -> the last seq of its log here (None: not read yet)
+        self._tlast: dict[str, int] | None = None
         self._runner: asyncio.Task[None] | None = None
         self.applied = 0
         self.skipped = 0
@@ -177,7 +197,8 @@ class Replica(JetStreamLink):
         """For ``/readyz`` (nothing secret: the server's address without credentials)."""
         return {"nats": display(self.settings.url or ""), "stream": self.settings.stream,
                 "connected": self.connected, "behind": self.behind, "applied": self.cursor,
-                "stream_last": self.stream_last, "error": self.last_error}
+                "stream_last": self.stream_last, "refused": dict(self.refused),
+                "signed": bool(self.settings.signing_key), "error": self.last_error}
 
     # ---------------------------------------------------------------- consumer
     async def _session(self, js: JetStreamContext) -> None:
@@ -203,7 +224,7 @@ class Replica(JetStreamLink):
         if self.cursor > 0:
             config = ConsumerConfig(deliver_policy=DeliverPolicy.BY_START_SEQUENCE,
                                     opt_start_seq=self.cursor + 1)
-        sub = await js.subscribe(f"{s.prefix}.match.*", stream=s.stream, ordered_consumer=True,
+        sub = await js.subscribe(f"{s.prefix}.>", stream=s.stream, ordered_consumer=True,
                                  config=config, idle_heartbeat=2.0)
         checked = time.monotonic()
         loop = asyncio.get_running_loop()
@@ -246,49 +267,125 @@ class Replica(JetStreamLink):
             last = self._last[match_id] = events[-1].seq if events else 0
         return last
 
+    def _engine(self, match_id: str) -> Match:
+        """The match folded by the engine, as this edge has it (kept for the busiest)."""
+        m = self._folded.get(match_id)
+        if m is None:
+            row = self.store.get_match(match_id)
+            m = Match(Setup.from_dict(row.header), [e.event for e in self.store.events(match_id)])
+            self._folded[match_id] = m
+            while len(self._folded) > FOLDED:
+                self._folded.popitem(last=False)
+        self._folded.move_to_end(match_id)
+        return m
+
     def _apply(self, batch: list[Msg]) -> None:
-        """Append what is new in ``batch`` (in the writer thread), then keep the cursor."""
+        """Append what is new in ``batch`` (in the writer thread), then keep the cursor.
+        A message refused is counted, logged once and passed; only the store's own
+        trouble (disk full, locked) stops the batch, to be read again."""
         for msg in batch:
             try:
-                self._apply_one(decode(msg.data))
-            except (ValueError, KeyError, TypeError) as e:  # not ours: skipped, said once
-                self.skipped += 1
-                log.warning("edge: message %d skipped: %s", msg.metadata.sequence.stream, e)
+                self._apply_one(checks.message(self.settings, msg.subject, msg.headers,
+                                               msg.data or b""))
+            except (StoreUnavailable, StorageFull, sqlite3.OperationalError):
+                raise
+            except checks.Refused as e:
+                self._refuse(e.reason, msg, e)
+            except Exception as e:  # anything else a message makes us do is its fault
+                self._refuse("malformed", msg, e)
         self.cursor = max(self.cursor, batch[-1].metadata.sequence.stream)
         self._db.execute("INSERT INTO edge_cursor (stream, seq) VALUES (?, ?) "
                          "ON CONFLICT (stream) DO UPDATE SET seq = excluded.seq",
                          (self.settings.stream, self.cursor))
 
+    def _refuse(self, reason: str, msg: Msg, e: Exception) -> None:
+        n = self.refused[reason] = self.refused.get(reason, 0) + 1
+        self.skipped += 1
+        if n == 1 or n % 1000 == 0:  # said once (and then once per thousand like it)
+            log.warning("edge: message %d on %s refused (%s, %d so far): %s",
+                        msg.metadata.sequence.stream, msg.subject[:120], reason, n,
+                        str(e)[:200])
+
     def _apply_one(self, m: dict[str, Any]) -> None:
+        kind = m["kind"]
+        if kind == "tournament":
+            self._apply_tournament(m)
+            return
+        if kind == "archive":
+            self._apply_archive(m)
+            return
         match_id = str(m["match_id"])
         verify_match_id(match_id, "nats message")
         last = self._last_seq(match_id)
-        if m["kind"] == "header":
+        if kind == "horn":
+            at_ms, period, horn_kind, sounded_ms = checks.horn(m)
             if last < 0:
-                header = m["header"]
-                if not isinstance(header, dict):
-                    raise ValueError("a header that is not an object")
+                raise checks.Refused("orphan", f"a horn of match {match_id} before its header")
+            # the audit keeps each horn once (INSERT OR IGNORE): a copy changes nothing
+            self.store.record_horn(match_id, HornRow(at_ms, period, horn_kind, sounded_ms))
+            return
+        if kind == "header":
+            if last < 0:
+                header, created_ms = checks.header(m)
+                try:
+                    Setup.from_dict(header)
+                except Exception as e:
+                    raise checks.Refused("engine", str(e)[:200]) from None
                 # the secrets stay with the officials: no token matches these
-                self.store.create_match(match_id, header, int(m["created_ms"]), "-", "-")
+                self.store.create_match(match_id, header, created_ms, "-", "-")
                 self._last[match_id] = 0
             return
         seq = int(m["seq"])
         if last < 0:
             self.orphans += 1
-            log.error("edge: event %d of match %s before its header: skipped", seq, match_id)
-            return
+            raise checks.Refused("orphan", f"event {seq} of match {match_id} before its header")
         if seq <= last:
             return  # had it already (published twice, or read again after a restart)
         if seq != last + 1:
             self.gaps += 1
-            log.error("edge: match %s: event %d after %d: skipped", match_id, seq, last)
-            return
-        event = m["event"]
-        if not isinstance(event, dict):
-            raise ValueError("an event that is not an object")
-        start = m.get("start_ms")
-        self.store.append(match_id, StoredEvent(seq, str(m["command_id"]), event,
-                                                int(m["recorded_ms"]), str(m["actor"])),
-                          int(start) if start is not None else int(m["recorded_ms"]))
+            raise checks.Refused("gap", f"match {match_id}: event {seq} after {last}")
+        event, command_id, recorded_ms, actor, start = checks.event(m)
+        match = self._engine(match_id)
+        try:
+            match.apply(event)
+        except EngineError as e:  # the engine refuses it: never stored, nothing frozen
+            raise checks.Refused("engine", str(e)[:200]) from None
+        except Exception as e:  # the engine choked: fold it again from the store next time
+            self._folded.pop(match_id, None)
+            raise checks.Refused("engine", f"{type(e).__name__}: {str(e)[:200]}") from None
+        try:
+            self.store.append(match_id, StoredEvent(seq, command_id, event, recorded_ms, actor),
+                              start if start is not None else recorded_ms)
+        except BaseException:
+            self._folded.pop(match_id, None)
+            raise
         self._last[match_id] = seq
         self.applied += 1
+
+    def _apply_tournament(self, m: dict[str, Any]) -> None:
+        """One event of a tournament's log, in ``seq`` order; the store tells the
+        process's tournament service (``t.<id>``), which folds it."""
+        tid = str(m["tournament_id"])
+        kind, body, recorded_ms = checks.tournament(m)
+        if self._tlast is None:
+            self._tlast = dict(self.store.tournaments())
+        last = self._tlast.get(tid, 0)
+        seq = int(m["seq"])
+        if seq <= last:
+            return
+        if seq != last + 1:
+            self.gaps += 1
+            raise checks.Refused("gap", f"tournament {tid}: event {seq} after {last}")
+        self.store.import_tournaments([(tid, [TournamentEvent(seq, kind, body, recorded_ms)])])
+        self._tlast[tid] = seq
+        self.applied += 1
+
+    def _apply_archive(self, m: dict[str, Any]) -> None:
+        """Every archived match: file away those named, bring back the others."""
+        ids, at_ms = checks.archive(m)
+        want = {x for x in ids if self._last_seq(x) >= 0}  # a match this edge has
+        have = self.store.archived()
+        for match_id in sorted(want - have):
+            self.store.set_archived(match_id, True, at_ms)
+        for match_id in sorted(have - want):
+            self.store.set_archived(match_id, False, at_ms)

@@ -206,7 +206,7 @@ def create_app(store: EventStore | str | Path, *, organiser: str | None = None,
         await svc.start()
         await tsvc.start(tournaments._dir())
         if natsfeed is not None:  # NATS JetStream for the edges (issue 35)
-            await publish.start_publisher(svc, natsfeed)
+            await publish.start_publisher(svc, natsfeed, tsvc)
         if feed is not None:
             await feeds_api.start_feed(svc, feed, app.state)
         # before the first horn, not on it
@@ -221,7 +221,7 @@ def create_app(store: EventStore | str | Path, *, organiser: str | None = None,
             if feed is not None:
                 await feeds_api.stop_feed(svc, feed)
             if natsfeed is not None:
-                await publish.stop_publisher(svc, natsfeed)
+                await publish.stop_publisher(svc, natsfeed, tsvc)
             await tsvc.stop()
             await svc.stop()
             app.state.heavy.close()

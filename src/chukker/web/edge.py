@@ -235,6 +235,9 @@ def edge(
     s = settings_or_exit(config, **{"server.host": host, "server.port": port})
     if not s.nats.url:
         _fail("chukker edge follows NATS JetStream: set nats.url (CHUKKER_NATS_URL)")
+    if not s.nats.signing_key:
+        _fail("chukker edge stores only what the officials signed: set nats.signing_key "
+              "(CHUKKER_NATS_SIGNING_KEY), the same as on the officials' server")
     sock = _bind(s.server.host, s.server.port)
     path = replica or os.path.join(s.data_dir, DEFAULT_REPLICA)
     try:
