@@ -17,6 +17,7 @@ the same transaction as the event, so a fixture never has two.
 from __future__ import annotations
 
 import asyncio
+import copy
 import datetime as dt
 import hashlib
 import json
@@ -153,10 +154,12 @@ def apply(lt: LiveTournament | None, tid: str, e: TournamentEvent) -> LiveTourna
     if lt is None:
         if e.kind != Kind.UPLOADED:
             raise StoreError(f"tournament {tid}: event 1 is {e.kind!r}, not an upload")
-        lt = LiveTournament(tid, b["doc"], web_tournament(b["doc"]), str(b["committee_hash"]),
+        doc = copy.deepcopy(b["doc"])  # a later move edits the tournament's, not the event's
+        lt = LiveTournament(tid, doc, web_tournament(doc), str(b["committee_hash"]),
                             dict(b.get("arena_hash", {})))
     elif e.kind == Kind.UPDATED:
-        lt.doc, lt.t = b["doc"], web_tournament(b["doc"])
+        doc = copy.deepcopy(b["doc"])
+        lt.doc, lt.t = doc, web_tournament(doc)
         lt.arena_hash = dict(b["arena_hash"])
         lt.live = dict(b["live"])
     elif e.kind == Kind.MOVED:
