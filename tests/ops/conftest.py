@@ -95,3 +95,9 @@ def seed_tournament(store: Any, played: tuple[str, ...] = ("a1", "b1")) -> str:
         return lt.id
 
     return asyncio.run(go())
+
+
+@pytest.fixture(scope="session")
+def tournament_seeder() -> Any:
+    """:func:`seed_tournament`, for the tests of this folder."""
+    return seed_tournament

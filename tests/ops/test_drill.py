@@ -113,11 +113,10 @@ def test_restore_drill_as_written_restores_every_match_and_tournament(
 
 @pytest.mark.postgres
 def test_restore_drill_with_postgresql_as_written(tmp_path: Path, pg_url: str,
-                                                   pg_schema: str) -> None:
+                                                   pg_schema: str,
+                                                   tournament_seeder: Any) -> None:
     from chukker.store import HornRow, StoredEvent, open_store
     from chukker.web.demo import DEMO_HEADER
-
-    from .conftest import seed_tournament
 
     s = open_store(pg_url, pg_schema=pg_schema)
     try:
@@ -125,7 +124,7 @@ def test_restore_drill_with_postgresql_as_written(tmp_path: Path, pg_url: str,
             s.create_match(f"pg{k}", DEMO_HEADER, 1000 + k, f"t{k}", f"c{k}")
             s.append(f"pg{k}", StoredEvent(1, "c1", {"type": "bowl_in", "at": 0.0}, 5, "tk"), 5)
         s.record_horn("pg0", HornRow(450_000, 1, "end", 455_000))
-        seed_tournament(s, played=("a1",))
+        tournament_seeder(s, played=("a1",))
         n = len(s.list_matches(100))
     finally:
         s.close()

@@ -27,8 +27,6 @@ from chukker.store.backup import (
     tournament_log_text,
 )
 
-from .conftest import seed_tournament
-
 pytestmark = pytest.mark.xdist_group("ops-tournament-export")
 
 
@@ -46,13 +44,14 @@ def chukker(*args: str, **env: str) -> Any:
 
 
 @pytest.fixture(scope="module")
-def seeded(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, str]]:
+def seeded(tmp_path_factory: pytest.TempPathFactory,
+           tournament_seeder: Any) -> Iterator[tuple[Path, str]]:
     """A server's data folder: its database holds the example tournament (two results,
     a move) and its live matches."""
     data = tmp_path_factory.mktemp("event")
     s = open_store(data / "chukker.sqlite3")
     try:
-        tid = seed_tournament(s)
+        tid = tournament_seeder(s)
     finally:
         s.close()
     (data / "chukker.sqlite3.organiser-token").write_text("old-organiser-token-0123456789\n")
@@ -315,12 +314,12 @@ def test_backup_counts_tournaments_and_the_copy_holds_them(
 
 
 def test_backup_on_postgresql_prints_a_pg_dump_command_that_runs_as_printed(
-        tmp_path: Path, pg_url: str, pg_schema: str) -> None:
+        tmp_path: Path, pg_url: str, pg_schema: str, tournament_seeder: Any) -> None:
     import subprocess
 
     s = open_store(pg_url, pg_schema=pg_schema)
     try:
-        seed_tournament(s, played=())
+        tournament_seeder(s, played=())
     finally:
         s.close()
     r = chukker("backup", "x.sqlite3", CHUKKER_DATABASE=pg_url,
