@@ -63,3 +63,41 @@ def ops_server(db_path: Path) -> Iterator[Any]:
 @pytest.fixture
 def ops_factory() -> Any:
     return OpsServer
+
+
+EXAMPLE_TOURNAMENT = Path(__file__).parents[2] / "examples" / "tournament" / "fall-classic.toml"
+
+
+def seed_tournament(store: Any, played: tuple[str, ...] = ("a1", "b1")) -> str:
+    """The example tournament uploaded into ``store`` as the officials' service does it,
+    the example's records of ``played`` stored on their live matches, its results
+    published and one committee move: a log of every kind but ``updated``. Its id."""
+    import asyncio
+    import datetime as dt
+
+    from chukker.live import LiveService
+    from chukker.live.tournaments import TournamentService
+    from chukker.record import load_path as load_record
+    from chukker.tournament.model import load_path
+    from chukker.web.demo import _play
+
+    async def go() -> str:
+        t = load_path(EXAMPLE_TOURNAMENT)
+        svc = TournamentService(LiveService(store))
+        lt = (await svc.upload(load_path(EXAMPLE_TOURNAMENT), lambda _lt: True)).lt
+        for mid in played:
+            rp = t.record_path(t.matches[mid])
+            assert rp is not None
+            _play(t, store, lt.live[mid], load_record(rp), 1_000_000)
+        await svc.refresh(lt)
+        start = lt.t.matches["a3"].start
+        await svc.move(lt, "a3", start + dt.timedelta(minutes=30) if start else None, None)
+        return lt.id
+
+    return asyncio.run(go())
+
+
+@pytest.fixture(scope="session")
+def tournament_seeder() -> Any:
+    """:func:`seed_tournament`, for the tests of this folder."""
+    return seed_tournament

@@ -83,7 +83,7 @@ def test_the_drill_has_its_steps() -> None:
     sqlite, pg = drill_blocks()
     text = "\n".join(sqlite)
     for command in ("chukker backup", "chukker export", "chukker import", "chukker serve",
-                    "diff -r", "/readyz"):
+                    "diff -r", "/readyz", "/tournaments", "tournaments\"", "matches, $("):
         assert command in text, command
     assert pg and "pg_restore" in pg[0]
 
@@ -95,12 +95,16 @@ def test_restore_drill_as_written_restores_every_match_and_tournament(
     assert len(matches) >= 2  # the demo's matches, and its tournament's
     p = run_drill(sqlite, tmp_path, CHECK_PORT=str(free_port()))
     assert p.returncode == 0, p.stdout + p.stderr
-    assert "restore OK: every match and tournament" in p.stdout
+    # it says so with counts: every match of the server, and the demo's tournament
+    assert (f"restore OK: every match and tournament: {len(matches)} matches, 1 tournaments"
+            in p.stdout), p.stdout
+    assert "1 tournaments, " in p.stdout  # the backup holds it too
+    assert "organiser token: unchanged" in p.stdout  # the drill put the old one back
     assert '"status":"ok"' in p.stdout  # the restored server said it was ready
     assert (tmp_path / "backups" / "night-before.sqlite3").is_file()
     exported = tmp_path / "backups" / "night-before-export"
     assert len(list((exported / "matches").glob("*.store.json"))) == len(matches)
-    assert list((exported / "tournaments").glob("*.json"))  # the demo tournament came along
+    assert len(list((exported / "tournaments").glob("*.json"))) == 1  # the demo tournament
     assert not (tmp_path / "restore-check").exists()  # step 5 cleaned up
     # the drill says a second run stops at the backup: the file is not overwritten
     again = run_drill(sqlite[:1], tmp_path)
@@ -109,7 +113,8 @@ def test_restore_drill_as_written_restores_every_match_and_tournament(
 
 @pytest.mark.postgres
 def test_restore_drill_with_postgresql_as_written(tmp_path: Path, pg_url: str,
-                                                   pg_schema: str) -> None:
+                                                   pg_schema: str,
+                                                   tournament_seeder: Any) -> None:
     from chukker.store import HornRow, StoredEvent, open_store
     from chukker.web.demo import DEMO_HEADER
 
@@ -119,6 +124,8 @@ def test_restore_drill_with_postgresql_as_written(tmp_path: Path, pg_url: str,
             s.create_match(f"pg{k}", DEMO_HEADER, 1000 + k, f"t{k}", f"c{k}")
             s.append(f"pg{k}", StoredEvent(1, "c1", {"type": "bowl_in", "at": 0.0}, 5, "tk"), 5)
         s.record_horn("pg0", HornRow(450_000, 1, "end", 455_000))
+        tournament_seeder(s, played=("a1",))
+        n = len(s.list_matches(100))
     finally:
         s.close()
     check_db = "chukker_check_" + uuid.uuid4().hex[:10]
@@ -127,9 +134,11 @@ def test_restore_drill_with_postgresql_as_written(tmp_path: Path, pg_url: str,
         p = run_drill(pg, tmp_path, CHUKKER_DATABASE=pg_url,
                       CHUKKER_DATABASE_SCHEMA=pg_schema, CHECK_DB=check_db)
         assert p.returncode == 0, p.stdout + p.stderr
-        assert "restore OK: every match" in p.stdout
+        # the pg_dump held the tournament: restored, and said with counts
+        assert (f"restore OK: every match and tournament: {n} matches, 1 tournaments"
+                in p.stdout), p.stdout
         assert len(list((tmp_path / "backups" / "night-before-pg-export" / "matches")
-                        .glob("*.store.json"))) == 3
+                        .glob("*.store.json"))) == n
     finally:
         with psycopg.connect(pg_url, autocommit=True) as db:
             db.execute(f"DROP DATABASE IF EXISTS {check_db}".encode())

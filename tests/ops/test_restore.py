@@ -166,7 +166,7 @@ def test_readme_export_and_import_as_written_is_a_no_op_that_says_so(
                             "PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}",
                             "PYTHONPATH": str(ROOT / "src")})
     assert p.returncode == 0, p.stderr
-    assert "exported 4 matches (12 events) and 1 tournament files" in p.stdout
+    assert "exported 4 matches (12 events) and 0 tournaments" in p.stdout  # fall.json: not one
     assert "nothing to import" in p.stdout
     assert dump(tmp_path / "chukker.sqlite3") == before
 
@@ -177,18 +177,15 @@ def test_import_into_a_new_database_restores_matches_and_tournaments(
     live = tmp_path / "live"
     live.mkdir()
     shutil.move(src, live / "chukker.sqlite3")
-    (live / "chukker-tournaments").mkdir()
-    (live / "chukker-tournaments" / "fall.json").write_text('{"id": "fall"}\n')
     p = chukker("export", str(tmp_path / "x"), cwd=live)
     assert p.returncode == 0, p.stderr
     restored = tmp_path / "restored"  # a new machine's data folder: made by the import
     p = chukker("import", str(tmp_path / "x"), cwd=tmp_path,
                 env={"CHUKKER_DATA_DIR": str(restored)})
     assert p.returncode == 0, p.stderr
-    assert "imported 2 matches (6 events)" in p.stdout and "1 tournament files" in p.stdout
+    assert "imported 2 matches (6 events), 0 tournaments" in p.stdout
     assert dump(restored / "chukker.sqlite3") == dump(live / "chukker.sqlite3")
-    assert (restored / "chukker-tournaments" / "fall.json").read_text() == '{"id": "fall"}\n'
-    # beside the live one (same tournaments folder, same content): the files are left alone
+    # (tournaments: tests/ops/test_tournament_export.py) beside the live one
     p = chukker("import", str(tmp_path / "x"), "--db", "new.sqlite3", cwd=live)
     assert p.returncode == 0, p.stderr
     assert dump(live / "new.sqlite3") == dump(live / "chukker.sqlite3")
@@ -212,18 +209,14 @@ def test_import_refuses_a_conflicting_match_or_tournament_and_writes_nothing(
     s.close()
     p = chukker("import", str(out), "--db", str(tmp_path / "third.sqlite3"), cwd=tmp_path)
     assert p.returncode == 2 and "match m2" in p.stderr
-    # a tournament file of the same name with other content
-    tdir = tmp_path / "chukker-tournaments"
-    tdir.mkdir()
-    (out / "tournaments").mkdir()
+    # a file in tournaments/ that the manifest does not name as a tournament
     (out / "tournaments" / "t.json").write_text('{"id": "t"}')
     rehash_with = json.loads((out / "manifest.json").read_text())
     rehash_with["files"]["tournaments/t.json"] = ""
     (out / "manifest.json").write_text(json.dumps(rehash_with))
     rehash(out)
-    (tdir / "t.json").write_text('{"id": "t", "changed": true}')
     p = chukker("import", str(out), "--db", str(tmp_path / "fourth.sqlite3"), cwd=tmp_path)
-    assert p.returncode == 2 and "t.json exists with other content" in p.stderr
+    assert p.returncode == 2 and "tournaments/t.json: not a tournament" in p.stderr, p.stderr
     assert not (tmp_path / "fourth.sqlite3").exists()
 
 

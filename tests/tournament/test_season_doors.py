@@ -77,6 +77,9 @@ def test_season_export_skips_what_is_not_a_servers_tournament(tmp_path: Path) ->
     (folder / "big.json").write_bytes(b"{" + b" " * (5 * 1024 * 1024) + b"}")  # over 4 MiB
     (folder / "list.json").write_text(json.dumps([1, 2, 3]))
     (folder / "bad-doc.json").write_text(json.dumps({"id": "x", "doc": [], "live": {}}))
+    from chukker.store import open_store
+
+    open_store(tmp_path / "db.sqlite3").close()  # the server's database (a missing one: exit 3)
     res = CliRunner().invoke(
         app,
         ["season", "export", "--db", str(tmp_path / "db.sqlite3")],

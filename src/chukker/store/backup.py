@@ -7,12 +7,14 @@
 * :func:`export_store` writes every match as a replayable record
   (``matches/<id>.json``, the match record format) beside what only the store
   knows (``matches/<id>.store.json``: token hashes, command ids, arrival
-  times, actors, the horns sounded), and ``manifest.json`` with a SHA-256 of
-  each file.
-* :func:`import_store` loads such a folder into a store in one transaction,
+  times, actors, the horns sounded), every tournament's event log
+  (``tournaments/<id>.json``, :data:`TOURNAMENT_LOG`), and ``manifest.json``
+  with a SHA-256 of each file.
+* :func:`import_store` loads such a folder into a store,
   checking the hashes and ids and replaying every match with the engine before
-  writing anything; matches the store already holds as they are change nothing,
-  a conflicting one refuses the whole import (:func:`plan_import`).
+  writing anything; matches and tournaments the store already holds as they
+  are change nothing, a conflicting one refuses the whole import
+  (:func:`plan_import`, :func:`plan_tournaments`).
 
 >>> import tempfile, os
 >>> from chukker.store import open_store, StoredEvent
@@ -42,18 +44,49 @@ from chukker.store.base import (
     MatchRow,
     StoredEvent,
     StoreError,
+    TournamentEvent,
     UnknownMatch,
     verify_match_id,
 )
 
-FORMAT = "chukker-export/1"
+#: an export's format: ``/2`` carries each tournament's event log (``/1``, read too,
+#: carried the files of the ``tournaments_dir`` folder)
+FORMAT = "chukker-export/2"
+READS = (FORMAT, "chukker-export/1")
+#: the format of a tournament's file in an export: its id and its events, in order
+TOURNAMENT_LOG = "chukker-tournament-log/1"
+TOURNAMENTS = "tournaments"
 ALL = 10**9
 
 PG_DUMP_HINT = (
-    "PostgreSQL: back up with pg_dump, e.g. "
-    "pg_dump --format=custom --schema={schema} --file=chukker.dump '{url}'; "
-    "restore with pg_restore --clean --if-exists --dbname='{url}' chukker.dump"
+    "PostgreSQL: back up with pg_dump (every match and tournament; consistent while "
+    "serving), as printed:\n"
+    "  pg_dump --format=custom --schema={schema} --file=chukker.dump {url}\n"
+    "restore into the same database with:\n"
+    "  pg_restore --clean --if-exists --no-owner --dbname={url} chukker.dump"
 )
+
+
+def pg_dump_hint(url: str, schema: str) -> str:
+    """:data:`PG_DUMP_HINT` for the database ``url``, runnable as printed: the URL with
+    its scheme, user, host, port, database and options, only its password left out
+    (``pg_dump`` reads ``$PGPASSWORD`` or ``~/.pgpass``), each word quoted for the shell.
+
+    >>> hint = pg_dump_hint("postgresql://chukker:s3cret@db:5433/c", "chukker").splitlines()
+    >>> print(hint[1])
+      pg_dump --format=custom --schema=chukker --file=chukker.dump postgresql://chukker@db:5433/c
+    >>> hint[-1]
+    '(the password: $PGPASSWORD or ~/.pgpass)'
+
+    """
+    import re
+    import shlex
+
+    bare = re.sub(r"^([a-z]+://[^:/@]+):[^@]*@", r"\1@", url)
+    hint = PG_DUMP_HINT.format(schema=shlex.quote(schema), url=shlex.quote(bare))
+    if bare != url:
+        hint += "\n(the password: $PGPASSWORD or ~/.pgpass)"
+    return hint
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,12 +95,17 @@ class BackupInfo:
     matches: int
     events: int
     bytes: int
+    tournaments: int = 0
 
 
-def _count(db: sqlite3.Connection) -> tuple[int, int]:
+def _count(db: sqlite3.Connection) -> tuple[int, int, int]:
     m = db.execute("SELECT COUNT(*) FROM matches").fetchone()[0]
     e = db.execute("SELECT COUNT(*) FROM events").fetchone()[0]
-    return int(m), int(e)
+    try:
+        t = db.execute("SELECT COUNT(*) FROM tournaments").fetchone()[0]
+    except sqlite3.OperationalError:  # a database of a version before tournaments were stored
+        t = 0
+    return int(m), int(e), int(t)
 
 
 def verify_backup_target(dest: str | Path, overwrite: bool = False) -> Path:
@@ -106,7 +144,7 @@ def backup_sqlite(source: EventStore | str | Path, dest: str | Path,
     else:
         if source.backend is not Backend.SQLITE:
             raise StoreError("not a SQLite store; " + PG_DUMP_HINT.format(
-                schema=getattr(source, "schema", "chukker"), url="postgresql://..."))
+                schema=getattr(source, "schema", "chukker"), url="postgresql://USER@HOST/DB"))
         src_path = str(getattr(source, "path"))  # noqa: B009 - SQLiteStore.path
     if not os.path.isfile(src_path):
         raise StoreError(f"no database at {src_path}")
@@ -131,7 +169,7 @@ def backup_sqlite(source: EventStore | str | Path, dest: str | Path,
                 ok = out.execute("PRAGMA integrity_check").fetchone()[0]
                 if ok != "ok":  # pragma: no cover - a disk problem
                     raise StoreError(f"the copy fails its integrity check: {ok}")
-                matches, events = _count(out)
+                matches, events, tournaments = _count(out)
             finally:
                 out.close()
         finally:
@@ -155,7 +193,7 @@ def backup_sqlite(source: EventStore | str | Path, dest: str | Path,
         with _suppress():
             os.unlink(tmp)
         raise
-    return BackupInfo(str(dest), matches, events, dest.stat().st_size)
+    return BackupInfo(str(dest), matches, events, dest.stat().st_size, tournaments)
 
 
 class _suppress:
@@ -184,6 +222,9 @@ class ExportInfo:
     matches: int
     events: int
     files: int
+    tournaments: int = 0
+    #: the tournaments' events
+    tournament_events: int = 0
 
 
 def all_matches(store: EventStore, page: int = 500) -> list[MatchRow]:
@@ -205,18 +246,78 @@ def match_record(header: dict[str, Any], events: list[StoredEvent]) -> dict[str,
     return rec
 
 
-def export_store(store: EventStore, folder: str | Path,
-                 extra: dict[str, str] | None = None) -> ExportInfo:
-    """Write every match of ``store`` to ``folder`` (created; must be empty if it exists).
+def tournament_log_text(tournament_id: str, events: list[TournamentEvent]) -> str:
+    """A tournament's file in an export: its id and its whole log (:data:`TOURNAMENT_LOG`).
 
-    ``extra``: more files to write (relative path -> text), e.g. tournaments.
+    >>> print(tournament_log_text("t1", [TournamentEvent(1, "moved", {"match": "p1"}, 5)]))
+    {"format": "chukker-tournament-log/1", "id": "t1", "events": [
+    {"seq": 1, "kind": "moved", "recorded_ms": 5, "body": {"match": "p1"}}
+    ]}
+    """
+    lines = [json.dumps({"seq": e.seq, "kind": e.kind, "recorded_ms": e.recorded_ms,
+                         "body": e.body}, ensure_ascii=False) for e in events]
+    head = json.dumps({"format": TOURNAMENT_LOG, "id": tournament_id})[:-1]
+    return head + ', "events": [\n' + ",\n".join(lines) + "\n]}\n"
+
+
+def parse_tournament_log(text: str, where: str) -> tuple[str, list[TournamentEvent]]:
+    """A tournament's file of an export: its id and events, checked (numbered 1, 2, ...
+    with no gap, each a kind, a body and a time); :class:`StoreError` naming ``where``.
+
+    >>> parse_tournament_log(tournament_log_text("t1", []), "x.json")
+    Traceback (most recent call last):
+    ...
+    chukker.store.base.StoreError: x.json: a tournament's log with no event
+    """
+    d = _json(text, where)
+    if not isinstance(d, dict) or d.get("format") != TOURNAMENT_LOG:
+        raise StoreError(f"{where}: not a tournament's log (format {TOURNAMENT_LOG})")
+    tid = d.get("id")
+    verify_match_id(str(tid) if isinstance(tid, str) else repr(tid), where)
+    raw = d.get("events")
+    if not isinstance(raw, list) or not raw:
+        raise StoreError(f"{where}: a tournament's log with no event")
+    out: list[TournamentEvent] = []
+    for i, e in enumerate(raw, start=1):
+        if not isinstance(e, dict) or e.get("seq") != i:
+            raise StoreError(f"{where}: event {i} is missing or numbered otherwise")
+        kind, body, ms = e.get("kind"), e.get("body"), e.get("recorded_ms")
+        if not isinstance(kind, str) or not 0 < len(kind) <= 32 or not isinstance(body, dict) \
+                or not isinstance(ms, int) or isinstance(ms, bool):
+            raise StoreError(f"{where}: event {i} needs a kind, a body and recorded_ms")
+        out.append(TournamentEvent(i, kind, body, ms))
+    return str(tid), out
+
+
+def export_store(store: EventStore, folder: str | Path,
+                 pending: list[tuple[str, list[TournamentEvent]]] | None = None,
+                 organiser_sha256: str | None = None) -> ExportInfo:
+    """Write every match and tournament of ``store`` to ``folder`` (created; must be
+    empty if it exists).
+
+    ``pending``: tournaments to carry besides the store's (the logs of
+    ``tournaments_dir`` files a server has not imported yet). A tournament's file
+    larger than an import reads (:data:`MAX_FILE_BYTES`) is refused, naming it.
+    ``organiser_sha256``: the SHA-256 of the server's organiser token, kept in the
+    manifest so that an import can say whether the token changed (never the token).
     """
     from chukker.store._engine import dumps
 
     root = Path(folder)
     if root.exists() and any(root.iterdir()):
         raise StoreError(f"{root} is not empty; export into a new folder")
+    logs: list[tuple[str, str, int]] = []  # checked before anything is written
+    held = store.tournaments()
+    ids = {tid for tid, _ in held}
+    for tid, tevents in [(tid, store.tournament_events(tid)) for tid, _ in held] + [
+            (tid, evs) for tid, evs in (pending or []) if tid not in ids]:
+        text = tournament_log_text(tid, tevents)
+        if len(text.encode()) > MAX_FILE_BYTES:
+            raise StoreError(f"tournament {tid}: its log is larger than {MAX_FILE_BYTES} "
+                             "bytes, more than an import reads; nothing exported")
+        logs.append((tid, text, len(tevents)))
     (root / "matches").mkdir(parents=True, exist_ok=True)
+    (root / TOURNAMENTS).mkdir(exist_ok=True)
     files: dict[str, str] = {}
     n_events = 0
     rows = sorted(all_matches(store), key=lambda r: (r.created_ms, r.id))
@@ -241,16 +342,19 @@ def export_store(store: EventStore, folder: str | Path,
         }
         sname = f"matches/{row.id}.store.json"
         files[sname] = _write(root / sname, json.dumps(meta, indent=1) + "\n")
-    for rel, text in (extra or {}).items():
-        p = root / rel
-        p.parent.mkdir(parents=True, exist_ok=True)
-        files[rel] = _write(p, text)
+    for tid, text, _n in logs:
+        name = f"{TOURNAMENTS}/{tid}.json"
+        files[name] = _write(root / name, text)
     from chukker import __version__
 
     manifest = {"format": FORMAT, "chukker": __version__,
-                "matches": [r.id for r in rows], "files": files}
+                "matches": [r.id for r in rows], "tournaments": [tid for tid, _, _ in logs],
+                "files": files}
+    if organiser_sha256:
+        manifest["organiser_token_sha256"] = organiser_sha256
     (root / "manifest.json").write_text(json.dumps(manifest, indent=1) + "\n")
-    return ExportInfo(str(root), len(rows), n_events, len(files) + 1)
+    return ExportInfo(str(root), len(rows), n_events, len(files) + 1, len(logs),
+                      sum(n for _, _, n in logs))
 
 
 #: an export's files are match records and tournaments: larger than this is not one
@@ -294,11 +398,32 @@ def _read_member(root: Path, rel: str) -> bytes:
         raise StoreError(f"{where}: cannot read ({e.strerror or e})") from None
 
 
-def read_export(folder: str | Path) -> tuple[list[_Loaded], dict[str, str]]:
-    """Read and check an export: hashes, ids, record format, every match replays.
+@dataclass(frozen=True, slots=True)
+class ExportRead:
+    """An export, read and checked: its matches, its tournaments' logs, the tournament
+    files of an older export (``chukker-export/1``: the files of its server's
+    ``tournaments_dir``, relative path -> text), and its other files."""
 
-    Returns the matches and the other files (relative path -> text). Every
-    problem is a :class:`StoreError` naming the file; nothing is written.
+    matches: list[_Loaded]
+    tournaments: list[tuple[str, list[TournamentEvent]]]
+    legacy: dict[str, str]
+    others: dict[str, str]
+    format: str
+    #: the SHA-256 of the exported server's organiser token, if the export says it
+    organiser_sha256: str | None = None
+
+
+def read_export(folder: str | Path) -> tuple[list[_Loaded], dict[str, str]]:
+    """The matches of an export and its other files (:func:`read_export_all`)."""
+    r = read_export_all(folder)
+    return r.matches, r.others
+
+
+def read_export_all(folder: str | Path) -> ExportRead:
+    """Read and check an export: hashes, ids, record format, every match replays, every
+    tournament's log is numbered without a gap.
+
+    Every problem is a :class:`StoreError` naming the file; nothing is written.
     """
     from chukker.store._engine import Match, Setup, loads
 
@@ -307,7 +432,7 @@ def read_export(folder: str | Path) -> tuple[list[_Loaded], dict[str, str]]:
         raise StoreError(f"{root}: no such folder (an export written by 'chukker export')")
     manifest = _json(_read_member(root, "manifest.json").decode("utf-8", "replace"),
                      f"{root}/manifest.json")
-    if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
+    if not isinstance(manifest, dict) or manifest.get("format") not in READS:
         raise StoreError(f"{root}/manifest.json: format is not {FORMAT}")
     files, ids = manifest.get("files", {}), manifest.get("matches", [])
     if not isinstance(files, dict) or not isinstance(ids, list):
@@ -370,7 +495,31 @@ def read_export(folder: str | Path) -> tuple[list[_Loaded], dict[str, str]]:
             raise StoreError(f"{root}/{srel}: {type(e).__name__}: {e}"[:300]) from None
         out.append(_Loaded(mid, header, meta, stored, horns))
     others = {k: v for k, v in texts.items() if not k.startswith("matches/")}
-    return out, others
+    logs: list[tuple[str, list[TournamentEvent]]] = []
+    legacy: dict[str, str] = {}
+    if manifest["format"] == FORMAT:
+        tids = manifest.get("tournaments", [])
+        if not isinstance(tids, list) or len(set(map(str, tids))) != len(tids):
+            raise StoreError(f"{root}/manifest.json: 'tournaments' is not a list of ids")
+        for tid in tids:
+            verify_match_id(tid, f"{root}/manifest.json")
+            rel = f"{TOURNAMENTS}/{tid}.json"
+            if rel not in texts:
+                raise StoreError(f"{root}/manifest.json names tournament {tid} but its file "
+                                 "is missing")
+            got, events = parse_tournament_log(texts[rel], f"{root}/{rel}")
+            if got != tid:
+                raise StoreError(f"{root}/{rel}: holds tournament {got}, not {tid}")
+            logs.append((tid, events))
+        stray = sorted(k for k in texts if k.startswith(TOURNAMENTS + "/")
+                       and k[len(TOURNAMENTS) + 1:-5] not in set(tids))
+        if stray:
+            raise StoreError(f"{root}/{stray[0]}: not a tournament manifest.json names")
+    else:
+        legacy = {k: v for k, v in texts.items() if k.startswith(TOURNAMENTS + "/")}
+    said = manifest.get("organiser_token_sha256")
+    return ExportRead(out, logs, legacy, others, str(manifest["format"]),
+                      said if isinstance(said, str) else None)
 
 
 @dataclass(frozen=True, slots=True)
@@ -444,11 +593,65 @@ def plan_import(store: EventStore, loaded: list[_Loaded], where: str = "") -> Im
     return ImportPlan(batch, unchanged, extended)
 
 
+@dataclass(frozen=True, slots=True)
+class TournamentPlan:
+    """What importing tournaments' logs would write (one transaction): each
+    tournament's events after those stored; those already there as they are; those
+    the import extends."""
+
+    batch: list[tuple[str, list[TournamentEvent]]]
+    unchanged: list[str]
+    extended: list[str]
+
+    @property
+    def events(self) -> int:
+        return sum(len(evs) for _, evs in self.batch)
+
+
+def _same_event(a: TournamentEvent, b: TournamentEvent) -> bool:
+    def canon(e: TournamentEvent) -> tuple[int, str, str, int]:
+        return e.seq, e.kind, json.dumps(e.body, sort_keys=True), e.recorded_ms
+
+    return canon(a) == canon(b)
+
+
+def plan_tournaments(store: EventStore, logs: list[tuple[str, list[TournamentEvent]]],
+                     where: str = "") -> TournamentPlan:
+    """Compare tournaments' logs with what ``store`` holds: a tournament it does not
+    hold is written whole; one whose stored events are the same as the log's first
+    ones gets the rest (or nothing); any other is a conflict, :class:`StoreError`
+    naming the tournament and its first differing event, and nothing is written."""
+    head = f"{where}: " if where else ""
+    batch: list[tuple[str, list[TournamentEvent]]] = []
+    unchanged: list[str] = []
+    extended: list[str] = []
+    for tid, events in logs:
+        stored = store.tournament_events(tid)
+        for a, b in zip(stored, events, strict=False):
+            if not _same_event(a, b):
+                raise StoreError(f"{head}tournament {tid}: event {a.seq} differs from the "
+                                 "database's; nothing imported")
+        if len(events) <= len(stored):
+            unchanged.append(tid)
+            continue
+        if stored:
+            extended.append(tid)
+        batch.append((tid, events[len(stored):]))
+    return TournamentPlan(batch, unchanged, extended)
+
+
 def import_store(store: EventStore, folder: str | Path) -> ExportInfo:
-    """Load an export into ``store`` in one transaction (see :func:`plan_import`):
-    all of it or, on any failure, nothing; importing it again changes nothing."""
-    loaded, others = read_export(folder)
-    plan = plan_import(store, loaded, str(folder))
+    """Load an export into ``store`` (see :func:`plan_import` and
+    :func:`plan_tournaments`): everything is checked before anything is written; the
+    matches in one transaction, then the tournaments in one; importing it again
+    changes nothing. (An older export's tournament files are left to ``chukker
+    import``, which reads them as a server's first start does.)"""
+    r = read_export_all(folder)
+    plan = plan_import(store, r.matches, str(folder))
+    tplan = plan_tournaments(store, r.tournaments, str(folder))
     if plan.batch:
         store.import_matches(plan.batch)
-    return ExportInfo(str(folder), len(plan.batch), plan.events, len(others))
+    if tplan.batch:
+        store.import_tournaments(tplan.batch)
+    return ExportInfo(str(folder), len(plan.batch), plan.events, len(r.others),
+                      len(tplan.batch), tplan.events)

@@ -10,7 +10,7 @@ import datetime as dt
 import json
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
@@ -18,6 +18,9 @@ from rich.table import Table
 
 from chukker.tournament.model import MatchSpec, Stage, Tournament, TournamentError, load_path
 from chukker.tournament.standings import MatchResult
+
+if TYPE_CHECKING:
+    from chukker.tournament.standings import Standings
 
 app = typer.Typer(no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False)
 
@@ -57,16 +60,102 @@ def check_cmd(file: FileArg) -> None:
     )
 
 
-@app.command("standings")
-def standings_cmd(
-    file: FileArg,
-    as_json: Annotated[bool, typer.Option("--json", help="Print the standings as JSON.")] = False,
-) -> None:
-    """Tables and order of finish, derived from the match records."""
+#: a server's or an export's tournament file is read up to this size
+MAX_STORED_BYTES = 64 << 20
+
+
+def _stored(file: Path) -> tuple[Tournament, Standings] | None:
+    """The standings of a file a server stores or exports: an export's
+    ``tournaments/<id>.json`` (the tournament's log, folded as the server folds it; its
+    results replayed from the export's ``matches/`` beside it) or an older version's
+    ``tournaments_dir`` file (its document; results are in the server's database). None
+    for any other file (a tournament file, read as such)."""
     from chukker.tournament.standings import standings
 
-    t = _load(file)
-    s = standings(t)
+    if file.suffix.lower() != ".json":
+        return None
+    try:
+        if file.stat().st_size > MAX_STORED_BYTES:
+            raise _fail(f"{file}: larger than {MAX_STORED_BYTES} bytes", EXIT_UNREADABLE)
+        d = json.loads(file.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError, RecursionError):
+        return None  # read as a tournament file: its error says where
+    if not isinstance(d, dict):
+        return None
+    from chukker.live.tournaments import apply, web_tournament
+    from chukker.store.backup import TOURNAMENT_LOG, parse_tournament_log
+
+    try:
+        if d.get("format") == TOURNAMENT_LOG:
+            tid, events = parse_tournament_log(file.read_text(encoding="utf-8"), str(file))
+            lt = None
+            for e in events:
+                lt = apply(lt, tid, e)
+            assert lt is not None  # a log has an event
+            return lt.t, standings(lt.t, _exported_results(file, lt.t, lt.live))
+        if "doc" in d and "committee_hash" in d:
+            t = web_tournament(d["doc"])
+            sys.stderr.write(f"{file}: a server's tournament file holds no results (they are "
+                             "in its database): every match shows as scheduled; for the "
+                             "results: chukker season show, or chukker export and this "
+                             "command on the export's tournaments/<id>.json\n")
+            return t, standings(t, {})
+    except (KeyError, TypeError, ValueError, RecursionError) as e:
+        raise _fail(f"{file}: {type(e).__name__}: {e}"[:400], EXIT_UNREADABLE) from None
+    return None
+
+
+def _exported_results(file: Path, t: Tournament, live: dict[str, str]) -> dict[str, Any]:
+    """The results of an export's tournament: its live matches' records in the export's
+    ``matches/`` folder, replayed (a record that does not replay counts as refused)."""
+    from chukker.engine import EngineError
+    from chukker.record import RecordError, replay
+    from chukker.record import load_path as load_record
+    from chukker.tournament.standings import played_from_record
+
+    folder = file.resolve().parent.parent / "matches"
+    played: dict[str, Any] = {}
+    missing = 0
+    for mid, live_id in live.items():
+        if mid not in t.matches:
+            continue
+        p = folder / f"{live_id}.json"
+        if not p.is_file():
+            missing += 1
+            continue
+        try:
+            rec = load_record(p)
+            if rec.get("events"):
+                played[mid] = played_from_record(rec, replay(rec, strict=False))
+        except (RecordError, EngineError) as e:
+            played[mid] = str(e)
+    if missing:
+        sys.stderr.write(f"{file}: {missing} live matches have no record in {folder}: "
+                         "they show as scheduled\n")
+    return played
+
+
+@app.command("standings")
+def standings_cmd(
+    file: Annotated[Path, typer.Argument(help=(
+        "The tournament file (.toml or .json), an export's tournaments/<id>.json, or a "
+        "server's tournaments_dir file."))],
+    as_json: Annotated[bool, typer.Option("--json", help="Print the standings as JSON.")] = False,
+) -> None:
+    """Tables and order of finish, derived from the match records (or, for an export's
+    tournament, from the records of the export's matches)."""
+    from chukker.tournament.standings import standings
+
+    stored = _stored(file)
+    if stored is not None:
+        t, s = stored
+    else:
+        t = _load(file)
+        s = standings(t)
+    if not t.teams and not t.matches:
+        raise _fail(f"{file}: holds no tournament (no teams, no matches): give a tournament "
+                    "file, an export's tournaments/<id>.json or a server's tournament file",
+                    EXIT_UNREADABLE)
     if as_json:
         sys.stdout.write(json.dumps(s.to_json(), ensure_ascii=False) + "\n")
         return

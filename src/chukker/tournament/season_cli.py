@@ -1,24 +1,22 @@
 """``chukker season export``: one CSV line per match of the season; ``season show``: the
 roll of honour, goals per player, penalties per player and per clause.
 
-From the tournaments the server holds (its ``tournaments_dir`` and database, as
-``chukker serve`` keeps them), or from tournament files given on the command line (their
-records beside them). Exit codes: 0 written; 2 usage or a bad setting; 3 a file or the
+From the tournaments the server holds (its database: each tournament's log folded as
+``chukker serve`` folds it, read only), or from tournament files given on the command
+line (their records beside them). Exit codes: 0 written; 2 usage or a bad setting; 3 a file or the
 database cannot be read (one line). Never a traceback.
 """
 
 from __future__ import annotations
 
-import json
 import sys
 from collections.abc import Mapping
-from dataclasses import replace
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
-from chukker.tournament.model import TournamentError, from_dict
+from chukker.tournament.model import TournamentError
 from chukker.tournament.season import (
     Season,
     SeasonTournament,
@@ -31,60 +29,68 @@ from chukker.tournament.standings import Played, played_from_record, standings
 
 app = typer.Typer(no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False)
 
-#: a server's tournament file is at most this big (the upload's limit is 64 KiB)
-MAX_FILE_BYTES = 4 * 1024 * 1024
-
-
 def _fail(message: str, code: int) -> typer.Exit:
     sys.stderr.write("chukker: " + message.replace("\n", " ") + "\n")
     return typer.Exit(code)
 
 
-def server_tournaments(folder: Path, store: Any) -> list[SeasonTournament]:
-    """The tournaments a server keeps in ``folder`` (one JSON file each, as the web's
-    registry writes them), their results replayed from the store's events."""
+def stored_tournament(tid: str, events: list[Any], store: Any) -> SeasonTournament | None:
+    """One tournament of the store: its log folded (as the server folds it, writing
+    nothing), its results replayed from its live matches' events. None if its log does
+    not fold (the server logs that too)."""
     from chukker.engine import EngineError
+    from chukker.live.tournaments import apply
     from chukker.record import RecordError, replay
     from chukker.store.base import StoreError
 
-    out: list[SeasonTournament] = []
-    if not folder.is_dir():
-        return out
-    for p in sorted(folder.glob("*.json")):
-        try:
-            if p.stat().st_size > MAX_FILE_BYTES:
-                continue
-            d = json.loads(p.read_text(encoding="utf-8"))
-            doc, live = d["doc"], d.get("live", {})
-        except (OSError, ValueError, KeyError, TypeError):
-            continue  # not a tournament of this server
-        if not isinstance(doc, Mapping) or not isinstance(live, Mapping):
+    lt = None
+    try:
+        for e in events:
+            lt = apply(lt, tid, e)
+    except (KeyError, TypeError, ValueError):
+        return None
+    if lt is None:
+        return None
+    t = lt.t  # its records are never read: results come from the store only
+    played: dict[str, Played | str] = {}
+    headers: dict[str, Mapping[str, Any]] = {}
+    for mid, live_id in lt.live.items():
+        if mid not in t.matches:
             continue
-        t = from_dict(doc)
-        for mid, m in list(t.matches.items()):
-            t.matches[mid] = replace(m, record=None)  # results come from the store only
-        played: dict[str, Played | str] = {}
-        headers: dict[str, Mapping[str, Any]] = {}
-        for mid, live_id in live.items():
-            if mid not in t.matches:
-                continue
-            try:
-                row = store.get_match(str(live_id))
-                events = [e.event for e in store.events(str(live_id))]
-            except StoreError:  # the store lost it: shown as scheduled
-                continue
-            rec = dict(row.header)
-            rec["events"] = events
-            headers[mid] = rec
-            if not events:
-                continue
-            try:
-                played[mid] = played_from_record(rec, replay(rec, strict=False))
-            except (RecordError, EngineError) as e:
-                played[mid] = str(e)
-        s = standings(t, played)
-        add_headers(t, s, headers)
-        out.append(SeasonTournament(str(d.get("id", p.stem)), t, s, headers))
+        try:
+            row = store.get_match(str(live_id))
+            evs = [e.event for e in store.events(str(live_id))]
+        except StoreError:  # the store lost it: shown as scheduled
+            continue
+        rec = dict(row.header)
+        rec["events"] = evs
+        headers[mid] = rec
+        if not evs:
+            continue
+        try:
+            played[mid] = played_from_record(rec, replay(rec, strict=False))
+        except (RecordError, EngineError) as err:
+            played[mid] = str(err)
+    s = standings(t, played)
+    add_headers(t, s, headers)
+    return SeasonTournament(tid, t, s, headers)
+
+
+def server_tournaments(store: Any, folder: Path | None = None) -> list[SeasonTournament]:
+    """Every tournament the server's store holds, oldest first (:func:`stored_tournament`),
+    then those of the older version's files in ``folder`` (its ``tournaments_dir``) that
+    the store does not hold yet: the server's next start imports them; read here as it
+    will import them, without writing."""
+    from chukker.ops_cli import folder_logs
+
+    logs = [(tid, store.tournament_events(tid)) for tid, _seq in store.tournaments()]
+    if folder is not None:
+        logs += folder_logs(store, folder)[0]
+    out = []
+    for tid, events in logs:
+        st = stored_tournament(tid, events, store)
+        if st is not None:
+            out.append(st)
     return out
 
 
@@ -100,7 +106,7 @@ ConfigOpt = Annotated[
 DbOpt = Annotated[
     str | None,
     typer.Option("--db", help="SQLite file or postgresql:// URL (default: the 'database' "
-                 "setting).", show_default=False),
+                 "setting, $CHUKKER_DATABASE).", show_default=False),
 ]  # fmt: skip
 
 
@@ -120,12 +126,20 @@ def _gather(files: list[Path] | None, config: Path | None, db: str | None) -> Se
         s = load(file=config if config is not None else True, overrides={"database": db})
     except ConfigError as e:
         raise _fail(f"bad setting {e}", 2) from None
+    from chukker.store import is_postgres_url
+
+    target = s.database_target()
+    path = target[len("sqlite:///"):] if target.startswith("sqlite:///") else target
+    if not is_postgres_url(target) and not Path(path).is_file():
+        raise _fail(f"no database at {path} (name it with --db or $CHUKKER_DATABASE)", 3)
     try:
-        store = open_store(s.database_target(), pg_schema=s.database_schema)
+        store = open_store(target, pg_schema=s.database_schema)
     except Exception as e:
         raise _fail(f"cannot open the database: {e}", 3) from None
     try:
-        return season(server_tournaments(Path(s.tournaments_target()), store))
+        return season(server_tournaments(store, Path(s.tournaments_target())))
+    except Exception as e:  # the database went away while reading: one line, never a trace
+        raise _fail(f"cannot read the database: {e}", 3) from None
     finally:
         store.close()
 
