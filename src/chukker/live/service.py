@@ -225,6 +225,9 @@ class LiveService:
         #: told of every tournament event another process stored: ``hook(id, seq)``, and
         #: ``hook(None, 0)`` on every (re)subscription (check them all)
         self.tournament_hooks: list[Callable[[str | None, int], None]] = []
+        #: told the id of every match created through this service, once it is stored
+        #: (the NATS publisher sends its header, so an edge shows it as pre-match)
+        self.created_hooks: list[Callable[[str], None]] = []
 
     # ---------------------------------------------------------------- listeners
     def add_listener(self, listener: Listener) -> None:
@@ -395,6 +398,11 @@ class LiveService:
             )
         except (StorageFull, StoreUnavailable) as e:
             raise store_refusal(e) from e
+        for hook in tuple(self.created_hooks):
+            try:
+                hook(match_id)
+            except Exception:  # a hook must not raise: log it, the match is made
+                log.exception("a created hook failed for match %s", match_id)
         return Created(match_id, tk, cm)
 
     async def _record_horn(self, match_id: str, row: HornRow) -> None:

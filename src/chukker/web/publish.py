@@ -16,11 +16,11 @@ from __future__ import annotations
 
 import asyncio
 import weakref
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from chukker.live.service import Created, LiveService
+from chukker.live.service import LiveService
 from chukker.store import MatchRow, StoredEvent, UnknownMatch
 from chukker.store.base import TOURNAMENT_PREFIX, tournament_key
 
@@ -82,8 +82,7 @@ def make_publisher(svc: LiveService, settings: Any) -> NatsPublisher | None:
 class _Hooks:
     """What :func:`start_publisher` hooked, undone by :func:`stop_publisher`."""
 
-    create: Callable[[dict[str, Any]], Awaitable[Created]] | None = None
-    wrapped: Any = None
+    created: Callable[[str], None] | None = None
     folded: Callable[[str, int], None] | None = None
 
 
@@ -100,7 +99,14 @@ async def start_publisher(svc: LiveService, pub: NatsPublisher,
         pub.note(lm.id, lm.seq)
         pub.horn_note(lm.id, 0)
     hooks = _HOOKS[pub] = _Hooks()
-    _announce_created(svc, pub, hooks)
+
+    def created(match_id: str) -> None:
+        """A match created here is published at once with its header (an edge shows it
+        as pre-match)."""
+        pub.note(match_id, 0)
+
+    hooks.created = created
+    svc.created_hooks.append(created)
     if tsvc is not None:
         def folded(tid: str, seq: int) -> None:
             lt = tsvc.get(tid)
@@ -114,26 +120,12 @@ async def start_publisher(svc: LiveService, pub: NatsPublisher,
             folded(lt.id, lt.seq)
 
 
-def _announce_created(svc: LiveService, pub: NatsPublisher, hooks: _Hooks) -> None:
-    """A match created here is published at once with its header (an edge shows it as
-    pre-match): the live service tells its listeners of events, not of new matches."""
-    create = svc.create_match
-
-    async def create_match(header: dict[str, Any]) -> Created:
-        c = await create(header)
-        pub.note(c.match_id, 0)
-        return c
-
-    svc.create_match = create_match  # type: ignore[method-assign]
-    hooks.create, hooks.wrapped = create, create_match
-
-
 async def stop_publisher(svc: LiveService, pub: NatsPublisher,
                          tsvc: TournamentService | None = None) -> None:
     svc.remove_listener(pub)
     hooks = _HOOKS.pop(pub, _Hooks())
-    if hooks.create is not None and svc.create_match is hooks.wrapped:
-        svc.create_match = hooks.create  # type: ignore[method-assign,assignment]
+    if hooks.created is not None and hooks.created in svc.created_hooks:
+        svc.created_hooks.remove(hooks.created)
     if tsvc is not None and hooks.folded in tsvc.folded:
         tsvc.folded.remove(hooks.folded)
     await pub.stop()
