@@ -195,9 +195,14 @@ def test_notes_that_are_junk_gone_or_not_private_name_nobody(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("XDG_RUNTIME_DIR", str(tmp_path))
     sleep = [sys.executable, "-c", "import time; time.sleep(60)"]
-    stranger = subprocess.Popen(sleep)  # a pid used again by a program that is no chukker
-    server = subprocess.Popen([*sleep, "chukker"])  # one that is
+    # a pid used again by a program that is no chukker, and one that is
+    stranger, server = (subprocess.Popen(argv, env=env()) for argv in (sleep, [*sleep, "chukker"]))
     try:
+        for proc in (stranger, server):  # until their command lines are there (exec done)
+            end = time.monotonic() + 30
+            while b"-c" not in Path(f"/proc/{proc.pid}/cmdline").read_bytes():
+                assert time.monotonic() < end and proc.poll() is None
+                time.sleep(0.01)
         kept, used_again, gone = (
             holders.Holder("chukker serve", pid, "127.0.0.1", (8000, 8001), "/x.sqlite3")
             for pid in (server.pid, stranger.pid, 2**22 + 7))
