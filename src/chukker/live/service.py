@@ -248,16 +248,48 @@ class LiveService:
 
     # ---------------------------------------------------------------- lifecycle
     async def start(self) -> None:
-        """Schedule the horns of every unfinished match; listen to other processes."""
+        """Schedule the horns of every unfinished match, however many finished or newer
+        ones there are (issue 40); listen to other processes.
+
+        Every started match is read, a page at a time (newest first, through the store's
+        ``before`` cursor), and folded in a worker thread to see whether a horn is still
+        to come; only those matches are loaded, and their horns scheduled. A finished
+        match, or one whose clock is stopped, costs one fold here and no memory: it loads
+        on demand (an event for it, from this process or another, loads it too). A
+        process that does not keep the horns (a public worker) reads the newest page
+        only: it sounds horns to its own viewers, and a match viewed is loaded."""
         self.loop = asyncio.get_running_loop()
-        rows = await asyncio.to_thread(self.store.list_matches, 1000)
-        for row in rows:
-            if row.start_ms is not None:
+        page = 500
+        now = self.clock.now_ms()
+
+        def horn_to_come(rows: list[MatchRow]) -> list[str]:
+            wanted = []
+            for row in rows:
+                if row.start_ms is None:
+                    continue
                 try:
-                    lm = await self.load(row.id)
+                    events = self.store.events(row.id)
+                    m = Match(Setup.from_dict(row.header), [e.event for e in events])
+                    last = round(float(events[-1].event["at"]) * 1000) if events else 0
+                    if m.next_deadline_ms(max(last, now - row.start_ms)) is None:
+                        continue
+                except Exception:  # load() says why (quarantined, the store): it decides
+                    pass
+                wanted.append(row.id)
+            return wanted
+
+        before: tuple[int, str] | None = None
+        while True:
+            rows = await asyncio.to_thread(self.store.list_matches, page, before)
+            for match_id in await asyncio.to_thread(horn_to_come, rows):
+                try:
+                    lm = await self.load(match_id)
                 except Exception:  # quarantined (logged by load): never stops the server
                     continue
                 self._reschedule(lm)
+            if len(rows) < page or not self.keeps_horns:
+                break
+            before = (rows[-1].created_ms, rows[-1].id)
         if self.shares_store():
             self._subscribed = asyncio.Event()
             self._listener = asyncio.create_task(self._listen())

@@ -14,6 +14,8 @@ from typing import Annotated, Any, NoReturn
 
 import typer
 
+from chukker.web import holders
+
 DEFAULT_DB = "chukker.sqlite3"
 
 
@@ -86,12 +88,12 @@ def serve(
     planes = s.server.public_workers > 0
     if planes and s.server.officials == s.server.port:
         _fail(f"--officials-port {s.server.officials} is --port: the two planes need two ports")
-    sock = (_bind(s.server.host, s.server.port, reuseport=True) if planes
-            else _bind(s.server.host, s.server.port))
-    officials_sock = (_bind(s.server.officials_address, s.server.officials, reuseport=True)
-                      if planes
-                      else None)
+    # one server per port (issue 40): each bound once here, without SO_REUSEPORT, and
+    # handed to the processes that serve it; the officials' on their own host (issue 41)
+    sock = _bind(s.server.host, s.server.port)
+    officials_sock = _bind(s.server.officials_address, s.server.officials) if planes else None
     target = s.database_target()
+    note = _leave_note(s, sock, officials_sock)
     path = target[len("sqlite:///"):] if target.startswith("sqlite:///") else target
     new_file = not is_postgres_url(target) and not os.path.exists(path)
     kept = False
@@ -107,6 +109,7 @@ def serve(
             _remove_sqlite(path)
         raise
     finally:
+        holders.take_note_away(note)
         for held in (sock, officials_sock):
             if held is not None:
                 held.close()
@@ -124,42 +127,38 @@ def _fail(msg: str) -> NoReturn:
     raise typer.Exit(2)
 
 
-def _bind(host: str, port: int, *, reuseport: bool = False) -> socket.socket | None:
-    """The listening socket, bound before anything is printed or written; one line and
-    exit 2 if the address cannot be had (port in use, no such address).
-
-    With ``reuseport`` (several workers) it is bound with ``SO_REUSEPORT`` and only
-    holds the port: each worker binds its own socket to it and listens."""
-    family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    sock = socket.socket(family, socket.SOCK_STREAM)
+def _bind(host: str, port: int) -> socket.socket | None:
+    """The listening socket, bound (without ``SO_REUSEPORT``) and listening before
+    anything is printed or written; one line naming the port's holder and exit 2 if the
+    address cannot be had (port in use, no such address)."""
     try:
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        if reuseport:
-            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
-        sock.bind((host, port))
+        return holders.listen(host, port)
     except OSError as e:
-        sock.close()
-        why = "the port is in use (another server?)" if e.errno == errno.EADDRINUSE else (
-            e.strerror or str(e))
+        why = (f"the port is in use by {holders.who_holds_port(host, port)}"
+               if e.errno == errno.EADDRINUSE else (e.strerror or str(e)))
         _fail(f"cannot listen on {host}:{port}: {why}")
     except (OverflowError, UnicodeError) as e:
-        sock.close()
         _fail(f"cannot listen on {host}:{port}: {e}")
-    sock.set_inheritable(True)
-    return sock
+
+
+def _ports(sock: socket.socket | None, officials_sock: socket.socket | None) -> tuple[int, ...]:
+    return tuple(int(x.getsockname()[1]) for x in (sock, officials_sock) if x is not None)
+
+
+def _leave_note(s: Any, sock: socket.socket | None,
+                officials_sock: socket.socket | None) -> Path | None:
+    """This server's note (its pid, ports and database), read by a second server that
+    finds a port taken; None if nothing is bound here."""
+    if sock is None:
+        return None
+    return holders.leave_note(holders.Holder(
+        "chukker serve", os.getpid(), s.server.host, _ports(sock, officials_sock),
+        holders.shown_database(s.database_target())))
 
 
 def _start(s: Any, sock: socket.socket | None, *, demo: bool,
            on_serving: Callable[[], None], officials_sock: socket.socket | None = None) -> None:
-    from chukker.live import LiveService
-    from chukker.ops.logging import configure
     from chukker.store import is_postgres_url, open_store
-    from chukker.web.api.routes import created_display_token
-    from chukker.web.app import create_app
-    from chukker.web.demo import DEMO_HEADER, DemoError, seed_finished_match, seed_tournament
-    from chukker.web.ops.observe import apply_process_settings
-    from chukker.web.security import organiser_token
-    from chukker.web.workers import supervise, uvicorn_config
 
     host, open_ = s.server.host, s.open
     port = sock.getsockname()[1] if sock is not None else s.server.port
@@ -167,12 +166,25 @@ def _start(s: Any, sock: socket.socket | None, *, demo: bool,
                       else s.server.officials)
     planes = s.server.public_workers > 0
     target = s.database_target()
-    if not is_postgres_url(target):
+    if not is_postgres_url(target):  # before the web's imports: a refusal comes at once
         try:
             os.makedirs(s.data_dir or ".", exist_ok=True)
         except OSError as e:
             _fail(f"cannot make the data folder {s.data_dir}: {e.strerror or e}")
-        _lock_sqlite_file(target)
+        lock = _lock_sqlite_file(target)
+        if lock is not None:  # who holds it, for a second server's refusal
+            holders.write_lock_note(lock, holders.Holder(
+                "chukker serve", os.getpid(), host, _ports(sock, officials_sock),
+                holders.shown_database(target)))
+    from chukker.live import LiveService
+    from chukker.ops.logging import configure
+    from chukker.web.api.routes import created_display_token
+    from chukker.web.app import create_app
+    from chukker.web.demo import DEMO_HEADER, DemoError, seed_finished_match, seed_tournament
+    from chukker.web.ops.observe import apply_process_settings
+    from chukker.web.security import organiser_token
+    from chukker.web.workers import supervise, uvicorn_config
+
     apply_process_settings(s)
     try:
         store = open_store(target, pg_schema=s.database_schema)
@@ -247,7 +259,9 @@ def _start(s: Any, sock: socket.socket | None, *, demo: bool,
         # SQLite file's lock) and supervises them
         store.close()
         code = supervise(s, host, port, s.server.public_workers, organiser=token,
-                         open_mode=open_, officials_port=officials_port)
+                         open_mode=open_, officials_port=officials_port,
+                         listening={x.getsockname()[1]: x for x in (sock, officials_sock)
+                                    if x is not None})
         if code:
             raise typer.Exit(code)
         return
@@ -270,9 +284,9 @@ class _Server:
 _LOCKS: list[Any] = []
 
 
-def _lock_sqlite_file(target: str) -> None:
+def _lock_sqlite_file(target: str) -> Any:
     """One SQLite file, one server: hold an exclusive lock beside it while serving (with
-    ``--workers``, the supervisor holds it for all its workers)."""
+    workers, the supervisor holds it for all of them); the lock file, held."""
     import fcntl
 
     path = target[len("sqlite:///"):] if target.startswith("sqlite:///") else target
@@ -280,11 +294,14 @@ def _lock_sqlite_file(target: str) -> None:
     try:
         fcntl.flock(f.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
     except OSError:
+        other = holders.lock_holder(f)
         f.close()
-        _fail(f"{os.path.abspath(path)} is already served by another `chukker serve`. "
+        who = other.words(with_database=False) if other else "another `chukker serve`"
+        _fail(f"{os.path.abspath(path)} is already served by {who}. "
               "One SQLite file takes one server; for several servers on one database use "
               "PostgreSQL (--db postgresql://...).")
     _LOCKS.append(f)
+    return f
 
 
 def organiser_token_command(

@@ -178,18 +178,15 @@ def _fail(msg: str) -> NoReturn:
 
 
 def _bind(host: str, port: int) -> socket.socket:
-    family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    sock = socket.socket(family, socket.SOCK_STREAM)
+    """Bound and listening at once, without ``SO_REUSEPORT`` (issue 40: one server per port)."""
+    from chukker.web.holders import listen, who_holds_port
+
     try:
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        sock.bind((host, port))
+        return listen(host, port)
     except (OSError, OverflowError, UnicodeError) as e:
-        sock.close()
-        why = "the port is in use (another server?)" if getattr(e, "errno", None) == \
-            errno.EADDRINUSE else (getattr(e, "strerror", None) or str(e))
+        why = f"the port is in use by {who_holds_port(host, port)}" if getattr(
+            e, "errno", None) == errno.EADDRINUSE else (getattr(e, "strerror", None) or str(e))
         _fail(f"cannot listen on {host}:{port}: {why}")
-    sock.set_inheritable(True)
-    return sock
 
 
 def _lock(path: str) -> None:

@@ -4,8 +4,9 @@ supervisor (issue 35: two planes; docs/operations.md).
 The supervisor (the process ``chukker serve`` started as) does what one server
 does before serving: the settings, both ports, the database, the organiser
 token, demo content. Then it makes a private runtime folder (mode 0700) and
-starts 1 + N processes (``multiprocessing``, spawned). Each opens the store,
-binds its port with ``SO_REUSEPORT`` and serves with a
+starts 1 + N processes (``multiprocessing``, spawned). Each opens the store and
+serves, on the listening socket of its port that the supervisor bound once (without
+``SO_REUSEPORT``: nobody else can share the port, issue 40) and handed to it, with a
 :class:`~chukker.live.LiveService` of its own:
 
 * process 0 is the **officials' plane** (:attr:`~chukker.web.planes.Plane.OFFICIALS`),
@@ -13,7 +14,8 @@ binds its port with ``SO_REUSEPORT`` and serves with a
   the *horn keeper*: it writes the horns' audit rows, runs the arena feeds (MQTT,
   relays) and loads every match it hears of;
 * processes 1..N are the **public plane** (:attr:`~chukker.web.planes.Plane.PUBLIC`) on
-  the public port (the kernel spreads the connections over them), at CPU priority
+  the public port (they accept from the one socket, whichever is free first; a
+  connection that comes while one restarts waits in the socket's queue), at CPU priority
   ``nice`` +:data:`PUBLIC_NICE`: every page, stream, export and feed, and the API's
   writes too (through the same store). They sound the horns to their own viewers and
   never write the audit;
@@ -42,11 +44,13 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass
 from types import FrameType
 from typing import Any
 
 from chukker.ops import metrics
+from chukker.web.holders import listen
 
 #: seconds the supervisor waits for its workers to stop before killing them
 STOP_WAIT_S = 10.0
@@ -93,22 +97,6 @@ def make_runtime_folder() -> str:
     folder = tempfile.mkdtemp(prefix="chukker-", dir=base)
     os.chmod(folder, 0o700)
     return folder
-
-
-def reuseport_socket(host: str, port: int) -> socket.socket:
-    """A socket bound to ``host:port`` with ``SO_REUSEPORT``: every worker binds one,
-    the kernel hands each new connection to one of them."""
-    family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    sock = socket.socket(family, socket.SOCK_STREAM)
-    try:
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
-        sock.bind((host, port))
-    except BaseException:
-        sock.close()
-        raise
-    sock.set_inheritable(True)
-    return sock
 
 
 def uvicorn_config(app: Any, host: str, port: int) -> Any:
@@ -167,8 +155,10 @@ def stop_with_supervisor(parent: int) -> None:
         os.kill(os.getpid(), signal.SIGTERM)
 
 
-def run_worker(spec: WorkerSpec, parent: int) -> None:
-    """One worker: its store (told of the others' appends), its app, its socket."""
+def run_worker(spec: WorkerSpec, parent: int, sock: socket.socket) -> None:
+    """One worker: its store (told of the others' appends), its app, and ``sock``: its
+    port's listening socket, bound by the supervisor (``multiprocessing`` passes it to
+    the spawned process as a file descriptor, at every start)."""
     with contextlib.suppress(OSError):  # a terminal's Ctrl-C goes to the supervisor only
         os.setpgid(0, 0)
     stop_with_supervisor(parent)
@@ -195,7 +185,6 @@ def run_worker(spec: WorkerSpec, parent: int) -> None:
     app = create_app(store, organiser=spec.organiser, open_mode=spec.open_mode, settings=s,
                      worker=WorkerRole(spec.index, spec.workers), plane=plane,
                      addresses=addresses, warm=True)
-    sock = reuseport_socket(spec.host, spec.port)
     threading.Thread(target=_watch_supervisor, args=(parent,), daemon=True,
                      name="chukker-orphan-check").start()
     try:
@@ -215,8 +204,11 @@ def _say(msg: str) -> None:
 class Supervisor:
     """Starts ``workers`` worker processes, starts again one that dies, stops them all."""
 
-    def __init__(self, spec_of: Any, workers: int, *, planes: bool = False) -> None:
+    def __init__(self, spec_of: Any, workers: int, *, planes: bool = False,
+                 listening: Mapping[int, socket.socket]) -> None:
         self.spec_of = spec_of
+        #: port -> its listening socket, held here for every start of a worker
+        self.listening = listening
         self.planes = planes
         self.workers = workers
         self.ctx = multiprocessing.get_context("spawn")
@@ -228,7 +220,9 @@ class Supervisor:
         self.stopping = False
 
     def _start(self, i: int) -> None:
-        p = self.ctx.Process(target=run_worker, args=(self.spec_of(i), os.getpid()),
+        spec = self.spec_of(i)
+        p = self.ctx.Process(target=run_worker,
+                             args=(spec, os.getpid(), self.listening[spec.port]),
                              name=f"chukker-worker-{i}", daemon=False)
         p.start()
         self.procs[i] = p
@@ -288,12 +282,21 @@ class Supervisor:
 
 
 def supervise(settings: Any, host: str, port: int, workers: int, *,
-              organiser: str | None, open_mode: bool, officials_port: int = 0) -> int:
+              organiser: str | None, open_mode: bool, officials_port: int = 0,
+              listening: Mapping[int, socket.socket] | None = None) -> int:
     """Run the processes until told to stop; the exit status.
 
     With ``officials_port``: the officials' process on it and ``workers`` public
     processes on ``port`` (two planes). Without: ``workers`` processes on ``port`` that
-    serve both planes, process 0 keeping the horns (before issue 35)."""
+    serve both planes, process 0 keeping the horns (before issue 35).
+
+    ``listening``: the ports' listening sockets (:func:`chukker.web.holders.listen`),
+    bound by the caller before anything else; a port missing there is bound here."""
+    listening = dict(listening or {})
+    for p in (port, officials_port):
+        if p and p not in listening:
+            listening[p] = listen(settings.server.officials_address
+                                  if p == officials_port and p != port else host, p)
     runtime = make_runtime_folder()
     # the workers keep their metrics side by side, so any of them answers /metrics for
     # all (prometheus_client's multiprocess mode, read when a worker starts)
@@ -317,9 +320,9 @@ def supervise(settings: Any, host: str, port: int, workers: int, *,
              f"horns); the public plane on port {port} ({workers} process"
              f"{'es' if workers > 1 else ''} at nice +{PUBLIC_NICE})")
     else:
-        _say(f"{workers} workers on one port (SO_REUSEPORT); worker 0 keeps the horns")
+        _say(f"{workers} workers on one port; worker 0 keeps the horns")
     try:
-        return Supervisor(spec_of, total, planes=planes).run()
+        return Supervisor(spec_of, total, planes=planes, listening=listening).run()
     finally:
         os.environ.pop(metrics.MULTIPROC_ENV, None)
         shutil.rmtree(runtime, ignore_errors=True)
