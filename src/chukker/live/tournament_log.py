@@ -128,6 +128,8 @@ class LiveTournament:
     results: dict[str, dict[str, Any]] = field(default_factory=dict)
     #: bumped whenever what the pages show changed
     version: int = 0
+    #: bumped by every change; a view computed across a change is not kept
+    gen: int = 0
     digest: Any = None
     last: tuple[Standings, dict[str, dict[str, Any]]] | None = None
     #: the stream's subscribers per language, and their outboxes
@@ -183,6 +185,7 @@ def apply(lt: LiveTournament | None, tid: str, e: TournamentEvent) -> LiveTourna
         lt.live.setdefault(str(mid), str(live_id))
     lt.seq = e.seq
     lt.last = None
+    lt.gen += 1
     return lt
 
 

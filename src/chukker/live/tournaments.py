@@ -273,10 +273,14 @@ class TournamentService:
             # what this process is settling now (a result just in) shows in this answer
             with contextlib.suppress(Exception):
                 await asyncio.shield(task)
-        if lt.last is None:
+        last = lt.last
+        if last is None:
+            gen = lt.gen
             reports = await self.reports(lt)
-            lt.last = (played_standings(lt, reports), reports)
-        return lt.last
+            last = (played_standings(lt, reports), reports)
+            if lt.gen == gen:  # nothing changed meanwhile: kept for the next views
+                lt.last = last
+        return last
 
     # ---------------------------------------------------------- listening to matches
     def on_state(self, match_id: str, seq: int, report: Mapping[str, Any]) -> None:
@@ -295,6 +299,7 @@ class TournamentService:
         lt = self.items.get(tid)
         if lt is not None:
             lt.last = None
+            lt.gen += 1
         self._dirty.add(tid)
         if self._refreshing is None or self._refreshing.done():
             with contextlib.suppress(RuntimeError):  # no loop: the next read recomputes

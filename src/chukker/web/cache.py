@@ -14,7 +14,9 @@ no stream) is rendered once per
   cookie nor the raw ``Accept-Language`` is kept: a request of 1 MB makes no entry of
   1 MB (issue 41);
 * its version: a match's own ``seq`` (and row) for a match's pages, JSON and exports
-  (``/m/{id}/...``, ``/api/matches/{id}/...``), and a short time-to-live everywhere
+  (``/m/{id}/...``, ``/api/matches/{id}/...``), a tournament's log ``seq`` and version
+  for its pages (issue 40: a change through another process shows at once), and a short
+  time-to-live everywhere
   (:attr:`PageCache.ttl`; a match whose clock runs: :attr:`PageCache.running_ttl`, its
   clock is in the page). A write through this process clears what it may change: an
   event the pages that are not a match's own (its tournament's standings, the list of
@@ -207,6 +209,14 @@ class PageCache:
                 # a horn's audit row comes without a new seq: the time to live bounds it
                 return ((match_id, lm.seq, id(lm.row)),
                         self.running_ttl if running else self.ttl)
+        if path.startswith("/tournaments"):  # issue 40: the tournament's own version
+            tsvc = getattr(getattr(scope.get("app"), "state", None), "tournaments", None)
+            if tsvc is not None:
+                tid = path[len("/tournaments/"):].split("/", 1)[0]
+                lt = tsvc.get(tid) if tid else None
+                if lt is not None:
+                    return (tid, lt.seq, lt.version, lt.last is None), self.ttl
+                return tuple((x.id, x.seq, x.version) for x in tsvc.all()), self.ttl
         return (), self.ttl
 
     def rate_refusal(self, scope: Scope, door: Door) -> Any:
