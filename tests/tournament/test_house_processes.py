@@ -152,32 +152,47 @@ def serving(tmp: Path, public_workers: int,
             database: tuple[str, str] | None = None) -> Iterator[Serve]:
     s = Serve(tmp, public_workers, database)
     try:
-        s.conn(0)
-        s.public()
+        for c in [s.conn(0), *s.public()]:  # every worker ready
+            c.close()
         yield s
     finally:
         s.stop()
 
 
-def call(c: http.client.HTTPConnection, method: str, path: str, body: Any = None,
+#: a worker of a server: a connection to it is opened (pinned) for each request, as an
+#: idle keep-alive connection is closed by the server after a few seconds
+Pin = tuple[Serve, int]
+Where = http.client.HTTPConnection | Pin
+
+
+def _send(where: Where, method: str, path: str, body: bytes | None,
+          headers: dict[str, str]) -> tuple[int, bytes]:
+    c = where if isinstance(where, http.client.HTTPConnection) else where[0].conn(where[1])
+    try:
+        c.request(method, path, body=body, headers=headers)
+        r = c.getresponse()
+        return r.status, r.read()
+    finally:
+        if c is not where:
+            c.close()
+
+
+def call(where: Where, method: str, path: str, body: Any = None,
          token: str | None = None) -> tuple[int, Any]:
     headers = {"content-type": "application/json"}
     if token:
         headers["authorization"] = f"Bearer {token}"
-    c.request(method, path, body=None if body is None else json.dumps(body), headers=headers)
-    r = c.getresponse()
-    raw = r.read()
+    status, raw = _send(where, method, path, None if body is None else json.dumps(body).encode(),
+                        headers)
     try:
-        return r.status, json.loads(raw or b"null")
+        return status, json.loads(raw or b"null")
     except ValueError:
-        return r.status, raw.decode(errors="replace")
+        return status, raw.decode(errors="replace")
 
 
-def get(c: http.client.HTTPConnection, path: str, cached: bool = True
-        ) -> tuple[int, bytes]:
-    c.request("GET", path, headers={} if cached else {"authorization": f"Bearer {UNCACHED}"})
-    r = c.getresponse()
-    return r.status, r.read()
+def get(where: Where, path: str, cached: bool = True) -> tuple[int, bytes]:
+    return _send(where, "GET", path, None,
+                 {} if cached else {"authorization": f"Bearer {UNCACHED}"})
 
 
 def first_message(port: int, path: str) -> str:
@@ -225,12 +240,12 @@ def read_store(serve: Serve, fn: Callable[[Any], Any]) -> Any:
 
 
 # ------------------------------------------------------------------ the flows
-def upload(c: http.client.HTTPConnection, text: str, token: str = ORGANISER
+def upload(c: Where, text: str, token: str = ORGANISER
            ) -> tuple[int, Any]:
     return call(c, "POST", "/tournaments/api", {"text": text}, token)
 
 
-def results(c: http.client.HTTPConnection, tid: str, cached: bool = False
+def results(c: Where, tid: str, cached: bool = False
             ) -> dict[str, dict[str, Any]]:
     """``results.json`` of ``tid``: as a viewer gets it (``cached``) or fresh."""
     status, doc = call(c, "GET", f"/tournaments/{tid}/results.json", None,
@@ -247,7 +262,7 @@ def second_upload_text() -> str:
     return text.replace(old, old.replace("11:00:00", "11:30:00"))
 
 
-def play(c: http.client.HTTPConnection, live: str, token: str,
+def play(c: Where, live: str, token: str,
          events: list[dict[str, Any]]) -> None:
     for k, ev in enumerate([{"type": "bowl_in"}, *events]):
         status, got = call(c, "POST", f"/api/matches/{live}/events",
@@ -280,14 +295,14 @@ def tournament_flow(officials: list[Serve], public: list[Serve]) -> str:
     ``officials[0]``'s officials' port and every public worker of ``public``; moves and
     races also through the other servers' ports. The tournament's id."""
     a, b = officials[0], public[-1]
-    c0 = a.conn(0)
+    c0: Pin = (a, 0)
     status, up = upload(c0, four_team_toml())
     assert status == 201, up
     tid, committee = up["tournament_id"], up["committee_token"]
     arena_tokens = {name: v["token"] for name, v in up["arenas"].items()}
     assert set(up["matches"]) == {f"m{n}" for n in range(1, 7)}  # the pool's live matches
     # read on the other port, on every public worker of every server: no 404, no restart
-    readers = [c for s in public for c in s.public()]
+    readers: list[Pin] = [(s, i) for s in public for i in range(1, s.workers + 1)]
     for c in readers:
         st, page = get(c, f"/tournaments/{tid}")
         assert st == 200 and b"Four Cup" in page, (st, page[:300])
@@ -303,7 +318,7 @@ def tournament_flow(officials: list[Serve], public: list[Serve]) -> str:
     # a committee move on the public port, seen by the officials' process: m1 to Arena 2
     # at 08:00 (first there), so Arena 2's console on the officials' port shows its new
     # live match, made in the move's own transaction
-    status, moved = call(b.conn(1), "POST", f"/tournaments/{tid}/api/matches/m1",
+    status, moved = call((b, 1), "POST", f"/tournaments/{tid}/api/matches/m1",
                          {"start": "2026-12-05T08:00", "arena": "Arena 2"}, committee)
     assert status == 200, moved
     new_m1 = moved["live"]
@@ -311,7 +326,7 @@ def tournament_flow(officials: list[Serve], public: list[Serve]) -> str:
     from chukker.live.tournaments import arena_slug
 
     console = f"/tournaments/{tid}/arena/{arena_slug('Arena 2')}/console"
-    _wait(lambda: all(new_m1.encode() in get(s.conn(0), console)[1] for s in officials),
+    _wait(lambda: all(new_m1.encode() in get((s, 0), console)[1] for s in officials),
           "the move on the public port reached the officials' arena console")
     # a move on the officials' port, seen on every public worker
     status, moved = call(c0, "POST", f"/tournaments/{tid}/api/matches/m2",
@@ -354,7 +369,7 @@ def tournament_flow(officials: list[Serve], public: list[Serve]) -> str:
                                            {"type": "forfeit", "team": "B"}])
     _wait(lambda: all(results(c, tid)["f1"]["status"] == "final" for c in readers),
           "the final's result on every public worker")
-    season = public[0].conn(1)
+    season: Pin = (public[0], 1)
     _wait(lambda: b"Reds" in get(season, "/tournaments/season", cached=False)[1],
           "the season's champion")
     st, csv = get(season, "/tournaments/season.csv")
@@ -389,8 +404,8 @@ def test_tournament_flow_on_two_servers_on_one_postgresql(
     b = Serve(tmp_path / "b", 1, (pg_url, pg_schema))
     try:
         for s in (a, b):
-            s.conn(0)
-            s.public()
+            for c in [s.conn(0), *s.public()]:
+                c.close()
         # uploaded on A's officials' port, read on B's public port; the moves and the
         # race through both servers' ports; the final's live match read on B
         tournament_flow([a, b], [b, a])
@@ -408,14 +423,14 @@ def _counts(db: sqlite3.Connection) -> tuple[int, ...]:
 
 def test_page_views_of_every_tournament_page_write_nothing(one_worker: Serve) -> None:
     s = one_worker
-    c0 = s.conn(0)
+    c0: Pin = (s, 0)
     text = four_team_toml().replace('name = "Four Cup"', 'name = "Views Cup"')
     status, up = upload(c0, text)
     assert status == 201, up
     tid = up["tournament_id"]
     # a result in, and the final's live match made: the pages have something to show
     tokens = {name: v["token"] for name, v in up["arenas"].items()}
-    arenas = {m: r["arena"] for m, r in results(s.conn(1), tid).items()}
+    arenas = {m: r["arena"] for m, r in results((s, 1), tid).items()}
     for mid, events in RESULTS.items():
         play(c0, up["matches"][mid], tokens[arenas[mid]], events)
     _wait(lambda: read_store(s, lambda st: live_ids(st, tid)).get("f1"), "the final made")
@@ -433,9 +448,9 @@ def test_page_views_of_every_tournament_page_write_nothing(one_worker: Serve) ->
                  f"/tournaments/{tid}/matches/f1", f"/tournaments/{tid}/qr/m1.svg",
                  f"/tournaments/{tid}/arena/{slug}/display", "/tournaments/season",
                  "/tournaments/season.csv"]
-        for c in s.public():
+        for i in range(1, s.workers + 1):
             for path in pages:
-                st, body = get(c, path)
+                st, body = get((s, i), path)
                 assert st == 200, (path, st, body[:300])
         st, body = get(c0, f"/tournaments/{tid}/arena/{slug}/console")
         assert st == 200, body[:300]
@@ -480,7 +495,7 @@ def test_kill_9_of_the_officials_process_in_a_move_loses_nothing_acked_10_rounds
         if isinstance(answer, tuple) and answer[0] == 200:
             acked.append((start, arena))
         else:  # not acknowledged: the client sends it again once the process is back
-            st, again = call(s.conn(0), "POST", f"/tournaments/{tid}/api/matches/m4", body,
+            st, again = call((s, 0), "POST", f"/tournaments/{tid}/api/matches/m4", body,
                              committee)
             assert st == 200, again
             acked.append((start, arena))
@@ -491,6 +506,6 @@ def test_kill_9_of_the_officials_process_in_a_move_loses_nothing_acked_10_rounds
     assert [m for m in moves if m in acked] and all(m in moves for m in acked), (moves, acked)
     lives = read_store(s, lambda st: one_live_match_each(st, tid))
     assert set(lives) == {f"m{n}" for n in range(1, 7)}
-    assert results(s.conn(1), tid)["m4"]["live"] == lives["m4"]
-    assert results(s.conn(1), tid)["m4"]["arena"] == acked[-1][1]
+    assert results((s, 1), tid)["m4"]["live"] == lives["m4"]
+    assert results((s, 1), tid)["m4"]["arena"] == acked[-1][1]
     assert any("worker 0 (pid" in line and "ended" in line for line in s.out)
