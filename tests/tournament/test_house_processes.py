@@ -414,6 +414,32 @@ def test_tournament_flow_on_two_servers_on_one_postgresql(
         b.stop()
 
 
+# ------------------------------------------------------- the public plane's page cache
+@pytest.mark.xfail(strict=False, reason=(
+    "web/cache.py keys a tournament's pages by a time to live only (2 s): a write through "
+    "another process (the officials' port: a move, a second upload, a timekeeper's goal) "
+    "is served stale on the public port after its own process has folded it"))
+def test_the_public_page_cache_never_serves_a_tournament_older_than_its_process_knows(
+        one_worker: Serve) -> None:
+    s = one_worker
+    text = four_team_toml().replace('name = "Four Cup"', 'name = "Cache Cup"')
+    status, up = upload((s, 0), text)
+    assert status == 201, up
+    tid, committee = up["tournament_id"], up["committee_token"]
+    viewer = s.conn(1)  # one public worker: the crowd's page, cached, and the state itself
+    try:
+        assert results(viewer, tid, cached=True)["m2"]["start"] == "2026-12-05T09:00:00"
+        status, moved = call((s, 0), "POST", f"/tournaments/{tid}/api/matches/m2",
+                             {"start": "2026-12-05T09:15"}, committee)
+        assert status == 200, moved
+        _wait(lambda: results(viewer, tid)["m2"]["start"] == "2026-12-05T09:15:00",
+              "the public worker folded the officials' move")
+        # the process knows: the crowd's page (its cache) must say the same
+        assert results(viewer, tid, cached=True)["m2"]["start"] == "2026-12-05T09:15:00"
+    finally:
+        viewer.close()
+
+
 # ------------------------------------------------------------- page views write nothing
 def _counts(db: sqlite3.Connection) -> tuple[int, ...]:
     return tuple(db.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
