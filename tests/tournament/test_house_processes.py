@@ -224,6 +224,21 @@ def live_ids(store: Any, tid: str) -> dict[str, set[str]]:
     return {mid: ids - archived for mid, ids in made.items()}
 
 
+def quiet(serve: Serve, tid: str, seconds: float = 1.0) -> None:
+    """Wait (bounded) until the tournament's log has not grown for ``seconds``: the
+    officials' process has settled what it will."""
+    def count() -> int:
+        return int(read_store(serve, lambda st: len(st.tournament_events(tid))))
+
+    last, since, end = count(), time.monotonic(), time.monotonic() + 60
+    while time.monotonic() - since < seconds:
+        assert time.monotonic() < end, "the tournament's log kept growing for 60 s"
+        time.sleep(0.1)
+        now = count()
+        if now != last:
+            last, since = now, time.monotonic()
+
+
 def one_live_match_each(store: Any, tid: str) -> dict[str, str]:
     """Every fixture with a live match has exactly one that is not archived."""
     got = live_ids(store, tid)
@@ -363,8 +378,8 @@ def tournament_flow(officials: list[Serve], public: list[Serve]) -> str:
     f1 = next(iter(final))
     _wait(lambda: all(results(c, tid)["f1"]["live"] == f1 for c in readers),
           "the final on every public worker")
-    f1_row = results(readers[-1], tid)["f1"]
-    assert f1_row["teams"] == ["reds", "blues"], f1_row
+    _wait(lambda: all(results(c, tid)["f1"]["teams"] == ["reds", "blues"] for c in readers),
+          "the final's teams (pool 1st and 2nd) on every public worker")
     play(c0, f1, arena_tokens["Arena 1"], [{"type": "goal", "team": "A"},
                                            {"type": "forfeit", "team": "B"}])
     _wait(lambda: all(results(c, tid)["f1"]["status"] == "final" for c in readers),
@@ -440,6 +455,29 @@ def test_the_public_page_cache_never_serves_a_tournament_older_than_its_process_
         viewer.close()
 
 
+# ------------------------------------------------------------- one result per fixture
+@pytest.mark.xfail(strict=False, reason=(
+    "live/tournaments.py: apply() keeps a result's whole body (its 'made' key too) in "
+    "lt.results, which _settle compares with the result it would publish (no 'made'): "
+    "the first final fixture's result is published again on every settle, up to RETRIES "
+    "times per change, and the others' never"))
+def test_each_fixture_result_is_published_once(one_worker: Serve) -> None:
+    s = one_worker
+    text = four_team_toml().replace('name = "Four Cup"', 'name = "Results Cup"')
+    status, up = upload((s, 0), text)
+    assert status == 201, up
+    tid = up["tournament_id"]
+    tokens = {name: v["token"] for name, v in up["arenas"].items()}
+    arenas = {m: r["arena"] for m, r in results((s, 1), tid).items()}
+    for mid, events in RESULTS.items():
+        play((s, 0), up["matches"][mid], tokens[arenas[mid]], events)
+    _wait(lambda: read_store(s, lambda st: live_ids(st, tid)).get("f1"), "the final made")
+    quiet(s, tid)
+    published = read_store(s, lambda st: [
+        e.body["match"] for e in st.tournament_events(tid) if e.kind == "result"])
+    assert sorted(published) == sorted(RESULTS), published
+
+
 # ------------------------------------------------------------- page views write nothing
 def _counts(db: sqlite3.Connection) -> tuple[int, ...]:
     return tuple(db.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
@@ -460,7 +498,7 @@ def test_page_views_of_every_tournament_page_write_nothing(one_worker: Serve) ->
     for mid, events in RESULTS.items():
         play(c0, up["matches"][mid], tokens[arenas[mid]], events)
     _wait(lambda: read_store(s, lambda st: live_ids(st, tid)).get("f1"), "the final made")
-    time.sleep(0.5)  # let the officials' process settle what it will (nothing is asked)
+    quiet(s, tid)
 
     db = sqlite3.connect(s.db)
     try:
@@ -532,6 +570,6 @@ def test_kill_9_of_the_officials_process_in_a_move_loses_nothing_acked_10_rounds
     assert [m for m in moves if m in acked] and all(m in moves for m in acked), (moves, acked)
     lives = read_store(s, lambda st: one_live_match_each(st, tid))
     assert set(lives) == {f"m{n}" for n in range(1, 7)}
+    _wait(lambda: results((s, 1), tid)["m4"]["arena"] == acked[-1][1], "the last move, public")
     assert results((s, 1), tid)["m4"]["live"] == lives["m4"]
-    assert results((s, 1), tid)["m4"]["arena"] == acked[-1][1]
     assert any("worker 0 (pid" in line and "ended" in line for line in s.out)
