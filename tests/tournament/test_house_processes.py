@@ -430,10 +430,6 @@ def test_tournament_flow_on_two_servers_on_one_postgresql(
 
 
 # ------------------------------------------------------- the public plane's page cache
-@pytest.mark.xfail(strict=False, reason=(
-    "web/cache.py keys a tournament's pages by a time to live only (2 s): a write through "
-    "another process (the officials' port: a move, a second upload, a timekeeper's goal) "
-    "is served stale on the public port after its own process has folded it"))
 def test_the_public_page_cache_never_serves_a_tournament_older_than_its_process_knows(
         one_worker: Serve) -> None:
     s = one_worker
@@ -456,11 +452,6 @@ def test_the_public_page_cache_never_serves_a_tournament_older_than_its_process_
 
 
 # ------------------------------------------------------------- one result per fixture
-@pytest.mark.xfail(strict=False, reason=(
-    "live/tournaments.py: apply() keeps a result's whole body (its 'made' key too) in "
-    "lt.results, which _settle compares with the result it would publish (no 'made'): "
-    "the first final fixture's result is published again on every settle, up to RETRIES "
-    "times per change, and the others' never"))
 def test_each_fixture_result_is_published_once(one_worker: Serve) -> None:
     s = one_worker
     text = four_team_toml().replace('name = "Four Cup"', 'name = "Results Cup"')
