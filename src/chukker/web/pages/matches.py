@@ -134,7 +134,7 @@ JS_LABELS = {
     "press_u_again": "Press U again to undo", "need_token": "Enter the timekeeper's token first.",
     "retrying": "Network error; retrying", "no_shot": "No shot is due",
     "ev_clock": "Clock correction", "ev_substitute": "Substitution", "ev_designate": "Designation",
-    "ev_return": "Return", "online": "Online",
+    "ev_return": "Return", "online": "Connected",
     "offline": "Offline: commands are kept and sent on reconnect", "queued": "{n} queued",
     "not_now": "Not possible now", "wait_queue": "Wait until the queued commands are sent",
     "server_time_used": "stamped with the server's time",
@@ -159,6 +159,15 @@ JS_LABELS = {
                   "restart: bowl-in at centre (Rule 6)",
     "pending": "pending", "pending_state": "Pending, not recorded yet: %(what)s",
     "time_out": "Time-out",
+    # issue 42: dialogs ask for what is missing; an undo asks first and says what it changes
+    "ask_for": "Still to fill in: %(what)s", "ask_fix": "Not valid: %(what)s",
+    "clock_says": "the console's clock says %(time)s",
+    "interval_left": "the interval has %(left)s left",
+    "confirm_undo": "Confirm undo",
+    "undo_asks": "Press Undo again, or Enter, to undo",
+    "undo_would": "it would change", "undo_changes_nothing": "nothing else changes",
+    "undo_refused": "This undo is refused", "clock": "clock", "score": "score",
+    "clock_stopped_word": "stopped", "clock_running_word": "running",
 }
 
 
@@ -707,6 +716,55 @@ async def created_page(request: Request, match_id: str) -> Response:
                   title=title_of(lm.row.header), match_id=lm.id)
     resp.headers["cache-control"] = "no-store"
     return resp
+
+
+def undo_changes(setup: Setup, events: Any, event: int, at_ms: int) -> dict[str, Any]:
+    """What an undo of event ``event`` at ``at_ms`` (record ms) would change, asked before
+    it is sent (issue 42): the clock's time left, each team's score, the period and the
+    state, each as ``[before, after]`` when it changes; or the engine's refusal (its code
+    and params: an undo that would move a later event is refused, ``docs/engine.md``).
+    A new match is folded from the events: nothing is recorded."""
+    from chukker.store._engine import EngineError
+
+    copy = Match(setup, events)
+    before = copy.report(at_ms)
+    try:
+        copy.apply({"type": "undo", "event": event, "at": at_ms / 1000})
+    except EngineError as err:
+        return {"event": event, "refused": {
+            "code": getattr(err, "code", "refused"), "reason": err.reason,
+            "params": getattr(err, "params", None) or {"reason": err.reason}}}
+    after = copy.report(at_ms)
+    changes: dict[str, Any] = {}
+    clock_b, clock_a = before["clock"]["remaining_ms"], after["clock"]["remaining_ms"]
+    if clock_b != clock_a or before["clock"]["running"] != after["clock"]["running"]:
+        changes["clock"] = [clock_b, clock_a]
+        changes["running"] = [before["clock"]["running"], after["clock"]["running"]]
+    score = {t: [before["score"][t], after["score"][t]] for t in before["score"]
+             if before["score"][t] != after["score"].get(t)}
+    if score:
+        changes["score"] = score
+    for k in ("period", "status"):
+        if before.get(k) != after.get(k):
+            changes[k] = [before.get(k), after.get(k)]
+    return {"event": event, "changes": changes}
+
+
+@router.get("/m/{match_id}/undo")
+async def undo_preview(request: Request, match_id: str, event: int = 0) -> Response:
+    """The console's question before an undo: what it would change, or why it is refused.
+    The timekeeper's or committee's token (a header); one copy of the match folded off
+    the event loop, so a key press or a horn never waits for it."""
+    from chukker.web.api.routes import authorise, load
+
+    lm = await load(request, match_id)
+    await authorise(request, lm, request.headers.get("authorization"))
+    if not 1 <= event <= lm.seq:
+        raise ServiceError(422, "bad_request", params={"problems": "event: no such event"})
+    at_ms = round(float(service(request).report(lm)["at"]) * 1000)
+    answer = await asyncio.to_thread(undo_changes, lm.match.setup, lm.match.events, event,
+                                     at_ms)
+    return JSONResponse(answer, headers={"cache-control": "no-store"})
 
 
 def phone_qr(request: Request, match_id: str) -> dict[str, Any]:
