@@ -107,3 +107,28 @@ def test_record_1_3_the_mount_dialog_offers_the_planned_horse_by_name(
     expect(label).to_contain_text("Dora")
     assert "dora" not in label.inner_text()  # the name, never the id
     page.keyboard.press("Escape")
+
+
+def test_horses_as_planned_before_the_first_bowl_in_one_confirmation_a_mount_each(
+    browser: Any, live_server: Any
+) -> None:
+    """Issue 42: before the first bowl-in the console offers "Horses as planned": the first
+    press lists them, the second records a `mount` event per planned player."""
+    from playwright.sync_api import expect
+
+    m = create(live_server, {"1": ["dora", "bay"], "2": ["chico"]})
+    page = browser.new_context(viewport={"width": 1366, "height": 768}).new_page()
+    page.goto(f"{live_server.url}/m/{m['match_id']}/console#token={m['timekeeper_token']}")
+    page.wait_for_function(
+        "() => window.chukker && window.chukker.state && window.chukker.connected")
+    button = page.locator("#btn-planned")
+    expect(button).to_be_visible()
+    button.click()
+    expect(page.locator("#message")).to_contain_text("Dora")
+    page.wait_for_timeout(200)
+    assert events(live_server, m, 0) == []
+    button.click()
+    ev = events(live_server, m, 2)
+    assert [(e["type"], e["player"], e["mount"]) for e in ev] == [
+        ("mount", 1, "dora"), ("mount", 2, "chico")]
+    expect(button).to_be_hidden()  # after that, only the changes (R)

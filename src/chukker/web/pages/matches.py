@@ -110,6 +110,8 @@ def _stage_name_filter(ctx: Any, stage_id: str) -> str:
 
 
 ENV.filters["rules_title"] = rules_title
+ENV.filters["mmss"] = lambda ms: "" if ms is None else (
+    f"{int(ms) // 60000}:{int(ms) // 1000 % 60:02d}")  # a countdown as a page prints it
 ENV.filters["stage_name"] = _stage_name_filter
 #: the fixed clock-correction reasons the console offers (the sheet prints them translated)
 ENV.globals["clock_reasons"] = sheet.CLOCK_REASONS
@@ -168,6 +170,7 @@ JS_LABELS = {
     "undo_would": "it would change", "undo_changes_nothing": "nothing else changes",
     "undo_refused": "This undo is refused", "clock": "clock", "score": "score",
     "clock_stopped_word": "stopped", "clock_running_word": "running",
+    "planned_asks": "Press again to record, one mount each",
 }
 
 
@@ -572,6 +575,29 @@ def _mount_id(key: str, name: str, taken: set[str]) -> str:
     return mid
 
 
+def plan_name_error(form: dict[str, str], key: str, no: int, i: int, name: str,
+                    names: list[str]) -> SetupError:
+    """A plan's horse that is not in the team's string (issue 42): said with the team's
+    name, and the closest horse of the string when one is close
+    ("'Comit' is not in Blue's string: did you mean Comet?").
+
+    >>> str(plan_name_error({"team_A_name": "Blue"}, "A", 1, 0, "Comit", ["Comet", "Bay"]))
+    "teams.A.plan.1[0]: 'Comit' is not in Blue's string: did you mean Comet?"
+    """
+    import difflib
+
+    team = form.get(f"team_{key}_name", "").strip()[:FORM_NAME_MAX] or DEFAULT_NAMES[key]
+    path = f"teams.{key}.plan.{no}[{i}]"
+    folded = {n.casefold(): n for n in names}
+    near = difflib.get_close_matches(name.casefold(), list(folded), n=1, cutoff=0.6)
+    if near:
+        return SetupError(path, f"{show(name)} is not in {team}'s string: did you mean "
+                          f"{folded[near[0]]}?", "plan_mount_not_listed_near",
+                          mount=show(name), team=team, near=folded[near[0]])
+    return SetupError(path, f"mount {show(name)} is not on {team}'s list of mounts",
+                      "plan_mount_not_listed", mount=show(name), team=team)
+
+
 def string_from_form(form: dict[str, str], key: str) -> dict[str, Any]:
     """A team's string and plan from the form (issue 30): ``team_X_mounts``, one horse a
     line (``name`` or ``name, owner``), and ``team_X_pN_plan``, the horses in the order
@@ -607,10 +633,8 @@ def string_from_form(form: dict[str, str], key: str) -> dict[str, Any]:
         for i, x in enumerate(names):
             mid = by_name.get(x[:FORM_NAME_MAX].casefold())
             if mid is None:
-                raise SetupError(f"teams.{key}.plan.{no}[{i}]",
-                                 f"mount {x[:FORM_NAME_MAX]} is not on {key}'s list of mounts",
-                                 "plan_mount_not_listed", mount=show(x[:FORM_NAME_MAX]),
-                                 team=key)
+                raise plan_name_error(form, key, no, i, x[:FORM_NAME_MAX],
+                                      [m["name"] for m in mounts])
             ids.append(mid)
         if ids:
             plan[str(no)] = ids
@@ -858,6 +882,9 @@ async def mounts_page(request: Request, match_id: str) -> Response:
                 {"no": p["no"], "name": p.get("name") or "",
                  "now": (roster.get(str(p["no"])) or {}).get("mount"),
                  "needed": bool((roster.get(str(p["no"])) or {}).get("mount_needed")),
+                 # read by player too (issue 42): the plan, and the next horse with when
+                 "plan": [str(x) for x in (team.get("plan") or {}).get(str(p["no"]), [])],
+                 "next": (roster.get(str(p["no"])) or {}).get("next_mount"),
                  "periods": sorted(by.get(key, {}).get(int(p["no"]), {}).items())}
                 for p in people if by.get(key, {}).get(int(p["no"])) or
                 (roster.get(str(p["no"])) or {}).get("status") == "playing"],

@@ -215,6 +215,7 @@
     renderPending();
     renderAllowed();
     renderNotNow();
+    renderPlanned();
   }
 
   // queued commands are not in the score or the state yet: the score shows each team's
@@ -754,6 +755,43 @@
     enqueue(ev, live.serverNow());
   });
 
+  // "Horses as planned" (issue 42): before the first bowl-in, every player not yet on a
+  // horse gets the first free horse of the grooms' plan, one `mount` event each (the record
+  // stays explicit); the first press lists them, the second (within 10 s) records them.
+  // After that the timekeeper records only the changes (R).
+  let plannedArmed = 0;
+  function plannedMounts() {
+    const rep = live.state || {};
+    if (rep.status !== "pre_match") return [];
+    const out = [];
+    for (const team of cfg.team_ids) {
+      const players = ((rep.roster || {})[team] || {}).players || {};
+      for (const [no, p] of Object.entries(players)) {
+        if (p.mount || !p.next_mount || (p.status && p.status !== "playing")) continue;
+        out.push({ type: "mount", team, player: Number(no), mount: String(p.next_mount.mount) });
+      }
+    }
+    return out;
+  }
+  function renderPlanned() {
+    const b = $("btn-planned");
+    const off = queue.length > 0 || !plannedMounts().length;
+    if (b.hidden !== off) { b.hidden = off; b.style.display = off ? "none" : ""; }
+  }
+  function horsesAsPlanned(e) {
+    const evs = plannedMounts();
+    if (!evs.length) return;
+    if (plannedArmed && Date.now() - plannedArmed < 10000) {
+      plannedArmed = 0;
+      const t = pressMs(e);
+      for (const ev of evs) enqueue(ev, t);
+      return;
+    }
+    plannedArmed = Date.now();
+    say((L.planned_asks || "Press again to record, one mount each") + ": " +
+      evs.map((ev) => live.teamName(ev.team) + " " + live.playerName(ev.team, ev.player) + " · " + mountName(ev.team, ev.mount)).join(", "), false);
+  }
+
   // O: the shootout's batting order from the keyboard: the focus goes to the first
   // team's order (type "2,3,1", Tab to the next team, Enter sets the order)
   function orderKey() {
@@ -782,6 +820,7 @@
   onClick($("btn-clock"), clockKey);
   onClick($("btn-undo"), undoLast);
   onClick($("btn-mount"), mountKey);
+  onClick($("btn-planned"), horsesAsPlanned);
   onClick($("btn-move15"), (e) => act("move_to_15", { type: "move_to_15" }, e));
   document.querySelectorAll("button.goal").forEach((b) =>
     onClick(b, (e) => goal(b.dataset.team, Number(b.dataset.player), e)));
