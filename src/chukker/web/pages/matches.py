@@ -74,8 +74,12 @@ def club_lines(header: dict[str, Any], gettext: Any) -> tuple[str, str, list[str
                                                              "base": base.title}
     periods = gettext("%(count)s periods of %(length)s") % {"count": plan.count,
                                                              "length": length}
-    changes = [f"{gettext('without')} {a}" if p == "without" else f"{p}: {a} → {b}"
-               for p, a, b, _c in differences(setup.edition, base)]
+    # in words, in the sheet's language (issue 42); a change the words do not cover yet
+    # keeps its parameter's name
+    changes = sheet.club_changes(setup.edition, base, str(setup.options.periods), gettext)
+    said = {*sheet.CLUB_WORDS, "regulation", "six", "without"}
+    changes += [f"{p}: {a} → {b}" for p, a, b, _c in differences(setup.edition, base)
+                if p not in said]
     return title, periods, changes
 
 
@@ -391,14 +395,24 @@ async def live_context(request: Request, match_id: str) -> dict[str, Any] | HTML
     practice = practice_of(lm.row.header)
     times = cached_event_times(lm)
     clocks = {i: ms for i, (_p, ms) in times.items()}
-    cfg = {"match_id": lm.id, "team_ids": ids, "regular_periods": regular, "lang": lang,
+    labels = {k: tr.gettext(v) for k, v in JS_LABELS.items()}
+    cfg: dict[str, Any] = {
+           "match_id": lm.id, "team_ids": ids, "regular_periods": regular, "lang": lang,
            "teams": {k: {"name": teams[k].get("name") or k, "players": teams[k]["players"]}
                      for k in ids},
            "practice": practice, "clocks": clocks,
            "periods": {i: p for i, (p, _ms) in times.items()},
            "timeout": last_timeout([e.event for e in lm.stored]),
-           "labels": {k: tr.gettext(v) for k, v in JS_LABELS.items()},
+           "labels": labels,
            "refusals": refusal_templates(lang)}
+    club = Setup.from_dict(lm.row.header).edition.club if lm.row.header.get("rules") == "club" \
+        else None
+    if club is not None:
+        # issue 42: the club's own warning time, and its name beside the period
+        warn = Setup.from_dict(lm.row.header).edition.warning_at_ms.value
+        labels["horn_warning"] = tr.gettext("%(n)s seconds") % {"n": warn // 1000} \
+            if warn % 60000 else sheet.mmss(warn)
+        cfg["club_name"] = club.name
     for k in ids:
         teams[k]["name"] = teams[k].get("name") or k
     clock = report["clock"]["remaining_ms"]
