@@ -273,10 +273,11 @@ def schedule_cmd(
         if bracket_start is not None:
             first = _parse_dt(bracket_start, "--bracket-start")
         else:
-            starts = [m.start for m in t.matches.values() if m.start is not None]
-            if not starts:
+            # after each team's last pool match, with --rest's free slots too (issue 42)
+            found = sch.bracket_start(t, pools, minutes, rest)
+            if found is None:
                 raise _fail("--bracket needs --bracket-start (no match has a start)", 2)
-            first = max(starts) + dt.timedelta(minutes=minutes)
+            first = found
         arenas = arena or sorted({m.arena for m in t.matches.values() if m.arena}) or []
         need = dict(zip(pools, counts, strict=True))
         short = [p for p in pools if t.stages[p].teams and len(t.stages[p].teams) < need[p]]
