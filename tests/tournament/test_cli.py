@@ -224,3 +224,32 @@ def test_schedule_a_double_forfeit_reads_both_forfeited() -> None:
     code, out, _ = run("tournament", "export", str(EXAMPLE), "--format", "csv", "--what", "matches")
     b4 = next(ln for ln in out.splitlines() if ln.startswith("b4,"))
     assert b4.endswith(",forfeit,lobos pumas")
+
+
+def test_issue_42_tournament_new_writes_a_file_that_check_passes(tmp_path: Path) -> None:
+    out = tmp_path / "cup.toml"
+    code, _, err = run("tournament", "new", str(out), "--name", "Oak Cup", "--venue", "Oak Hill",
+                       "--dates", "2026-12-05,2026-12-06", "--arenas", "Arena 1,Arena 2",
+                       "--teams", "Reds,Blues,Greens")
+    assert code == 0, err
+    assert "3 teams, 3 pool matches" in err
+    code, out_text, err = run("tournament", "check", str(out))
+    assert code == 0 and "ok (3 teams, 3 matches" in out_text + err
+    assert 'venue = "Oak Hill"' in out.read_text(encoding="utf-8")
+    code, _, err = run("tournament", "new", str(out), "--teams", "A,B")
+    assert code == 2 and "exists" in err  # never overwritten without --force
+    code, _, err = run("tournament", "new", str(tmp_path / "x.json"), "--teams", "Solo")
+    assert code == 2 and "at least two teams" in err
+
+
+def test_issue_42_register_says_what_it_did(tmp_path: Path) -> None:
+    t = tmp_path / "cup.toml"
+    assert run("tournament", "new", str(t), "--teams", "Reds,Blues", "--dates",
+               "2026-12-05")[0] == 0
+    csv = tmp_path / "reg.csv"
+    csv.write_text("id,name,registered,handicap,from\nreds-1,Ann,2026,2,2026-12-01\n"
+                   "zed,Zed,2026,1,2025-05-01\n", encoding="utf-8")
+    code, _, err = run("tournament", "register", str(t), "--csv", str(csv), "-o",
+                       str(tmp_path / "out.toml"))
+    assert code == 0
+    assert "2 players read: 1 added, 1 updated (1 handicap change), 0 unchanged" in err

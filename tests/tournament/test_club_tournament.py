@@ -68,3 +68,29 @@ def test_club_tournament_the_edition_round_trips_through_toml() -> None:
     text = tomli_w.dumps(t.to_dict())
     assert tomllib.loads(text)["edition"] == PINE
     assert loads(text).extra["edition"] == PINE
+
+
+def test_issue_42_the_tournament_page_names_the_club_edition_by_its_name(
+        tmp_path: Path, monkeypatch: Any) -> None:
+    import datetime as dt
+    import warnings
+
+    from tests.web.conftest import OPEN, ORGANISER_AUTH
+
+    from chukker.tournament.cli import starting_doc
+    from chukker.tournament.model import dumps
+    from chukker.web import create_app
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        from starlette.testclient import TestClient
+
+    monkeypatch.setenv("CHUKKER_TOURNAMENTS_DIR", str(tmp_path / "t"))
+    with TestClient(create_app(tmp_path / "live.sqlite3", **OPEN)) as c:
+        d = starting_doc("Cup", "Pine Hill", [dt.date(2026, 12, 5)], ["Arena 1"], ["A", "B"])
+        d.update(rules="club", edition=PINE)
+        r = c.post("/tournaments/api", json={"text": dumps(from_dict(d))},
+                   headers=ORGANISER_AUTH)
+        assert r.status_code == 201, r.text
+        html = c.get(f"/tournaments/{r.json()['tournament_id']}?lang=en").text
+    assert "Pine Hill winter league (club rules on USPA Arena Rules 2026)" in html

@@ -98,3 +98,46 @@ def test_ics_one_event_per_match_with_teams_and_arena() -> None:
     assert len(events) == 12
     first = min(events, key=lambda e: e.decoded("dtstart"))
     assert " v " in str(first["summary"]) and str(first["location"]) == "Arena 1, Pine Hill"
+
+
+def test_issue_42_the_brackets_first_round_keeps_the_rest_after_each_teams_last_pool_match(
+) -> None:
+    from chukker.tournament.schedule import bracket_start
+
+    t = from_dict(doc())
+    start = dt.datetime(2026, 12, 5, 9)
+    for m in plan_round_robins(t, start, ["Arena 1", "Arena 2"], rest=1):
+        t.matches[m.id] = m
+    minutes = slot_minutes(t)
+    last = max(m.start for m in t.matches.values() if m.start is not None)
+    assert bracket_start(t, ["a", "b"], minutes) == last + dt.timedelta(minutes=minutes)
+    first = bracket_start(t, ["a", "b"], minutes, rest=1)
+    assert first is not None
+    _, ms = bracket("cup", ["a", "b"], 2, first, ["Arena 1", "Arena 2"], minutes)
+    for team in "pqrswxyz":
+        ends = [m.start for m in t.matches.values() if m.start and any(
+            r.team == team for r in m.teams)]
+        gap = (first - max(ends)) // dt.timedelta(minutes=minutes)
+        assert gap >= 2  # one free slot (rest 1) between its last pool match and the bracket
+    for m in ms:
+        t.matches[m.id] = m
+    assert clashes(t) == []
+
+
+def test_issue_42_a_committee_move_before_the_result_it_needs_is_a_clash() -> None:
+    t = from_dict(doc())
+    start = dt.datetime(2026, 12, 5, 9)
+    for m in plan_round_robins(t, start, ["Arena 1", "Arena 2"]):
+        t.matches[m.id] = m
+    minutes = slot_minutes(t)
+    last = max(m.start for m in t.matches.values() if m.start is not None)
+    _, ms = bracket("cup", ["a", "b"], 2, last + dt.timedelta(minutes=minutes),
+                    ["Arena 3"], minutes)
+    for m in ms:
+        t.matches[m.id] = m
+    assert clashes(t) == []
+    # the semi-final moved to after the final, which needs its winner
+    final = t.matches["cup-final"]
+    assert final.start is not None
+    move(t, "cup-r1-1", start=final.start + dt.timedelta(minutes=minutes))
+    assert any("cup-final needs the result of cup-r1-1" in c for c in clashes(t))

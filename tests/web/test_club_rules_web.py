@@ -40,7 +40,7 @@ def test_club_rules_the_sheet_prints_the_clubs_name_and_changes(
                       headers=ORGANISER_AUTH).json()["match_id"]
     en = client.get(f"/m/{mid}/sheet").text
     assert "School league (club rules on USPA Arena Rules 2026)" in en
-    assert "6 periods of 5:00" in en and "six: 6 x 300 s" in en
+    assert "6 periods of 5:00" in en and "intervals 2:00 and 5:00" in en  # words (issue 42)
     es = client.get(f"/m/{mid}/sheet?lang=es").text
     assert "School league (reglas del club sobre USPA Arena Rules 2026)" in es
     assert "Cambios del club" in es
@@ -100,3 +100,30 @@ def test_club_rules_the_form_page_offers_club_rules_and_its_box(client: Any) -> 
     page = client.get("/new?lang=es").text
     assert 'value="club"' in page and "Reglas del club" in page
     assert 'maxlength="16384"' in page and "club-edition.js" in page
+
+
+OAK = {"base": "uspa-arena-2026", "name": "Oak Hill winter league", "warning_at_s": 20,
+       "split_after_s": 150, "regulation": {"count": 3, "length_s": 360,
+                                            "intervals_s": [120, 180]}}
+
+
+def test_club_rules_the_sheet_says_the_clubs_changes_in_words_in_its_language(
+        client: Any, header: dict[str, Any]) -> None:
+    h = {**header, "rules": "club", "edition": OAK,
+         "options": {**header["options"], "periods": "regulation", "split_periods": True}}
+    r = client.post("/api/matches", json=h, headers=ORGANISER_AUTH)
+    assert r.status_code == 201, r.text
+    mid = r.json()["match_id"]
+    en = client.get(f"/m/{mid}/sheet").text
+    assert ("3 periods of 6:00 (USPA: 4 of 7:30); intervals 2:00 and 3:00; split after 2:30; "
+            "warning horn at 0:20") in en
+    es = client.get(f"/m/{mid}/sheet?lang=es").text
+    assert ("3 períodos de 6:00 (USPA: 4 de 7:30); intervalos de 2:00 y 3:00; cambio de "
+            "caballo a los 2:30; bocina de aviso a 0:20 del final") in es
+    # the console's warning label is the club's own time, and the club is named
+    page = client.get(f"/m/{mid}/console?lang=en").text
+    m = re.search(r'<script id="cfg" type="application/json">(.*?)</script>', page)
+    assert m is not None
+    cfg = json.loads(m.group(1))
+    assert cfg["labels"]["horn_warning"] == "20 seconds"
+    assert cfg["club_name"] == "Oak Hill winter league"

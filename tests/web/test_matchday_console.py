@@ -120,6 +120,9 @@ def test_dialogs_record_on_enter_cancel_on_escape(browser: Any, live_server: Any
     tk.wait_for_timeout(300)
     assert [e["type"] for e in record(live_server, m)] == ["bowl_in"]
     tk.keyboard.press("t")
+    tk.keyboard.press("Enter")  # the dialog opens empty: Enter asks for the reason
+    expect(tk.locator("#timeout-dialog .dlg-ask")).to_have_text("Still to fill in: Reason")
+    tk.locator("#timeout-form select[name=reason]").select_option("injury")
     tk.keyboard.press("Enter")  # a select has the focus: Enter records, never opens it
     expect(tk.locator("#timeout-dialog")).to_be_hidden()
     ev = wait_events(live_server, m, 2)
@@ -129,6 +132,7 @@ def test_dialogs_record_on_enter_cancel_on_escape(browser: Any, live_server: Any
         tk.keyboard.press("c")
         expect(tk.locator("#clock-dialog")).to_be_visible()
         tk.fill("#clock-form input[name=remaining]", "5:00")
+        tk.fill("#clock-form input[name=reason]", "umpire direction")
         tk.keyboard.press("Enter")
         ev = wait_events(live_server, m, 3)
         assert ev[2]["type"] == "clock" and ev[2]["remaining"] == 300
@@ -201,7 +205,7 @@ def test_wifi_drop_keeps_keypress_instants(browser: Any, live_server: Any) -> No
     ev = wait_events(live_server, m, 4, timeout=15)
     assert [e["type"] for e in ev] == ["bowl_in", "goal", "whistle", "bowl_in"]
     expect(tk.locator("#queued")).to_be_hidden()
-    expect(tk.locator("#net-text")).to_have_text("Online", timeout=10_000)
+    expect(tk.locator("#net-text")).to_have_text("Connected", timeout=10_000)
     with live_server.client() as c:
         rec = c.get(f"/api/matches/{m['match_id']}/record").json()
     assert len(rec["events"]) == 4  # nothing applied twice

@@ -48,6 +48,7 @@ def test_rule_5_6_console_after_a_goal_offline_pending_and_a_time_out_in_words(
     tk.wait_for_function("() => window.chukker.state.clock.running")
     tk.keyboard.press("t")
     tk.locator("#timeout-form select[name=team]").select_option("B")
+    tk.locator("#timeout-form select[name=reason]").select_option("injury")  # opens empty
     tk.keyboard.press("Enter")
     assert wait_events(live_server, m, 5)[-1]["type"] == "timeout"
     expect(tk.locator("[data-status]")).to_have_text("Time-out · White · injury")

@@ -170,3 +170,32 @@ def test_planes_officials_tournament_stream_is_the_arena_consoles_only(
             assert next(s.iter_bytes()).startswith(b"retry:")
     with planes[Plane.PUBLIC].stream("GET", url) as s:  # the crowd's, on the public port
         assert s.status_code == 200
+
+
+def test_planes_a_created_matchs_links_are_each_on_the_plane_that_serves_it(
+        planes: dict[Plane, TestClient], match: dict[str, Any]) -> None:
+    """Issue 42: POST /api/matches answers the console on the officials' address and the
+    spectators', big screen's and sheet's links on the public one, from either port."""
+    urls = match["urls"]
+    assert urls["console"].startswith("http://arena.test:18001/m/")
+    for k in ("spectator", "display", "overlay", "sheet"):
+        assert urls[k].startswith("http://arena.test:18000/m/"), (k, urls[k])
+    body = planes[Plane.PUBLIC].post("/api/matches", json=match_header()).json()
+    assert body["urls"]["console"].startswith("http://arena.test:18001/m/")
+    assert body["urls"]["spectator"].startswith("http://arena.test:18000/m/")
+
+
+def test_planes_configured_addresses_win_over_the_requests_host(tmp_path: Path) -> None:
+    addresses = Addresses(public_url="https://crowd.example", officials_url="https://desk.example")
+    app = create_app(tmp_path / "u.sqlite3", addresses=addresses, **OPEN)  # type: ignore[arg-type]
+    with TestClient(app, base_url="http://evil.test") as c:
+        urls = c.post("/api/matches", json=match_header()).json()["urls"]
+    assert urls["console"].startswith("https://desk.example/m/")
+    assert urls["display"].startswith("https://crowd.example/m/")
+    assert not any("evil.test" in u for k, u in urls.items() if k != "api")
+
+
+def match_header() -> dict[str, Any]:
+    from chukker.web.demo import DEMO_HEADER
+
+    return dict(DEMO_HEADER)

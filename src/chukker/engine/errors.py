@@ -205,6 +205,8 @@ MESSAGES: dict[str, str] = {
     "setup_plan_shape": "{path}: a plan maps player numbers to lists of mount ids",
     "plan_player_unknown": "{path}: {team} has no player {player}",
     "plan_mount_not_listed": "{path}: mount {mount} is not on {team}'s list of mounts",
+    "plan_mount_not_listed_near": "{path}: {mount} is not in {team}'s string: did you mean "
+    "{near}?",
     "plan_mount_other_team": "{path}: Rule 2: no mount may be played by more than one team; "
     "{mount} is on {other}'s list, not {team}'s",
 }

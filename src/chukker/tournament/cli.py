@@ -1,4 +1,4 @@
-"""``chukker tournament``: check, standings, match, schedule, register.
+"""``chukker tournament``: new, check, standings, match, schedule, register.
 
 Exit codes: 0 success; 1 problems found (``check``) or a refusal; 2 usage;
 3 the file cannot be read (one line with its line and column). Never a traceback.
@@ -41,6 +41,99 @@ def _load(path: Path) -> Tournament:
 
 
 FileArg = Annotated[Path, typer.Argument(help="The tournament file (.toml or .json).")]
+
+
+def starting_doc(name: str, venue: str, dates: list[dt.date], arenas: list[str],
+                 teams: list[str]) -> dict[str, object]:
+    """A starting tournament (issue 42): the teams (three players each, to be named, at
+    handicap 0 from the first day), one pool of them all, its matches over the arenas from
+    9:00 on the first day (to 18:00 on each of the ``dates``). ``chukker tournament check``
+    passes it; the committee edits names, handicaps and stages from there.
+
+    >>> d = starting_doc("Cup", "Oak Hill", [dt.date(2026, 12, 5)], ["Arena 1"], ["Reds", "Blues"])
+    >>> [t["id"] for t in d["teams"]], len(d["matches"])
+    (['reds', 'blues'], 1)
+    """
+    import re
+
+    from chukker.tournament.model import from_dict
+    from chukker.tournament.schedule import plan_round_robins
+
+    ids: list[str] = []
+    for n in teams:
+        base = re.sub(r"[^a-z0-9]+", "-", n.lower()).strip("-") or "team"
+        tid, k = base, 2
+        while tid in ids:
+            tid, k = f"{base}-{k}", k + 1
+        ids.append(tid)
+    first = dates[0]
+    players = [{"id": f"{tid}-{k}", "name": f"{name_} {k}", "registered": [first.year],
+                "handicaps": [{"from": first, "value": 0}]}
+               for tid, name_ in zip(ids, teams, strict=True) for k in (1, 2, 3)]
+    doc: dict[str, object] = {
+        "format": "chukker-tournament/1", "name": name, "rules": "uspa-arena-2026",
+        "venue": venue, "team_handicap": {"min": 0, "max": 12},
+        "players": players,
+        "teams": [{"id": tid, "name": n, "players": [f"{tid}-{k}" for k in (1, 2, 3)],
+                   "captain": f"{tid}-1"} for tid, n in zip(ids, teams, strict=True)],
+        "stages": [{"id": "pool", "kind": "round-robin", "teams": ids}],
+    }
+    t = from_dict(doc)
+    start = dt.datetime.combine(first, dt.time(9))
+    end = dt.time(18) if len(dates) > 1 else None
+    for m in plan_round_robins(t, start, arenas or ["Arena 1"], day_end=end):
+        t.matches[m.id] = m
+    out: dict[str, object] = t.to_dict()
+    return out
+
+
+@app.command("new")
+def new_cmd(
+    output: Annotated[Path, typer.Argument(help="The file to write (.toml or .json).")],
+    name: Annotated[str | None, typer.Option("--name", help="The tournament's name.")] = None,
+    venue: Annotated[str | None, typer.Option("--venue", help="Where it is played.")] = None,
+    dates: Annotated[str | None, typer.Option(
+        "--dates", help="The first day, or first and last: 2026-12-05[,2026-12-06].")] = None,
+    arenas: Annotated[str | None, typer.Option(
+        "--arenas", help="Arena names, comma-separated (default: Arena 1).")] = None,
+    teams: Annotated[str | None, typer.Option(
+        "--teams", help="Team names, comma-separated (2 or more).")] = None,
+    force: Annotated[bool, typer.Option("--force", help="Replace an existing file.")] = False,
+) -> None:
+    """Write a starting tournament file from a few answers (asked when not given)."""
+    from chukker.tournament.model import dumps, format_of, from_dict
+
+    if output.exists() and not force:
+        raise _fail(f"{output}: exists (use --force to replace it)", 2)
+    ask = sys.stdin.isatty()
+
+    def answer(value: str | None, question: str, default: str) -> str:
+        if value is not None:
+            return value.strip()
+        return str(typer.prompt(question, default=default)).strip() if ask else default
+
+    name_ = answer(name, "Tournament name", "Our tournament")[:120]
+    venue_ = answer(venue, "Venue", "Our arena")[:120]
+    days_raw = answer(dates, "Dates (first[,last])", dt.date.today().isoformat())
+    arenas_ = [a.strip()[:60] for a in answer(arenas, "Arenas (comma-separated)",
+                                              "Arena 1").split(",") if a.strip()][:20]
+    teams_ = [x.strip()[:60] for x in answer(teams, "Teams (comma-separated)",
+                                             "Team A,Team B,Team C,Team D").split(",")
+              if x.strip()][:64]
+    try:
+        days = [dt.date.fromisoformat(x.strip()) for x in days_raw.split(",") if x.strip()]
+    except ValueError:
+        raise _fail(f"--dates: {days_raw[:40]!r} is not YYYY-MM-DD[,YYYY-MM-DD]", 2) from None
+    if not days or len(days) > 2 or days != sorted(days):
+        raise _fail("--dates: the first day, or the first and the last day", 2)
+    if len(teams_) < 2 or len(set(teams_)) != len(teams_):
+        raise _fail("--teams: at least two teams, each named once", 2)
+    doc = starting_doc(name_, venue_, days, arenas_ or ["Arena 1"], teams_)
+    t = from_dict(doc)
+    output.write_text(dumps(t, format_of(output)), encoding="utf-8")
+    sys.stderr.write(f"{output}: {name_}, {len(teams_)} teams, {len(t.matches)} pool matches "
+                     f"on {', '.join(arenas_ or ['Arena 1'])} from {days[0]}; check it with "
+                     f"`chukker tournament check {output}`\n")
 
 
 @app.command("check")
@@ -362,10 +455,11 @@ def schedule_cmd(
         if bracket_start is not None:
             first = _parse_dt(bracket_start, "--bracket-start")
         else:
-            starts = [m.start for m in t.matches.values() if m.start is not None]
-            if not starts:
+            # after each team's last pool match, with --rest's free slots too (issue 42)
+            found = sch.bracket_start(t, pools, minutes, rest)
+            if found is None:
                 raise _fail("--bracket needs --bracket-start (no match has a start)", 2)
-            first = max(starts) + dt.timedelta(minutes=minutes)
+            first = found
         arenas = arena or sorted({m.arena for m in t.matches.values() if m.arena}) or []
         need = dict(zip(pools, counts, strict=True))
         short = [p for p in pools if t.stages[p].teams and len(t.stages[p].teams) < need[p]]
@@ -489,7 +583,7 @@ def register_cmd(
 ) -> None:
     """Import the register of players (handicap history) from a CSV file."""
     from chukker.tournament.model import dumps, format_of
-    from chukker.tournament.register import read_csv
+    from chukker.tournament.register import read_csv, what_changed
 
     t = _load(file)
     try:
@@ -498,8 +592,10 @@ def register_cmd(
         raise _fail(f"{csv_file}: cannot read: {e}", EXIT_UNREADABLE) from None
     except TournamentError as e:
         raise _fail(f"{csv_file}: {e}", EXIT_UNREADABLE) from None
+    said = what_changed(t.players, players)
     t.players.update(players)
     text = dumps(t, format_of(output or file))
+    sys.stderr.write(f"{csv_file}: {said}; written to {output or 'standard output'}\n")
     if output is None:
         sys.stdout.write(text)
     else:

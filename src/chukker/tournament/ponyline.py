@@ -203,6 +203,38 @@ def next_period_ms(report: Mapping[str, Any], plan: PeriodPlan) -> int | None:
     return None
 
 
+def split_when(report: Mapping[str, Any], plan: PeriodPlan, split_after_ms: int
+               ) -> dict[str, Any]:
+    """When a horse meant for the split comes in (issue 42, ``docs/engine.md``, "The
+    groom's split"): ``period`` (the one being played, or the coming one before a period),
+    ``into`` ("3:30"), ``now`` once the split horn has sounded and the mount change runs,
+    and ``left_ms``: the mount change's time left then, else the play time until the split
+    while its period is played (``None`` before it).
+
+    >>> from chukker.rules.editions import edition
+    >>> plan = edition("uspa-arena-2026").regulation
+    >>> split_when({"status": "pre_match", "period": 0}, plan, 210_000)["period"]
+    1
+    >>> w = split_when({"status": "stopped", "period": 2, "clock": {"remaining_ms": 200_000},
+    ...                 "mount_change": {"remaining_ms": 95_000}}, plan, 210_000)
+    >>> (w["period"], w["now"], w["left_ms"])
+    (2, True, 95000)
+    """
+    st = report.get("status")
+    playing = st in ("in_play", "stopped")
+    period = int(report.get("period") or 0) + (0 if playing else 1)
+    s = split_after_ms // 1000
+    change = report.get("mount_change")
+    left: int | None = None
+    if change:
+        left = max(int(change.get("remaining_ms") or 0), 0)
+    elif playing:
+        clock = int((report.get("clock") or {}).get("remaining_ms") or 0)
+        left = max(clock - (plan.length_ms - split_after_ms), 0)
+    return {"kind": "split", "period": period, "into": f"{s // 60}:{s % 60:02d}",
+            "now": bool(change), "left_ms": left}
+
+
 def string_of(
     report: Mapping[str, Any], team: str, names: Mapping[int, str], plan: PeriodPlan,
     split_after_ms: int, now: dt.datetime | None,
@@ -231,7 +263,6 @@ def string_of(
         n = p.get("next_mount")
         if n:
             nexts.setdefault(str(n["mount"]), []).append((int(no), str(n["from"])))
-    period = int(report.get("period") or 0)
     ahead = next_period_ms(report, plan)
     at = None if ahead is None or now is None else now + dt.timedelta(milliseconds=ahead)
     out = []
@@ -252,8 +283,7 @@ def string_of(
             row["players"] = [{"no": no, "name": names.get(no, "")} for no, _ in nexts[mid]]
             when = nexts[mid][0][1]
             if when == "split":
-                s = split_after_ms // 1000
-                row["when"] = {"kind": "split", "period": period, "into": f"{s // 60}:{s % 60:02d}"}
+                row["when"] = split_when(report, plan, split_after_ms)
             else:
                 row["when"] = {"kind": "period", "period": int(when.split()[-1]),
                                "at": at}

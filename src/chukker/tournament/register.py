@@ -120,3 +120,20 @@ def team_handicap(team: Team, players: Mapping[str, Player], day: dt.date) -> in
             return None
         total += h
     return total
+
+
+def what_changed(before: Mapping[str, Player], read: Mapping[str, Player]) -> str:
+    """What an import of the register did (issue 42: ``register`` says it), in one line.
+
+    >>> old = read_csv("id,name,registered,handicap,from\\nann,Ann,2026,2,2025-05-01\\n")
+    >>> new = read_csv("id,name,registered,handicap,from\\nann,Ann,2026,2,2025-05-01\\n"
+    ...                "ann,Ann,2026,3,2026-12-01\\nbob,Bob,2026,1,2025-05-01\\n")
+    >>> what_changed(old, new)
+    '2 players read: 1 added, 1 updated (1 handicap change), 0 unchanged'
+    """
+    added = [p for p in read if p not in before]
+    updated = [p for p in read if p in before and before[p] != read[p]]
+    changes = sum(len(set(read[p].handicaps) - set(before[p].handicaps)) for p in updated)
+    same = len(read) - len(added) - len(updated)
+    return (f"{len(read)} players read: {len(added)} added, {len(updated)} updated "
+            f"({changes} handicap change{'s' if changes != 1 else ''}), {same} unchanged")

@@ -445,6 +445,35 @@ def elimination(
     return matches
 
 
+def bracket_start(
+    t: Tournament, pools: Sequence[str], minutes: int, rest: int | None = None
+) -> dt.datetime | None:
+    """When a bracket after ``pools`` may start (issue 42): one slot after the last pool
+    match, and with ``rest`` (``--rest N``) at least ``N`` free slots after the last pool
+    match of every team of those pools (any of them may go on). ``None``: no start known.
+
+    >>> from chukker.tournament.model import MatchSpec, Stage, TeamRef, Tournament
+    >>> at = dt.datetime(2026, 12, 5, 9)
+    >>> t = Tournament(name="x", stages={"p": Stage("p", "round-robin", ("a", "b"))},
+    ...     matches={"m1": MatchSpec("m1", "p", (TeamRef(team="a"), TeamRef(team="b")),
+    ...                              "A1", at)})
+    >>> bracket_start(t, ["p"], 60), bracket_start(t, ["p"], 60, rest=1)
+    (datetime.datetime(2026, 12, 5, 10, 0), datetime.datetime(2026, 12, 5, 11, 0))
+    """
+    wanted = set(pools)
+    last: dict[str, dt.datetime] = {}
+    for m in t.matches.values():
+        if m.stage not in wanted or m.start is None:
+            continue
+        for r in m.teams:
+            key = r.team or repr(r.to_value())
+            if key not in last or m.start > last[key]:
+                last[key] = m.start
+    if not last:
+        return None
+    return max(last.values()) + dt.timedelta(minutes=minutes * (1 + max(0, rest or 0)))
+
+
 def first_round_losers(matches: Sequence[MatchSpec]) -> list[TeamRef]:
     """The losers of an elimination's first round (the round furthest from its final; a
     match between two seeds with byes is in a later round), in bracket order: the
@@ -531,6 +560,21 @@ def clashes(t: Tournament, minutes: int | None = None) -> list[str]:
         tb = {r.team for r in b.teams if r.team}
         for x in sorted(ta & tb):
             out.append(f"team {x} plays {a.id} and {b.id} at the same time")
+    # a match that needs another's result (its winner or loser, or a pool's place) starts
+    # only once that one is over: a committee's move to after it is a clash (issue 42)
+    for m in ms:
+        assert m.start is not None
+        for r in m.teams:
+            need = [x for x in (r.winner_of, r.loser_of) if x]
+            if r.stage:
+                need += [x.id for x in t.matches.values() if x.stage == r.stage]
+            for dep in sorted(set(need)):
+                d = t.matches.get(dep)
+                if d is None or d.start is None or d.id == m.id:
+                    continue
+                if m.start < d.start + span:
+                    out.append(f"match {m.id} needs the result of {d.id}, which ends after "
+                               f"{m.id} starts")
     return out
 
 

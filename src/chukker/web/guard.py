@@ -168,6 +168,8 @@ DOORS: tuple[Door, ...] = (
     Door("GET", "/m/{match_id}/console", T),  # the token travels in the fragment
     Door("GET", "/m/{match_id}/sheet", S),
     Door("GET", "/m/{match_id}/mounts", S),  # the grooms' page of one match (read only)
+    Door("GET", "/m/{match_id}/undo", T, json=True, credential=HEADER,  # what an undo would do
+         answers={**MATCH, **TOKEN, 422: "bad_request"}),
     Door("GET", "/m/{match_id}/sheet.pdf", S, Cost.HEAVY_PDF, media="application/pdf",
          answers=HEAVY),
     Door("GET", "/m/{match_id}/goals.csv", S, media="text/csv"),

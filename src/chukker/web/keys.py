@@ -72,6 +72,13 @@ CONSOLE_KEYS: tuple[KeyBinding, ...] = (
         "Press twice: the first press says what would be undone.",
     ),
     KeyBinding(
+        Group.CLOCK,
+        ("Z",),
+        ("KeyZ",),
+        "Undo a stop the microphone made",
+        "While listening for the whistle, for 15 s after the stop.",
+    ),
+    KeyBinding(
         Group.GOALS,
         ("1", "2", "3"),
         ("Digit1", "Digit2", "Digit3"),

@@ -75,8 +75,12 @@ def club_lines(header: dict[str, Any], gettext: Any) -> tuple[str, str, list[str
                                                              "base": base.title}
     periods = gettext("%(count)s periods of %(length)s") % {"count": plan.count,
                                                              "length": length}
-    changes = [f"{gettext('without')} {a}" if p == "without" else f"{p}: {a} → {b}"
-               for p, a, b, _c in differences(setup.edition, base)]
+    # in words, in the sheet's language (issue 42); a change the words do not cover yet
+    # keeps its parameter's name
+    changes = sheet.club_changes(setup.edition, base, str(setup.options.periods), gettext)
+    said = {*sheet.CLUB_WORDS, "regulation", "six", "without"}
+    changes += [f"{p}: {a} → {b}" for p, a, b, _c in differences(setup.edition, base)
+                if p not in said]
     return title, periods, changes
 
 
@@ -111,6 +115,8 @@ def _stage_name_filter(ctx: Any, stage_id: str) -> str:
 
 
 ENV.filters["rules_title"] = rules_title
+ENV.filters["mmss"] = lambda ms: "" if ms is None else (
+    f"{int(ms) // 60000}:{int(ms) // 1000 % 60:02d}")  # a countdown as a page prints it
 ENV.filters["stage_name"] = _stage_name_filter
 #: the fixed clock-correction reasons the console offers (the sheet prints them translated)
 ENV.globals["clock_reasons"] = sheet.CLOCK_REASONS
@@ -135,7 +141,7 @@ JS_LABELS = {
     "press_u_again": "Press U again to undo", "need_token": "Enter the timekeeper's token first.",
     "retrying": "Network error; retrying", "no_shot": "No shot is due",
     "ev_clock": "Clock correction", "ev_substitute": "Substitution", "ev_designate": "Designation",
-    "ev_return": "Return", "online": "Online",
+    "ev_return": "Return", "online": "Connected",
     "offline": "Offline: commands are kept and sent on reconnect", "queued": "{n} queued",
     "not_now": "Not possible now", "wait_queue": "Wait until the queued commands are sent",
     "server_time_used": "stamped with the server's time",
@@ -160,6 +166,16 @@ JS_LABELS = {
                   "restart: bowl-in at centre (Rule 6)",
     "pending": "pending", "pending_state": "Pending, not recorded yet: %(what)s",
     "time_out": "Time-out",
+    # issue 42: dialogs ask for what is missing; an undo asks first and says what it changes
+    "ask_for": "Still to fill in: %(what)s", "ask_fix": "Not valid: %(what)s",
+    "clock_says": "the console's clock says %(time)s",
+    "interval_left": "the interval has %(left)s left",
+    "confirm_undo": "Confirm undo",
+    "undo_asks": "Press Undo again, or Enter, to undo",
+    "undo_would": "it would change", "undo_changes_nothing": "nothing else changes",
+    "undo_refused": "This undo is refused", "clock": "clock", "score": "score",
+    "clock_stopped_word": "stopped", "clock_running_word": "running",
+    "planned_asks": "Press again to record, one mount each",
 }
 
 
@@ -381,14 +397,24 @@ async def live_context(request: Request, match_id: str) -> dict[str, Any] | HTML
     practice = practice_of(lm.row.header)
     times = cached_event_times(lm)
     clocks = {i: ms for i, (_p, ms) in times.items()}
-    cfg = {"match_id": lm.id, "team_ids": ids, "regular_periods": regular, "lang": lang,
+    labels = {k: tr.gettext(v) for k, v in JS_LABELS.items()}
+    cfg: dict[str, Any] = {
+           "match_id": lm.id, "team_ids": ids, "regular_periods": regular, "lang": lang,
            "teams": {k: {"name": teams[k].get("name") or k, "players": teams[k]["players"]}
                      for k in ids},
            "practice": practice, "clocks": clocks,
            "periods": {i: p for i, (p, _ms) in times.items()},
            "timeout": last_timeout([e.event for e in lm.stored]),
-           "labels": {k: tr.gettext(v) for k, v in JS_LABELS.items()},
+           "labels": labels,
            "refusals": refusal_templates(lang)}
+    club = Setup.from_dict(lm.row.header).edition.club if lm.row.header.get("rules") == "club" \
+        else None
+    if club is not None:
+        # issue 42: the club's own warning time, and its name beside the period
+        warn = Setup.from_dict(lm.row.header).edition.warning_at_ms.value
+        labels["horn_warning"] = tr.gettext("%(n)s seconds") % {"n": warn // 1000} \
+            if warn % 60000 else sheet.mmss(warn)
+        cfg["club_name"] = club.name
     for k in ids:
         teams[k]["name"] = teams[k].get("name") or k
     clock = report["clock"]["remaining_ms"]
@@ -565,6 +591,29 @@ def _mount_id(key: str, name: str, taken: set[str]) -> str:
     return mid
 
 
+def plan_name_error(form: dict[str, str], key: str, no: int, i: int, name: str,
+                    names: list[str]) -> SetupError:
+    """A plan's horse that is not in the team's string (issue 42): said with the team's
+    name, and the closest horse of the string when one is close
+    ("'Comit' is not in Blue's string: did you mean Comet?").
+
+    >>> str(plan_name_error({"team_A_name": "Blue"}, "A", 1, 0, "Comit", ["Comet", "Bay"]))
+    "teams.A.plan.1[0]: 'Comit' is not in Blue's string: did you mean Comet?"
+    """
+    import difflib
+
+    team = form.get(f"team_{key}_name", "").strip()[:FORM_NAME_MAX] or DEFAULT_NAMES[key]
+    path = f"teams.{key}.plan.{no}[{i}]"
+    folded = {n.casefold(): n for n in names}
+    near = difflib.get_close_matches(name.casefold(), list(folded), n=1, cutoff=0.6)
+    if near:
+        return SetupError(path, f"{show(name)} is not in {team}'s string: did you mean "
+                          f"{folded[near[0]]}?", "plan_mount_not_listed_near",
+                          mount=show(name), team=team, near=folded[near[0]])
+    return SetupError(path, f"mount {show(name)} is not on {team}'s list of mounts",
+                      "plan_mount_not_listed", mount=show(name), team=team)
+
+
 def string_from_form(form: dict[str, str], key: str) -> dict[str, Any]:
     """A team's string and plan from the form (issue 30): ``team_X_mounts``, one horse a
     line (``name`` or ``name, owner``), and ``team_X_pN_plan``, the horses in the order
@@ -600,10 +649,8 @@ def string_from_form(form: dict[str, str], key: str) -> dict[str, Any]:
         for i, x in enumerate(names):
             mid = by_name.get(x[:FORM_NAME_MAX].casefold())
             if mid is None:
-                raise SetupError(f"teams.{key}.plan.{no}[{i}]",
-                                 f"mount {x[:FORM_NAME_MAX]} is not on {key}'s list of mounts",
-                                 "plan_mount_not_listed", mount=show(x[:FORM_NAME_MAX]),
-                                 team=key)
+                raise plan_name_error(form, key, no, i, x[:FORM_NAME_MAX],
+                                      [m["name"] for m in mounts])
             ids.append(mid)
         if ids:
             plan[str(no)] = ids
@@ -711,6 +758,55 @@ async def created_page(request: Request, match_id: str) -> Response:
     return resp
 
 
+def undo_changes(setup: Setup, events: Any, event: int, at_ms: int) -> dict[str, Any]:
+    """What an undo of event ``event`` at ``at_ms`` (record ms) would change, asked before
+    it is sent (issue 42): the clock's time left, each team's score, the period and the
+    state, each as ``[before, after]`` when it changes; or the engine's refusal (its code
+    and params: an undo that would move a later event is refused, ``docs/engine.md``).
+    A new match is folded from the events: nothing is recorded."""
+    from chukker.store._engine import EngineError
+
+    copy = Match(setup, events)
+    before = copy.report(at_ms)
+    try:
+        copy.apply({"type": "undo", "event": event, "at": at_ms / 1000})
+    except EngineError as err:
+        return {"event": event, "refused": {
+            "code": getattr(err, "code", "refused"), "reason": err.reason,
+            "params": getattr(err, "params", None) or {"reason": err.reason}}}
+    after = copy.report(at_ms)
+    changes: dict[str, Any] = {}
+    clock_b, clock_a = before["clock"]["remaining_ms"], after["clock"]["remaining_ms"]
+    if clock_b != clock_a or before["clock"]["running"] != after["clock"]["running"]:
+        changes["clock"] = [clock_b, clock_a]
+        changes["running"] = [before["clock"]["running"], after["clock"]["running"]]
+    score = {t: [before["score"][t], after["score"][t]] for t in before["score"]
+             if before["score"][t] != after["score"].get(t)}
+    if score:
+        changes["score"] = score
+    for k in ("period", "status"):
+        if before.get(k) != after.get(k):
+            changes[k] = [before.get(k), after.get(k)]
+    return {"event": event, "changes": changes}
+
+
+@router.get("/m/{match_id}/undo")
+async def undo_preview(request: Request, match_id: str, event: int = 0) -> Response:
+    """The console's question before an undo: what it would change, or why it is refused.
+    The timekeeper's or committee's token (a header); one copy of the match folded off
+    the event loop, so a key press or a horn never waits for it."""
+    from chukker.web.api.routes import authorise, load
+
+    lm = await load(request, match_id)
+    await authorise(request, lm, request.headers.get("authorization"))
+    if not 1 <= event <= lm.seq:
+        raise ServiceError(422, "bad_request", params={"problems": "event: no such event"})
+    at_ms = round(float(service(request).report(lm)["at"]) * 1000)
+    answer = await asyncio.to_thread(undo_changes, lm.match.setup, lm.match.events, event,
+                                     at_ms)
+    return JSONResponse(answer, headers={"cache-control": "no-store"})
+
+
 def phone_qr(request: Request, match_id: str) -> dict[str, Any]:
     """The spectators' phone page of a match (:func:`~chukker.web.security.public_link`:
     absolute from the ``public_url`` setting or a trusted proxy, never from the request's
@@ -806,6 +902,9 @@ async def mounts_page(request: Request, match_id: str) -> Response:
                 {"no": p["no"], "name": p.get("name") or "",
                  "now": (roster.get(str(p["no"])) or {}).get("mount"),
                  "needed": bool((roster.get(str(p["no"])) or {}).get("mount_needed")),
+                 # read by player too (issue 42): the plan, and the next horse with when
+                 "plan": [str(x) for x in (team.get("plan") or {}).get(str(p["no"]), [])],
+                 "next": (roster.get(str(p["no"])) or {}).get("next_mount"),
                  "periods": sorted(by.get(key, {}).get(int(p["no"]), {}).items())}
                 for p in people if by.get(key, {}).get(int(p["no"])) or
                 (roster.get(str(p["no"])) or {}).get("status") == "playing"],

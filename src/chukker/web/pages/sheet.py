@@ -309,3 +309,72 @@ def mounts_by_player(report: dict[str, Any]) -> dict[str, dict[int, dict[int, li
         out[team] = per
     return out
 
+
+
+#: a club's value in words (issue 42): parameter -> msgid with ``%(t)s`` (m:ss) or ``%(n)s``
+CLUB_WORDS = {
+    "split_after_s": "split after %(t)s",
+    "mount_change_max_s": "mount change at most %(t)s",
+    "warning_at_s": "warning horn at %(t)s",
+    "late_penalty_reset_s": "late penalty: clock reset to %(t)s",
+    "extra_first_interval_s": "interval before the extra period %(t)s",
+    "extra_between_interval_s": "interval between extra periods %(t)s",
+    "shootout_interval_s": "interval before the shootout %(t)s",
+    "shootout_round_interval_s": "interval between shootout rounds %(t)s",
+    "injury_timeout_max_s": "injury time-out at most %(t)s",
+    "shootout_attempts_before_move": "%(n)s attempts before the move to 15 yards",
+}
+#: a base's feature a club plays without, in words (msgids)
+FEATURE_WORDS = {"split_periods": "split periods", "late_penalty_reset": "late penalty reset",
+                 "shootout_rounds": "shootout rounds", "move_to_15": "the move to 15 yards"}
+
+
+def mmss(ms: int) -> str:
+    """>>> mmss(150_000), mmss(20_000)
+    ('2:30', '0:20')
+    """
+    s = int(ms) // 1000
+    return f"{s // 60}:{s % 60:02d}"
+
+
+def club_changes(ed: Any, base: Any, plan_key: str, gettext: Any) -> list[str]:
+    """A club edition's changes from its base, in words in the sheet's language (issue
+    42): "3 periods of 6:00 (USPA: 4 of 7:30)", "intervals 2:00 and 3:00", "split after
+    2:30", "warning horn at 0:20"; the match's own period plan only.
+
+    >>> from chukker.rules.club import club_edition
+    >>> from chukker.rules.editions import EDITIONS
+    >>> e = club_edition({"base": "uspa-arena-2026", "name": "Oak Hill", "warning_at_s": 20,
+    ...     "split_after_s": 150, "regulation": {"count": 3, "length_s": 360,
+    ...                                         "intervals_s": [120, 180]}})
+    >>> for w in club_changes(e, EDITIONS["uspa-arena-2026"], "regulation", str): print(w)
+    3 periods of 6:00 (USPA: 4 of 7:30)
+    intervals 2:00 and 3:00
+    split after 2:30
+    warning horn at 0:20
+    """
+    from chukker.rules.club import COUNTS, SECONDS
+
+    out: list[str] = []
+    a, b = base.plan(plan_key), ed.plan(plan_key)
+    short = str(base.title).split()[0]
+    if (a.count, a.length_ms) != (b.count, b.length_ms):
+        out.append(gettext("%(count)s periods of %(length)s (%(base)s: %(base_count)s of "
+                           "%(base_length)s)") % {
+            "count": b.count, "length": mmss(b.length_ms), "base": short,
+            "base_count": a.count, "base_length": mmss(a.length_ms)})
+    if a.intervals_ms != b.intervals_ms and b.intervals_ms:
+        ivs = sorted(set(b.intervals_ms), key=list(b.intervals_ms).index)
+        words = [mmss(x) for x in ivs]
+        joined = words[0] if len(words) == 1 else (
+            ", ".join(words[:-1]) + " " + gettext("and") + " " + words[-1])
+        out.append(gettext("intervals %(list)s") % {"list": joined})
+    for key, (f, _lo, _hi) in {**SECONDS, **COUNTS}.items():
+        pa, pb = getattr(base, f), getattr(ed, f)
+        if pa.value != pb.value and key in CLUB_WORDS:
+            value = {"t": mmss(pb.value)} if key in SECONDS else {"n": pb.value}
+            out.append(gettext(CLUB_WORDS[key]) % value)
+    for feat in sorted(base.features - ed.features):
+        out.append(gettext("without %(what)s") % {
+            "what": gettext(FEATURE_WORDS.get(feat, feat.replace("_", " ")))})
+    return out

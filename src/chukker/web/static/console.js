@@ -16,6 +16,8 @@
   let queue = [], pumping = false, netDown = false, lastAt = 0, foulAt = null;
   // the newest event this console had acknowledged (its own stream may not have it yet)
   let ackedSeq = 0;
+  // the acknowledged event whose period and clock were not known yet when it was said
+  let acked = null;
 
   // the token arrives in the URL fragment (never sent to the server in a URL)
   const m = /token=([^&]+)/.exec(location.hash);
@@ -177,6 +179,9 @@
           const j = res.j;
           if (j.seq > ackedSeq) ackedSeq = j.seq;
           let text = "✓ " + describe(j.event, j.seq);
+          // its period and clock come with its stream message, or (sent from the queue
+          // after a restart: the stream's backlog has no report) are asked (fillClocks)
+          const head = text;
           // only when the console's own instant was not used: it sent one (or an older
           // server refused it) and the server stamped the event itself; a retry the server
           // had already stored answers with the stored event, stamped as first sent
@@ -184,6 +189,7 @@
           // a goal: the clock runs on, and play restarts with a bowl-in at centre
           if (j.event && j.event.type === "goal" && live.state && live.state.status !== "shootout") text += " · " + (L.after_goal || "clock running (time is not taken out for a goal, Rule 5) · restart: bowl-in at centre (Rule 6)");
           say(text, false);
+          acked = live.clocks[j.seq] == null ? { seq: j.seq, event: j.event, head, text } : null;
         } else {
           say(describe(cmd.event) + ": " + refusalText(res.j, res.status), true);
         }
@@ -208,6 +214,8 @@
     if (q.textContent !== qt) q.textContent = qt;
     renderPending();
     renderAllowed();
+    renderNotNow();
+    renderPlanned();
   }
 
   // queued commands are not in the score or the state yet: the score shows each team's
@@ -264,8 +272,32 @@
     if ($("start-label").textContent !== label) $("start-label").textContent = label;
   }
 
+  // "Not possible now: Bowl in", with why when the state says it (the interval, and its
+  // time left, kept current); the message goes once the action is possible again
+  let notNowType = null;
+  function notNowText(type) {
+    let t = (L.not_now || "Not possible now") + ": " + (L["ev_" + type] || type);
+    const rep = live.state;
+    if (rep && rep.interval && (type === "bowl_in" || type === "free_hit")) {
+      const left = live.msLeft({ remaining_ms: rep.interval.remaining_ms, running: true }, rep);
+      if (left > 0) t += " · " + (L.interval_left || "the interval has %(left)s left").replace("%(left)s", live.fmt(left));
+    }
+    return t;
+  }
   function notNow(type) {
-    say((L.not_now || "Not possible now") + ": " + (L["ev_" + type] || type), true);
+    notNowType = type;
+    say(notNowText(type), true);
+  }
+  function renderNotNow() {
+    if (!notNowType) return;
+    const el = $("message");
+    const mine = el.textContent.startsWith(L.not_now || "Not possible now");
+    if (!mine) { notNowType = null; return; }
+    if (allowedSet() && can(notNowType)) {
+      notNowType = null; el.textContent = ""; el.className = "message"; return;
+    }
+    const t = notNowText(notNowType);
+    if (el.textContent !== t) el.textContent = t;
   }
 
   // ------------------------------------------------------------ describing
@@ -312,6 +344,7 @@
 
   function renderLog() {
     const c = cancelled(), ol = $("event-log");
+    const a = document.activeElement, focused = a && a.dataset ? a.dataset.undo : null;
     ol.replaceChildren();
     for (let j = events.length; j >= 1; j--) {
       const li = document.createElement("li");
@@ -320,12 +353,46 @@
       if (c.has(j)) li.classList.add("cancelled");
       else if (events[j - 1].type !== "undo") {
         const b = document.createElement("button");
-        b.type = "button"; b.textContent = L.undo || "Undo"; b.className = "small";
-        b.addEventListener("click", (e) => enqueue({ type: "undo", event: j }, pressMs(e)));
+        b.type = "button"; b.className = "small"; b.dataset.undo = String(j);
+        b.textContent = undoArmed === j ? (L.confirm_undo || "Confirm undo") : (L.undo || "Undo");
+        if (undoArmed === j) b.classList.add("armed");
+        // the first press asks (and says what the undo would change), the second does it
+        b.addEventListener("click", (e) => undoEvent(j, e));
         li.append(b);
       }
       ol.append(li);
     }
+    if (focused) { const b = ol.querySelector('button[data-undo="' + focused + '"]'); if (b) b.focus(); }
+    fillClocks();
+  }
+
+  // an event sent from the queue after a restart came back in the stream's backlog,
+  // without the report of its instant: its period and clock are asked (the report at its
+  // record time), so the log and the acknowledgement say "P2 5:12" as for every event
+  const asked = new Set();
+  async function fillClocks() {
+    const want = [];
+    for (let j = events.length; j >= 1 && want.length < 8; j--) {
+      if (live.clocks[j] == null && !asked.has(j) && events[j - 1].type !== "undo") want.push(j);
+    }
+    if (!want.length) return;
+    let got = false;
+    for (const j of want) {
+      asked.add(j);
+      try {
+        const r = await fetch(api + "?at=" + events[j - 1].at, { cache: "no-store" });
+        if (!r.ok) continue;
+        const rep = await r.json();
+        if (rep.clock && rep.period) { live.clocks[j] = rep.clock.remaining_ms; live.periods[j] = rep.period; got = true; }
+      } catch (e) { asked.delete(j); return; }
+    }
+    if (got) { renderLog(); sayAcked(); }
+  }
+  function sayAcked() {
+    if (!acked || live.clocks[acked.seq] == null) return;
+    const el = $("message");
+    if (el.textContent === acked.text) el.textContent = "✓ " + describe(acked.event, acked.seq) + acked.text.slice(acked.head.length);
+    acked = null;
   }
 
   async function loadEvents() {
@@ -340,6 +407,7 @@
   }
 
   live.onUpdate((rep, msg) => {
+    if (acked) sayAcked();
     if (msg && msg.kind === "event" && msg.seq === events.length + 1) {
       events.push(msg.event); lastAt = Math.max(lastAt, msg.event.at); renderLog();
     } else if (rep && rep.seq !== events.length) loadEvents();
@@ -415,14 +483,62 @@
     return act("goal", ev, e);
   }
 
-  function undoLast() {
-    if (queue.length) { say(L.wait_queue || "Wait until the queued commands are sent", true); return; }
+  function undoLast(e) {
     const j = lastUndoable();
     if (j === null) { say(L.nothing_to_undo || "Nothing to undo", true); return; }
-    if (undoArmed === j) { undoArmed = null; enqueue({ type: "undo", event: j }, live.serverNow()); return; }
+    undoEvent(j, e, L.press_u_again || "Press U again to undo");
+  }
+
+  // An undo asks first: the first press (U, or a line's Undo) says which event and what
+  // the undo would change (the clock, the score, the period: the server folds a copy of
+  // the match, /m/ID/undo), or why the engine refuses it; a second press, or Enter,
+  // sends it. Nothing else is armed meanwhile, and the question lapses after 10 s.
+  const UNDO_ARMED_MS = 10000;
+  let undoTimer = null, undoWords = "";
+  function disarm() {
+    undoArmed = null; undoWords = "";
+    if (undoTimer) clearTimeout(undoTimer);
+    undoTimer = null;
+    renderLog();
+  }
+  function undoEvent(j, e, ask) {
+    if (queue.length) { say(L.wait_queue || "Wait until the queued commands are sent", true); return; }
+    if (undoArmed === j) { disarm(); enqueue({ type: "undo", event: j }, pressMs(e)); return; }
     undoArmed = j;
-    say((L.press_u_again || "Press U again to undo") + ": " + describe(events[j - 1], j), false);
-    setTimeout(() => { if (undoArmed === j) undoArmed = null; }, 4000);
+    undoWords = (ask || L.undo_asks || "Press Undo again, or Enter, to undo") + ": " + describe(events[j - 1], j);
+    say(undoWords, false);
+    if (undoTimer) clearTimeout(undoTimer);
+    undoTimer = setTimeout(() => { if (undoArmed === j) { disarm(); say("", false); } }, UNDO_ARMED_MS);
+    renderLog();
+    previewUndo(j);
+  }
+  function changeWords(ch) {
+    const out = [];
+    if (ch.clock) {
+      const run = ch.running || [];
+      const w = (x, r) => live.fmt(x) + (r === false ? " " + (L.clock_stopped_word || "stopped") : r === true ? " " + (L.clock_running_word || "running") : "");
+      out.push((L.clock || "clock") + " " + w(ch.clock[0], run[0]) + " → " + w(ch.clock[1], run[1]));
+    }
+    for (const [t, v] of Object.entries(ch.score || {})) out.push((L.score || "score") + " " + live.teamName(t) + " " + v[0] + " → " + v[1]);
+    if (ch.period) out.push((L.period || "Period") + " " + (ch.period[0] || "—") + " → " + (ch.period[1] || "—"));
+    if (ch.status) out.push((L[ch.status[0]] || ch.status[0]) + " → " + (L[ch.status[1]] || ch.status[1]));
+    return out.length ? out.join(" · ") : (L.undo_changes_nothing || "nothing else changes");
+  }
+  async function previewUndo(j) {
+    let r, body;
+    try {
+      r = await fetch("/m/" + encodeURIComponent(cfg.match_id) + "/undo?event=" + j,
+        { cache: "no-store", headers: { authorization: "Bearer " + token } });
+      body = await r.json();
+    } catch (err) { return; } // offline: the question stands without its preview
+    if (undoArmed !== j) return;
+    if (!r.ok || body.refused) {
+      const why = body.refused ? refusalText(body.refused, 409) : refusalText(body, r.status);
+      disarm();
+      say((L.undo_refused || "This undo is refused") + " (" + describe(events[j - 1], j) + "): " + why, true);
+      return;
+    }
+    say(undoWords + " · " + (L.undo_would || "it would change") + ": " + changeWords(body.changes || {}), false);
   }
 
   function shot(result, e) {
@@ -434,13 +550,33 @@
   }
 
   // ------------------------------------------------------------ dialogs
-  // Enter records, Escape cancels, wherever the focus is inside the dialog
+  // Every dialog opens empty (issue 42: a foul never keeps the last one's player or
+  // penalty), except where the rules leave one answer. Enter records, Escape cancels,
+  // wherever the focus is inside the dialog; Enter with a field still empty asks for it
+  // by its name and puts the focus there.
+  function fieldName(el) {
+    const fs = el.closest("fieldset");
+    if (fs && fs.querySelector("legend")) return fs.querySelector("legend").textContent.trim();
+    const lab = el.closest("label");
+    return lab && lab.firstChild ? lab.firstChild.textContent.trim() : el.name;
+  }
+  function ask(d) {
+    const f = d.querySelector("form"), p = d.querySelector(".dlg-ask");
+    const bad = [...f.elements].find((x) => x.willValidate && !x.checkValidity());
+    if (!bad) { if (p) p.hidden = true; return true; }
+    const what = fieldName(bad);
+    if (p) {
+      p.textContent = (bad.validity.valueMissing ? (L.ask_for || "Still to fill in: %(what)s") : (L.ask_fix || "Not valid: %(what)s")).replace("%(what)s", what);
+      p.hidden = false;
+    }
+    bad.focus();
+    return false;
+  }
   function dialogKeys(d, extra) {
     d.addEventListener("keydown", (e) => {
       if (e.key === "Enter" && !e.isComposing) {
         e.preventDefault(); e.stopPropagation();
-        const f = d.querySelector("form");
-        if (f.checkValidity()) d.close("ok"); else f.reportValidity();
+        if (ask(d)) d.close("ok");
       } else if (e.key === "Escape") {
         e.preventDefault(); e.stopPropagation(); d.close("cancel");
       } else if (extra) extra(e);
@@ -449,6 +585,9 @@
   function open(d, focus) {
     if (d.open) return;
     d.returnValue = "";
+    d.querySelector("form").reset();
+    const p = d.querySelector(".dlg-ask");
+    if (p) p.hidden = true;
     d.showModal();
     (focus || d.querySelector("input,select")).focus();
   }
@@ -466,7 +605,7 @@
     const d = $("foul-dialog");
     const left = rep ? live.msLeft(rep.clock, rep, t) : null;
     $("foul-at").textContent = rep && rep.period ? "P" + rep.period + " " + live.fmt(left) : "";
-    open(d, d.querySelector("input[name=team]:checked"));
+    open(d, d.querySelector("input[name=team]"));
   }
   const pens = { Digit1: "1", Digit2: "2", Digit3: "3", Digit4: "4", Digit5: "5", Digit6: "6",
     Digit7: "7", Digit8: "8", Digit9: "9", Digit0: "10" };
@@ -520,9 +659,10 @@
     const rep = live.state, f = $("clock-form");
     const left = rep ? live.msLeft(rep.clock, rep) : 0;
     const s = Math.round((left || 0) / 100) / 10;
-    f.elements.remaining.value = Math.floor(s / 60) + ":" + (s % 60).toFixed(1).padStart(4, "0");
-    open($("clock-dialog"));
-    f.elements.remaining.select();
+    const now = Math.floor(s / 60) + ":" + (s % 60).toFixed(1).padStart(4, "0");
+    open($("clock-dialog"), f.elements.remaining);
+    f.elements.remaining.placeholder = now;
+    f.querySelector("[data-clock-now]").textContent = (L.clock_says || "the console's clock says %(time)s").replace("%(time)s", now);
   }
   dialogKeys($("clock-dialog"));
   $("clock-dialog").addEventListener("close", () => {
@@ -544,6 +684,9 @@
     const players = (cfg.teams[team] || {}).players || [];
     const sel = f.elements.player, keep = sel.value;
     sel.textContent = "";
+    const none = document.createElement("option");
+    none.value = ""; none.textContent = "—";
+    sel.appendChild(none);
     for (const p of players) {
       const st = (roster[String(p.no)] || {}).status;
       if (st && st !== "playing") continue;
@@ -552,10 +695,11 @@
       sel.appendChild(o);
     }
     if (keep && [...sel.options].some((o) => o.value === keep)) sel.value = keep;
-    const me = Number(sel.value);
+    else if (sel.options.length === 2) sel.value = sel.options[1].value; // the only player left
+    const me = sel.value ? Number(sel.value) : null;
     const box = f.querySelector("[data-mount-list]");
     box.textContent = "";
-    let first = true;
+    const free = [];
     for (const [id, m] of Object.entries(string)) {
       const gone = m.status === "out" || m.status === "disqualified";
       const used = m.rider != null && m.rider !== me;
@@ -565,7 +709,8 @@
       inp.disabled = used || gone;
       if (gone) lab.classList.add("gone");
       if (used || gone) lab.classList.add("in-use");
-      if (!inp.disabled && !gone && first && m.rider !== me) { inp.checked = true; first = false; }
+      inp.required = true;
+      if (!inp.disabled && me != null && m.rider !== me) free.push(inp);
       lab.appendChild(inp);
       // names, never ids or codes (issue 30): "Dora (out: blood)", "Bay (in use: 2 · Ann)"
       const why = m.reason === "penalty_8" || m.reason === "equipment" ? (L.penalty_8 || "Penalty 8")
@@ -580,15 +725,17 @@
     // the grooms' plan (record 1.3): the player's next horse is the one chosen first
     const nx = (roster[String(me)] || {}).next_mount;
     const planned = nx && box.querySelector('input[name="mount"][value="' + CSS.escape(String(nx.mount)) + '"]');
-    if (planned && !planned.disabled) planned.checked = true;
+    if (planned && !planned.disabled && me != null) planned.checked = true;
+    else if (free.length === 1) free[0].checked = true; // the only horse the player may take
   }
   function mountKey() {
     if (!can("mount") && !can("mount_out")) { notNow("mount"); return; }
-    const f = $("mount-form");
-    f.elements.reason.value = "";
-    f.elements.umpire_consent.checked = false;
-    fillMounts();
+    const f = $("mount-form"), rep = live.state || {};
     open($("mount-dialog"));
+    // the team is asked, unless only one team has listed its horses
+    const listed = cfg.team_ids.filter((t) => Object.keys((rep.mounts || {})[t] || {}).length);
+    if (listed.length === 1) f.elements.team.value = listed[0];
+    fillMounts();
   }
   $("mount-form").elements.team.addEventListener("change", fillMounts);
   $("mount-form").elements.player.addEventListener("change", fillMounts);
@@ -597,7 +744,7 @@
     if ($("mount-dialog").returnValue !== "ok") return;
     const f = new FormData($("mount-form"));
     const mount = f.get("mount");
-    if (!mount) return;
+    if (!mount || !f.get("team")) return;
     const team = String(f.get("team"));
     if (f.get("reason")) {
       enqueue({ type: "mount_out", team, mount: String(mount), reason: String(f.get("reason")) }, live.serverNow());
@@ -607,6 +754,43 @@
     if (f.get("umpire_consent")) ev.umpire_consent = true;
     enqueue(ev, live.serverNow());
   });
+
+  // "Horses as planned" (issue 42): before the first bowl-in, every player not yet on a
+  // horse gets the first free horse of the grooms' plan, one `mount` event each (the record
+  // stays explicit); the first press lists them, the second (within 10 s) records them.
+  // After that the timekeeper records only the changes (R).
+  let plannedArmed = 0;
+  function plannedMounts() {
+    const rep = live.state || {};
+    if (rep.status !== "pre_match") return [];
+    const out = [];
+    for (const team of cfg.team_ids) {
+      const players = ((rep.roster || {})[team] || {}).players || {};
+      for (const [no, p] of Object.entries(players)) {
+        if (p.mount || !p.next_mount || (p.status && p.status !== "playing")) continue;
+        out.push({ type: "mount", team, player: Number(no), mount: String(p.next_mount.mount) });
+      }
+    }
+    return out;
+  }
+  function renderPlanned() {
+    const b = $("btn-planned");
+    const off = queue.length > 0 || !plannedMounts().length;
+    if (b.hidden !== off) { b.hidden = off; b.style.display = off ? "none" : ""; }
+  }
+  function horsesAsPlanned(e) {
+    const evs = plannedMounts();
+    if (!evs.length) return;
+    if (plannedArmed && Date.now() - plannedArmed < 10000) {
+      plannedArmed = 0;
+      const t = pressMs(e);
+      for (const ev of evs) enqueue(ev, t);
+      return;
+    }
+    plannedArmed = Date.now();
+    say((L.planned_asks || "Press again to record, one mount each") + ": " +
+      evs.map((ev) => live.teamName(ev.team) + " " + live.playerName(ev.team, ev.player) + " · " + mountName(ev.team, ev.mount)).join(", "), false);
+  }
 
   // O: the shootout's batting order from the keyboard: the focus goes to the first
   // team's order (type "2,3,1", Tab to the next team, Enter sets the order)
@@ -636,6 +820,7 @@
   onClick($("btn-clock"), clockKey);
   onClick($("btn-undo"), undoLast);
   onClick($("btn-mount"), mountKey);
+  onClick($("btn-planned"), horsesAsPlanned);
   onClick($("btn-move15"), (e) => act("move_to_15", { type: "move_to_15" }, e));
   document.querySelectorAll("button.goal").forEach((b) =>
     onClick(b, (e) => goal(b.dataset.team, Number(b.dataset.player), e)));
@@ -675,6 +860,8 @@
     if (ownKey(focusedControl(t), e.code)) return; // the control's own key
     if (e.repeat) { e.preventDefault(); return; } // a held key is one press
     const k = e.code;
+    // any other key lets an undo's question lapse
+    if (undoArmed && !["KeyU", "Backspace", "Enter", "NumpadEnter"].includes(k)) disarm();
     let done = true;
     if (k === "Space") startStop(e);
     else if (goalKeys[k]) { const b = goalKeys[k]; goal(b.dataset.team, Number(b.dataset.player), e); }
@@ -683,13 +870,14 @@
     else if (k === "KeyT") timeoutKey(e);
     else if (k === "KeyF") foulKey(e);
     else if (k === "KeyC") clockKey(e);
-    else if (k === "KeyU" || k === "Backspace") undoLast();
+    else if (k === "KeyU" || k === "Backspace") undoLast(e);
     else if (k === "KeyR") mountKey(e);
     else if (k === "KeyD") $("two-point").checked = !$("two-point").checked;
     else if (k === "KeyG") shot("goal", e);
     else if (k === "KeyM") shot("miss", e);
     else if (k === "KeyX") shot("forfeit", e);
     else if (k === "KeyO") orderKey();
+    else if ((k === "Enter" || k === "NumpadEnter") && undoArmed) undoEvent(undoArmed, e); // confirms
     else if (k === "Enter" || k === "NumpadEnter") done = true; // never re-activates a clicked button
     else done = false;
     if (done) e.preventDefault();

@@ -125,7 +125,8 @@
     const p = r.period || 1;
     if (r.status === "final" && p > cfg.regular_periods) return (L.extra_period || "Extra period") + " " + (p - cfg.regular_periods);
     if (r.status === "final" || r.status === "pre_match") return (L.period || "Period") + " " + p;
-    return periodLabel(r);
+    // a club's edition is named beside the period (issue 42): "Period 1 of 3 · Oak Hill"
+    return periodLabel(r) + (cfg.club_name ? " · " + cfg.club_name : "");
   }
 
   // the short phase the overlay shows: Final, Interval, Shootout, Period N

@@ -12,6 +12,10 @@
     if (location.hash) { localStorage.setItem(key, token); history.replaceState(null, "", location.pathname + location.search); }
   }
   let board = cfg.board, current = null, win = null;
+  // issue 42: at the final horn the console stays on the finished match, with its result,
+  // until the timekeeper moves on ("Next match") or for HOLD_MS, never within 2 s
+  const HOLD_MS = (cfg.hold_s || 60) * 1000;
+  let seen = null, held = null, holdTimer = null;
   const consoleUrl = (live) => "/m/" + live + "/console?lang=" + lang + "#token=" + encodeURIComponent(token);
   function fmt(ms) { const s = Math.ceil(Math.max(ms, 0) / 1000); return Math.floor(s / 60) + ":" + String(s % 60).padStart(2, "0"); }
   function clock() {
@@ -33,17 +37,46 @@
       if (b.match && b.live) { qr.src = "/tournaments/" + encodeURIComponent(tid) + "/qr/" + encodeURIComponent(b.match) + ".svg"; qr.hidden = false; } else qr.hidden = true;
       return;
     }
-    $("#arena-match").textContent = b.teams ? b.teams[0] + " – " + b.teams[1] + " · " + (b.status_text || "") : "";
-    $("#arena-none").hidden = !!b.live;
-    $("#arena-open").hidden = !b.live;
-    if (b.live) $("#arena-open").href = consoleUrl(b.live);
     if (b.live !== current) {
-      const moved = current !== null;
+      const moved = current !== null && current !== undefined;
+      const prev = seen;
       current = b.live;
-      // the console opened from here follows the arena: the next match once a result is final
-      if (moved && b.live && win && !win.closed) win.location.href = consoleUrl(b.live);
+      // the console opened from here follows the arena to the next match once a result
+      // is final, after the finished match has been on screen (moveOn)
+      if (moved && prev) hold(prev);
+    }
+    if (b.live && b.live === current) seen = { live: b.live, teams: b.teams, score: b.score };
+    $("#arena-match").textContent = b.teams ? b.teams[0] + " – " + b.teams[1] + " · " + (b.status_text || "") : "";
+    $("#arena-none").hidden = !!b.live || !!held;
+    $("#arena-open").hidden = !b.live || !!held;
+    if (b.live) $("#arena-open").href = consoleUrl(b.live);
+    const box = $("#arena-final");
+    box.hidden = !held;
+    if (held) {
+      const sc = held.score ? held.score[0] + " – " + held.score[1] : "";
+      $("#arena-final-result").textContent = cfg.final + ": " + (held.teams ? held.teams[0] + " " + sc + " " + held.teams[1] : sc);
+      $("#arena-final-next").textContent = b.teams && b.live ? cfg.then + " " + b.teams[0] + " – " + b.teams[1] : "";
+      $("#arena-next").hidden = !b.live;
     }
   }
+  function hold(prev) {
+    held = prev;
+    if (holdTimer) clearTimeout(holdTimer);
+    holdTimer = setTimeout(moveOn, HOLD_MS);
+  }
+  function moveOn() {
+    if (!held) return;
+    held = null;
+    if (holdTimer) clearTimeout(holdTimer);
+    holdTimer = null;
+    if (current && win && !win.closed) win.location.href = consoleUrl(current);
+    render();
+  }
+  if (view === "console") $("#arena-next").addEventListener("click", (e) => {
+    e.preventDefault();
+    moveOn();
+    if (current && (!win || win.closed)) win = window.open(consoleUrl(current), "arena-console-" + tid);
+  });
   if (view === "console") $("#arena-open").addEventListener("click", (e) => {
     if (!board || !board.live) return;
     e.preventDefault();
