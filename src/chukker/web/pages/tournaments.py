@@ -853,6 +853,7 @@ async def team_page(request: Request, tid: str, team: str) -> Response:
     return render(
         request,
         "tournament/team.html",
+        lives=lt.live,  # each match's groom's page (issue 42)
         over=over_limit(lt.t, played, s, team),
         has_mounts=bool(tm.mounts),
         tid=tid,
