@@ -102,11 +102,13 @@ class Profile:
 
 @dataclass(frozen=True, slots=True)
 class Blast:
-    """A whistle's onset (seconds from the start) and its score (share of whistle frames)."""
+    """A whistle's onset (seconds from the start), its score (share of whistle frames), its
+    tones, and when the detector was sure (``decided``: the end of the frame that decided)."""
 
     at: float
     score: float
     tones_hz: tuple[float, ...] = ()
+    decided: float = 0.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -358,7 +360,8 @@ class Tracker:
                 self.in_blast = True
                 first = self.look_back(fr.tones_hz)
                 at = (first * self.hop + self.n / 2) / self.sr
-                out = Blast(round(at, 4), round(self.on / span, 3), self.tones)
+                sure = (self.i * self.hop + self.n) / self.sr
+                out = Blast(round(at, 4), round(self.on / span, 3), self.tones, round(sure, 4))
         else:
             self.miss += 1
             if self.start >= 0 and not self.in_blast and self.miss > self.hold:

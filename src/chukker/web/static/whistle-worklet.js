@@ -165,14 +165,49 @@
     return { kind, tones: hz };
   }
 
-  // frames to blasts: detector.Tracker
+  // frames to blasts: detector.Tracker, with its held spectra and its look back
   function Tracker(p, g) {
     this.g = g; this.p = p; this.i = 0; this.start = -1; this.on = 0; this.miss = 0;
-    this.inBlast = false; this.tones = [];
+    this.inBlast = false; this.tones = []; this.ended = -1;
+    const lb = p.lookback;
+    this.held = lb.frames;
+    this.ring = []; for (let j = 0; j < this.held; j++) this.ring.push(new Float64Array(g.n / 2 + 1));
+    this.loud = new Uint8Array(this.held);
+    this.width = pyRound(lb.width_hz * g.n / g.sr);
+    this.prom = Math.pow(10, lb.prominence_db / 10);
+    this.drop = Math.pow(10, -lb.drop_db / 10);
   }
-  Tracker.prototype.push = function (fr) {
+  Tracker.prototype.peak = function (slot, k) {
+    const r = this.ring[slot];
+    return Math.max(r[k - 1], r[k], r[k + 1]);
+  };
+  Tracker.prototype.lookBack = function (tones) {
+    const g = this.g, ks = tones.map((t) => pyRound(t * g.n / g.sr));
+    const now = this.i % this.held, ref = ks.map((k) => this.peak(now, k) * this.drop);
+    const need = Math.min(2, ks.length);
+    let first = this.start, miss = 0, j = this.start - 1;
+    while (j > Math.max(this.ended, this.i - this.held) && miss <= this.p.lookback.hold_frames) {
+      const slot = j % this.held;
+      let hit = 0;
+      if (this.loud[slot]) {
+        for (let q = 0; q < ks.length; q++) {
+          const k = ks[q], v = this.peak(slot, k);
+          const med = median(this.ring[slot], k - this.width, k + this.width);
+          if (v >= med * this.prom && v >= ref[q]) hit++;
+        }
+      }
+      if (hit >= need) { first = j; miss = 0; } else miss += 1;
+      j -= 1;
+    }
+    return first;
+  };
+  // fr: the frame's verdict; pw: its power spectrum, or null below min_level_db
+  Tracker.prototype.push = function (fr, pw) {
     const p = this.p, g = this.g;
     let out = null;
+    const slot = this.i % this.held;
+    this.loud[slot] = pw ? 1 : 0;
+    if (pw) this.ring[slot].set(pw);
     const steady = fr.kind !== "" && (this.start < 0 || this.inBlast ||
       fr.tones.some((f) => this.tones.some((t) => Math.abs(f - t) <= p.stable_tolerance * t)));
     if (steady) {
@@ -182,13 +217,14 @@
       const span = this.i - this.start + 1;
       if (!this.inBlast && this.on >= p.min_frames && this.on >= p.min_score * span) {
         this.inBlast = true;
-        out = { frame: this.start * g.hop + g.n / 2, at: (this.start * g.hop + g.n / 2) / g.sr,
+        const first = this.lookBack(fr.tones), frame = first * g.hop + g.n / 2;
+        out = { frame, at: frame / g.sr, decided: (this.i * g.hop + g.n) / g.sr,
           score: Math.round(1000 * this.on / span) / 1000, tones: this.tones };
       }
     } else {
       this.miss += 1;
       if (this.start >= 0 && !this.inBlast && this.miss > p.hold_frames) { this.start = -1; this.on = 0; }
-      if (this.inBlast && this.miss >= p.gap_frames) { this.inBlast = false; this.start = -1; this.on = 0; }
+      if (this.inBlast && this.miss >= p.gap_frames) { this.inBlast = false; this.start = -1; this.on = 0; this.ended = this.i; }
     }
     this.i += 1;
     return out;
@@ -221,13 +257,14 @@
       const frame = this.buf.subarray(pos, pos + g.n);
       let e = 0;
       for (let i = 0; i < g.n; i++) { e += frame[i] * frame[i]; this.re[i] = frame[i] * g.win[i]; this.im[i] = 0; }
-      let fr = NOTHING;
+      let fr = NOTHING, loud = false;
       if (e / g.n >= this.minPower) {
+        loud = true;
         fft(this.re, this.im);
         for (let k = 0; k <= g.n / 2; k++) this.pw[k] = this.re[k] * this.re[k] + this.im[k] * this.im[k];
         fr = classify(frame, this.pw, g, this.p, this.profile);
       }
-      const b = this.tracker.push(fr);
+      const b = this.tracker.push(fr, loud ? this.pw : null);
       if (onFrame) onFrame(fr); // after the tracker, as detector.calibrate counts frames
       if (b) out.push(b);
       pos += g.hop;
