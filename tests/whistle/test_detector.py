@@ -146,3 +146,35 @@ def test_params_are_one_json_file_the_browser_reads_too() -> None:
     p = D.params()
     assert json.loads(resources.files("chukker.whistle").joinpath("params.json").read_text()) == p
     assert matches.whistle_params() == p
+
+
+def test_rule_5_decide_late_stamp_early_a_slow_attack_is_stamped_at_its_onset() -> None:
+    """The tracker is sure only after ``min_frames``; the stamp is where the tones began,
+    found in the frames it held, not where it became sure."""
+    x, truth = S.over(SR, "slow attack", 0.0, seed=3)
+    (b,) = D.detect(x, SR)
+    hop = D.params()["hop_s"]
+    assert b.decided - b.at >= D.params()["min_frames"] * hop
+    assert abs(b.at - truth[0]) <= 0.05
+
+
+def test_rule_5_two_whistles_0_4_s_apart_are_two_blasts_and_the_second_stays_its_own() -> None:
+    x, truth = S.over(SR, "two whistles 0.4 s apart", 0.0, seed=5)
+    got = [b.at for b in D.detect(x, SR)]
+    assert len(got) == 2
+    assert all(abs(g - t) <= 0.03 for g, t in zip(got, truth, strict=True))
+
+
+def test_rule_5_the_stream_hears_what_detect_hears_in_any_block_size() -> None:
+    x, _ = S.scene(SR, 6.0, seed=2, whistles=2, distractors=False)
+    whole = D.detect(x, SR)
+    st = D.Stream(SR)
+    parts = [b for i in range(0, len(x), 777) for b in st.push(x[i : i + 777])]
+    assert parts == whole and len(whole) == 2
+
+
+@pytest.mark.skipif(shutil.which("espeak-ng") is None, reason="needs espeak-ng for a voice")
+def test_rule_5_whistle_under_speech_at_its_onset_is_stamped_near_it() -> None:
+    x, truth = S.over(SR, "speech", 0.0, seed=4)
+    got = D.detect(x, SR)
+    assert len(got) == 1 and abs(got[0].at - truth[0]) <= 0.05 < got[0].decided - got[0].at

@@ -436,6 +436,16 @@ class Stream:
         self.rest = buf[used * g.hop :]
         return out
 
+    def steady_tone(self) -> float | None:
+        """The frequency (Hz) of the one steady tone the stream held, if most of its sound
+        was that (a sine wave, a lip whistle); ``None`` if not, or if it was silent."""
+        total = float(np.sum(self.spectrum))
+        if total <= 0:
+            return None
+        k = int(np.argmax(self.spectrum))
+        near = float(np.sum(self.spectrum[max(0, k - 3) : k + 4]))
+        return k * self.g.sr / self.g.n if near >= 0.5 * total else None
+
 
 def detect(x: Floats, sr: int, profile: Profile | None = None) -> list[Blast]:
     """The onsets of the whistle's blasts in ``x`` (mono, -1..1) at ``sr`` Hz."""
