@@ -23,7 +23,7 @@ def _place(parts: list[tuple[float, np.ndarray]], dur: float, noise: float = 0.0
     for at, w in parts:
         i = int(at * SR)
         x[i : i + len(w)] += w[: len(x) - i]
-    return 0.9 * x / np.max(np.abs(x))
+    return np.asarray(0.9 * x / np.max(np.abs(x)))
 
 
 @pytest.mark.parametrize("tones", S.PEALESS)
@@ -178,3 +178,22 @@ def test_rule_5_whistle_under_speech_at_its_onset_is_stamped_near_it() -> None:
     x, truth = S.over(SR, "speech", 0.0, seed=4)
     got = D.detect(x, SR)
     assert len(got) == 1 and abs(got[0].at - truth[0]) <= 0.05 < got[0].decided - got[0].at
+
+
+@pytest.mark.parametrize(("sr", "seed"), [(16000, 16006), (48000, 48006)])
+def test_rule_5_whistle_blown_while_the_horn_sounds_is_heard_at_its_onset(sr: int,
+                                                                         seed: int) -> None:
+    """The horn starts first and its harmonics cover the whistle band (here the whistle's
+    tones lie on them): the tones that rose since the horn began are kept, and the look
+    back stops where they rose, not at the horn's start."""
+    x, truth = S.over(sr, "horn", -6.0, seed=seed)
+    got = D.detect(x, sr)
+    assert len(got) == 1 and abs(got[0].at - truth[0]) <= 0.03
+
+
+def test_rule_5_a_horn_alone_and_a_horn_then_a_lip_whistle_are_not_a_whistle() -> None:
+    """What rose over a horn is kept only as the whistle's tones: one lip-whistled tone over
+    a horn that already sounded is still no whistle."""
+    x = _place([(0.3, S.horn(SR, 2.0, 330.0)), (0.9, 0.5 * S.lip_whistle(SR, 1.0, 2500.0))],
+               3.0, noise=0.05)
+    assert D.detect(x, SR) == []

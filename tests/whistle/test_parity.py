@@ -99,12 +99,14 @@ def test_rule_5_calibration_at_the_table_finds_the_tones_python_finds(page: Any)
 
 
 @pytest.mark.parametrize(("what", "sr"), [("slow attack", 16000),
-                                          ("two whistles 0.4 s apart", 48000)])
+                                          ("two whistles 0.4 s apart", 48000),
+                                          ("horn", 48000)])
 def test_rule_5_worklet_looks_back_to_the_same_onset_as_python(
         page: Any, what: str, sr: int) -> None:
     """Decide late, stamp early, in both: the blasts whose first frames the tracker missed
     (a slow attack) are stamped at the same held frame, and the second of two close blasts
-    does not look back into the first."""
+    does not look back into the first; under a horn, both keep the tones that rose since
+    the frame ``fresh.lag_frames`` before, and stop looking back where they rose."""
     x, truth = S.over(sr, what, -6.0, seed=11)
     x = x.astype(np.float32).astype(np.float64)
     py = D.detect(x, sr)

@@ -10,7 +10,9 @@ Per frame (``frame_s`` long, Hann window, every ``hop_s``):
 2. the power spectrum; the tonal peaks in the profile's band (local maxima
    ``peak_prominence_db`` above the band's median);
 3. peaks that are harmonics of the strongest low tone (a horn, a voice) are dropped, and so
-   are octaves of a stronger peak;
+   are octaves of a stronger peak; but not a peak that rose ``fresh.jump_db`` since the
+   frame ``fresh.lag_frames`` earlier, as a harmonic of a low tone that already sounded then
+   (a whistle blown while the horn sounds: the horn's partials cover the whistle band);
 4. the strongest peak and its neighbours within ``cluster_ratio``, at least
    ``min_tone_gap_hz`` apart, are the frame's tones. Two or more (not a harmonic series):
    a pea-less whistle (``multi``). One, whose amplitude jumps between the frame's
@@ -20,7 +22,8 @@ Per frame (``frame_s`` long, Hann window, every ``hop_s``):
 
 A blast is sure after ``min_frames`` whistle frames (gaps of ``hold_frames`` forgiven): the
 detector decides late. It stamps early: its onset is the centre of the first frame, found
-by looking back over the frames it holds, in which the blast's tones sound (``lookback``);
+by looking back over the frames it holds, in which the blast's tones sound, and not past
+a frame after which a tone rose ``rise_db`` from a steady level (``lookback``);
 it ends after ``gap_frames`` without a whistle frame.
 
 >>> import numpy as np
@@ -155,8 +158,10 @@ def _median(v: Floats) -> float:
     return float(np.median(v))
 
 
-def classify(frame: Floats, pw: Floats, g: Geometry, profile: Profile) -> Frame:
-    """One frame's verdict (``pw``: the Hann-windowed power spectrum of ``frame``)."""
+def classify(frame: Floats, pw: Floats, g: Geometry, profile: Profile,
+             ref: Floats | None = None) -> Frame:
+    """One frame's verdict (``pw``: the Hann-windowed power spectrum of ``frame``; ``ref``:
+    the spectrum ``fresh.lag_frames`` earlier, ``None`` if not held or below the level)."""
     p = params()
     b0, b1 = g.band
     floor = float(np.sum(pw)) * 10 ** (p["floor_db"] / 10)
@@ -182,11 +187,14 @@ def classify(frame: Floats, pw: Floats, g: Geometry, profile: Profile) -> Frame:
         if v > lthr and v > pw[k - 1] and v >= pw[k + 1]:
             lows.append((float(v), k))
     lows.sort(key=lambda t: -t[0])
+    fresh = _fresh(pw, ref, [t[2] for t in peaks], p["fresh"])
     for _, k in lows[: p["low_tones"]]:
         f_low = _interp(pw, k) * g.sr / g.n
         tol = p["harmonic_tolerance"] * f_low
-        peaks = [t for t in peaks if not (2 <= round(t[1] / f_low) <= p["max_harmonic"]
-                                          and abs(t[1] - round(t[1] / f_low) * f_low) < tol)]
+        old = ref is not None and _steady(pw, ref, k, p["fresh"])
+        peaks = [t for t in peaks if (old and t[2] in fresh) or not (
+            2 <= round(t[1] / f_low) <= p["max_harmonic"]
+            and abs(t[1] - round(t[1] / f_low) * f_low) < tol)]
     # a voice's or a horn's fundamental: the spacing of its harmonics, low or in the band
     for (a, b), least in (((l0, l1), 3), ((b0, b1), p["comb_peaks"])):
         f0 = _comb(pw, a, b, g, p, least, floor)
@@ -229,6 +237,25 @@ def classify(frame: Floats, pw: Floats, g: Geometry, profile: Profile) -> Frame:
         if hit < min(2, len(profile.tones_hz)):
             return Frame("")
     return Frame(kind, hz)
+
+
+def _near(pw: Floats, k: int) -> float:
+    return float(max(pw[k - 1], pw[k], pw[k + 1]))
+
+
+def _fresh(pw: Floats, ref: Floats | None, ks: list[int], q: dict[str, Any]) -> set[int]:
+    """The peaks' bins whose power rose ``jump_db`` or more since ``ref`` (tones that began
+    after it: a whistle blown while a horn sounds)."""
+    if ref is None:
+        return set()
+    jump = 10 ** (q["jump_db"] / 10)
+    return {k for k in ks if _near(pw, k) >= jump * _near(ref, k)}
+
+
+def _steady(pw: Floats, ref: Floats, k: int, q: dict[str, Any]) -> bool:
+    """Whether the low tone at bin ``k`` already sounded in ``ref`` (within ``steady_db``):
+    a sound that was there before, whose harmonics are not what just began."""
+    return _near(ref, k) >= float(10 ** (-q["steady_db"] / 10)) * _near(pw, k)
 
 
 def _comb(pw: Floats, a: int, b: int, g: Geometry, p: dict[str, Any], least: int,
@@ -300,12 +327,9 @@ def _spectra(x: Floats, g: Geometry, profile: Profile
 
 def frames(x: Floats, sr: int, profile: Profile | None = None) -> Iterator[Frame]:
     """Every frame's verdict, in order (frame ``i`` starts at sample ``i * hop``)."""
-    prof = profile or Profile.default()
-    g = Geometry.of(sr, prof)
-    nothing = Frame("")
-    for fr, pw, flags, count in _spectra(np.asarray(x, dtype=np.float64), g, prof):
-        for i in range(count):
-            yield classify(fr[i], pw[i], g, prof) if flags[0, i] else nothing
+    out: list[Frame] = []
+    Stream(sr, profile, lambda f, _: out.append(f)).push(np.asarray(x, dtype=np.float64))
+    yield from out
 
 
 class Tracker:
@@ -331,6 +355,9 @@ class Tracker:
         self.prom = 10 ** (lb["prominence_db"] / 10)
         self.drop = 10 ** (-lb["drop_db"] / 10)
         self.lb_hold = int(lb["hold_frames"])
+        self.lag = int(p["fresh"]["lag_frames"])
+        self.rise = float(10 ** (lb["rise_db"] / 10))
+        self.rise_frames = int(lb["rise_frames"])
         self.ended = -1  # the frame at which the last blast ended
         self.i = 0
         self.start = -1
@@ -372,11 +399,29 @@ class Tracker:
         self.i += 1
         return out
 
+    def ref(self) -> Floats | None:
+        """The spectrum held ``fresh.lag_frames`` before the frame to come (``None``: not
+        held yet, or below ``min_level_db``)."""
+        j = self.i - self.lag
+        return self.ring[j % self.held] if j >= 0 and self.loud[j % self.held] else None
+
     def _bins(self, hz: float) -> int:
         return round(hz * self.n / self.sr)
 
     def _peak(self, slot: int, k: int) -> float:
         return float(np.max(self.ring[slot, k - 1 : k + 2]))
+
+    def _level(self, j0: int, j1: int, k: int) -> float:
+        """The tone's (bin ``k``) greatest power over the held frames ``j0`` to ``j1`` (0
+        over frames not held or below ``min_level_db``)."""
+        return max((self._peak(j % self.held, k) for j in range(max(j0, self.i - self.held + 1),
+                    j1 + 1) if self.loud[j % self.held]), default=0.0)
+
+    def _rose(self, j: int, k: int) -> bool:
+        s = self.rise_frames
+        now = self._level(j - s + 1, j, k)
+        return (self._level(j + 1, j + s, k) > self.rise * now
+                and self.rise * self._level(j - 2 * s + 1, j - s, k) >= now)
 
     def look_back(self, tones: tuple[float, ...]) -> int:
         """The first frame of the blast's tones: from ``start`` back over the held frames."""
@@ -384,11 +429,17 @@ class Tracker:
         now = self.i % self.held
         ref = [self._peak(now, k) * self.drop for k in ks]
         need = min(2, len(ks))
+        limit = max(self.ended, self.i - self.held)
         first, miss, j = self.start, 0, self.start - 1
-        while j > max(self.ended, self.i - self.held) and miss <= self.lb_hold:
+        while j > limit and miss <= self.lb_hold:
             slot = j % self.held
             hit = 0
             if self.loud[slot]:
+                # a tone rose rise_db, over the rise_frames after this frame, above its
+                # level over the rise_frames up to it, which was steady (within rise_db of the
+                # rise_frames before): the blast began after it, on a steady sound (a horn)
+                if any(self._rose(j, k) for k in ks):
+                    break
                 for k, r in zip(ks, ref, strict=True):
                     v = self._peak(slot, k)
                     med = _median(self.ring[slot, k - self.width : k + self.width + 1])
@@ -426,7 +477,7 @@ class Stream:
         for fr, pw, flags, count in _spectra(buf, g, self.profile):
             self.spectrum += np.sum(pw[flags[1]], axis=0)
             for i in range(count):
-                f = classify(fr[i], pw[i], g, self.profile) if flags[0, i] else nothing
+                f = classify(fr[i], pw[i], g, self.profile, tr.ref()) if flags[0, i] else nothing
                 b = tr.push(f, pw[i] if flags[1, i] else None)
                 if self.on_frame is not None:
                     self.on_frame(f, tr)

@@ -99,9 +99,22 @@
   }
 
   const NOTHING = { kind: "", tones: [] };
+  const near = (pw, k) => Math.max(pw[k - 1], pw[k], pw[k + 1]);
+
+  // detector._fresh: the peaks' bins whose power rose jump_db since ref
+  function fresh(pw, ref, ks, q) {
+    const out = new Set();
+    if (!ref) return out;
+    const jump = Math.pow(10, q.jump_db / 10);
+    for (const k of ks) if (near(pw, k) >= jump * near(ref, k)) out.add(k);
+    return out;
+  }
+  // detector._steady: the low tone at bin k already sounded in ref
+  const steadyLow = (pw, ref, k, q) => near(ref, k) >= Math.pow(10, -q.steady_db / 10) * near(pw, k);
 
   // one frame's verdict: detector.classify
-  function classify(frame, pw, g, p, profile) {
+  // ref: the spectrum fresh.lag_frames earlier, or null (not held, or below the level)
+  function classify(frame, pw, g, p, profile, ref) {
     const floor = pw.reduce((s, v) => s + v, 0) * Math.pow(10, p.floor_db / 10);
     const noise = Math.max(median(pw, g.b0, g.b1), floor);
     const thr = noise * Math.pow(10, p.peak_prominence_db / 10);
@@ -122,9 +135,11 @@
       if (v > lthr && v > pw[k - 1] && v >= pw[k + 1]) lows.push([v, k]);
     }
     lows.sort((x, y) => y[0] - x[0]);
+    const fr = fresh(pw, ref, peaks.map((t) => t[2]), p.fresh);
     for (const [, k] of lows.slice(0, p.low_tones)) {
       const fLow = interp(pw, k) * g.sr / g.n, tol = p.harmonic_tolerance * fLow;
-      peaks = peaks.filter((t) => !(pyRound(t[1] / fLow) >= 2 && pyRound(t[1] / fLow) <= p.max_harmonic && Math.abs(t[1] - pyRound(t[1] / fLow) * fLow) < tol));
+      const old = !!ref && steadyLow(pw, ref, k, p.fresh);
+      peaks = peaks.filter((t) => (old && fr.has(t[2])) || !(pyRound(t[1] / fLow) >= 2 && pyRound(t[1] / fLow) <= p.max_harmonic && Math.abs(t[1] - pyRound(t[1] / fLow) * fLow) < tol));
     }
     for (const [a, b, least] of [[g.l0, g.l1, 3], [g.b0, g.b1, p.comb_peaks]]) {
       const f0 = comb(pw, a, b, g, p, least, floor);
@@ -176,7 +191,25 @@
     this.width = pyRound(lb.width_hz * g.n / g.sr);
     this.prom = Math.pow(10, lb.prominence_db / 10);
     this.drop = Math.pow(10, -lb.drop_db / 10);
+    this.lag = p.fresh.lag_frames;
+    this.rise = Math.pow(10, lb.rise_db / 10);
+    this.riseFrames = lb.rise_frames;
   }
+  Tracker.prototype.ref = function () {
+    const j = this.i - this.lag;
+    return j >= 0 && this.loud[j % this.held] ? this.ring[j % this.held] : null;
+  };
+  Tracker.prototype.level = function (j0, j1, k) { // detector.Tracker._level
+    let out = 0;
+    for (let j = Math.max(j0, this.i - this.held + 1); j <= j1; j++) {
+      if (this.loud[j % this.held]) out = Math.max(out, this.peak(j % this.held, k));
+    }
+    return out;
+  };
+  Tracker.prototype.rose = function (j, k) { // detector.Tracker._rose
+    const s = this.riseFrames, now = this.level(j - s + 1, j, k);
+    return this.level(j + 1, j + s, k) > this.rise * now && this.rise * this.level(j - 2 * s + 1, j - s, k) >= now;
+  };
   Tracker.prototype.peak = function (slot, k) {
     const r = this.ring[slot];
     return Math.max(r[k - 1], r[k], r[k + 1]);
@@ -190,6 +223,7 @@
       const slot = j % this.held;
       let hit = 0;
       if (this.loud[slot]) {
+        if (ks.some((k) => this.rose(j, k))) break; // the blast began after j, on a steady sound
         for (let q = 0; q < ks.length; q++) {
           const k = ks[q], v = this.peak(slot, k);
           const med = median(this.ring[slot], k - this.width, k + this.width);
@@ -262,7 +296,7 @@
         loud = true;
         fft(this.re, this.im);
         for (let k = 0; k <= g.n / 2; k++) this.pw[k] = this.re[k] * this.re[k] + this.im[k] * this.im[k];
-        fr = classify(frame, this.pw, g, this.p, this.profile);
+        fr = classify(frame, this.pw, g, this.p, this.profile, this.tracker.ref());
       }
       const b = this.tracker.push(fr, loud ? this.pw : null);
       if (onFrame) onFrame(fr); // after the tracker, as detector.calibrate counts frames
