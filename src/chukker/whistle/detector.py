@@ -20,8 +20,10 @@ Per frame (``frame_s`` long, Hann window, every ``hop_s``):
    One steady tone (a lip whistle) is neither;
 5. with a calibrated profile, the tones must be the profile's (``profile_tolerance``).
 
-A blast is sure after ``min_frames`` whistle frames (gaps of ``hold_frames`` forgiven): the
-detector decides late. It stamps early: its onset is the centre of the first frame, found
+A blast is sure after ``min_frames`` whistle frames (gaps of ``hold_frames`` forgiven) that
+share a tone with the first (within ``stable_multi_tolerance``: a pea-less whistle's
+chambers hold their pitch, a voice's formants wander; a trill's within ``stable_tolerance``):
+the detector decides late. It stamps early: its onset is the centre of the first frame, found
 by looking back over the frames it holds, in which the blast's tones sound, and not past
 a frame after which a tone rose ``rise_db`` from a steady level (``lookback``);
 it ends after ``gap_frames`` without a whistle frame.
@@ -348,6 +350,7 @@ class Tracker:
         self.sr, self.n, self.hop = g.sr, g.n, g.hop
         self.min_frames, self.hold, self.gap = p["min_frames"], p["hold_frames"], p["gap_frames"]
         self.stable, self.min_score = p["stable_tolerance"], p["min_score"]
+        self.stable_multi = p["stable_multi_tolerance"]
         self.held = int(lb["frames"])
         self.ring = np.zeros((self.held, g.n // 2 + 1))
         self.loud = np.zeros(self.held, dtype=bool)
@@ -374,8 +377,9 @@ class Tracker:
         self.loud[slot] = pw is not None
         if pw is not None:
             self.ring[slot] = pw
+        tol = self.stable if fr.kind == "trill" else self.stable_multi
         steady = fr.kind != "" and (self.start < 0 or self.in_blast or any(
-            abs(f - t) <= self.stable * t for f in fr.tones_hz for t in self.tones))
+            abs(f - t) <= tol * t for f in fr.tones_hz for t in self.tones))
         if steady:
             if self.start < 0 and not self.in_blast:
                 self.start, self.on, self.tones = self.i, 0, fr.tones_hz

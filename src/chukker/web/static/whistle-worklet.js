@@ -242,8 +242,9 @@
     const slot = this.i % this.held;
     this.loud[slot] = pw ? 1 : 0;
     if (pw) this.ring[slot].set(pw);
+    const tol = fr.kind === "trill" ? p.stable_tolerance : p.stable_multi_tolerance;
     const steady = fr.kind !== "" && (this.start < 0 || this.inBlast ||
-      fr.tones.some((f) => this.tones.some((t) => Math.abs(f - t) <= p.stable_tolerance * t)));
+      fr.tones.some((f) => this.tones.some((t) => Math.abs(f - t) <= tol * t)));
     if (steady) {
       if (this.start < 0 && !this.inBlast) { this.start = this.i; this.on = 0; this.tones = fr.tones; }
       this.on += 1;
