@@ -197,3 +197,12 @@ def test_rule_5_a_horn_alone_and_a_horn_then_a_lip_whistle_are_not_a_whistle() -
     x = _place([(0.3, S.horn(SR, 2.0, 330.0)), (0.9, 0.5 * S.lip_whistle(SR, 1.0, 2500.0))],
                3.0, noise=0.05)
     assert D.detect(x, SR) == []
+
+
+@pytest.mark.skipif(shutil.which("espeak-ng") is None, reason="needs espeak-ng for a voice")
+def test_rule_5_a_voice_s_formants_at_16_khz_are_not_a_whistle_s_chambers() -> None:
+    """At 16 kHz a voice's harmonics merge into broad formant peaks, two of which held a
+    vowel long enough to look like a pea-less whistle (this scene's 48.4 s); a chamber's tone
+    is sharp (``sharp_db`` over the bins ``sharp_bins`` away), a formant is not."""
+    x, _ = S.scene(SR, 60.0, seed=9, voices=True)
+    assert D.detect(x[int(47.5 * SR) : int(49.5 * SR)], SR) == []

@@ -217,6 +217,14 @@ def classify(frame: Floats, pw: Floats, g: Geometry, profile: Profile,
                and round(t[1] / u[1]) >= 2 for u in tones):
             continue
         tones.append(t)
+    if len(tones) >= 2:
+        # a chamber's tone is sharp, a voice's formant (at 16 kHz, its harmonics unresolved)
+        # broad: the frame is a pea-less whistle's on its sharp tones only; with fewer than
+        # two, its strongest peak may still be a pea's trill (which broadens its one tone)
+        sb, sharp = p["sharp_bins"], 10 ** (p["sharp_db"] / 10)
+        tones = [t for t in tones if pw[t[2]] >= sharp * max(pw[t[2] - sb], pw[t[2] + sb])]
+        if len(tones) < 2:
+            tones = [top]
     tone_power = sum(float(pw[k - 1] + pw[k] + pw[k + 1]) for _, _, k in tones)
     if tone_power < low_power * 10 ** (p["min_tone_to_low_db"] / 10):
         return Frame("")

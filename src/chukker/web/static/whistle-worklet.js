@@ -149,13 +149,19 @@
       }
     }
     if (!peaks.length) return NOTHING;
-    const top = peaks[0], tones = [top], r = p.cluster_ratio;
+    const top = peaks[0], r = p.cluster_ratio;
+    let tones = [top];
     for (const t of peaks.slice(1)) {
       if (!(top[1] / r <= t[1] && t[1] <= top[1] * r)) continue;
       if (tones.some((u) => Math.abs(t[1] - u[1]) < p.min_tone_gap_hz)) continue;
       if (tones.some((u) => Math.abs(t[1] / u[1] - pyRound(t[1] / u[1])) < p.octave_tolerance * t[1] / u[1] &&
           pyRound(t[1] / u[1]) >= 2)) continue;
       tones.push(t);
+    }
+    if (tones.length >= 2) { // only the sharp tones make a pea-less whistle's frame
+      const sb = p.sharp_bins, sharp = Math.pow(10, p.sharp_db / 10);
+      tones = tones.filter((t) => pw[t[2]] >= sharp * Math.max(pw[t[2] - sb], pw[t[2] + sb]));
+      if (tones.length < 2) tones = [top];
     }
     let tonePower = 0;
     for (const [, , k] of tones) tonePower += pw[k - 1] + pw[k] + pw[k + 1];
