@@ -9,10 +9,12 @@ Per frame (``frame_s`` long, Hann window, every ``hop_s``):
 1. the frame's level; below ``min_level_db`` nothing is heard;
 2. the power spectrum; the tonal peaks in the profile's band (local maxima
    ``peak_prominence_db`` above the band's median);
-3. peaks that are harmonics of the strongest low tone (a horn, a voice) are dropped, and so
-   are octaves of a stronger peak; but not a peak that rose ``fresh.jump_db`` since the
-   frame ``fresh.lag_frames`` earlier, as a harmonic of a low tone that already sounded then
-   (a whistle blown while the horn sounds: the horn's partials cover the whistle band);
+3. peaks that are harmonics of the strongest low tones (a horn, a voice; within
+   ``harmonic_tolerance`` of the low tone or ``harmonic_bins``, whichever is less) are
+   dropped, and so are octaves of a stronger peak; but not a peak that rose
+   ``fresh.jump_db`` since the frame ``fresh.lag_frames`` earlier, as a harmonic of a low
+   tone that already sounded then (a whistle blown while the horn sounds: the horn's
+   partials cover the whistle band);
 4. the strongest peak and its neighbours within ``cluster_ratio``, at least
    ``min_tone_gap_hz`` apart, are the frame's tones. Two or more (not a harmonic series):
    a pea-less whistle (``multi``). One, whose amplitude jumps between the frame's
@@ -192,11 +194,8 @@ def classify(frame: Floats, pw: Floats, g: Geometry, profile: Profile,
     fresh = _fresh(pw, ref, [t[2] for t in peaks], p["fresh"])
     for _, k in lows[: p["low_tones"]]:
         f_low = _interp(pw, k) * g.sr / g.n
-        tol = p["harmonic_tolerance"] * f_low
         old = ref is not None and _steady(pw, ref, k, p["fresh"])
-        peaks = [t for t in peaks if (old and t[2] in fresh) or not (
-            2 <= round(t[1] / f_low) <= p["max_harmonic"]
-            and abs(t[1] - round(t[1] / f_low) * f_low) < tol)]
+        peaks = [t for t in peaks if (old and t[2] in fresh) or not _harmonic(t[1], f_low, g, p)]
     # a voice's or a horn's fundamental: the spacing of its harmonics, low or in the band
     for (a, b), least in (((l0, l1), 3), ((b0, b1), p["comb_peaks"])):
         f0 = _comb(pw, a, b, g, p, least, floor)
@@ -247,6 +246,17 @@ def classify(frame: Floats, pw: Floats, g: Geometry, profile: Profile,
         if hit < min(2, len(profile.tones_hz)):
             return Frame("")
     return Frame(kind, hz)
+
+
+def _harmonic(hz: float, f_low: float, g: Geometry, p: dict[str, Any]) -> bool:
+    """Whether ``hz`` is the ``h``-th harmonic (2 to ``max_harmonic``) of the low tone
+    ``f_low``: within ``harmonic_tolerance`` of ``f_low``, and within ``harmonic_bins``
+    ``[a, b]``: ``a + b * h`` bins (the low tone is known to a fraction of a bin, its
+    ``h``-th multiple to ``h`` times that), whichever is less."""
+    h = round(hz / f_low)
+    a, b = p["harmonic_bins"]
+    tol = min(p["harmonic_tolerance"] * f_low, (a + b * h) * g.sr / g.n)
+    return bool(2 <= h <= p["max_harmonic"] and abs(hz - h * f_low) < tol)
 
 
 def _near(pw: Floats, k: int) -> float:

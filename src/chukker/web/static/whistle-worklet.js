@@ -99,6 +99,11 @@
   }
 
   const NOTHING = { kind: "", tones: [] };
+  function harmonic(hz, fLow, g, p) { // detector._harmonic
+    const h = pyRound(hz / fLow), [a, b] = p.harmonic_bins;
+    const tol = Math.min(p.harmonic_tolerance * fLow, (a + b * h) * g.sr / g.n);
+    return h >= 2 && h <= p.max_harmonic && Math.abs(hz - h * fLow) < tol;
+  }
   const near = (pw, k) => Math.max(pw[k - 1], pw[k], pw[k + 1]);
 
   // detector._fresh: the peaks' bins whose power rose jump_db since ref
@@ -137,9 +142,9 @@
     lows.sort((x, y) => y[0] - x[0]);
     const fr = fresh(pw, ref, peaks.map((t) => t[2]), p.fresh);
     for (const [, k] of lows.slice(0, p.low_tones)) {
-      const fLow = interp(pw, k) * g.sr / g.n, tol = p.harmonic_tolerance * fLow;
+      const fLow = interp(pw, k) * g.sr / g.n;
       const old = !!ref && steadyLow(pw, ref, k, p.fresh);
-      peaks = peaks.filter((t) => (old && fr.has(t[2])) || !(pyRound(t[1] / fLow) >= 2 && pyRound(t[1] / fLow) <= p.max_harmonic && Math.abs(t[1] - pyRound(t[1] / fLow) * fLow) < tol));
+      peaks = peaks.filter((t) => (old && fr.has(t[2])) || !harmonic(t[1], fLow, g, p));
     }
     for (const [a, b, least] of [[g.l0, g.l1, 3], [g.b0, g.b1, p.comb_peaks]]) {
       const f0 = comb(pw, a, b, g, p, least, floor);
