@@ -23,7 +23,7 @@ def _place(parts: list[tuple[float, np.ndarray]], dur: float, noise: float = 0.0
     for at, w in parts:
         i = int(at * SR)
         x[i : i + len(w)] += w[: len(x) - i]
-    return 0.9 * x / np.max(np.abs(x))
+    return np.asarray(0.9 * x / np.max(np.abs(x)))
 
 
 @pytest.mark.parametrize("tones", S.PEALESS)
@@ -146,3 +146,63 @@ def test_params_are_one_json_file_the_browser_reads_too() -> None:
     p = D.params()
     assert json.loads(resources.files("chukker.whistle").joinpath("params.json").read_text()) == p
     assert matches.whistle_params() == p
+
+
+def test_rule_5_decide_late_stamp_early_a_slow_attack_is_stamped_at_its_onset() -> None:
+    """The tracker is sure only after ``min_frames``; the stamp is where the tones began,
+    found in the frames it held, not where it became sure."""
+    x, truth = S.over(SR, "slow attack", 0.0, seed=3)
+    (b,) = D.detect(x, SR)
+    hop = D.params()["hop_s"]
+    assert b.decided - b.at >= D.params()["min_frames"] * hop
+    assert abs(b.at - truth[0]) <= 0.05
+
+
+def test_rule_5_two_whistles_0_4_s_apart_are_two_blasts_and_the_second_stays_its_own() -> None:
+    x, truth = S.over(SR, "two whistles 0.4 s apart", 0.0, seed=5)
+    got = [b.at for b in D.detect(x, SR)]
+    assert len(got) == 2
+    assert all(abs(g - t) <= 0.03 for g, t in zip(got, truth, strict=True))
+
+
+def test_rule_5_the_stream_hears_what_detect_hears_in_any_block_size() -> None:
+    x, _ = S.scene(SR, 6.0, seed=2, whistles=2, distractors=False)
+    whole = D.detect(x, SR)
+    st = D.Stream(SR)
+    parts = [b for i in range(0, len(x), 777) for b in st.push(x[i : i + 777])]
+    assert parts == whole and len(whole) == 2
+
+
+@pytest.mark.skipif(shutil.which("espeak-ng") is None, reason="needs espeak-ng for a voice")
+def test_rule_5_whistle_under_speech_at_its_onset_is_stamped_near_it() -> None:
+    x, truth = S.over(SR, "speech", 0.0, seed=4)
+    got = D.detect(x, SR)
+    assert len(got) == 1 and abs(got[0].at - truth[0]) <= 0.05 < got[0].decided - got[0].at
+
+
+@pytest.mark.parametrize(("sr", "seed"), [(16000, 16006), (48000, 48006)])
+def test_rule_5_whistle_blown_while_the_horn_sounds_is_heard_at_its_onset(sr: int,
+                                                                         seed: int) -> None:
+    """The horn starts first and its harmonics cover the whistle band (here the whistle's
+    tones lie on them): the tones that rose since the horn began are kept, and the look
+    back stops where they rose, not at the horn's start."""
+    x, truth = S.over(sr, "horn", -6.0, seed=seed)
+    got = D.detect(x, sr)
+    assert len(got) == 1 and abs(got[0].at - truth[0]) <= 0.03
+
+
+def test_rule_5_a_horn_alone_and_a_horn_then_a_lip_whistle_are_not_a_whistle() -> None:
+    """What rose over a horn is kept only as the whistle's tones: one lip-whistled tone over
+    a horn that already sounded is still no whistle."""
+    x = _place([(0.3, S.horn(SR, 2.0, 330.0)), (0.9, 0.5 * S.lip_whistle(SR, 1.0, 2500.0))],
+               3.0, noise=0.05)
+    assert D.detect(x, SR) == []
+
+
+@pytest.mark.skipif(shutil.which("espeak-ng") is None, reason="needs espeak-ng for a voice")
+def test_rule_5_a_voice_s_formants_at_16_khz_are_not_a_whistle_s_chambers() -> None:
+    """At 16 kHz a voice's harmonics merge into broad formant peaks, two of which held a
+    vowel long enough to look like a pea-less whistle (this scene's 48.4 s); a chamber's tone
+    is sharp (``sharp_db`` over the bins ``sharp_bins`` away), a formant is not."""
+    x, _ = S.scene(SR, 60.0, seed=9, voices=True)
+    assert D.detect(x[int(47.5 * SR) : int(49.5 * SR)], SR) == []

@@ -96,3 +96,23 @@ def test_rule_5_calibration_at_the_table_finds_the_tones_python_finds(page: Any)
     assert len(js["tones_hz"]) == len(py.tones_hz)
     assert all(abs(a - b) <= 1.0 for a, b in zip(js["tones_hz"], py.tones_hz, strict=True))
     assert D.Profile.from_json(js).tones_hz == tuple(js["tones_hz"])
+
+
+@pytest.mark.parametrize(("what", "sr"), [("slow attack", 16000),
+                                          ("two whistles 0.4 s apart", 48000),
+                                          ("horn", 48000)])
+def test_rule_5_worklet_looks_back_to_the_same_onset_as_python(
+        page: Any, what: str, sr: int) -> None:
+    """Decide late, stamp early, in both: the blasts whose first frames the tracker missed
+    (a slow attack) are stamped at the same held frame, and the second of two close blasts
+    does not look back into the first; under a horn, both keep the tones that rose since
+    the frame ``fresh.lag_frames`` before, and stop looking back where they rose."""
+    x, truth = S.over(sr, what, -6.0, seed=11)
+    x = x.astype(np.float32).astype(np.float64)
+    py = D.detect(x, sr)
+    js = _js_blasts(page, x, sr, None)
+    frame = D.Geometry.of(sr, D.Profile.default()).hop / sr
+    assert len(py) == len(truth) == len(js)
+    for a, b in zip(py, js, strict=True):
+        assert abs(a.at - b["at"]) <= frame
+        assert abs(a.decided - b["decided"]) <= frame

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated
 
@@ -11,8 +12,8 @@ import numpy as np
 import typer
 from numpy.typing import NDArray
 
-from chukker.whistle.detector import Profile, calibrate, detect
-from chukker.whistle.wav import WavError, read_wav
+from chukker.whistle.detector import Blast, Calibration, Profile, Stream
+from chukker.whistle.wav import WavError, blocks, open_wav
 
 app = typer.Typer(
     name="whistle",
@@ -26,15 +27,36 @@ PROFILE_MAX_BYTES = 64 * 1024
 
 
 def _fail(msg: str) -> typer.Exit:
+    """A refusal: one line on stderr, exit status 1."""
     sys.stderr.write(f"chukker whistle: {msg}\n")
-    return typer.Exit(2)
+    return typer.Exit(1)
 
 
-def _read(file: Path) -> tuple[NDArray[np.float64], int]:
+def _stream(file: Path, push: Callable[[NDArray[np.float64]], object], sr: Callable[[int], None]
+            ) -> None:
+    """Feed ``push`` the samples of ``file``, a window at a time (``sr`` first hears the
+    rate); a file that is not one we read is refused in one line."""
     try:
-        return read_wav(file)
+        fh, info = open_wav(file)
+        with fh:
+            sr(info.sr)
+            for block in blocks(fh, info):
+                push(block)
     except WavError as e:
         raise _fail(f"{file}: {e}") from None
+
+
+def steady_tone_words(hz: float | None) -> str:
+    """Why a file of one steady tone (a sine wave, a lip whistle) holds no blast, and what
+    to record instead; empty if the file is not that."""
+    if hz is None:
+        return ""
+    return (f"It holds one steady tone (about {hz:.0f} Hz). One tone that does not warble "
+            "reads as a person whistling with the lips, which an umpire's whistle is not: "
+            "a pea-less whistle sounds two or three tones at once, and a pea whistle's pea "
+            "trills its one tone. A sine wave from a tone generator is such a tone, and is "
+            "never heard as a whistle. Record the umpire's own whistle instead: three blasts, "
+            "a second apart, near the microphone (WAV, 16-48 kHz).")
 
 
 def read_profile(path: Path) -> Profile:
@@ -66,11 +88,13 @@ def calibrate_cmd(
     name: Annotated[str, typer.Option(help="A name for the profile.")] = "calibrated",
 ) -> None:
     """Learn a whistle's tones from FILE and write its profile."""
-    x, sr = _read(file)
+    cal: list[Calibration] = []
+    _stream(file, lambda x: cal[0].push(x), lambda sr: cal.append(Calibration(sr)))
     try:
-        prof = calibrate(x, sr, name[:80])
+        prof = cal[0].profile(name[:80])
     except ValueError as e:
-        raise _fail(f"{file}: {e}") from None
+        hint = steady_tone_words(cal[0].stream.steady_tone())
+        raise _fail(f"{file}: {e}" + (f". {hint}" if hint else "")) from None
     out.write_text(json.dumps(prof.to_json(), indent=2) + "\n", encoding="utf-8")
     tones = ", ".join(f"{t:.0f} Hz" for t in prof.tones_hz)
     used = ", ".join(f"{b:.2f} s" for b in prof.blasts)
@@ -93,14 +117,21 @@ def detect_cmd(
             prof = read_profile(profile)
         except ValueError as e:
             raise _fail(f"{profile}: {e}") from None
-    x, sr = _read(file)
+    streams: list[Stream] = []
+    blasts: list[Blast] = []
+    _stream(file, lambda x: blasts.extend(streams[0].push(x)),
+            lambda sr: streams.append(Stream(sr, prof)))
     if prof is None:
         sys.stderr.write("no profile given: using the default for common pea-less whistles "
                          "(calibrate yours with `chukker whistle calibrate`)\n")
-    blasts = detect(x, sr, prof)
+    hint = "" if blasts else steady_tone_words(streams[0].steady_tone())
     if as_json:
         typer.echo(json.dumps([{"at": b.at, "score": b.score} for b in blasts]))
+        if hint:
+            sys.stderr.write(hint + "\n")
         return
     for b in blasts:
         typer.echo(f"{b.at:10.3f} s  score {b.score:.2f}")
     typer.echo(f"{len(blasts)} blast(s).")
+    if hint:
+        typer.echo(hint)

@@ -9,8 +9,12 @@ Per frame (``frame_s`` long, Hann window, every ``hop_s``):
 1. the frame's level; below ``min_level_db`` nothing is heard;
 2. the power spectrum; the tonal peaks in the profile's band (local maxima
    ``peak_prominence_db`` above the band's median);
-3. peaks that are harmonics of the strongest low tone (a horn, a voice) are dropped, and so
-   are octaves of a stronger peak;
+3. peaks that are harmonics of the strongest low tones (a horn, a voice; within
+   ``harmonic_tolerance`` of the low tone or ``harmonic_bins``, whichever is less) are
+   dropped, and so are octaves of a stronger peak; but not a peak that rose
+   ``fresh.jump_db`` since the frame ``fresh.lag_frames`` earlier, as a harmonic of a low
+   tone that already sounded then (a whistle blown while the horn sounds: the horn's
+   partials cover the whistle band);
 4. the strongest peak and its neighbours within ``cluster_ratio``, at least
    ``min_tone_gap_hz`` apart, are the frame's tones. Two or more (not a harmonic series):
    a pea-less whistle (``multi``). One, whose amplitude jumps between the frame's
@@ -18,8 +22,13 @@ Per frame (``frame_s`` long, Hann window, every ``hop_s``):
    One steady tone (a lip whistle) is neither;
 5. with a calibrated profile, the tones must be the profile's (``profile_tolerance``).
 
-A blast starts after ``min_frames`` whistle frames (gaps of ``hold_frames`` forgiven); its
-onset is the centre of its first frame; it ends after ``gap_frames`` without one.
+A blast is sure after ``min_frames`` whistle frames (gaps of ``hold_frames`` forgiven) that
+share a tone with the first (within ``stable_multi_tolerance``: a pea-less whistle's
+chambers hold their pitch, a voice's formants wander; a trill's within ``stable_tolerance``):
+the detector decides late. It stamps early: its onset is the centre of the first frame, found
+by looking back over the frames it holds, in which the blast's tones sound, and not past
+a frame after which a tone rose ``rise_db`` from a steady level (``lookback``);
+it ends after ``gap_frames`` without a whistle frame.
 
 >>> import numpy as np
 >>> from chukker.whistle.synthetic import pealess_whistle
@@ -34,7 +43,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
@@ -100,11 +109,13 @@ class Profile:
 
 @dataclass(frozen=True, slots=True)
 class Blast:
-    """A whistle's onset (seconds from the start) and its score (share of whistle frames)."""
+    """A whistle's onset (seconds from the start), its score (share of whistle frames), its
+    tones, and when the detector was sure (``decided``: the end of the frame that decided)."""
 
     at: float
     score: float
     tones_hz: tuple[float, ...] = ()
+    decided: float = 0.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -151,8 +162,10 @@ def _median(v: Floats) -> float:
     return float(np.median(v))
 
 
-def classify(frame: Floats, pw: Floats, g: Geometry, profile: Profile) -> Frame:
-    """One frame's verdict (``pw``: the Hann-windowed power spectrum of ``frame``)."""
+def classify(frame: Floats, pw: Floats, g: Geometry, profile: Profile,
+             ref: Floats | None = None) -> Frame:
+    """One frame's verdict (``pw``: the Hann-windowed power spectrum of ``frame``; ``ref``:
+    the spectrum ``fresh.lag_frames`` earlier, ``None`` if not held or below the level)."""
     p = params()
     b0, b1 = g.band
     floor = float(np.sum(pw)) * 10 ** (p["floor_db"] / 10)
@@ -178,11 +191,11 @@ def classify(frame: Floats, pw: Floats, g: Geometry, profile: Profile) -> Frame:
         if v > lthr and v > pw[k - 1] and v >= pw[k + 1]:
             lows.append((float(v), k))
     lows.sort(key=lambda t: -t[0])
+    fresh = _fresh(pw, ref, [t[2] for t in peaks], p["fresh"])
     for _, k in lows[: p["low_tones"]]:
         f_low = _interp(pw, k) * g.sr / g.n
-        tol = p["harmonic_tolerance"] * f_low
-        peaks = [t for t in peaks if not (2 <= round(t[1] / f_low) <= p["max_harmonic"]
-                                          and abs(t[1] - round(t[1] / f_low) * f_low) < tol)]
+        old = ref is not None and _steady(pw, ref, k, p["fresh"])
+        peaks = [t for t in peaks if (old and t[2] in fresh) or not _harmonic(t[1], f_low, g, p)]
     # a voice's or a horn's fundamental: the spacing of its harmonics, low or in the band
     for (a, b), least in (((l0, l1), 3), ((b0, b1), p["comb_peaks"])):
         f0 = _comb(pw, a, b, g, p, least, floor)
@@ -203,6 +216,14 @@ def classify(frame: Floats, pw: Floats, g: Geometry, profile: Profile) -> Frame:
                and round(t[1] / u[1]) >= 2 for u in tones):
             continue
         tones.append(t)
+    if len(tones) >= 2:
+        # a chamber's tone is sharp, a voice's formant (at 16 kHz, its harmonics unresolved)
+        # broad: the frame is a pea-less whistle's on its sharp tones only; with fewer than
+        # two, its strongest peak may still be a pea's trill (which broadens its one tone)
+        sb, sharp = p["sharp_bins"], 10 ** (p["sharp_db"] / 10)
+        tones = [t for t in tones if pw[t[2]] >= sharp * max(pw[t[2] - sb], pw[t[2] + sb])]
+        if len(tones) < 2:
+            tones = [top]
     tone_power = sum(float(pw[k - 1] + pw[k] + pw[k + 1]) for _, _, k in tones)
     if tone_power < low_power * 10 ** (p["min_tone_to_low_db"] / 10):
         return Frame("")
@@ -225,6 +246,36 @@ def classify(frame: Floats, pw: Floats, g: Geometry, profile: Profile) -> Frame:
         if hit < min(2, len(profile.tones_hz)):
             return Frame("")
     return Frame(kind, hz)
+
+
+def _harmonic(hz: float, f_low: float, g: Geometry, p: dict[str, Any]) -> bool:
+    """Whether ``hz`` is the ``h``-th harmonic (2 to ``max_harmonic``) of the low tone
+    ``f_low``: within ``harmonic_tolerance`` of ``f_low``, and within ``harmonic_bins``
+    ``[a, b]``: ``a + b * h`` bins (the low tone is known to a fraction of a bin, its
+    ``h``-th multiple to ``h`` times that), whichever is less."""
+    h = round(hz / f_low)
+    a, b = p["harmonic_bins"]
+    tol = min(p["harmonic_tolerance"] * f_low, (a + b * h) * g.sr / g.n)
+    return bool(2 <= h <= p["max_harmonic"] and abs(hz - h * f_low) < tol)
+
+
+def _near(pw: Floats, k: int) -> float:
+    return float(max(pw[k - 1], pw[k], pw[k + 1]))
+
+
+def _fresh(pw: Floats, ref: Floats | None, ks: list[int], q: dict[str, Any]) -> set[int]:
+    """The peaks' bins whose power rose ``jump_db`` or more since ``ref`` (tones that began
+    after it: a whistle blown while a horn sounds)."""
+    if ref is None:
+        return set()
+    jump = 10 ** (q["jump_db"] / 10)
+    return {k for k in ks if _near(pw, k) >= jump * _near(ref, k)}
+
+
+def _steady(pw: Floats, ref: Floats, k: int, q: dict[str, Any]) -> bool:
+    """Whether the low tone at bin ``k`` already sounded in ``ref`` (within ``steady_db``):
+    a sound that was there before, whose harmonics are not what just began."""
+    return _near(ref, k) >= float(10 ** (-q["steady_db"] / 10)) * _near(pw, k)
 
 
 def _comb(pw: Floats, a: int, b: int, g: Geometry, p: dict[str, Any], least: int,
@@ -270,19 +321,17 @@ def _trill(frame: Floats, hz: float, g: Geometry, blocks: int) -> float:
     return (hi - lo) / (hi + lo) if hi + lo > 0 else 0.0
 
 
-def frames(x: Floats, sr: int, profile: Profile | None = None) -> Iterator[Frame]:
-    """Every frame's verdict, in order (frame ``i`` starts at sample ``i * hop``)."""
-    prof = profile or Profile.default()
-    g = Geometry.of(sr, prof)
+def _spectra(x: Floats, g: Geometry, profile: Profile
+             ) -> Iterator[tuple[Floats, Floats, NDArray[np.bool_], int]]:
+    """The frames of ``x`` (frame ``i`` starts at sample ``i * hop``), 2048 at a time:
+    (frames, their power spectra, whether each is worth classifying, how many)."""
     p = params()
     min_power = 10 ** (p["min_level_db"] / 10)
     count = 0 if len(x) < g.n else 1 + (len(x) - g.n) // g.hop
-    chunk = 2048
-    nothing = Frame("")
     b0, b1 = g.band
     prom = 10 ** (p["peak_prominence_db"] / 10)
-    for c0 in range(0, count, chunk):
-        c1 = min(count, c0 + chunk)
+    for c0 in range(0, count, 2048):
+        c1 = min(count, c0 + 2048)
         view = np.lib.stride_tricks.sliding_window_view(x[c0 * g.hop : (c1 - 1) * g.hop + g.n], g.n)
         fr = view[:: g.hop]
         level = np.mean(fr * fr, axis=1)
@@ -292,18 +341,45 @@ def frames(x: Floats, sr: int, profile: Profile | None = None) -> Iterator[Frame
         med = np.median(band, axis=1)
         floor = np.sum(pw, axis=1) * 10 ** (p["floor_db"] / 10)
         maybe = (level >= min_power) & (band.max(axis=1) > np.maximum(med, floor) * prom)
-        for i in range(c1 - c0):
-            yield classify(fr[i], pw[i], g, prof) if maybe[i] else nothing
+        loud = level >= min_power
+        yield fr, pw, np.stack([maybe, loud]), c1 - c0
+
+
+def frames(x: Floats, sr: int, profile: Profile | None = None) -> Iterator[Frame]:
+    """Every frame's verdict, in order (frame ``i`` starts at sample ``i * hop``)."""
+    out: list[Frame] = []
+    Stream(sr, profile, lambda f, _: out.append(f)).push(np.asarray(x, dtype=np.float64))
+    yield from out
 
 
 class Tracker:
-    """Frames to blasts: the same state machine as the worklet's."""
+    """Frames to blasts: the same state machine as the worklet's.
 
-    def __init__(self, sr: int, n: int, hop: int) -> None:
+    It holds the power spectra of the last ``lookback.frames`` frames. Once a blast is sure
+    (``min_frames`` whistle frames), it looks back from the blast's first whistle frame over
+    the frames it holds for where the blast's tones began (each tone a peak
+    ``lookback.prominence_db`` over its neighbourhood of ``lookback.width_hz``, and within
+    ``lookback.drop_db`` of its power when the blast was decided; two tones, or the one
+    tone of a trill; gaps of ``lookback.hold_frames`` forgiven), and stamps that frame."""
+
+    def __init__(self, g: Geometry) -> None:
         p = params()
-        self.sr, self.n, self.hop = sr, n, hop
+        lb = p["lookback"]
+        self.sr, self.n, self.hop = g.sr, g.n, g.hop
         self.min_frames, self.hold, self.gap = p["min_frames"], p["hold_frames"], p["gap_frames"]
         self.stable, self.min_score = p["stable_tolerance"], p["min_score"]
+        self.stable_multi = p["stable_multi_tolerance"]
+        self.held = int(lb["frames"])
+        self.ring = np.zeros((self.held, g.n // 2 + 1))
+        self.loud = np.zeros(self.held, dtype=bool)
+        self.width = round(lb["width_hz"] * g.n / g.sr)
+        self.prom = 10 ** (lb["prominence_db"] / 10)
+        self.drop = 10 ** (-lb["drop_db"] / 10)
+        self.lb_hold = int(lb["hold_frames"])
+        self.lag = int(p["fresh"]["lag_frames"])
+        self.rise = float(10 ** (lb["rise_db"] / 10))
+        self.rise_frames = int(lb["rise_frames"])
+        self.ended = -1  # the frame at which the last blast ended
         self.i = 0
         self.start = -1
         self.on = 0
@@ -311,11 +387,17 @@ class Tracker:
         self.in_blast = False
         self.tones: tuple[float, ...] = ()
 
-    def push(self, fr: Frame) -> Blast | None:
-        """The frame's verdict; a blast when this frame completes its start."""
+    def push(self, fr: Frame, pw: Floats | None = None) -> Blast | None:
+        """The frame's verdict (and its power spectrum, ``None`` if below ``min_level_db``);
+        a blast when this frame makes it sure."""
         out = None
+        slot = self.i % self.held
+        self.loud[slot] = pw is not None
+        if pw is not None:
+            self.ring[slot] = pw
+        tol = self.stable if fr.kind == "trill" else self.stable_multi
         steady = fr.kind != "" and (self.start < 0 or self.in_blast or any(
-            abs(f - t) <= self.stable * t for f in fr.tones_hz for t in self.tones))
+            abs(f - t) <= tol * t for f in fr.tones_hz for t in self.tones))
         if steady:
             if self.start < 0 and not self.in_blast:
                 self.start, self.on, self.tones = self.i, 0, fr.tones_hz
@@ -325,55 +407,166 @@ class Tracker:
             enough = self.on >= self.min_frames and self.on >= self.min_score * span
             if not self.in_blast and enough:
                 self.in_blast = True
-                at = (self.start * self.hop + self.n / 2) / self.sr
-                out = Blast(round(at, 4), round(self.on / span, 3), self.tones)
+                first = self.look_back(fr.tones_hz)
+                at = (first * self.hop + self.n / 2) / self.sr
+                sure = (self.i * self.hop + self.n) / self.sr
+                out = Blast(round(at, 4), round(self.on / span, 3), self.tones, round(sure, 4))
         else:
             self.miss += 1
             if self.start >= 0 and not self.in_blast and self.miss > self.hold:
                 self.start, self.on = -1, 0
             if self.in_blast and self.miss >= self.gap:
                 self.in_blast, self.start, self.on = False, -1, 0
+                self.ended = self.i
         self.i += 1
         return out
+
+    def ref(self) -> Floats | None:
+        """The spectrum held ``fresh.lag_frames`` before the frame to come (``None``: not
+        held yet, or below ``min_level_db``)."""
+        j = self.i - self.lag
+        return self.ring[j % self.held] if j >= 0 and self.loud[j % self.held] else None
+
+    def _bins(self, hz: float) -> int:
+        return round(hz * self.n / self.sr)
+
+    def _peak(self, slot: int, k: int) -> float:
+        return float(np.max(self.ring[slot, k - 1 : k + 2]))
+
+    def _level(self, j0: int, j1: int, k: int) -> float:
+        """The tone's (bin ``k``) greatest power over the held frames ``j0`` to ``j1`` (0
+        over frames not held or below ``min_level_db``)."""
+        return max((self._peak(j % self.held, k) for j in range(max(j0, self.i - self.held + 1),
+                    j1 + 1) if self.loud[j % self.held]), default=0.0)
+
+    def _rose(self, j: int, k: int) -> bool:
+        s = self.rise_frames
+        now = self._level(j - s + 1, j, k)
+        return (self._level(j + 1, j + s, k) > self.rise * now
+                and self.rise * self._level(j - 2 * s + 1, j - s, k) >= now)
+
+    def look_back(self, tones: tuple[float, ...]) -> int:
+        """The first frame of the blast's tones: from ``start`` back over the held frames."""
+        ks = [self._bins(t) for t in tones]
+        now = self.i % self.held
+        ref = [self._peak(now, k) * self.drop for k in ks]
+        need = min(2, len(ks))
+        limit = max(self.ended, self.i - self.held)
+        first, miss, j = self.start, 0, self.start - 1
+        while j > limit and miss <= self.lb_hold:
+            slot = j % self.held
+            hit = 0
+            if self.loud[slot]:
+                # a tone rose rise_db, over the rise_frames after this frame, above its
+                # level over the rise_frames up to it, which was steady (within rise_db of the
+                # rise_frames before): the blast began after it, on a steady sound (a horn)
+                if any(self._rose(j, k) for k in ks):
+                    break
+                for k, r in zip(ks, ref, strict=True):
+                    v = self._peak(slot, k)
+                    med = _median(self.ring[slot, k - self.width : k + self.width + 1])
+                    hit += v >= med * self.prom and v >= r
+            if hit >= need:
+                first, miss = j, 0
+            else:
+                miss += 1
+            j -= 1
+        return first
+
+
+class Stream:
+    """The detector over a stream: push samples (any block size), get the blasts they
+    complete. It holds one frame of samples and the tracker's held spectra, whatever the
+    length of the stream. ``on_frame(verdict, tracker)`` is called after each frame."""
+
+    def __init__(self, sr: int, profile: Profile | None = None,
+                 on_frame: Callable[[Frame, Tracker], None] | None = None) -> None:
+        self.profile = profile or Profile.default()
+        self.g = Geometry.of(sr, self.profile)
+        self.tracker = Tracker(self.g)
+        self.on_frame = on_frame
+        self.rest: Floats = np.zeros(0)
+        #: the power spectrum summed over the loud frames (for saying what a file holds)
+        self.spectrum: Floats = np.zeros(self.g.n // 2 + 1)
+        self.samples = 0
+
+    def push(self, x: Floats) -> list[Blast]:
+        buf = np.concatenate([self.rest, np.asarray(x, dtype=np.float64)])
+        self.samples += len(x)
+        g, tr, out = self.g, self.tracker, []
+        nothing = Frame("")
+        used = 0
+        for fr, pw, flags, count in _spectra(buf, g, self.profile):
+            self.spectrum += np.sum(pw[flags[1]], axis=0)
+            for i in range(count):
+                f = classify(fr[i], pw[i], g, self.profile, tr.ref()) if flags[0, i] else nothing
+                b = tr.push(f, pw[i] if flags[1, i] else None)
+                if self.on_frame is not None:
+                    self.on_frame(f, tr)
+                if b is not None:
+                    out.append(b)
+            used += count
+        self.rest = buf[used * g.hop :]
+        return out
+
+    def steady_tone(self) -> float | None:
+        """The frequency (Hz) of the one steady tone the stream held, if most of its sound
+        was that (a sine wave, a lip whistle); ``None`` if not, or if it was silent."""
+        total = float(np.sum(self.spectrum))
+        if total <= 0:
+            return None
+        k = int(np.argmax(self.spectrum))
+        near = float(np.sum(self.spectrum[max(0, k - 3) : k + 4]))
+        return k * self.g.sr / self.g.n if near >= 0.5 * total else None
 
 
 def detect(x: Floats, sr: int, profile: Profile | None = None) -> list[Blast]:
     """The onsets of the whistle's blasts in ``x`` (mono, -1..1) at ``sr`` Hz."""
-    prof = profile or Profile.default()
-    g = Geometry.of(sr, prof)
-    tr = Tracker(sr, g.n, g.hop)
-    return [b for f in frames(np.asarray(x, dtype=np.float64), sr, prof)
-            if (b := tr.push(f)) is not None]
+    return Stream(sr, profile).push(x)
+
+
+class Calibration:
+    """Learning a whistle from a stream of three or more of its blasts (see :func:`calibrate`)."""
+
+    def __init__(self, sr: int) -> None:
+        p = params()
+        generic = Profile("calibration", KINDS, (float(p["band_hz"][0]), float(p["band_hz"][1])))
+        self.kinds: dict[str, int] = {"multi": 0, "trill": 0}
+        self.tones: list[float] = []
+        self.blasts: list[float] = []
+        self.stream = Stream(sr, generic, self._frame)
+
+    def _frame(self, f: Frame, tr: Tracker) -> None:
+        if f.kind and (tr.in_blast or tr.start >= 0):
+            self.kinds[f.kind] += 1
+            self.tones.extend(f.tones_hz)
+
+    def push(self, x: Floats) -> None:
+        self.blasts += [b.at for b in self.stream.push(x)]
+
+    def profile(self, name: str = "calibrated") -> Profile:
+        """The whistle's profile; ``ValueError`` if fewer than three blasts were heard."""
+        p = params()
+        if len(self.blasts) < 3:
+            raise ValueError(f"heard {len(self.blasts)} blast(s) of a whistle; calibration "
+                             f"needs 3 or more")
+        kind = max(self.kinds, key=lambda k: self.kinds[k])
+        found = _cluster(self.tones, p["profile_tolerance"], sum(self.kinds.values()))
+        if kind == "trill":
+            found = found[:1]
+        lo = max(float(p["band_hz"][0]), min(found) / 1.15)
+        hi = min(float(p["band_hz"][1]), max(found) * 1.15)
+        return Profile(name, (kind,), (round(lo), round(hi)), tuple(sorted(found)),
+                       tuple(self.blasts))
 
 
 def calibrate(x: Floats, sr: int, name: str = "calibrated") -> Profile:
     """A profile learned from a recording of three or more blasts of one whistle.
 
     ``ValueError`` if fewer than three blasts are heard."""
-    p = params()
-    generic = Profile("calibration", KINDS, (float(p["band_hz"][0]), float(p["band_hz"][1])))
-    g = Geometry.of(sr, generic)
-    tr = Tracker(sr, g.n, g.hop)
-    blasts: list[float] = []
-    kinds: dict[str, int] = {"multi": 0, "trill": 0}
-    tones: list[float] = []
-    arr = np.asarray(x, dtype=np.float64)
-    for f in frames(arr, sr, generic):
-        b = tr.push(f)
-        if b is not None:
-            blasts.append(b.at)
-        if f.kind and (tr.in_blast or tr.start >= 0):
-            kinds[f.kind] += 1
-            tones.extend(f.tones_hz)
-    if len(blasts) < 3:
-        raise ValueError(f"heard {len(blasts)} blast(s) of a whistle; calibration needs 3 or more")
-    kind = max(kinds, key=lambda k: kinds[k])
-    found = _cluster(tones, p["profile_tolerance"], sum(kinds.values()))
-    if kind == "trill":
-        found = found[:1]
-    lo = max(float(p["band_hz"][0]), min(found) / 1.15)
-    hi = min(float(p["band_hz"][1]), max(found) * 1.15)
-    return Profile(name, (kind,), (round(lo), round(hi)), tuple(sorted(found)), tuple(blasts))
+    c = Calibration(sr)
+    c.push(np.asarray(x, dtype=np.float64))
+    return c.profile(name)
 
 
 def _cluster(tones: list[float], tol: float, frames_seen: int) -> list[float]:

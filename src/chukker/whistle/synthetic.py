@@ -17,6 +17,7 @@ import subprocess
 import tempfile
 import wave
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 
 import numpy as np
@@ -39,8 +40,9 @@ def _env(sr: int, dur: float, attack: float = 0.012, release: float = 0.03) -> F
 
 
 def pealess_whistle(sr: int, dur: float, tones: tuple[float, ...] = PEALESS[0],
-                    seed: int = 0) -> Floats:
-    """A pea-less whistle's blast: its chambers' tones at once, a little jitter, breath noise."""
+                    seed: int = 0, attack: float = 0.012) -> Floats:
+    """A pea-less whistle's blast: its chambers' tones at once, a little jitter, breath noise
+    (``attack``: seconds from silence to full strength; a tired umpire's is 0.1-0.2)."""
     rng = np.random.default_rng(seed)
     n = int(sr * dur)
     t = np.arange(n) / sr
@@ -51,11 +53,11 @@ def pealess_whistle(sr: int, dur: float, tones: tuple[float, ...] = PEALESS[0],
         out += (1.0 - 0.2 * i) * np.sin(ph + rng.uniform(0, 6))
         out += 0.08 * np.sin(2 * ph)  # a weak second harmonic
     out += 0.05 * rng.standard_normal(n)
-    return _norm(out * _env(sr, dur))
+    return _norm(out * _env(sr, dur, attack))
 
 
 def pea_whistle(sr: int, dur: float, tone: float = PEA[0][0], rate: float = PEA[0][1],
-                seed: int = 0) -> Floats:
+                seed: int = 0, attack: float = 0.012) -> Floats:
     """A pea whistle's blast: one tone, its amplitude and pitch trilled by the pea."""
     rng = np.random.default_rng(seed)
     n = int(sr * dur)
@@ -65,7 +67,7 @@ def pea_whistle(sr: int, dur: float, tone: float = PEA[0][0], rate: float = PEA[
     ph = 2 * math.pi * np.cumsum(freq) / sr
     amp = 0.55 + 0.45 * trill
     out = amp * (np.sin(ph) + 0.15 * np.sin(2 * ph)) + 0.04 * rng.standard_normal(n)
-    return _norm(out * _env(sr, dur))
+    return _norm(out * _env(sr, dur, attack))
 
 
 def lip_whistle(sr: int, dur: float, tone: float = 1900.0, seed: int = 0) -> Floats:
@@ -121,6 +123,7 @@ def hooves(sr: int, dur: float, seed: int = 0) -> Floats:
     return _norm(out + 0.02 * rng.standard_normal(n))
 
 
+@cache
 def speech(sr: int, text: str = "Number two for Blue, a goal for the Reds, what a match",
            voice: str = "en") -> Floats:
     """An announcer's words, spoken by ``espeak-ng`` (``RuntimeError`` if it is missing)."""
@@ -137,6 +140,28 @@ def speech(sr: int, text: str = "Number two for Blue, a goal for the Reds, what 
     # to ``sr`` by linear interpolation (speech is under 8 kHz anyway)
     m = int(len(y) * sr / rate)
     return _norm(np.interp(np.arange(m) * rate / sr, np.arange(len(y)), y))
+
+
+@cache
+def announcer(sr: int, text: str = "Ladies and gentlemen, number three for the Blues scores "
+              "again, what a run down the boards") -> Floats:
+    """The announcer through the arena's PA: ``espeak-ng``'s voice made with ``sox`` into
+    a loudspeaker's (250-4000 Hz, compressed, driven a little into distortion, echoing in
+    the hall). ``RuntimeError`` if either is missing."""
+    sox = shutil.which("sox")
+    if sox is None:
+        raise RuntimeError("sox is not installed (apt-get install sox)")
+    y = speech(sr, text)
+    with tempfile.TemporaryDirectory() as d:
+        src, out = Path(d) / "v.wav", Path(d) / "pa.wav"
+        write_wav(src, 0.5 * y / np.max(np.abs(y)), sr)
+        subprocess.run([sox, str(src), str(out), "highpass", "250", "lowpass", "4000",
+                        "compand", "0.01,0.2", "-70,-70,-40,-20,0,-6", "-3", "overdrive", "8",
+                        "reverb", "45", "50", "60"], check=True, capture_output=True, timeout=30)
+        with wave.open(str(out), "rb") as w:
+            ch = w.getnchannels()
+            z = np.frombuffer(w.readframes(w.getnframes()), dtype="<i2") / 32768.0
+    return _norm(z.reshape(-1, ch).mean(axis=1))
 
 
 def _norm(x: Floats) -> Floats:
@@ -231,3 +256,70 @@ def write_wav(path: Path, x: Floats, sr: int, channels: int = 1) -> None:
         w.setsampwidth(2)
         w.setframerate(sr)
         w.writeframes(pcm.tobytes())
+
+
+#: what can sit on a whistle, for :func:`over`; and two cases of the whistle itself
+OVERLAYS = ("speech", "crowd", "hooves", "horn", "announcer")
+CASES = ("two whistles 0.4 s apart", "slow attack")
+
+
+def whistle(sr: int, k: int, dur: float, seed: int, attack: float = 0.012) -> Floats:
+    """The ``k``-th whistle of the corpus: pea-less in three pitches, then pea, in turn."""
+    if k % 5 >= 3:
+        tone, rate = PEA[k % 2]
+        return pea_whistle(sr, dur, tone, rate, seed, attack)
+    return pealess_whistle(sr, dur, PEALESS[k % 5], seed, attack)
+
+
+def over(sr: int, what: str, snr_db: float, seed: int = 0) -> tuple[Floats, list[float]]:
+    """A 3.5 s scene: a whistle with ``what`` (one of :data:`OVERLAYS`) over it at
+    ``snr_db`` whistle-to-overlay power over the blast, or one of :data:`CASES` in a crowd
+    at that ratio; over a faint crowd (20 dB under the whistle). (samples, onsets)
+
+    ``speech`` and ``announcer`` start 0.1-0.5 s before the onset and talk on through it
+    (the overlapping speech at the onset itself); the ``horn`` starts 0.1-0.5 s before the
+    whistle and ends 0.1-0.4 s after it."""
+    rng = np.random.default_rng(seed)
+    n = int(sr * 3.5)
+    at = round(float(rng.uniform(1.0, 1.3)), 3)
+    d = float(rng.uniform(0.4, 1.1))
+    sd = int(rng.integers(1 << 30))
+    k = int(rng.integers(5))
+    x = np.zeros(n)
+    ats = [at]
+    if what == CASES[0]:  # two short blasts, 0.4 s of silence between them
+        d = float(rng.uniform(0.25, 0.4))
+        w = whistle(sr, k, d, sd)
+        ats.append(round(at + d + 0.4, 3))
+        for t in ats:
+            _add(x, w, t, sr, 1.0)
+    else:
+        w = whistle(sr, k, d, sd, 0.15 if what == CASES[1] else 0.012)
+        _add(x, w, at, sr, 1.0)
+    lo, hi = int(at * sr), int((ats[-1] + d) * sr)
+    if what in ("speech", "announcer"):
+        texts = ("Number two for Blue, a goal for the Reds, what a match",
+                 "And the ball goes long, Garcia takes it on the near side boards",
+                 "Time out on the field, the score is four to three")
+        lead = float(rng.uniform(0.1, 0.5))
+        v = speech(sr, texts[seed % 3]) if what == "speech" else announcer(sr)
+        start = max(0, int((at - lead) * sr))
+        # talk through the blast: begin inside the words (not in a pause before them)
+        v = v[int(rng.uniform(0.2, 0.6) * sr) :]
+        o = np.zeros(n)
+        o[start : start + len(v)] = v[: n - start]
+    elif what == "horn":
+        t0 = at - float(rng.uniform(0.1, 0.5))
+        t1 = ats[-1] + d + float(rng.uniform(0.1, 0.4))
+        o = np.zeros(n)
+        _add(o, horn(sr, t1 - t0, float(rng.uniform(250, 480))), t0, sr, 1.0)
+    elif what == "hooves":
+        o = hooves(sr, 3.5, seed)
+    else:
+        o = crowd(sr, 3.5, seed)
+    p_w = float(np.mean(x[lo:hi] ** 2))
+    p_o = max(float(np.mean(o[lo:hi] ** 2)), 1e-12)
+    o *= math.sqrt(p_w / p_o) * 10 ** (-snr_db / 20)
+    bed = crowd(sr, 3.5, seed + 7) * math.sqrt(p_w) * 0.1
+    y = x + o + bed
+    return 0.9 * y / np.max(np.abs(y)), ats

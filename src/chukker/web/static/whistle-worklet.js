@@ -99,9 +99,27 @@
   }
 
   const NOTHING = { kind: "", tones: [] };
+  function harmonic(hz, fLow, g, p) { // detector._harmonic
+    const h = pyRound(hz / fLow), [a, b] = p.harmonic_bins;
+    const tol = Math.min(p.harmonic_tolerance * fLow, (a + b * h) * g.sr / g.n);
+    return h >= 2 && h <= p.max_harmonic && Math.abs(hz - h * fLow) < tol;
+  }
+  const near = (pw, k) => Math.max(pw[k - 1], pw[k], pw[k + 1]);
+
+  // detector._fresh: the peaks' bins whose power rose jump_db since ref
+  function fresh(pw, ref, ks, q) {
+    const out = new Set();
+    if (!ref) return out;
+    const jump = Math.pow(10, q.jump_db / 10);
+    for (const k of ks) if (near(pw, k) >= jump * near(ref, k)) out.add(k);
+    return out;
+  }
+  // detector._steady: the low tone at bin k already sounded in ref
+  const steadyLow = (pw, ref, k, q) => near(ref, k) >= Math.pow(10, -q.steady_db / 10) * near(pw, k);
 
   // one frame's verdict: detector.classify
-  function classify(frame, pw, g, p, profile) {
+  // ref: the spectrum fresh.lag_frames earlier, or null (not held, or below the level)
+  function classify(frame, pw, g, p, profile, ref) {
     const floor = pw.reduce((s, v) => s + v, 0) * Math.pow(10, p.floor_db / 10);
     const noise = Math.max(median(pw, g.b0, g.b1), floor);
     const thr = noise * Math.pow(10, p.peak_prominence_db / 10);
@@ -122,9 +140,11 @@
       if (v > lthr && v > pw[k - 1] && v >= pw[k + 1]) lows.push([v, k]);
     }
     lows.sort((x, y) => y[0] - x[0]);
+    const fr = fresh(pw, ref, peaks.map((t) => t[2]), p.fresh);
     for (const [, k] of lows.slice(0, p.low_tones)) {
-      const fLow = interp(pw, k) * g.sr / g.n, tol = p.harmonic_tolerance * fLow;
-      peaks = peaks.filter((t) => !(pyRound(t[1] / fLow) >= 2 && pyRound(t[1] / fLow) <= p.max_harmonic && Math.abs(t[1] - pyRound(t[1] / fLow) * fLow) < tol));
+      const fLow = interp(pw, k) * g.sr / g.n;
+      const old = !!ref && steadyLow(pw, ref, k, p.fresh);
+      peaks = peaks.filter((t) => (old && fr.has(t[2])) || !harmonic(t[1], fLow, g, p));
     }
     for (const [a, b, least] of [[g.l0, g.l1, 3], [g.b0, g.b1, p.comb_peaks]]) {
       const f0 = comb(pw, a, b, g, p, least, floor);
@@ -134,13 +154,19 @@
       }
     }
     if (!peaks.length) return NOTHING;
-    const top = peaks[0], tones = [top], r = p.cluster_ratio;
+    const top = peaks[0], r = p.cluster_ratio;
+    let tones = [top];
     for (const t of peaks.slice(1)) {
       if (!(top[1] / r <= t[1] && t[1] <= top[1] * r)) continue;
       if (tones.some((u) => Math.abs(t[1] - u[1]) < p.min_tone_gap_hz)) continue;
       if (tones.some((u) => Math.abs(t[1] / u[1] - pyRound(t[1] / u[1])) < p.octave_tolerance * t[1] / u[1] &&
           pyRound(t[1] / u[1]) >= 2)) continue;
       tones.push(t);
+    }
+    if (tones.length >= 2) { // only the sharp tones make a pea-less whistle's frame
+      const sb = p.sharp_bins, sharp = Math.pow(10, p.sharp_db / 10);
+      tones = tones.filter((t) => pw[t[2]] >= sharp * Math.max(pw[t[2] - sb], pw[t[2] + sb]));
+      if (tones.length < 2) tones = [top];
     }
     let tonePower = 0;
     for (const [, , k] of tones) tonePower += pw[k - 1] + pw[k] + pw[k + 1];
@@ -165,16 +191,71 @@
     return { kind, tones: hz };
   }
 
-  // frames to blasts: detector.Tracker
+  // frames to blasts: detector.Tracker, with its held spectra and its look back
   function Tracker(p, g) {
     this.g = g; this.p = p; this.i = 0; this.start = -1; this.on = 0; this.miss = 0;
-    this.inBlast = false; this.tones = [];
+    this.inBlast = false; this.tones = []; this.ended = -1;
+    const lb = p.lookback;
+    this.held = lb.frames;
+    this.ring = []; for (let j = 0; j < this.held; j++) this.ring.push(new Float64Array(g.n / 2 + 1));
+    this.loud = new Uint8Array(this.held);
+    this.width = pyRound(lb.width_hz * g.n / g.sr);
+    this.prom = Math.pow(10, lb.prominence_db / 10);
+    this.drop = Math.pow(10, -lb.drop_db / 10);
+    this.lag = p.fresh.lag_frames;
+    this.rise = Math.pow(10, lb.rise_db / 10);
+    this.riseFrames = lb.rise_frames;
   }
-  Tracker.prototype.push = function (fr) {
+  Tracker.prototype.ref = function () {
+    const j = this.i - this.lag;
+    return j >= 0 && this.loud[j % this.held] ? this.ring[j % this.held] : null;
+  };
+  Tracker.prototype.level = function (j0, j1, k) { // detector.Tracker._level
+    let out = 0;
+    for (let j = Math.max(j0, this.i - this.held + 1); j <= j1; j++) {
+      if (this.loud[j % this.held]) out = Math.max(out, this.peak(j % this.held, k));
+    }
+    return out;
+  };
+  Tracker.prototype.rose = function (j, k) { // detector.Tracker._rose
+    const s = this.riseFrames, now = this.level(j - s + 1, j, k);
+    return this.level(j + 1, j + s, k) > this.rise * now && this.rise * this.level(j - 2 * s + 1, j - s, k) >= now;
+  };
+  Tracker.prototype.peak = function (slot, k) {
+    const r = this.ring[slot];
+    return Math.max(r[k - 1], r[k], r[k + 1]);
+  };
+  Tracker.prototype.lookBack = function (tones) {
+    const g = this.g, ks = tones.map((t) => pyRound(t * g.n / g.sr));
+    const now = this.i % this.held, ref = ks.map((k) => this.peak(now, k) * this.drop);
+    const need = Math.min(2, ks.length);
+    let first = this.start, miss = 0, j = this.start - 1;
+    while (j > Math.max(this.ended, this.i - this.held) && miss <= this.p.lookback.hold_frames) {
+      const slot = j % this.held;
+      let hit = 0;
+      if (this.loud[slot]) {
+        if (ks.some((k) => this.rose(j, k))) break; // the blast began after j, on a steady sound
+        for (let q = 0; q < ks.length; q++) {
+          const k = ks[q], v = this.peak(slot, k);
+          const med = median(this.ring[slot], k - this.width, k + this.width);
+          if (v >= med * this.prom && v >= ref[q]) hit++;
+        }
+      }
+      if (hit >= need) { first = j; miss = 0; } else miss += 1;
+      j -= 1;
+    }
+    return first;
+  };
+  // fr: the frame's verdict; pw: its power spectrum, or null below min_level_db
+  Tracker.prototype.push = function (fr, pw) {
     const p = this.p, g = this.g;
     let out = null;
+    const slot = this.i % this.held;
+    this.loud[slot] = pw ? 1 : 0;
+    if (pw) this.ring[slot].set(pw);
+    const tol = fr.kind === "trill" ? p.stable_tolerance : p.stable_multi_tolerance;
     const steady = fr.kind !== "" && (this.start < 0 || this.inBlast ||
-      fr.tones.some((f) => this.tones.some((t) => Math.abs(f - t) <= p.stable_tolerance * t)));
+      fr.tones.some((f) => this.tones.some((t) => Math.abs(f - t) <= tol * t)));
     if (steady) {
       if (this.start < 0 && !this.inBlast) { this.start = this.i; this.on = 0; this.tones = fr.tones; }
       this.on += 1;
@@ -182,13 +263,14 @@
       const span = this.i - this.start + 1;
       if (!this.inBlast && this.on >= p.min_frames && this.on >= p.min_score * span) {
         this.inBlast = true;
-        out = { frame: this.start * g.hop + g.n / 2, at: (this.start * g.hop + g.n / 2) / g.sr,
+        const first = this.lookBack(fr.tones), frame = first * g.hop + g.n / 2;
+        out = { frame, at: frame / g.sr, decided: (this.i * g.hop + g.n) / g.sr,
           score: Math.round(1000 * this.on / span) / 1000, tones: this.tones };
       }
     } else {
       this.miss += 1;
       if (this.start >= 0 && !this.inBlast && this.miss > p.hold_frames) { this.start = -1; this.on = 0; }
-      if (this.inBlast && this.miss >= p.gap_frames) { this.inBlast = false; this.start = -1; this.on = 0; }
+      if (this.inBlast && this.miss >= p.gap_frames) { this.inBlast = false; this.start = -1; this.on = 0; this.ended = this.i; }
     }
     this.i += 1;
     return out;
@@ -221,13 +303,14 @@
       const frame = this.buf.subarray(pos, pos + g.n);
       let e = 0;
       for (let i = 0; i < g.n; i++) { e += frame[i] * frame[i]; this.re[i] = frame[i] * g.win[i]; this.im[i] = 0; }
-      let fr = NOTHING;
+      let fr = NOTHING, loud = false;
       if (e / g.n >= this.minPower) {
+        loud = true;
         fft(this.re, this.im);
         for (let k = 0; k <= g.n / 2; k++) this.pw[k] = this.re[k] * this.re[k] + this.im[k] * this.im[k];
-        fr = classify(frame, this.pw, g, this.p, this.profile);
+        fr = classify(frame, this.pw, g, this.p, this.profile, this.tracker.ref());
       }
-      const b = this.tracker.push(fr);
+      const b = this.tracker.push(fr, loud ? this.pw : null);
       if (onFrame) onFrame(fr); // after the tracker, as detector.calibrate counts frames
       if (b) out.push(b);
       pos += g.hop;
