@@ -28,7 +28,7 @@ def serve(
         show_default=False)]
     = None,
     db: Annotated[str | None, typer.Option(
-        help="SQLite file or postgresql:// URL (setting database: $CHUKKER_DATABASE_URL, "
+        help="SQLite file or postgresql:// URL (setting database: $CHUKKER_DATABASE, "
         f"else ./{DEFAULT_DB}).")] = None,
     demo: Annotated[bool, typer.Option(
         "--demo/--no-demo",
@@ -306,14 +306,16 @@ def _lock_sqlite_file(target: str) -> Any:
 
 def organiser_token_command(
     db: Annotated[str | None, typer.Option(
-        help="SQLite file or postgresql:// URL (default: $CHUKKER_DATABASE_URL, "
+        help="SQLite file or postgresql:// URL (default: $CHUKKER_DATABASE, "
         f"else ./{DEFAULT_DB}).")] = None,
 ) -> None:
     """Print the organiser token (needed to create matches) of a database."""
     from chukker.store import is_postgres_url
     from chukker.web.security import organiser_token
 
-    target = db or os.environ.get("CHUKKER_DATABASE_URL") or DEFAULT_DB
+    # one name for the database everywhere (issue 42): $CHUKKER_DATABASE, the old name too
+    target = (db or os.environ.get("CHUKKER_DATABASE") or os.environ.get("CHUKKER_DATABASE_URL")
+              or DEFAULT_DB)
     token, _ = organiser_token(target, create=not is_postgres_url(target))
     if token is None:
         typer.echo("chukker: with PostgreSQL the organiser token is $CHUKKER_ORGANISER_TOKEN "
