@@ -222,3 +222,21 @@ def test_property_next_mount_is_in_the_plan_in_the_game_and_no_teammate_rides_it
                 assert m["status"] in ("available", "riding")
                 assert m["rider"] in (None, int(no))
                 assert n["from"] == "split" or n["from"].startswith("period ")
+
+
+def test_rule_2_plan_error_through_the_record_names_the_team_and_the_closest_horse() -> None:
+    """Issue 42: a plan's unknown horse, however the match is made (the API, a
+    tournament, a record), is named with the team's name and the closest horse."""
+    from chukker.engine import Setup, SetupError
+
+    doc = {"format": "chukker-match/1", "rules": "uspa-arena-2026", "teams": {
+        "A": {"name": "Blue", "players": [{"no": n, "name": f"b{n}", "handicap": 1}
+                                          for n in (1, 2, 3)], "captain": 1,
+              "mounts": [{"id": "m1", "name": "Comet"}, {"id": "m2", "name": "Dancer"}],
+              "plan": {"1": ["comit"]}},
+        "B": {"name": "Red", "players": [{"no": n, "name": f"r{n}", "handicap": 1}
+                                         for n in (1, 2, 3)], "captain": 1}}}
+    with pytest.raises(SetupError) as e:
+        Setup.from_dict(doc)
+    assert e.value.code == "plan_mount_not_listed_near"
+    assert "'comit' is not in Blue's string: did you mean Comet?" in str(e.value)

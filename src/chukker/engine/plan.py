@@ -19,6 +19,7 @@ from the plan and what the fold knows (who rides what, which mounts left the gam
 
 from __future__ import annotations
 
+import difflib
 import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
@@ -53,11 +54,32 @@ def read_plan(path: str, doc: Any) -> Plan:
     return tuple(out)
 
 
+def closest(name: str, known: Sequence[tuple[str, str]]) -> str | None:
+    """The horse of ``known`` (id, name) whose id or name is closest to ``name`` (case
+    aside), as it is called (its name, else its id); ``None`` if none is close.
+
+    >>> closest("Comit", [("m1", "Comet"), ("m2", "Dancer")])
+    'Comet'
+    >>> closest("zzz", [("m1", "Comet")]) is None
+    True
+    """
+    folded: dict[str, str] = {}
+    for mid, mname in known:
+        for word in (mid, mname):
+            if word:
+                folded.setdefault(word.casefold(), mname or mid)
+    near = difflib.get_close_matches(name.casefold(), list(folded), n=1, cutoff=0.6)
+    return folded[near[0]] if near else None
+
+
 def check_plan(
     team: str, plan: Plan, numbers: Sequence[int], mounts: Sequence[str],
-    other: str, other_mounts: Sequence[str],
+    other: str, other_mounts: Sequence[str], *, team_name: str = "",
+    names: Sequence[str] = (),
 ) -> None:
-    """Every key a player (or alternate) of ``team``, every id on ``team``'s string."""
+    """Every key a player (or alternate) of ``team``, every id on ``team``'s string. A
+    horse not on the string is named with the team's name and, when one is close, the
+    closest horse of the string (``names``: the string's names, in ``mounts``' order)."""
     mine = set(mounts)
     for no, ids in plan:
         path = f"teams.{team}.plan.{no}"
@@ -75,8 +97,14 @@ def check_plan(
                     f"Rule 2: no mount may be played by more than one team; {m} is on "
                     f"{other}'s list, not {team}'s", "plan_mount_other_team",
                     mount=m, team=team, other=other)
-            raise SetupError(f"{path}[{i}]", f"mount {m} is not on {team}'s list of mounts",
-                             "plan_mount_not_listed", mount=m, team=team)
+            called = team_name or team
+            near = closest(m, list(zip(mounts, [*names, *[""] * len(mounts)], strict=False)))
+            if near is not None:
+                raise SetupError(f"{path}[{i}]", f"'{m}' is not in {called}'s string: did you "
+                                 f"mean {near}?", "plan_mount_not_listed_near", mount=m,
+                                 team=called, near=near)
+            raise SetupError(f"{path}[{i}]", f"mount {m} is not on {called}'s list of mounts",
+                             "plan_mount_not_listed", mount=m, team=called)
 
 
 def plan_dict(plan: Plan) -> dict[str, list[str]]:

@@ -292,7 +292,8 @@ class Setup:
         for t, o in ((teams[0], teams[1]), (teams[1], teams[0])):
             if t.plan:
                 check_plan(t.id, t.plan, [p.no for p in t.players + t.alternates],
-                           [m.id for m in t.mounts], o.id, [m.id for m in o.mounts])
+                           [m.id for m in t.mounts], o.id, [m.id for m in o.mounts],
+                           team_name=t.name, names=[m.name for m in t.mounts])
         options = _options(doc.get("options", {}), (teams[0].id, teams[1].id))
         _edition_has(ed, options)
         _club_fits(ed, options)
