@@ -379,6 +379,7 @@ class Tracker:
         self.lag = int(p["fresh"]["lag_frames"])
         self.rise = float(10 ** (lb["rise_db"] / 10))
         self.rise_frames = int(lb["rise_frames"])
+        self.tone: dict[str, float] = lb["tone"]
         self.ended = -1  # the frame at which the last blast ended
         self.i = 0
         self.start = -1
@@ -445,9 +446,52 @@ class Tracker:
         return (self._level(j + 1, j + s, k) > self.rise * now
                 and self.rise * self._level(j - 2 * s + 1, j - s, k) >= now)
 
+    def _track(self, hz: float, ref: float) -> int:
+        """A pea-less whistle's tone (``hz``) back from ``start``: the earliest frame of its
+        run of frames holding it (``lookback.tone``: a peak within ``bins`` or
+        ``tolerance`` of ``hz``, ``prominence_db`` over its neighbourhood, ``floor_db`` over
+        its bin's floor (the ``floor_percentile`` of its power over the held frames before
+        the blast) and ``ref`` (its decided power less ``drop_db``); gaps of
+        ``hold_frames``); a peak that wanders off the tone (a formant) is not it."""
+        f = hz * self.n / self.sr
+        k, tol = round(f), max(self.tone["bins"], self.tone["tolerance"] * f)
+        lo, hi = max(1, math.floor(f - tol)), math.ceil(f + tol)
+        limit = max(self.ended, self.i - self.held)
+        hist = sorted(float(self.ring[j % self.held, k]) for j in range(limit + 1, self.start)
+                      if self.loud[j % self.held])
+        floor = hist[int(self.tone["floor_percentile"] / 100 * (len(hist) - 1))] if hist else 0.0
+        floor *= 10 ** (self.tone["floor_db"] / 10)
+        prom = 10 ** (self.tone["prominence_db"] / 10)
+        first, miss, j = self.start, 0, self.start - 1
+        while j > limit and miss <= self.lb_hold:
+            slot = j % self.held
+            ok = False
+            if self.loud[slot]:
+                if self._rose(j, k):
+                    break
+                pw = self.ring[slot]
+                m = lo + int(np.argmax(pw[lo : hi + 1]))
+                v = float(pw[m])
+                if v >= pw[m - 1] and v >= pw[m + 1] and v >= ref and v >= floor:
+                    a, b, c = (math.log(float(pw[q]) + 1e-30) for q in (m - 1, m, m + 1))
+                    d = a - 2 * b + c
+                    at = m + (0.5 * (a - c) / d if d < 0 else 0.0)
+                    med = _median(pw[k - self.width : k + self.width + 1])
+                    ok = abs(at - f) <= tol and v >= med * prom
+            first, miss = (j, 0) if ok else (first, miss + 1)
+            j -= 1
+        return first
+
     def look_back(self, tones: tuple[float, ...]) -> int:
-        """The first frame of the blast's tones: from ``start`` back over the held frames."""
+        """The first frame of the blast's tones: from ``start`` back over the held frames.
+        A pea-less whistle's tones are tracked one by one (:meth:`_track`); the onset is the
+        earliest frame from which two of them sound."""
         ks = [self._bins(t) for t in tones]
+        if len(ks) >= 2:
+            now = self.i % self.held
+            firsts = sorted(self._track(t, self._peak(now, k) * self.drop)
+                            for t, k in zip(tones, ks, strict=True))
+            return firsts[1]
         now = self.i % self.held
         ref = [self._peak(now, k) * self.drop for k in ks]
         need = min(2, len(ks))

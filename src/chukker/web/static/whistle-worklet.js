@@ -225,9 +225,43 @@
     const r = this.ring[slot];
     return Math.max(r[k - 1], r[k], r[k + 1]);
   };
+  Tracker.prototype.track = function (hz, ref) { // detector.Tracker._track
+    const g = this.g, tp = this.p.lookback.tone, f = hz * g.n / g.sr;
+    const k = pyRound(f), tol = Math.max(tp.bins, tp.tolerance * f);
+    const lo = Math.max(1, Math.floor(f - tol)), hi = Math.ceil(f + tol);
+    const limit = Math.max(this.ended, this.i - this.held);
+    const hist = [];
+    for (let j = limit + 1; j < this.start; j++) if (this.loud[j % this.held]) hist.push(this.ring[j % this.held][k]);
+    hist.sort((a, b) => a - b);
+    const floor = (hist.length ? hist[Math.floor(tp.floor_percentile / 100 * (hist.length - 1))] : 0) * Math.pow(10, tp.floor_db / 10);
+    const prom = Math.pow(10, tp.prominence_db / 10);
+    let first = this.start, miss = 0, j = this.start - 1;
+    while (j > limit && miss <= this.p.lookback.hold_frames) {
+      const slot = j % this.held;
+      let ok = false;
+      if (this.loud[slot]) {
+        if (this.rose(j, k)) break;
+        const pw = this.ring[slot];
+        let m = lo;
+        for (let q = lo + 1; q <= hi; q++) if (pw[q] > pw[m]) m = q;
+        const v = pw[m];
+        if (v >= pw[m - 1] && v >= pw[m + 1] && v >= ref && v >= floor) {
+          const a = Math.log(pw[m - 1] + 1e-30), b = Math.log(v + 1e-30), c = Math.log(pw[m + 1] + 1e-30);
+          const d = a - 2 * b + c, at = m + (d < 0 ? 0.5 * (a - c) / d : 0);
+          ok = Math.abs(at - f) <= tol && v >= median(pw, k - this.width, k + this.width) * prom;
+        }
+      }
+      if (ok) { first = j; miss = 0; } else miss += 1;
+      j -= 1;
+    }
+    return first;
+  };
   Tracker.prototype.lookBack = function (tones) {
     const g = this.g, ks = tones.map((t) => pyRound(t * g.n / g.sr));
     const now = this.i % this.held, ref = ks.map((k) => this.peak(now, k) * this.drop);
+    if (ks.length >= 2) { // a pea-less whistle: its tones one by one, the second to begin
+      return tones.map((t, q) => this.track(t, ref[q])).sort((a, b) => a - b)[1];
+    }
     const need = Math.min(2, ks.length);
     let first = this.start, miss = 0, j = this.start - 1;
     while (j > Math.max(this.ended, this.i - this.held) && miss <= this.p.lookback.hold_frames) {
