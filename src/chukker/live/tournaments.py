@@ -37,6 +37,7 @@ from chukker.live.fanout import KEEPALIVE_S, Outbox, Subscriber
 from chukker.live.service import LiveService, hash_token, new_match_id
 from chukker.live.tournament_log import (
     KINDS,
+    MAX_FILE_BYTES,
     Kind,
     LiveTournament,
     TournamentRefused,
@@ -69,6 +70,7 @@ from chukker.tournament.standings import Standings
 
 __all__ = [
     "KINDS",
+    "MAX_FILE_BYTES",
     "Kind",
     "LiveTournament",
     "TournamentRefused",

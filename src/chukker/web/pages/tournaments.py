@@ -486,7 +486,7 @@ def _tournaments_base(request: Request, plane: Plane = Plane.PUBLIC) -> str:
     state = request.app.state
     if getattr(state, "plane", Plane.BOTH) == Plane.BOTH:
         return str(request.base_url).rstrip("/") + "/tournaments"
-    base = state.addresses.base(plane, request.headers.get("host", ""), request.url.scheme)
+    base: str = state.addresses.base(plane, request.headers.get("host", ""), request.url.scheme)
     return base + "/tournaments"
 
 
