@@ -37,8 +37,8 @@ def test_rider_inspect_keeps_the_files_riders_and_corners_chosen(served: str,
         url = page.url
         page.click('button[name="inspect"]')
         page.wait_for_selector("section.inspected")
-        assert "session-GX-221.tcx TCX" in " ".join(page.text_content("section.inspected")
-                                                   .split())
+        shown = page.inner_text("section.inspected")  # as a person reads the table
+        assert "session-GX-221.tcx" in shown and "TCX" in shown, shown
         assert page.url == url
         assert page.eval_on_selector('input[name="devices"]', "e => e.files.length") == 2
         assert page.input_value(f'input[name="entity:{FILES[0]}"]') == "blue:2"
