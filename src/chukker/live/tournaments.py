@@ -54,6 +54,7 @@ from chukker.live.tournament_log import (
     played_standings,
     web_tournament,
 )
+from chukker.store._engine import Setup
 from chukker.store.base import (
     MATCH_ID,
     MatchRow,
@@ -338,7 +339,7 @@ class TournamentService:
         return s, reports
 
     # ---------------------------------------------------------------- the stream
-    def subscribe(self, lt: LiveTournament, lang: str, first: bytes) -> Subscriber:
+    def subscribe(self, lt: LiveTournament, lang: str) -> Subscriber:
         sub = Subscriber()
         lt.subscribers.setdefault(lang, set()).add(sub)
         return sub
@@ -385,8 +386,6 @@ class TournamentService:
             except NotReady:
                 continue
             rec.pop("events", None)
-            from chukker.store._engine import Setup
-
             Setup.from_dict(rec)  # a header made from a checked tournament; the engine agrees
             live_id = new_match_id()
             # a match with no arena is the committee's to run (or to move to an arena)

@@ -999,7 +999,7 @@ async def stream(request: Request, tid: str) -> Response:
     address = security.client_address(request)
     if caps is not None and not caps.acquire(address, False):
         return _bad(request, "too_many_streams", 503, {"retry_after": 5}, retry_after=5)
-    sub = tsvc.subscribe(lt, lang, first)
+    sub = tsvc.subscribe(lt, lang)
     released = False
 
     def release() -> None:
