@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 from hypothesis import settings
+from tests.ports import free_port
 
 # Tests never assert a timing: Hypothesis's per-example deadline is one, and on a
 # loaded machine it fails examples that are merely slow. Examples stay bounded by count.
@@ -76,7 +77,6 @@ def browser() -> Iterator[Any]:
 def serve_asgi() -> Iterator[Callable[[Any], str]]:
     """Serve an ASGI app with uvicorn in a thread on a free port; gives its base URL.
     Every app served is stopped at the end of the module."""
-    import socket
     import threading
     import time
 
@@ -85,9 +85,7 @@ def serve_asgi() -> Iterator[Callable[[Any], str]]:
     running: list[tuple[Any, threading.Thread]] = []
 
     def serve(app: Any) -> str:
-        with socket.socket() as s:
-            s.bind(("127.0.0.1", 0))
-            port = s.getsockname()[1]
+        port = free_port()
         server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port,
                                                log_level="warning"))
         th = threading.Thread(target=server.run, daemon=True)
