@@ -41,9 +41,10 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar
 
+from chukker.errors import ChukkerError
 from chukker.live import fanout
 from chukker.live.clock import Clock
-from chukker.live.errors import Quarantined, Role, ServiceError
+from chukker.live.errors import EngineFailure, EventRefused, Quarantined, Role, ServiceError
 from chukker.live.fanout import Outbox, Subscriber, Turns, merge_diff, sse
 from chukker.ops import metrics
 from chukker.store import (
@@ -617,7 +618,7 @@ class LiveService:
                         and role is not Role.COMMITTEE
                         and lm.match.is_final(at_ms)
                     ):
-                        raise ServiceError(403, "committee_only")
+                        raise ServiceError("committee_only")
                     try:
                         lm.match.apply(ev)
                     except EngineError as err:
@@ -627,14 +628,17 @@ class LiveService:
                             synced = True
                             if await self._sync_quietly(lm):
                                 continue
-                        code = getattr(err, "code", "refused")
-                        params = getattr(err, "params", None) or {"reason": err.reason}
-                        raise ServiceError(409, code, str(err), params=params,
+                        raise EventRefused(err.code, str(err),
+                                           params=err.params or {"reason": err.reason},
                                            reason=err.reason, index=err.index) from err
-                    except Exception as err:  # the engine choked: fold again, refuse
+                    except ChukkerError as err:  # refused on purpose (a code): the event's
                         self._rebuild(lm)
-                        raise ServiceError(422, "invalid_event", str(err)[:300], params={
-                            "field": "event", "reason": str(err)[:200]}) from err
+                        raise ServiceError("invalid_event", str(err)[:300], params={
+                            "field": "event", "reason": str(err)[:200]},
+                            detail=err.code) from err
+                    except Exception as err:
+                        self._rebuild(lm)
+                        raise engine_failure(lm.id, ev) from err
                     stored = StoredEvent(lm.seq + 1, command_id, ev, now, role.value)
                     lm.inflight = asyncio.get_running_loop().create_future()
                     try:
@@ -654,8 +658,7 @@ class LiveService:
                     except Exception as err:
                         self._rebuild(lm)
                         log.exception("match %s: event not stored", lm.id)
-                        raise ServiceError(503, "busy", params={"retry_after": 1},
-                                           headers={"retry-after": "1"}) from err
+                        raise ServiceError("busy", params={"retry_after": 1}) from err
                     finally:
                         lm.inflight.set_result(None)
                         lm.inflight = None
@@ -667,8 +670,7 @@ class LiveService:
                     self._publish_event(lm, stored)
                     return Accepted(stored.seq, ev, now, duplicate=False, at_source=source,
                                     note=note)
-                raise ServiceError(503, "busy", params={"retry_after": 1},
-                                   headers={"retry-after": "1"})
+                raise ServiceError("busy", params={"retry_after": 1})
             finally:
                 self._after_change(lm)
 
@@ -676,7 +678,7 @@ class LiveService:
     def _duplicate(e: StoredEvent, event: dict[str, Any]) -> Accepted:
         sent = {k: v for k, v in e.event.items() if k != "at"}
         if sent != event:
-            raise ServiceError(409, "command_reused",
+            raise ServiceError("command_reused",
                                params={"command_id": e.command_id, "seq": e.seq}, seq=e.seq)
         return Accepted(e.seq, e.event, e.recorded_ms, duplicate=True)
 
@@ -855,14 +857,29 @@ def store_refusal(e: StorageFull | StoreUnavailable) -> ServiceError:
 
     >>> store_refusal(StorageFull("database or disk is full")).code
     'storage_full'
-    >>> store_refusal(StoreUnavailable("connection refused")).status
-    503
+    >>> store_refusal(StoreUnavailable("connection refused")).retry_after_s
+    2
     """
     if isinstance(e, StorageFull):
-        return ServiceError(503, "storage_full", params={"retry_after": 5},
-                            headers={"retry-after": "5"})
-    return ServiceError(503, "store_unavailable", params={"retry_after": 2},
-                        headers={"retry-after": "2"})
+        return ServiceError("storage_full", params={"retry_after": 5})
+    return ServiceError("store_unavailable", params={"retry_after": 2})
+
+
+def engine_failure(match_id: str, event: Mapping[str, Any]) -> EngineFailure:
+    """An unexpected exception of the engine (being handled) as a failure that is nobody's
+    request's fault: its traceback logged under a new incident id, which the answer
+    carries too; the client is not told the event was wrong.
+
+    >>> try:
+    ...     1 / 0
+    ... except ZeroDivisionError:
+    ...     len(engine_failure("m1", {"type": "goal"}).incident)
+    12
+    """
+    incident = secrets.token_hex(6)
+    log.exception("incident %s: match %s: the engine failed on a %s event", incident,
+                  match_id, str(event.get("type", "?"))[:40])
+    return EngineFailure(incident)
 
 
 def _with_start(row: MatchRow, start_ms: int) -> MatchRow:

@@ -295,6 +295,7 @@ class Organiser:
     def check(self, request: Request, presented: str | None) -> None:
         """Raise :class:`~chukker.live.ServiceError` unless ``presented`` may create."""
         from chukker.live import ServiceError
+        from chukker.web.errors import HttpRefusal
 
         if self.token is not None and presented is not None and hmac.compare_digest(
                 presented.encode(), self.token.encode()):
@@ -303,10 +304,9 @@ class Organiser:
             wait = self.limit.take(client_address(request))
             if wait > 0:
                 retry = max(1, math.ceil(wait))
-                raise ServiceError(429, "rate_limited", params={"retry_after": retry},
-                                   headers={"retry-after": str(retry)})
+                raise ServiceError("rate_limited", params={"retry_after": retry})
             return
-        raise ServiceError(401 if presented is None else 403, "organiser_required")
+        raise HttpRefusal(401 if presented is None else 403, "organiser_required")
 
 
 def bearer(authorization: str | None) -> str | None:

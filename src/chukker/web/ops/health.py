@@ -26,8 +26,8 @@ from typing import Any
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
 
-from chukker.live import api_errors
 from chukker.live.service import LiveService
+from chukker.web import errors as api_errors
 
 router = APIRouter(tags=["operations"])
 

@@ -1,69 +1,93 @@
-"""The API's own refusal codes and their English templates.
+"""The web's refusals: a :class:`~chukker.errors.ChukkerError`'s code to an HTTP status,
+its JSON body, and the OpenAPI's account of them. The web alone knows HTTP: the live
+service and the floors below raise codes and params (``chukker.live.ServiceError``), and
+their words are in the one registry (:mod:`chukker.errors.words`).
 
 Every non-2xx answer of the API is JSON::
 
     {"error": <code>, "code": <code>, "params": {...}, "message": <English text>, ...}
 
-``MESSAGES`` maps each API-level code to an English ``str.format`` template
-filled from ``params``; Spanish and Italian are in
-``web/locales/{es,it}/LC_MESSAGES/api.po`` (msgid = the template).
-Engine refusals keep the engine's own codes (``chukker.engine.errors``).
+:data:`STATUS` gives each code of the live service and the API its status; an engine's
+refusal of an event (:class:`~chukker.live.EventRefused`) is a 409, a failure nobody
+asked for (``server_error``, with an ``incident`` id also in the log) a 500, and any
+other code a 422. A refusal that says when to come back (``retry_after_s``) has a
+``Retry-After`` header.
 
 >>> message("rate_limited", {"retry_after": 3})
 'too many requests from this address; try again in 3 s'
 >>> message("no_such_code", {})
 'no_such_code'
+>>> from chukker.live import ServiceError
+>>> status_of(ServiceError("unknown_match", params={"match_id": "x"}))
+404
+>>> headers_of(ServiceError("busy", params={"retry_after": 1}))
+{'retry-after': '1'}
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from chukker.limits import MESSAGES as LIMIT_MESSAGES
+from fastapi.responses import JSONResponse
 
-MESSAGES: dict[str, str] = {
-    "bad_request": "the request is not valid: {problems}",
-    "bad_setup": "the match set-up is not valid: {path}: {reason}",
-    "bad_token": "that token does not belong to this match",
-    "busy": "the server is busy; try again in {retry_after} s with the same command_id",
-    "storage_full": "not stored: the server's disk is full (the operator must free space); "
-                    "try again in {retry_after} s with the same command_id",
-    "store_unavailable": "not stored: the server cannot reach its database now; "
-                         "try again in {retry_after} s with the same command_id",
-    "command_reused": "command_id {command_id} was already used for event {seq} "
-                      "with a different content",
-    "committee_only": "the match is final: only the committee may undo (Rule 18)",
-    "at_not_allowed": "leave 'at' out of the event: send it beside 'event' "
-                      "(or not at all: the server stamps each event's time)",
-    "has_events": "create the match without events, then post them one by one",
-    "invalid_event": "the event is not valid: {field}: {reason}",
-    "invalid_header": "the match set-up is not valid: {field}: {reason}",
-    "invalid_id": "that is not a match id",
-    "no_token": "send the timekeeper's or the committee's token as "
-                "'Authorization: Bearer <token>'",
-    "not_found": "nothing here",
-    "metrics_token_required": "the metrics need the metrics token (setting metrics_token), "
-                              "sent as 'Authorization: Bearer <token>'",
-    "organiser_required": "creating matches needs the organiser's token, sent as "
-                          "'Authorization: Bearer <token>'",
-    "quarantined": "match {match_id} cannot be replayed ({reason}); it is kept aside and "
-                   "the committee can export its stored events",
-    "rate_limited": "too many requests from this address; try again in {retry_after} s",
-    "refused": "refused: {reason}",
-    "too_large": "request bodies are limited to {limit} bytes",
-    "too_many_bad_tokens": "too many bad tokens from this address for this match; "
-                           "wait and try again",
-    "too_many_streams": "too many live streams are open; try again in {retry_after} s",
-    "unknown_event_type": "unknown event type {type}; one of {types}",
-    "unknown_match": "no match with id {match_id}",
-    "server_error": "the server could not answer this request",
-    "bad_body": "the request body cannot be read (send JSON)",
-    "method_not_allowed": "this address does not take that method",
-    "http_error": "the request was refused (HTTP {status})",
-    "edge_read_only": "this server is a public edge and takes no writes; send them to "
-                      "the officials' server: {officials}",
+from chukker.errors import API_TEMPLATES
+from chukker.live import EventRefused, ServiceError
+
+#: the match API's templates (its own codes and the caps'), from the one registry
+MESSAGES: dict[str, str] = API_TEMPLATES
+
+#: the HTTP status of each code the live service and the API refuse with
+STATUS: dict[str, int] = {
+    "bad_request": 422, "bad_setup": 422, "has_events": 422, "at_not_allowed": 422,
+    "invalid_event": 422, "invalid_header": 422, "unknown_event_type": 422,
+    "no_token": 401,
+    "bad_token": 403, "committee_only": 403, "organiser_required": 403,
+    "unknown_match": 404, "not_found": 404,
+    "command_reused": 409, "quarantined": 409,
+    "rate_limited": 429, "too_many_bad_tokens": 429,
+    "server_error": 500,
+    "busy": 503, "storage_full": 503, "store_unavailable": 503, "too_many_streams": 503,
 }
-MESSAGES.update(LIMIT_MESSAGES)  # over a parser's cap, a heavy-work pool full (chukker.limits)
+
+
+class HttpRefusal(ServiceError):
+    """A refusal of the web's own whose status is not its code's alone (the organiser's
+    token missing, 401, or wrong, 403)."""
+
+    def __init__(self, status: int, code: str, message: str | None = None, *,
+                 params: dict[str, Any] | None = None, **extra: Any) -> None:
+        self.status = status
+        super().__init__(code, message, params=params, **extra)
+
+
+def status_of(e: ServiceError) -> int:
+    """The HTTP status of the refusal ``e`` (see the module)."""
+    if isinstance(e, HttpRefusal):
+        return e.status
+    if isinstance(e, EventRefused):
+        return 409
+    return STATUS.get(e.code, 422)
+
+
+def headers_of(e: ServiceError) -> dict[str, str]:
+    """The headers of the refusal ``e``: ``Retry-After`` when it says when to come back,
+    ``WWW-Authenticate`` when it asks for a token."""
+    headers: dict[str, str] = {}
+    if e.retry_after_s is not None:
+        headers["retry-after"] = str(e.retry_after_s)
+    if status_of(e) == 401:
+        headers["www-authenticate"] = "Bearer"
+    return headers
+
+
+def body_of(e: ServiceError) -> dict[str, Any]:
+    """The JSON body of the refusal ``e``."""
+    return body(e.code, e.params, e.message, **e.extra)
+
+
+def response(e: ServiceError) -> JSONResponse:
+    """The refusal ``e`` as the API answers it."""
+    return JSONResponse(body_of(e), status_code=status_of(e), headers=headers_of(e) or None)
 
 
 def fill(template: str, params: dict[str, Any]) -> str:
