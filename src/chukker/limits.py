@@ -26,7 +26,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from chukker.errors import words
+from chukker.errors import ChukkerError, words
 
 #: bytes of a JSON body of the API (match records, events, tournaments as JSON)
 API_BODY_BYTES = 64 * 1024
@@ -68,7 +68,7 @@ MESSAGES: dict[str, str] = words.LIMITS
 
 
 @dataclass(eq=False)
-class LimitError(ValueError):
+class LimitError(ChukkerError):
     """Input over one of the caps; ``code`` is a key of :data:`MESSAGES`."""
 
     code: str

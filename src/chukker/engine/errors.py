@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from chukker.errors import words
+from chukker.errors import ChukkerError, words
 
 
 def fmt_s(ms: int) -> str:
@@ -113,7 +113,7 @@ def show(value: Any) -> str:
     return r if len(r) <= 60 else r[:57] + "..."
 
 
-class SetupError(ValueError):
+class SetupError(ChukkerError):
     """The record's header (rules, options, teams) is not a valid arena match.
 
     ``path`` names the offending field, e.g. ``teams.A.players``; ``code`` and
@@ -132,7 +132,7 @@ class SetupError(ValueError):
         super().__init__(f"{path}: {reason}")
 
 
-class EngineError(ValueError):
+class EngineError(ChukkerError):
     """An operator event was refused.
 
     ``index`` is the event's position in the record counting from 1,

@@ -24,6 +24,7 @@ import numpy as np
 import numpy.typing as npt
 
 from chukker import csvsafe
+from chukker.errors import ChukkerError
 
 F64 = npt.NDArray[np.float64]
 
@@ -72,8 +73,10 @@ class PlayerId:
         return cls(team, int(num))
 
 
-class TrackingError(ValueError):
+class TrackingError(ChukkerError):
     """A tracking or scenario file is malformed; the message says where."""
+
+    code = "tracking_invalid"
 
 
 @dataclass(frozen=True, slots=True)

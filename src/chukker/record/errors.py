@@ -13,13 +13,13 @@ from typing import Any
 
 from chukker.engine.errors import MESSAGES as ENGINE_MESSAGES
 from chukker.engine.errors import render
-from chukker.errors import words
+from chukker.errors import ChukkerError, words
 
 #: in the one registry of words (:data:`chukker.errors.words.RECORD`)
 MESSAGES: dict[str, str] = words.RECORD
 
 
-class RecordError(ValueError):
+class RecordError(ChukkerError):
     """A record that cannot be read: malformed text (with line and column), a field that
     breaks the record's definitions, or a bad header.
 

@@ -21,6 +21,7 @@ from typing import Annotated, Any
 from fastapi import Header, Request
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from chukker.errors import ChukkerError
 from chukker.ops.proxy import client_of_request, forwarded_origin
 
 
@@ -329,13 +330,15 @@ async def require_organiser(
 
 
 # ------------------------------------------------------------------ strict input
-class BadInput(ValueError):
+class BadInput(ChukkerError):
     """A value of a request that is refused before anything is stored: ``field`` and ``reason``."""
+
+    code = "bad_request"
 
     def __init__(self, field_: str, reason: str) -> None:
         self.field = field_
         self.reason = reason
-        super().__init__(f"{field_}: {reason}")
+        super().__init__(f"{field_}: {reason}", params={"problems": f"{field_}: {reason}"})
 
 
 MAX_DEPTH = 4
