@@ -108,7 +108,7 @@ def show(value: Any) -> str:
     """A raw (possibly hostile) input value for a message: its repr, at most 60 characters."""
     try:
         r = repr(value)
-    except Exception:  # pragma: no cover - repr of a JSON value does not fail
+    except Exception:  # noqa: BLE001 - pragma: no cover - repr of a JSON value does not fail
         r = "?"
     return r if len(r) <= 60 else r[:57] + "..."
 

@@ -363,7 +363,7 @@ class JetStreamLink:
                 await self._session(js)
             except asyncio.CancelledError:
                 raise
-            except Exception as e:  # the server went away or refused us: try again later
+            except Exception as e:  # noqa: BLE001 - server gone or refusing: retry later
                 self.last_error = failure(e)
                 if self.connected:
                     self.log.warning("%s: connection to NATS lost: %s", self.client_name,

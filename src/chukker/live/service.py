@@ -274,7 +274,7 @@ class LiveService:
                     last = round(float(events[-1].event["at"]) * 1000) if events else 0
                     if m.next_deadline_ms(max(last, now - row.start_ms)) is None:
                         continue
-                except Exception:  # load() says why (quarantined, the store): it decides
+                except Exception:  # noqa: BLE001 - load() says why and decides
                     pass
                 wanted.append(row.id)
             return wanted
@@ -285,7 +285,7 @@ class LiveService:
             for match_id in await asyncio.to_thread(horn_to_come, rows):
                 try:
                     lm = await self.load(match_id)
-                except Exception:  # quarantined (logged by load): never stops the server
+                except Exception:  # noqa: BLE001 - quarantined (load logs it): go on
                     continue
                 self._reschedule(lm)
             if len(rows) < page or not self.keeps_horns:
@@ -378,7 +378,7 @@ class LiveService:
                 async with lm.lock:
                     await self._sync(lm)
                 self._after_change(lm)
-        except Exception as e:  # unknown, quarantined or the store away: the next one tells
+        except Exception as e:  # noqa: BLE001 - unknown, quarantined, store away: logged
             log.warning("match %s: not loaded after another process's append: %s",
                         match_id, e)
 
@@ -505,7 +505,7 @@ class LiveService:
             # a state that cannot be reported (or sent) is as bad as one that cannot be folded
             if _depth(m.report()) > MAX_REPORT_DEPTH or _depth(row.header) > MAX_REPORT_DEPTH:
                 raise ValueError(f"nested deeper than {MAX_REPORT_DEPTH} levels")
-        except Exception as e:  # any failure: quarantine, keep serving the others
+        except Exception as e:  # noqa: BLE001 - any failure: quarantine, keep serving the others
             reason = f"{type(e).__name__}: {e}"[:300]
             self.quarantined[match_id] = reason
             log.error("match %s quarantined: %s", match_id, reason)
@@ -636,7 +636,7 @@ class LiveService:
                         raise ServiceError("invalid_event", str(err)[:300], params={
                             "field": "event", "reason": str(err)[:200]},
                             detail=err.code) from err
-                    except Exception as err:
+                    except Exception as err:  # a bug in the engine: logged, a 500, re-raised
                         self._rebuild(lm)
                         raise engine_failure(lm.id, ev) from err
                     stored = StoredEvent(lm.seq + 1, command_id, ev, now, role.value)
@@ -655,7 +655,7 @@ class LiveService:
                         self._rebuild(lm)  # not stored: the client keeps it and retries
                         log.warning("match %s: event not stored: %s", lm.id, err)
                         raise store_refusal(err) from err
-                    except Exception as err:
+                    except Exception as err:  # the store failed otherwise: logged, busy
                         self._rebuild(lm)
                         log.exception("match %s: event not stored", lm.id)
                         raise ServiceError("busy", params={"retry_after": 1}) from err

@@ -257,7 +257,7 @@ def read_csv(path: str | Path) -> Tracking:
         )
     except LimitError:
         raise
-    except Exception as exc:  # pyarrow raises its own types
+    except Exception as exc:  # noqa: BLE001 - pyarrow raises its own types
         raise TrackingError(f"{path.name}: cannot read as CSV t,entity,x,y: {exc}") from None
     return _from_table(table, str(path.name))
 
@@ -273,7 +273,7 @@ def read_parquet(path: str | Path) -> Tracking:
         table = read_table(path, "parquet")
     except LimitError:
         raise
-    except Exception as exc:
+    except Exception as exc:  # noqa: BLE001 - pyarrow raises its own types
         raise TrackingError(f"{path.name}: cannot read as Parquet: {exc}") from None
     return _from_table(table, str(path.name))
 
