@@ -2,7 +2,8 @@
 
 The same mechanism as the match API's (:mod:`chukker.web.errors`): each answer
 carries a stable ``code`` and JSON ``params``; the English sentence is the template
-here filled from the params; Spanish and Italian are in
+(:data:`MESSAGES`, the registry's section :data:`chukker.errors.words.TOURNAMENT`) filled
+from the params; Spanish and Italian are in
 ``web/locales/{es,it}/LC_MESSAGES/tournament-refusals.po`` (msgid = the template) and
 :func:`chukker.web.refusals.refusal_message` puts them together. ``{cause}`` is a nested
 refusal (``{"code": ..., "params": ...}``), said in the same language. Codes the match

@@ -124,24 +124,30 @@ ERROR_SCHEMA: dict[str, Any] = {
     "required": ["error", "code", "message"],
     "properties": {
         "error": {"type": "string", "description": "the same as code"},
-        "code": {"type": "string", "description": "a key of MESSAGES or an engine code"},
+        "code": {"type": "string", "description": "a code of the registry "
+                 "(chukker.errors.words): the API's, the record's or the engine's"},
         "params": {"type": "object", "description": "the values filled into the message"},
         "message": {"type": "string", "description": "English text"},
         "text": {"type": "string", "description": "the message in the caller's language "
                  "(?lang=, else Accept-Language), where the operation says so"},
+        "incident": {"type": "string", "description": "with a 500 (server_error): the id "
+                     "under which the server logged what failed"},
     },
 }
 
 
 def document_errors(doc: dict[str, Any]) -> dict[str, Any]:
-    """The OpenAPI ``doc`` with every 4xx/5xx of ``/api`` described as :data:`ERROR_SCHEMA`.
+    """The OpenAPI ``doc`` with every 4xx/5xx of ``/api`` described as :data:`ERROR_SCHEMA`,
+    each with the codes of :data:`STATUS` it may carry (``x-codes``; a 409 also carries
+    the engine's refusals, a 422 the record's).
 
     FastAPI documents its own 422 body (``HTTPValidationError``), which the API
     never sends; operations on a match also answer 404 ``unknown_match``.
 
     >>> doc = {"paths": {"/api/m/{match_id}": {"get": {"responses": {"422": {}}}}}}
-    >>> sorted(document_errors(doc)["paths"]["/api/m/{match_id}"]["get"]["responses"])
-    ['404', '422']
+    >>> responses = document_errors(doc)["paths"]["/api/m/{match_id}"]["get"]["responses"]
+    >>> sorted(responses), responses["404"]["x-codes"]
+    (['404', '422'], ['not_found', 'unknown_match'])
     """
     doc.setdefault("components", {}).setdefault("schemas", {})["ApiError"] = ERROR_SCHEMA
     content = {"application/json": {"schema": {"$ref": "#/components/schemas/ApiError"}}}
@@ -157,4 +163,7 @@ def document_errors(doc: dict[str, Any]) -> dict[str, Any]:
                     resp["description"] = resp.get("description") or message(
                         {"404": "unknown_match"}.get(status, "bad_request"), {})
                     resp["content"] = content
+                    codes = sorted(c for c, s in STATUS.items() if str(s) == status)
+                    if codes:
+                        resp["x-codes"] = codes
     return doc
