@@ -852,8 +852,8 @@ class LiveService:
 
 def store_refusal(e: StorageFull | StoreUnavailable) -> ServiceError:
     """The refusal of a write the store could not take now: its own code (never
-    ``busy``, never a 500), with a ``Retry-After`` so that a console keeps the key press
-    and sends it again; nothing was stored.
+    ``busy``, never a 500), with a ``retry_after`` (the web's ``Retry-After``) so that a
+    console keeps the key press and sends it again; nothing was stored.
 
     >>> store_refusal(StorageFull("database or disk is full")).code
     'storage_full'
