@@ -30,20 +30,25 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
+from chukker.errors import ChukkerError
+
 CONFIG_ENV = "CHUKKER_CONFIG"
 ENV_PREFIX = "CHUKKER_"
 
 Network = ipaddress.IPv4Network | ipaddress.IPv6Network
 
 
-class ConfigError(ValueError):
+class ConfigError(ChukkerError):
     """A setting is wrong: names the key, where its value came from, and why."""
+
+    code = "config_invalid"
 
     def __init__(self, key: str, where: str, reason: str) -> None:
         self.key = key
         self.where = where
         self.reason = reason
-        super().__init__(f"{key} ({where}): {reason}" if where else f"{key}: {reason}")
+        super().__init__(f"{key} ({where}): {reason}" if where else f"{key}: {reason}",
+                         params={"key": key, "where": where, "reason": reason})
 
 
 class ConfigErrors(ConfigError):

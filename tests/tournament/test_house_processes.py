@@ -291,7 +291,7 @@ def race(*jobs: Callable[[], Any]) -> list[Any]:
         barrier.wait(30)
         try:
             out[k] = jobs[k]()
-        except Exception as e:  # the answer of a job is what it raised
+        except Exception as e:  # noqa: BLE001 - the answer of a job is what it raised
             out[k] = e
 
     threads = [threading.Thread(target=run, args=(k,)) for k in range(len(jobs))]

@@ -340,7 +340,7 @@ class TournamentService:
         for hook in self.refreshed:
             try:
                 hook(lt, s, reports)
-            except Exception:
+            except Exception:  # a hook must not raise: log it, the refresh is made
                 log.exception("tournament %s: a refresh hook failed", lt.id)
         return s, reports
 

@@ -322,7 +322,7 @@ class _TooLarge(Exception):
 def _json_answer(status: int, code: str, params: dict[str, Any],
                  headers: dict[str, str] | None = None) -> tuple[int, list[tuple[bytes, bytes]],
                                                               bytes]:
-    from chukker.live.api_errors import body
+    from chukker.web.errors import body
 
     data = json.dumps(body(code, params)).encode()
     hs = [(b"content-type", b"application/json"), (b"content-length", str(len(data)).encode())]
@@ -577,7 +577,7 @@ def document(doc: dict[str, Any], doors: tuple[Door, ...] = DOORS) -> dict[str, 
     >>> sorted(r), sorted(r["200"]["content"])
     (['200', '404', '429'], ['image/svg+xml'])
     """
-    from chukker.live.api_errors import message
+    from chukker.web.errors import message
 
     schemas = doc.setdefault("components", {}).setdefault("schemas", {})
     schemas["MatchHeader"] = header_schema()

@@ -29,11 +29,12 @@ from markupsafe import Markup
 
 from chukker.engine.errors import show
 from chukker.i18n import LANGUAGES, language_name, translations
-from chukker.live import LiveMatch, Quarantined, Role, ServiceError, api_errors
+from chukker.live import LiveMatch, Quarantined, Role, ServiceError
 from chukker.rules import edition
 from chukker.store import UnknownMatch
 from chukker.store._engine import Match, Setup, SetupError
 from chukker.tournament.ponyline import string_of
+from chukker.web import errors as api_errors
 from chukker.web.api.routes import check_header, created_display_token, match_urls, service
 from chukker.web.lang import language_of_scope
 from chukker.web.pages import sheet
@@ -258,7 +259,7 @@ def refusal_templates(lang: str) -> dict[str, str]:
     """Each refusal code's message template in ``lang``, for the console to fill in.
 
     The engine's templates (``chukker.engine.errors.MESSAGES``) and the API's
-    (``chukker.live.api_errors.MESSAGES``), each translated through the merged
+    (``chukker.web.errors.MESSAGES``), each translated through the merged
     catalog (``refusals.po``, ``api.po``: msgid = the English template). The console
     fills ``{name}`` from the refusal's ``params``; a refusal whose code is not here
     is shown with its English ``message``.
@@ -269,7 +270,7 @@ def refusal_templates(lang: str) -> dict[str, str]:
     tr = translations(lang)
     out: dict[str, str] = {}
     from chukker.engine.errors import MESSAGES as ENGINE_MESSAGES
-    from chukker.live.api_errors import MESSAGES as API_MESSAGES
+    from chukker.web.errors import MESSAGES as API_MESSAGES
 
     for table in (ENGINE_MESSAGES, API_MESSAGES):
         for code, template in table.items():
@@ -734,7 +735,7 @@ async def new_match(request: Request) -> Response:
             text = api_errors.fill(tr.gettext(api_errors.MESSAGES[e.code]), e.params)
         else:  # the record's or the engine's code (check_header)
             text = said_or(e.code, e.params, lang_of(request), e.message)
-        return _new_form(request, form, text, status=e.status)
+        return _new_form(request, form, text, status=api_errors.status_of(e))
     # post/redirect/get: a reload shows the page again and never creates a second match.
     # The secrets travel in the fragment, which the browser never sends to a server.
     secrets = urlencode({"tk": created.timekeeper_token, "cm": created.committee_token,
@@ -800,7 +801,7 @@ async def undo_preview(request: Request, match_id: str, event: int = 0) -> Respo
     lm = await load(request, match_id)
     await authorise(request, lm, request.headers.get("authorization"))
     if not 1 <= event <= lm.seq:
-        raise ServiceError(422, "bad_request", params={"problems": "event: no such event"})
+        raise ServiceError("bad_request", params={"problems": "event: no such event"})
     at_ms = round(float(service(request).report(lm)["at"]) * 1000)
     answer = await asyncio.to_thread(undo_changes, lm.match.setup, lm.match.events, event,
                                      at_ms)
