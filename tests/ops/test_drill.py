@@ -54,9 +54,17 @@ def run_drill(blocks: list[str], cwd: Path, **extra: str) -> subprocess.Complete
                           check=False)
 
 
-@pytest.fixture
-def live(tmp_path: Path) -> Iterator[str]:
-    """The event's server, as on the night before: `chukker serve --demo` in its folder."""
+@pytest.fixture(scope="module")
+def live_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The event's folder, where its server runs and where the drill is run."""
+    return tmp_path_factory.mktemp("event")
+
+
+@pytest.fixture(scope="module")
+def live(live_dir: Path) -> Iterator[str]:
+    """The event's server, as on the night before: `chukker serve --demo` in its folder
+    (one for the module: both tests beside it leave the served file as it was)."""
+    tmp_path = live_dir
     port = free_port()
     p = subprocess.Popen(["chukker", "serve", "--demo", "--port", str(port)], cwd=tmp_path,
                          env=env(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
@@ -87,7 +95,8 @@ def test_the_drill_has_its_steps() -> None:
 
 
 def test_restore_drill_as_written_restores_every_match_and_tournament(
-        tmp_path: Path, live: str) -> None:
+        live_dir: Path, live: str) -> None:
+    tmp_path = live_dir
     sqlite, _ = drill_blocks()
     matches = httpx.get(live + "/api/matches").json()
     assert len(matches) >= 2  # the demo's matches, and its tournament's
@@ -142,10 +151,11 @@ def test_restore_drill_with_postgresql_as_written(tmp_path: Path, pg_url: str,
             db.execute(f"DROP DATABASE IF EXISTS {check_db}".encode())
 
 
-def test_readme_export_and_import_beside_a_running_server(tmp_path: Path, live: str,
+def test_readme_export_and_import_beside_a_running_server(live_dir: Path, live: str,
                                                           header: dict[str, Any]) -> None:
     """As the README writes it, while the event's server runs: a no-op that says so; an
     import that would write into the served file is refused (stop the server first)."""
+    tmp_path = live_dir
     p = subprocess.run("chukker export DIR && chukker import DIR", shell=True, cwd=tmp_path,
                        env=env(), capture_output=True, text=True, timeout=120, check=False)
     assert p.returncode == 0 and "nothing to import" in p.stdout, p.stdout + p.stderr
