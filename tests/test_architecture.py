@@ -218,7 +218,7 @@ def _trees() -> Iterator[tuple[str, ast.AST]]:
 #: the only guarded imports, each saying so where it is used (not a default in disguise)
 IMPORT_FALLBACKS = {
     "chukker.engine.native",  # a broken compiled build runs the source (docs/engine.md)
-    "chukker.web.pages.sheet",  # WeasyPrint without the system's Pango: 503, "use Print"
+    "chukker.web.shared.sheet",  # WeasyPrint without the system's Pango: 503, "use Print"
 }
 
 

@@ -38,7 +38,7 @@ def base_url(seeded_db: Path) -> Iterator[str]:
     _need_browser()
     import uvicorn
 
-    from chukker.web.pages.rules import make_app
+    from chukker.web.public.rules import make_app
 
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

@@ -23,7 +23,7 @@ from chukker.tournament.refusals import MESSAGES
 from chukker.web import create_app
 from chukker.web.refusals import refusal_message, templates
 
-PAGES = Path(__file__).resolve().parents[2] / "src" / "chukker" / "web" / "pages"
+PAGES = Path(__file__).resolve().parents[2] / "src" / "chukker" / "web" / "public"
 
 
 @pytest.fixture

@@ -129,7 +129,7 @@ def test_every_string_of_the_pages_in_es_and_it() -> None:
     import re
 
     from chukker.i18n import translations
-    from chukker.web.pages.tournaments import CRITERIA_LABELS, STATUS_LABELS
+    from chukker.web.public.tournaments import CRITERIA_LABELS, STATUS_LABELS
 
     here = Path(__file__).parents[2] / "src" / "chukker" / "web"
     ids = set(CRITERIA_LABELS.values()) | set(STATUS_LABELS.values())
@@ -183,7 +183,7 @@ def test_the_tournaments_own_words_in_es_and_it(client: Any) -> None:
     from chukker.tournament.model import from_dict
     from chukker.tournament.schedule import bracket
     from chukker.tournament.standings import standings
-    from chukker.web.pages.matches import STAGE_WORDS, stage_name
+    from chukker.web.public.matches import STAGE_WORDS, stage_name
 
     tid = create(client)["tournament_id"]
     es = client.get(f"/tournaments/{tid}?lang=es").text

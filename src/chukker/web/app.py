@@ -36,9 +36,9 @@ from chukker.web.guard import document as guard_document
 from chukker.web.heavy import Busy, OverLimit, Pools
 from chukker.web.limits import StreamCaps, StreamGate
 from chukker.web.ops import observe
-from chukker.web.pages import help as help_pages
-from chukker.web.pages import learn, plays, rules, tournaments
-from chukker.web.pages import matches as pages
+from chukker.web.officials import help as help_pages
+from chukker.web.public import learn, plays, rules, tournaments
+from chukker.web.public import matches as pages
 from chukker.web.planes import PARTS, Addresses, Plane, PlaneGate
 from chukker.web.security import (
     Organiser,

@@ -348,7 +348,7 @@ def plays_review(
 
     from chukker.plays.review import analyse_file
     from chukker.plays.tracking import TrackingError
-    from chukker.web.pages.plays import app as pages
+    from chukker.web.public.plays import app as pages
 
     try:
         rv = analyse_file(file)

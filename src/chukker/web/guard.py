@@ -340,7 +340,7 @@ def _answer(scope: Scope, status: int, code: str, params: dict[str, Any],
         return _json_answer(status, code, params, headers)
     from starlette.requests import Request
 
-    from chukker.web.pages.matches import error_page, lang_of
+    from chukker.web.public.matches import error_page, lang_of
     from chukker.web.refusals import refusal_message
 
     request = Request(scope)

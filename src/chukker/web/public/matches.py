@@ -36,7 +36,7 @@ from chukker.store._engine import Match, Setup, SetupError
 from chukker.tournament.ponyline import string_of
 from chukker.web.api.routes import check_header, created_display_token, match_urls, service
 from chukker.web.lang import language_of_scope
-from chukker.web.pages import sheet
+from chukker.web.shared import sheet
 from chukker.web.refusals import said_or, setup_said
 from chukker.web.security import CSRF_COOKIE, CSRF_MARK, csrf_ok, new_csrf, public_link
 from chukker.whistle import detector as whistle_detector
