@@ -183,7 +183,7 @@ def test_the_tournaments_own_words_in_es_and_it(client: Any) -> None:
     from chukker.tournament.model import from_dict
     from chukker.tournament.schedule import bracket
     from chukker.tournament.standings import standings
-    from chukker.web.public.matches import STAGE_WORDS, stage_name
+    from chukker.web.shared.render import STAGE_WORDS, stage_name
 
     tid = create(client)["tournament_id"]
     es = client.get(f"/tournaments/{tid}?lang=es").text

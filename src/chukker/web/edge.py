@@ -112,7 +112,7 @@ class ReadOnly:
         else:
             from starlette.requests import Request
 
-            from chukker.web.public.matches import error_page, lang_of
+            from chukker.web.shared.render import error_page, lang_of
 
             request = Request(scope)
             page = error_page(request, 403, refusal_message(

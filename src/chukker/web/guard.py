@@ -340,8 +340,8 @@ def _answer(scope: Scope, status: int, code: str, params: dict[str, Any],
         return _json_answer(status, code, params, headers)
     from starlette.requests import Request
 
-    from chukker.web.public.matches import error_page, lang_of
     from chukker.web.refusals import refusal_message
+    from chukker.web.shared.render import error_page, lang_of
 
     request = Request(scope)
     page = error_page(request, status, refusal_message(code, params, lang_of(request)))

@@ -33,7 +33,7 @@ from chukker.education.quiz import (
     spec_from,
 )
 from chukker.rules.editions import EDITIONS as EDITION_TABLE
-from chukker.web.public.matches import lang_of, render
+from chukker.web.shared.render import lang_of, render
 
 router = APIRouter(include_in_schema=False)
 

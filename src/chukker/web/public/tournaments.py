@@ -71,8 +71,8 @@ from chukker.tournament.schedule import clashes
 from chukker.tournament.standings import MatchResult, Played, Standings
 from chukker.tournament.words import bold_winner, result_words
 from chukker.web import security
-from chukker.web.public.matches import ENV, error_page, lang_of, phone_qr, render, stage_name
 from chukker.web.planes import Plane, crowd_elsewhere, serves_crowd
+from chukker.web.shared.render import ENV, error_page, lang_of, phone_qr, render, stage_name
 
 router = APIRouter()
 POLL_S = 0.5
@@ -92,7 +92,7 @@ def service_of(request: Request) -> TournamentService:
 
 def ref_label(ref: TeamRef, lang: str) -> str:
     """A slot whose team is not known yet, in words: "Pool A, place 1", "Winner of s1"."""
-    from chukker.web.public.matches import stage_name
+    from chukker.web.shared.render import stage_name
 
     tr = translations(lang)
     if ref.team is not None:
