@@ -35,7 +35,7 @@ from chukker.web.guard import Guard
 from chukker.web.guard import document as guard_document
 from chukker.web.heavy import Busy, OverLimit, Pools
 from chukker.web.limits import StreamCaps, StreamGate
-from chukker.web.officials import console, new_match
+from chukker.web.officials import arena, console, new_match
 from chukker.web.officials import help as help_pages
 from chukker.web.ops import observe
 from chukker.web.planes import PARTS, Addresses, Plane, PlaneGate
@@ -47,7 +47,7 @@ from chukker.web.security import (
     Throttle,
     organiser_token,
 )
-from chukker.web.shared import apidocs
+from chukker.web.shared import apidocs, tournament_view
 from chukker.web.shared.render import error_page, lang_of
 
 log = logging.getLogger("chukker.web")
@@ -201,12 +201,12 @@ def create_app(store: EventStore | str | Path, *, organiser: str | None = None,
     # the tournaments (issue 40): folded from the store beside the matches; the officials'
     # plane (or a single process) settles them: live matches and results as results change
     tsvc = TournamentService(svc, settles=keeper)
-    tsvc.payload = tournaments.stream_payload
+    tsvc.payload = tournament_view.stream_payload
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         await svc.start()
-        await tsvc.start(tournaments._dir())
+        await tsvc.start(tournament_view.tournaments_dir())
         if natsfeed is not None:  # NATS JetStream for the edges (issue 35)
             await publish.start_publisher(svc, natsfeed, tsvc)
         if feed is not None:
@@ -326,7 +326,9 @@ def create_app(store: EventStore | str | Path, *, organiser: str | None = None,
     if on("plays"):
         app.include_router(plays.router, prefix=plays.PREFIX)
     if on("tournaments"):
-        app.include_router(tournaments.router, prefix="/tournaments")
+        # the officials' doors first: /api (POST) before the public's /{tid}
+        for part in (arena, tournament_view, tournaments):
+            app.include_router(part.router, prefix="/tournaments")
     if on("learn"):
         app.include_router(learn.router, prefix="/learn")
     if on("help"):

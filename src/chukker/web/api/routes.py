@@ -512,6 +512,16 @@ async def stream(
     sub, backlog = svc.subscribe(lm, since)
     sub.on_drop = release  # fell too far behind (stopped reading): its slot goes back now
 
+    return event_stream(sub, backlog, release, svc.leaving)
+
+
+def event_stream(sub: Subscriber, backlog: list[str], release: Callable[[], None],
+                 leaving: Turns) -> EventStream:
+    """The one Server-Sent Events writer, of a match's stream and of a tournament's: its
+    ``retry`` and ``backlog`` first, then what the fan-out (:mod:`chukker.live.fanout`)
+    gives ``sub`` (its messages encoded once by :func:`chukker.live.fanout.sse`), until
+    ``sub`` is dropped; ``release`` gives the stream's slot back, however it ends."""
+
     async def messages() -> AsyncIterator[bytes]:
         try:
             yield ("retry: 1000\n\n" + "".join(backlog)).encode()
@@ -535,11 +545,11 @@ async def stream(
 
     gen = messages()
     weakref.finalize(gen, release)  # also when the stream never started
-    return _Stream(gen, release, sub, backlog, svc.leaving, media_type="text/event-stream",
-                   headers={"cache-control": "no-cache", "x-accel-buffering": "no"})
+    return EventStream(gen, release, sub, backlog, leaving, media_type="text/event-stream",
+                       headers={"cache-control": "no-cache", "x-accel-buffering": "no"})
 
 
-class _Stream(StreamingResponse):
+class EventStream(StreamingResponse):
     """A streaming response that gives back its slot as soon as it ends, however it ends
     (a client that went away cancels the generator without closing it: waiting for the
     garbage collector to finalise it kept the slot for an unbounded time).
