@@ -41,6 +41,7 @@ from chukker.config import Settings
 from chukker.edge import LoopNotifier, Replica
 from chukker.i18n import pick_language
 from chukker.live import WorkerRole, api_errors
+from chukker.live.fanout import sse
 from chukker.store.sqlite import SQLiteStore
 from chukker.web.guard import Role, door_for
 from chukker.web.planes import Plane, redirect
@@ -169,7 +170,7 @@ def edge_message(behind: bool) -> bytes:
     >>> edge_message(True)
     b'event: edge\\ndata: {"behind":true}\\n\\n'
     """
-    return b'event: edge\ndata: {"behind":%s}\n\n' % (b"true" if behind else b"false")
+    return sse("edge", {"behind": behind}, None).encode()  # the streams' one encoder
 
 
 def _fail(msg: str) -> NoReturn:
