@@ -138,7 +138,7 @@ def test_gps_the_attacker_names_a_server_file_as_a_units_device(client: Any, nam
 
 
 def test_gps_too_many_device_files_are_refused(client: Any) -> None:
-    from chukker.web.public.plays import MAX_REVIEW_FILES
+    from chukker.web.public.plays_review import MAX_REVIEW_FILES
 
     many = [("devices", (f"u{i}.gpx", b"<gpx/>")) for i in range(MAX_REVIEW_FILES + 1)]
     r = client.post("/plays/review", files=many, data={"corners": "x"})

@@ -40,6 +40,7 @@ from chukker.web.officials import help as help_pages
 from chukker.web.ops import observe
 from chukker.web.planes import PARTS, Addresses, Plane, PlaneGate
 from chukker.web.public import learn, matches, plays, rules, tournaments
+from chukker.web.public.plays_base import PREFIX as PLAYS_PREFIX
 from chukker.web.security import (
     Organiser,
     RateLimit,
@@ -324,7 +325,7 @@ def create_app(store: EventStore | str | Path, *, organiser: str | None = None,
     if on("rules"):
         app.mount("/rules", rules.router)
     if on("plays"):
-        app.include_router(plays.router, prefix=plays.PREFIX)
+        app.include_router(plays.router, prefix=PLAYS_PREFIX)
     if on("tournaments"):
         # the officials' doors first: /api (POST) before the public's /{tid}
         for part in (arena, tournament_view, tournaments):

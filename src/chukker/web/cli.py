@@ -178,7 +178,7 @@ def _start(s: Any, sock: socket.socket | None, *, demo: bool,
                 holders.shown_database(target)))
     from chukker.live import LiveService
     from chukker.ops.logging import configure
-    from chukker.web.api.routes import created_display_token
+    from chukker.web.api.links import created_display_token
     from chukker.web.app import create_app
     from chukker.web.demo import DEMO_HEADER, DemoError, seed_finished_match, seed_tournament
     from chukker.web.ops.observe import apply_process_settings

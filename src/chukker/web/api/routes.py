@@ -36,9 +36,14 @@ from chukker.record.definitions import validate_event
 from chukker.store import UnknownMatch
 from chukker.store import base as store_base
 from chukker.store._engine import EventType, SetupError, dumps
+from chukker.web.api.links import (
+    match_display_token,
+    match_key,
+    match_urls,
+)
 from chukker.web.api.wire import SocketWire, wire_of
 from chukker.web.limits import StreamCaps
-from chukker.web.planes import Addresses, Plane, crowd_elsewhere, plane_of, serves_crowd
+from chukker.web.planes import crowd_elsewhere, serves_crowd
 from chukker.web.refusals import bad_setup_text, said_or
 from chukker.web.security import (
     BadInput,
@@ -47,8 +52,6 @@ from chukker.web.security import (
     bearer,
     clean,
     client_address,
-    display_token,
-    match_secret,
     require_organiser,
 )
 
@@ -229,59 +232,6 @@ async def authorise(request: Request, lm: LiveMatch, authorization: str | None) 
         raise ServiceError(429, "too_many_bad_tokens", headers={"retry-after": "60"})
     await asyncio.sleep(throttle.fail(key))
     raise ServiceError(403, "bad_token")
-
-
-def plane_base(request: Request, path: str) -> str:
-    """The base URL that serves ``path`` (issue 42: each link on its plane): the officials'
-    pages (the console) on the officials' address, the crowd's (spectators, big screen) on
-    the public one: the configured ``officials_url`` / ``public_url`` when set (never the
-    request's Host then), else the plane's port on the request's host when this process
-    serves the other plane, else this request's own base; the API, on both, here."""
-    state = request.app.state
-    addresses = getattr(state, "addresses", None) or Addresses()
-    serving = getattr(state, "plane", Plane.BOTH)
-    here = str(request.base_url).rstrip("/")
-    plane = plane_of("GET", path)
-    if plane == Plane.BOTH:
-        return here
-    url = addresses.officials_url if plane == Plane.OFFICIALS else addresses.public_url
-    if url:
-        return url.rstrip("/")
-    if serving & plane:
-        return here
-    return addresses.base(plane, request.headers.get("host", "")[:300], request.url.scheme)
-
-
-def match_urls(request: Request, created_id: str, tk: str | None = None,
-               display: str | None = None) -> dict[str, str]:
-    paths = {
-        "spectator": f"/m/{created_id}",
-        "display": f"/m/{created_id}/display",
-        "overlay": f"/m/{created_id}/overlay",
-        "sheet": f"/m/{created_id}/sheet",
-        "console": f"/m/{created_id}/console",
-        "api": f"/api/matches/{created_id}",
-    }
-    urls = {k: plane_base(request, p) + p for k, p in paths.items()}
-    if tk is not None:
-        urls["console"] += f"#token={tk}"
-    if display is not None:
-        urls["display"] += f"#display={display}"
-        urls["overlay"] += f"#display={display}"
-    return urls
-
-
-def created_display_token(match_id: str, timekeeper_token: str, committee_token: str) -> str:
-    """The display token of a match just created, from its two secrets."""
-    return display_token(match_id, hash_token(timekeeper_token), hash_token(committee_token))
-
-
-def match_display_token(lm: LiveMatch) -> str:
-    return display_token(lm.id, lm.row.timekeeper_hash, lm.row.committee_hash)
-
-
-def match_key(lm: LiveMatch) -> bytes:
-    return match_secret(lm.id, lm.row.timekeeper_hash, lm.row.committee_hash)
 
 
 def stream_tickets(request: Request) -> StreamTickets:

@@ -18,7 +18,8 @@ from chukker.i18n import translations
 from chukker.live import Role, ServiceError
 from chukker.store import UnknownMatch
 from chukker.store._engine import Match, Setup
-from chukker.web.api.routes import match_urls, service
+from chukker.web.api.links import match_urls
+from chukker.web.api.routes import service
 from chukker.web.security import CSRF_COOKIE, csrf_ok
 from chukker.web.shared.live import live_context, title_of
 from chukker.web.shared.render import error_page, lang_of, render

@@ -19,7 +19,8 @@ from chukker.engine.errors import show
 from chukker.i18n import translations
 from chukker.live import ServiceError, api_errors
 from chukker.store._engine import SetupError
-from chukker.web.api.routes import check_header, created_display_token, service
+from chukker.web.api.links import created_display_token
+from chukker.web.api.routes import check_header, service
 from chukker.web.refusals import said_or, setup_said
 from chukker.web.security import CSRF_COOKIE, csrf_ok, new_csrf
 from chukker.web.shared import sheet

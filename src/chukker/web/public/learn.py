@@ -181,7 +181,7 @@ async def play_png(request: Request, sid: str) -> Response:
     from chukker.education.picture import play_picture
     from chukker.plays import ScenarioError
     from chukker.plays.scenario import load_shipped
-    from chukker.web.public.plays import drawn_or_refusal
+    from chukker.web.public.plays_base import drawn_or_refusal
 
     try:
         t = float(request.query_params.get("t", "0"))
