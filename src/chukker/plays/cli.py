@@ -112,7 +112,7 @@ def analyze(
                 cut = u.dropped - u.cut_before - u.cut_after
                 console.print(
                     f"{sp.name}: unit {u.unit}: {u.device} file, used from "
-                    f"{gps._iso(u.first_used)} to {gps._iso(u.last_used)}; cut outside the "
+                    f"{gps.iso(u.first_used)} to {gps.iso(u.last_used)}; cut outside the "
                     f"arena: {u.cut_before} before, {u.cut_after} after, {cut} between",
                     markup=False,
                 )

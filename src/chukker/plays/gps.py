@@ -208,8 +208,8 @@ class UnitReport:
         if self.device is not None:
             out["device"] = self.device
             out["trim"] = {
-                "first_used": _iso(self.first_used),
-                "last_used": _iso(self.last_used),
+                "first_used": iso(self.first_used),
+                "last_used": iso(self.last_used),
                 "cut_before": self.cut_before,
                 "cut_after": self.cut_after,
                 "cut_between": self.dropped - self.cut_before - self.cut_after,
@@ -217,7 +217,7 @@ class UnitReport:
         return out
 
 
-def _iso(epoch_s: float | None, timespec: str = "milliseconds") -> str | None:
+def iso(epoch_s: float | None, timespec: str = "milliseconds") -> str | None:
     if epoch_s is None:
         return None
     try:
@@ -257,7 +257,7 @@ class GPSSession:
         return {
             "units": {u.unit: u.to_json() for u in self.units},
             "clock_interval_s": round(self.interval_s, 4),
-            "start": _iso(self.start_epoch_s, "auto"),
+            "start": iso(self.start_epoch_s, "auto"),
             "not_run": [{"clause": c, "reason": r} for c, r in sorted(self.not_run.items())],
         }
 

@@ -32,7 +32,7 @@ from chukker.web.api import routes as api
 from chukker.web.cache import PageCache
 from chukker.web.gate import AddressGate
 from chukker.web.guard import Guard
-from chukker.web.guard import document as guard_document
+from chukker.web.guard_openapi import document as guard_document
 from chukker.web.heavy import Busy, OverLimit, Pools
 from chukker.web.limits import StreamCaps, StreamGate
 from chukker.web.officials import arena, console, new_match

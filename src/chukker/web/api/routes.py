@@ -35,7 +35,7 @@ from chukker.record import RecordError, validate_header
 from chukker.record.definitions import validate_event
 from chukker.store import UnknownMatch
 from chukker.store import base as store_base
-from chukker.store._engine import EventType, SetupError, dumps
+from chukker.store.engine import EventType, SetupError, dumps
 from chukker.web.api.links import (
     match_display_token,
     match_key,

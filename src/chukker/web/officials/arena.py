@@ -43,7 +43,9 @@ from chukker.web import security
 from chukker.web.planes import Plane
 from chukker.web.shared.render import error_page, lang_of, render
 from chukker.web.shared.tournament_view import (
-    _bad,
+    bad as _bad,
+)
+from chukker.web.shared.tournament_view import (
     page_context,
     refresh,
     service_of,

@@ -17,7 +17,7 @@ from fastapi.responses import (
 from chukker.i18n import translations
 from chukker.live import Role, ServiceError
 from chukker.store import UnknownMatch
-from chukker.store._engine import Match, Setup
+from chukker.store.engine import Match, Setup
 from chukker.web.api.links import match_urls
 from chukker.web.api.routes import service
 from chukker.web.security import CSRF_COOKIE, csrf_ok
@@ -71,7 +71,7 @@ def undo_changes(setup: Setup, events: Any, event: int, at_ms: int) -> dict[str,
     state, each as ``[before, after]`` when it changes; or the engine's refusal (its code
     and params: an undo that would move a later event is refused, ``docs/engine.md``).
     A new match is folded from the events: nothing is recorded."""
-    from chukker.store._engine import EngineError
+    from chukker.store.engine import EngineError
 
     copy = Match(setup, events)
     before = copy.report(at_ms)

@@ -18,7 +18,7 @@ from fastapi.responses import (
 from chukker.engine.errors import show
 from chukker.i18n import translations
 from chukker.live import ServiceError, api_errors
-from chukker.store._engine import SetupError
+from chukker.store.engine import SetupError
 from chukker.web.api.links import created_display_token
 from chukker.web.api.routes import check_header, service
 from chukker.web.refusals import said_or, setup_said

@@ -21,7 +21,7 @@ from chukker.i18n import translations
 from chukker.live import LiveMatch
 from chukker.rules import edition
 from chukker.store import UnknownMatch
-from chukker.store._engine import Setup
+from chukker.store.engine import Setup
 from chukker.tournament.ponyline import string_of
 from chukker.web.api.routes import service
 from chukker.web.security import CSRF_COOKIE, CSRF_MARK, new_csrf

@@ -51,7 +51,6 @@ from chukker.web import security
 from chukker.web.shared.render import error_page, lang_of, phone_qr, render, stage_name
 from chukker.web.shared.tournament_view import (
     STATUS_LABELS,
-    _bad,
     live_html,
     page_context,
     ref_label,
@@ -60,6 +59,9 @@ from chukker.web.shared.tournament_view import (
     service,
     service_of,
     tournament_of,
+)
+from chukker.web.shared.tournament_view import (
+    bad as _bad,
 )
 
 router = APIRouter()

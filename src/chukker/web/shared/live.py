@@ -13,7 +13,7 @@ from fastapi.responses import (
 from chukker.i18n import translations
 from chukker.live import LiveMatch, Quarantined
 from chukker.store import UnknownMatch
-from chukker.store._engine import Match, Setup
+from chukker.store.engine import Match, Setup
 from chukker.web.api.routes import service
 from chukker.web.shared import sheet
 from chukker.web.shared.render import JS_LABELS, decided_words, error_page, fmt_clock, lang_of
