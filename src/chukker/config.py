@@ -698,18 +698,6 @@ def _depth(v: Any, limit: int = MAX_FILE_DEPTH + 1) -> int:
     return depth
 
 
-def read_file(path: str | Path) -> dict[str, Any]:
-    """The keys of a TOML settings file, flattened (``limits.max_body_bytes``).
-
-    Refused, naming the file: one that cannot be read, that is over
-    :data:`MAX_FILE_BYTES`, that is not TOML, or that nests deeper than
-    :data:`MAX_FILE_DEPTH`; and every unknown key, each on its line.
-    """
-    flat, errors = _read_file(path)
-    _raise_all(errors)
-    return flat
-
-
 def _read_file(path: str | Path) -> tuple[dict[str, Any], list[ConfigError]]:
     """The known keys of a settings file, and one error per unknown key."""
     p = Path(path)
@@ -875,15 +863,6 @@ def _toml_value(v: Any) -> str:
         return "[" + ", ".join(_toml_value(str(x) if not isinstance(x, str) else x)
                                for x in v) + "]"
     return json.dumps(str(v), ensure_ascii=False)
-
-
-def field_names() -> list[str]:
-    """Every key (for docs and tests).
-
-    >>> field_names()[:2]
-    ['database', 'database_schema']
-    """
-    return [k.name for k in KEYS]
 
 
 assert {f.name for f in fields(Settings)} >= {k.name.partition(".")[0] for k in KEYS}

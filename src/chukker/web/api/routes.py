@@ -213,10 +213,6 @@ async def load(request: Request, match_id: str) -> LiveMatch:
         raise unknown(match_id) from e
 
 
-def client_key(request: Request) -> str:
-    return client_address(request)
-
-
 async def authorise(request: Request, lm: LiveMatch, authorization: str | None) -> Role:
     """The role of the request's token; bad tokens are counted per (address, match)
     only once the token is known not to be the match's."""

@@ -98,11 +98,6 @@ def cached_event_times(lm: LiveMatch) -> dict[int, tuple[int, int]]:
     return got
 
 
-def event_clocks(header: dict[str, Any], events: list[dict[str, Any]]) -> dict[int, int]:
-    """The period clock (remaining ms) after each clocked event, by event number."""
-    return {i: ms for i, (_p, ms) in event_times(header, events).items()}
-
-
 def practice_of(header: dict[str, Any]) -> dict[str, Any] | None:
     p = (header.get("options") or {}).get("practice")
     return p if isinstance(p, dict) and p else None
