@@ -371,3 +371,25 @@ def test_architecture_private_name_finder_finds_a_reach(monkeypatch: pytest.Monk
     monkeypatch.setattr(sys.modules[__name__], "_trees", lambda: iter([("chukker.x", reach)]))
     assert _private_reaches() == ["chukker.x:1: chukker.web.guard._TooLarge",
                                   "chukker.x:3: chukker.web.guard._compiled"]
+
+
+def test_architecture_the_pages_folders_are_the_planes() -> None:
+    """Issue 45: ``web/officials`` (the officials' pages) and ``web/public`` (the
+    public's) never import each other, and ``web/shared`` (what both render) imports
+    neither: a file's folder says whom it serves."""
+    folders = ("chukker.web.officials", "chukker.web.public", "chukker.web.shared")
+    assert all(any(m.startswith(f + ".") for m in MODULES) for f in folders)
+
+    def folder(m: str) -> str | None:
+        return next((f for f in folders if m == f or m.startswith(f + ".")), None)
+
+    bad = []
+    for name, deps in GRAPH.items():
+        mine = folder(name)
+        if mine is None:
+            continue
+        for d in deps:
+            theirs = folder(d)
+            if theirs is not None and theirs != mine and theirs != "chukker.web.shared":
+                bad.append((name, d))
+    assert bad == []
