@@ -13,7 +13,8 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from chukker.plays.gps import CORNERS, GPSError, parse_corners, read_session
+from chukker.plays.gps import CORNERS, GPSError, read_session
+from chukker.plays.gps_sessions import parse_corners
 from chukker.web import create_app
 from chukker.web.guard import DOORS, Role
 

@@ -203,7 +203,8 @@ def _arena_option(value: str) -> dict[str, tuple[float, float]]:
     ``[arena]`` table (a session TOML, or what ``chukker plays arena`` prints)."""
     import tomllib
 
-    from chukker.plays.gps import CORNERS, GPSError, parse_corners
+    from chukker.plays.gps import CORNERS, GPSError
+    from chukker.plays.gps_sessions import parse_corners
 
     p = Path(value)
     try:

@@ -49,7 +49,7 @@ def inspect_upload(folder: str, names: list[str], corners: str | None) -> list[d
     """``chukker plays inspect`` on the device files of an upload (run in the plays pool's
     worker process): ``names`` are the files' own names, stored as ``f0``, ``f1``, ...
     in ``folder`` (a name never becomes a path)."""
-    from chukker.plays.gps import parse_corners
+    from chukker.plays.gps_sessions import parse_corners
     from chukker.plays.inspect import inspect_files
 
     arena = parse_corners(corners) if corners else None
@@ -219,7 +219,7 @@ def _written_session(form: Any, uploads: list[tuple[str, Any]]) -> str | None:
     (``entity:NAME``, team:number), offsets (``offset:NAME``, seconds) and the four
     corners (``corners``: clicked on the drawn tracks, or pasted from
     ``chukker plays arena``); ``None`` when the form holds no such files."""
-    from chukker.plays.gps import device_session_text, parse_corners
+    from chukker.plays.gps_sessions import device_session_text, parse_corners
 
     names = [Path(str(up.filename)).name for k, up in uploads if k == "devices"]
     if not names:
