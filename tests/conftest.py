@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 from hypothesis import settings
+from tests.ports import free_port
 
 # Tests never assert a timing: Hypothesis's per-example deadline is one, and on a
 # loaded machine it fails examples that are merely slow. Examples stay bounded by count.
@@ -25,7 +26,7 @@ def postgres_or_skip() -> str:
     try:
         with psycopg.connect(PG_URL, connect_timeout=3) as conn:
             conn.execute("SELECT 1")
-    except Exception as e:
+    except Exception as e:  # noqa: BLE001 - any driver's error: no server to test with
         if os.environ.get("CHUKKER_REQUIRE_POSTGRES") == "1":
             pytest.fail(f"CHUKKER_REQUIRE_POSTGRES=1 but {PG_URL} is unreachable: {e}")
         pytest.skip(f"PostgreSQL tests need a server at {PG_URL} ({e.__class__.__name__})")
@@ -76,7 +77,6 @@ def browser() -> Iterator[Any]:
 def serve_asgi() -> Iterator[Callable[[Any], str]]:
     """Serve an ASGI app with uvicorn in a thread on a free port; gives its base URL.
     Every app served is stopped at the end of the module."""
-    import socket
     import threading
     import time
 
@@ -85,9 +85,7 @@ def serve_asgi() -> Iterator[Callable[[Any], str]]:
     running: list[tuple[Any, threading.Thread]] = []
 
     def serve(app: Any) -> str:
-        with socket.socket() as s:
-            s.bind(("127.0.0.1", 0))
-            port = s.getsockname()[1]
+        port = free_port()
         server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port,
                                                log_level="warning"))
         th = threading.Thread(target=server.run, daemon=True)

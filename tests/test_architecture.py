@@ -3,7 +3,8 @@
 * no import cycle between modules (function-level imports count too: a lazy import
   hides a circle, it does not remove it);
 * nothing outside ``chukker/web`` imports a web framework or ``chukker.web``;
-* the engine imports only the rules and the standard library;
+* the engine imports only the rules, the errors' base and the standard library;
+* the errors' base and registry (``chukker.errors``) import only the standard library;
 * the live service imports no web framework;
 * every part's page router is mounted in the app.
 """
@@ -148,10 +149,24 @@ def test_architecture_engine_imports_only_rules_and_the_stdlib() -> None:
         for t in _imports(name, path):
             top = t.split(".")[0]
             if t.startswith("chukker."):
-                if not (t.startswith("chukker.engine") or t.startswith("chukker.rules")):
+                if not (t.startswith("chukker.engine") or t.startswith("chukker.rules")
+                        or t.startswith("chukker.errors")):  # the one base (stdlib only)
                     bad.append((name, t))
             elif top and top != "chukker" and top not in sys.stdlib_module_names:
                 bad.append((name, t))
+    assert bad == []
+
+
+def test_architecture_the_errors_base_and_registry_import_only_the_stdlib() -> None:
+    """``chukker.errors`` (:class:`ChukkerError` and the registry of words, issue 45) sits
+    below every floor, the engine included: it imports nothing of the project but itself,
+    and nothing outside the standard library."""
+    assert "chukker.errors.words" in MODULES
+    bad = [(name, t) for name, path in MODULES.items()
+           if name == "chukker.errors" or name.startswith("chukker.errors.")
+           for t in _imports(name, path)
+           if not (t == "chukker" or t.startswith("chukker.errors")
+                   or t.split(".")[0] in sys.stdlib_module_names)]
     assert bad == []
 
 

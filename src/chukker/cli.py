@@ -93,7 +93,7 @@ def main() -> None:
         raise
     except KeyboardInterrupt:
         sys.exit(130)
-    except Exception as e:  # pragma: no cover - a bug; say so in one line
+    except Exception as e:  # noqa: BLE001 - pragma: no cover - a bug; say so in one line
         sys.stderr.write(f"chukker: internal error: {type(e).__name__}: {e}\n")
         sys.exit(70)
 

@@ -36,19 +36,23 @@ from chukker.config_keys import (
     RelaySettings,
     hide_password,
 )
+from chukker.errors import ChukkerError
 
 CONFIG_ENV = "CHUKKER_CONFIG"
 
 
 
-class ConfigError(ValueError):
+class ConfigError(ChukkerError):
     """A setting is wrong: names the key, where its value came from, and why."""
+
+    code = "config_invalid"
 
     def __init__(self, key: str, where: str, reason: str) -> None:
         self.key = key
         self.where = where
         self.reason = reason
-        super().__init__(f"{key} ({where}): {reason}" if where else f"{key}: {reason}")
+        super().__init__(f"{key} ({where}): {reason}" if where else f"{key}: {reason}",
+                         params={"key": key, "where": where, "reason": reason})
 
 
 class ConfigErrors(ConfigError):

@@ -25,6 +25,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from chukker.errors import ChukkerError, words
+
 #: bytes of a JSON body of the API (match records, events, tournaments as JSON)
 API_BODY_BYTES = 64 * 1024
 #: bytes of one ``POST /plays/review`` request (a GPS session with its fixes)
@@ -60,25 +62,12 @@ MAGIC: dict[str, bytes] = {
 }
 
 
-#: the codes of this module's refusals and their English templates
-MESSAGES: dict[str, str] = {
-    "too_deep": "{where}: nested deeper than {limit} levels",
-    "too_many_rows": "{where}: more than {limit} rows",
-    "too_big": "{where}: larger than {limit} bytes",
-    "compressed": "{where}: a {kind}-compressed file; send it uncompressed",
-    "not_in_upload": "{where}: names a file that is not part of this upload; "
-                     "send the file in the same request",
-    # the heavy-work pools of the web app (chukker.web.heavy)
-    "heavy_busy": "the server is busy with other {kind} requests; try again in {retry_after} s",
-    "heavy_limit": "this {kind} request needs more than the server gives one request "
-                   "({limit}); send a smaller file",
-    # a request's line and headers over the server's cap (chukker.web.limits, issue 41)
-    "headers_too_large": "the request line and headers are limited to {limit} bytes",
-}  # fmt: skip
+#: in the one registry of words (:data:`chukker.errors.words.LIMITS`)
+MESSAGES: dict[str, str] = words.LIMITS
 
 
 @dataclass(eq=False)
-class LimitError(ValueError):
+class LimitError(ChukkerError):
     """Input over one of the caps; ``code`` is a key of :data:`MESSAGES`."""
 
     code: str

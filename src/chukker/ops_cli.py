@@ -122,7 +122,7 @@ def _open_or_exit(s: Settings, *, create: bool) -> Any:
         _fail(f"no database at {path}")
     try:
         return open_store(target, pg_schema=s.database_schema)
-    except Exception as e:
+    except Exception as e:  # noqa: BLE001 - any driver's error: one line, never a trace
         _fail(f"cannot open the database {_shown(target)}: {e}")
 
 
@@ -219,7 +219,7 @@ def _write_import(store: Any, export: Any, folder: Path, check: Any = None) -> _
     if tplan.batch:
         try:
             store.import_tournaments(tplan.batch)
-        except Exception as e:
+        except Exception as e:  # re-raised, or said with what the matches' import did
             if not plan.batch:
                 raise
             from chukker.store import StoreError
@@ -250,7 +250,7 @@ def _import_into(s: Settings, export: Any, folder: Path) -> _Done:
             return _write_import(store, export, folder, not_served)
         except StoreError as e:
             _fail(str(e))
-        except Exception as e:  # the database refused the transaction: nothing written
+        except Exception as e:  # noqa: BLE001 - transaction refused: nothing written
             _fail(f"nothing imported into {_shown(target)}: {type(e).__name__}: {e}"[:400])
         finally:
             store.close()
@@ -279,13 +279,13 @@ def _import_into(s: Settings, export: Any, folder: Path) -> _Done:
                 os.unlink(part + suffix)
         try:
             store = open_store(part)
-        except Exception as e:
+        except Exception as e:  # noqa: BLE001 - any driver's error: one line, never a trace
             _fail(f"cannot create the database {path}: {e}")
         try:
             result = _write_import(store, export, folder)
         except StoreError as e:
             _fail(str(e))
-        except Exception as e:  # the database refused the transaction: nothing written
+        except Exception as e:  # noqa: BLE001 - transaction refused: nothing written
             _fail(f"nothing imported into {path}: {type(e).__name__}: {e}"[:400])
         finally:
             store.close()
@@ -457,12 +457,12 @@ def folder_report(s: Settings) -> list[str]:
                 "`chukker serve` imports them"]
     try:
         store = open_store(target, pg_schema=s.database_schema)
-    except Exception as e:
+    except Exception as e:  # noqa: BLE001 - any driver's error: said in the report's line
         return [f"{head}; cannot tell how many are imported: cannot open the database "
                 f"{_shown(target)}: {e}"[:300]]
     try:
         pending, skipped = folder_logs(store, folder)
-    except Exception as e:
+    except Exception as e:  # noqa: BLE001 - any driver's error: said in the report's line
         return [f"{head}; cannot tell how many are imported: {e}"[:300]]
     finally:
         store.close()

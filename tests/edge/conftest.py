@@ -23,6 +23,7 @@ from typing import Any
 import httpx
 import pytest
 import uvicorn
+from tests import ports
 
 from chukker.config import NatsSettings, Settings
 from chukker.web.demo import DEMO_HEADER
@@ -35,9 +36,7 @@ SIGNING_KEY = "test-signing-key-0123456789abcdefghij"
 
 
 def free_port() -> int:
-    with socket.socket() as s:
-        s.bind((HOST, 0))
-        return int(s.getsockname()[1])
+    return ports.free_port(2, HOST)
 
 
 def listening(port: int, timeout: float = 0.2) -> bool:

@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from tests import ports
 
 MQTT_HOST = "127.0.0.1"
 MQTT_PORT = int(os.environ.get("CHUKKER_TEST_MQTT_PORT", "1883"))
@@ -75,9 +76,7 @@ def _clear_retained(prefix: str) -> None:
 
 
 def free_port() -> int:
-    with socket.socket() as s:
-        s.bind((MQTT_HOST, 0))
-        return int(s.getsockname()[1])
+    return ports.free_port(1, MQTT_HOST)
 
 
 class OwnBroker:

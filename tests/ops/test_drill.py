@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import os
 import re
-import socket
 import subprocess
 import sys
 import time
@@ -18,6 +17,7 @@ from typing import Any
 import httpx
 import psycopg
 import pytest
+from tests import ports
 
 ROOT = Path(__file__).resolve().parents[2]
 DOC = ROOT / "docs" / "operations.md"
@@ -36,9 +36,7 @@ def drill_blocks() -> tuple[list[str], list[str]]:
 
 
 def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+    return ports.free_port(2)
 
 
 def env(**extra: str) -> dict[str, str]:

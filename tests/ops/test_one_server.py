@@ -25,6 +25,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from tests import ports
 
 from chukker.web import holders
 
@@ -43,9 +44,7 @@ def env(**extra: str) -> dict[str, str]:
 
 
 def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+    return ports.free_port(2)
 
 
 class Server:

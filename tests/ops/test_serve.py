@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import subprocess
 import sys
 import time
@@ -13,6 +12,7 @@ from pathlib import Path
 
 import httpx
 import pytest
+from tests import ports
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -36,9 +36,7 @@ def test_serve_refuses_a_bad_setting_naming_it(tmp_path: Path) -> None:
 
 def test_serve_with_a_settings_file_logs_json_and_ignores_untrusted_forwarding(
         tmp_path: Path) -> None:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
+    port = ports.free_port(2)
     data = tmp_path / "data"
     token = "organiser-" + "s" * 20
     cfg = tmp_path / "chukker.toml"

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import httpx
 import pytest
+from tests import ports
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -75,9 +76,7 @@ def test_serve_on_a_port_in_use_is_one_line_exit_2_with_no_secret_and_no_databas
 
 
 def free_port() -> int:
-    with socket.socket() as free:
-        free.bind(("127.0.0.1", 0))
-        return int(free.getsockname()[1])
+    return ports.free_port(2)
 
 
 def test_serve_on_a_database_another_server_holds_is_one_line_exit_2(tmp_path: Path) -> None:

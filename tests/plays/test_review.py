@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 from starlette.testclient import TestClient
+from tests import ports
 
 from chukker.plays.review import REVIEWS, analyse_file, candidates_csv, moment, rows
 from chukker.web.public.plays import app
@@ -135,9 +136,7 @@ def test_plays_review_says_it_starts_a_server_on_its_port_and_how_to_stop_it(
 
     cli = build_app(["plays"])
     monkeypatch.setattr(uvicorn, "run", lambda app, **kw: None)
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        free = s.getsockname()[1]
+    free = ports.free_port()
     res = CliRunner().invoke(cli, ["plays", "review", str(EXAMPLE / "session.toml"),
                                    "--no-open", "--port", str(free)])  # fmt: skip
     assert res.exit_code == 0, res.output

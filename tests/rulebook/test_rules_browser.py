@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import socket
 import threading
 import time
 from collections.abc import Iterator
@@ -11,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tests import ports
 
 CHROMIUM = Path("/usr/bin/chromium")
 ARGS = [
@@ -40,9 +40,7 @@ def base_url(seeded_db: Path) -> Iterator[str]:
 
     from chukker.web.public.rules import make_app
 
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
+    port = ports.free_port()
     server = uvicorn.Server(
         uvicorn.Config(make_app(seeded_db), host="127.0.0.1", port=port, log_level="warning")
     )

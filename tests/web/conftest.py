@@ -209,7 +209,7 @@ class SSE:
                     else:
                         k, _, v = line.partition(":")
                         msg[k] = v[1:] if v.startswith(" ") else v
-        except Exception:  # closed by the test
+        except Exception:  # noqa: BLE001 - closed by the test
             self._opened.set()
 
     def next(self, kind: str | None = None, timeout: float = 15.0) -> dict[str, Any]:

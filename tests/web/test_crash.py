@@ -12,13 +12,11 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+from tests import ports
 
 
 def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
+    return ports.free_port(2)
 
 
 def wait_port_closed(port: int, timeout: float = 15.0) -> None:

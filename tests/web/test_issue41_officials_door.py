@@ -22,6 +22,7 @@ from typing import Any
 
 import httpx
 import pytest
+from tests import ports
 
 from chukker.config import LimitSettings, Settings
 from chukker.web.gate import AddressGate, Proof, proof_of
@@ -171,10 +172,7 @@ def test_officials_port_refuses_a_crowd_s_address_but_never_the_timekeeper(
 
 # ------------------------------------------------------------------ a real serve
 def _free_port(host: str = "127.0.0.1") -> int:
-    with socket.socket() as s:
-        s.bind((host, 0))
-        port: int = s.getsockname()[1]
-        return port
+    return ports.free_port(2, host)
 
 
 def _up(host: str, port: int) -> bool:

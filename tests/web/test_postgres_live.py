@@ -11,6 +11,7 @@ from typing import Any
 
 import httpx
 import pytest
+from tests.ports import free_port
 
 PG_URL = os.environ.get("CHUKKER_TEST_POSTGRES_URL", "postgresql://postgres@127.0.0.1:5432/test")
 
@@ -44,13 +45,8 @@ def wait_up(proc: subprocess.Popen[bytes], base: str) -> None:
 def test_two_serve_processes_push_the_same_updates_and_share_command_ids(
     pg_schema: str, header: Any, sse: Any
 ) -> None:
-    import socket
 
-    ports = []
-    for _ in range(2):
-        with socket.socket() as s:
-            s.bind(("127.0.0.1", 0))
-            ports.append(s.getsockname()[1])
+    ports = [free_port(2), free_port(2)]
     a_url, b_url = (f"http://127.0.0.1:{p}" for p in ports)
     # the first creates the schema; start the second once it is up
     a = serve(ports[0], pg_schema)

@@ -181,7 +181,7 @@ def test_openapi_documents_the_refusal_body_for_every_api_error() -> None:
 def test_hostile_setups_are_json_refusals_matching_the_schema(name: str) -> None:
     import jsonschema
 
-    from chukker.live.api_errors import ERROR_SCHEMA
+    from chukker.web.errors import ERROR_SCHEMA
 
     h = copy.deepcopy(DEMO_HEADER)
     if "surrogate" in name:

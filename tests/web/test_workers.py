@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tests import ports
 
 from chukker.config import MqttSettings, Settings
 from chukker.live import Clock, LiveService, Role, WorkerRole, hash_token
@@ -260,10 +261,7 @@ def test_workers_sqlite_list_cache_sees_the_other_workers_matches(tmp_path: Path
 
 # ------------------------------------------------ chukker serve --public-workers 1
 def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
+    return ports.free_port(2)
 
 
 #: the scraper's secret (setting ``metrics_token``): ``/metrics`` and ``/readyz``'s details

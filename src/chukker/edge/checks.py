@@ -17,6 +17,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from chukker.config import NatsSettings
+from chukker.errors import ChukkerError
 from chukker.feeds.nats import KINDS, Unsigned, verified_seq
 from chukker.record import RecordError, validate_event, validate_header
 from chukker.store.base import MATCH_ID
@@ -33,12 +34,14 @@ TOURNAMENT_KINDS = frozenset({"uploaded", "updated", "moved", "live_made", "resu
 MAX_ARCHIVED = 1_000_000
 
 
-class Refused(ValueError):
-    """A message an edge does not store: ``reason`` is the counter it goes to."""
+class Refused(ChukkerError):
+    """A message an edge does not store: ``reason`` is the counter it goes to (and the
+    code: ``edge_<reason>``)."""
 
     def __init__(self, reason: str, detail: str = "") -> None:
         self.reason = reason
-        super().__init__(f"{reason}: {detail}" if detail else reason)
+        super().__init__(f"{reason}: {detail}" if detail else reason, code=f"edge_{reason}",
+                         params={"reason": reason, "detail": detail})
 
 
 def too_deep(data: bytes, limit: int = MAX_DEPTH) -> bool:

@@ -291,7 +291,7 @@ class Replica(JetStreamLink):
                 raise
             except checks.Refused as e:
                 self._refuse(e.reason, msg, e)
-            except Exception as e:  # anything else a message makes us do is its fault
+            except Exception as e:  # noqa: BLE001 - whatever else it makes us do: its fault
                 self._refuse("malformed", msg, e)
         self.cursor = max(self.cursor, batch[-1].metadata.sequence.stream)
         self._db.execute("INSERT INTO edge_cursor (stream, seq) VALUES (?, ?) "
@@ -329,7 +329,7 @@ class Replica(JetStreamLink):
                 header, created_ms = checks.header(m)
                 try:
                     Setup.from_dict(header)
-                except Exception as e:
+                except Exception as e:  # noqa: BLE001 - any refusal of the set-up is the message's
                     raise checks.Refused("engine", str(e)[:200]) from None
                 # the secrets stay with the officials: no token matches these
                 self.store.create_match(match_id, header, created_ms, "-", "-")
@@ -350,7 +350,7 @@ class Replica(JetStreamLink):
             match.apply(event)
         except EngineError as e:  # the engine refuses it: never stored, nothing frozen
             raise checks.Refused("engine", str(e)[:200]) from None
-        except Exception as e:  # the engine choked: fold it again from the store next time
+        except Exception as e:  # noqa: BLE001 - engine bug: fold again next time
             self._folded.pop(match_id, None)
             raise checks.Refused("engine", f"{type(e).__name__}: {str(e)[:200]}") from None
         try:

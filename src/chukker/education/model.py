@@ -27,6 +27,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from chukker.errors import ChukkerError
 from chukker.rulebook.model import anchor, rule_of_clause_id
 
 LANGS: tuple[str, ...] = ("en", "es", "it")
@@ -60,8 +61,10 @@ TRUE_FALSE: dict[str, tuple[str, str]] = {
 }
 
 
-class BankError(ValueError):
+class BankError(ChukkerError):
     """A bank file is malformed or inconsistent; the message names the file and question."""
+
+    code = "bank_invalid"
 
 
 @dataclass(frozen=True, slots=True)

@@ -355,7 +355,7 @@ class MqttFeed:
         if h is None:
             try:
                 h = self.header_of(match_id) or {}
-            except Exception:  # an unknown match: the state still goes out, names unknown
+            except Exception:  # noqa: BLE001 - unknown match: state goes out, unnamed
                 h = {}
             if h:
                 self._headers[match_id] = h
@@ -466,7 +466,7 @@ class MqttFeed:
                     await self._pump(client)
             except asyncio.CancelledError:
                 raise
-            except Exception as e:  # the broker went away or refused us: try again later
+            except Exception as e:  # noqa: BLE001 - broker gone or refusing: retry later
                 self.last_error = failure(e)
                 if self.connected:
                     log.warning("mqtt: connection to %s lost: %s", self.broker.display,
@@ -578,7 +578,7 @@ class MqttFeed:
                 self._follow(msg)  # the OFF: pulse_ms after the broker has the ON
         except aiomqtt.MqttCodeError as e:
             handed = e.rc != paho.MQTT_ERR_NO_CONN  # NO_CONN: it never left this process
-        except Exception:  # timed out, or lost with the connection
+        except Exception:  # noqa: BLE001 - timed out, or lost with the connection
             pass
         finally:
             if not acked:

@@ -45,6 +45,7 @@ from nats.js import JetStreamContext
 from nats.js.api import StorageType, StreamConfig
 
 from chukker.config import NatsSettings
+from chukker.errors import ChukkerError
 from chukker.feeds.backoff import Backoff, failure
 
 log = logging.getLogger("chukker.feeds.nats")
@@ -61,8 +62,10 @@ SEQ_HEADER = "Chukker-Seq"
 SIG_HEADER = "Chukker-Sig"
 
 
-class Unsigned(ValueError):
+class Unsigned(ChukkerError):
     """A message without the officials' signature, or with a bad one."""
+
+    code = "unsigned"
 
 
 def signature(key: str, subj: str, seq: int, body: bytes) -> str:
@@ -360,7 +363,7 @@ class JetStreamLink:
                 await self._session(js)
             except asyncio.CancelledError:
                 raise
-            except Exception as e:  # the server went away or refused us: try again later
+            except Exception as e:  # noqa: BLE001 - server gone or refusing: retry later
                 self.last_error = failure(e)
                 if self.connected:
                     self.log.warning("%s: connection to NATS lost: %s", self.client_name,

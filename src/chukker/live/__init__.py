@@ -9,14 +9,15 @@ with a virtual clock and no HTTP. Modules:
   and the :class:`Listener` interface of non-HTTP adapters;
 * :mod:`chukker.live.clock`: :class:`Clock`, the server's clock;
 * :mod:`chukker.live.fanout`: subscribers, SSE encoding, merge patches, the outbox;
-* :mod:`chukker.live.errors`: :class:`ServiceError`, :class:`Quarantined`, :class:`Role`;
-* :mod:`chukker.live.api_errors`: the refusal codes, their English text and body.
+* :mod:`chukker.live.errors`: :class:`ServiceError` (and :class:`EventRefused`,
+  :class:`EngineFailure`), :class:`Quarantined`, :class:`Role`: codes and params, never
+  an HTTP status (the web maps codes to statuses: ``chukker.web.errors``).
 """
 
 from __future__ import annotations
 
 from chukker.live.clock import Clock
-from chukker.live.errors import Quarantined, Role, ServiceError
+from chukker.live.errors import EngineFailure, EventRefused, Quarantined, Role, ServiceError
 from chukker.live.fanout import Subscriber, merge_diff, sse
 from chukker.live.service import (
     Accepted,
@@ -33,6 +34,8 @@ __all__ = [
     "Accepted",
     "Clock",
     "Created",
+    "EngineFailure",
+    "EventRefused",
     "Listener",
     "LiveMatch",
     "LiveService",

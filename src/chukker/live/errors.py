@@ -1,8 +1,13 @@
-"""Refusals of the live service: the roles a token gives, :class:`ServiceError` (a refused
-request with a stable code and its English text), :class:`Quarantined`.
+"""Refusals of the live service, as the domain says them (no HTTP here: the web maps a
+code to a status, :mod:`chukker.web.errors`): the roles a token gives,
+:class:`ServiceError` (a refused request with a stable code, its params and English
+text), :class:`EventRefused` (the engine refused an event), :class:`EngineFailure` (the
+engine failed: nobody's request's fault), :class:`Quarantined`.
 
->>> ServiceError(404, "unknown_match", params={"match_id": "x"}).body()["message"]
+>>> ServiceError("unknown_match", params={"match_id": "x"}).message
 'no match with id x'
+>>> ServiceError("busy", params={"retry_after": 1}).retry_after_s
+1
 """
 
 from __future__ import annotations
@@ -10,7 +15,7 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Any
 
-from chukker.live import api_errors
+from chukker.errors import API_TEMPLATES, ChukkerError
 from chukker.store import UnknownMatch
 
 
@@ -19,33 +24,62 @@ class Role(StrEnum):
     COMMITTEE = "committee"
 
 
-class ServiceError(ValueError):
-    """A refused request: ``status`` is the HTTP status, ``code`` a stable identifier,
-    ``params`` its values (the English text comes from ``chukker.live.api_errors``)."""
+def english(code: str, params: dict[str, Any]) -> str:
+    """The English text of the API's ``code`` with ``params`` (the code itself if it has
+    no template; the template as it is where a value is missing)."""
+    template = API_TEMPLATES.get(code)
+    if template is None:
+        return code
+    try:
+        return template.format(**params)
+    except (KeyError, IndexError, ValueError, AttributeError):
+        return template
 
-    def __init__(self, status: int, code: str, message: str | None = None, *,
-                 params: dict[str, Any] | None = None, headers: dict[str, str] | None = None,
+
+class ServiceError(ChukkerError):
+    """A refused request: ``code`` a stable identifier, ``params`` its values (its English
+    text is the code's template in :mod:`chukker.errors.words`), ``retry_after_s`` when
+    the client may try again (from ``params["retry_after"]`` unless given), ``extra``
+    fields the answer carries beside them."""
+
+    def __init__(self, code: str, message: str | None = None, *,
+                 params: dict[str, Any] | None = None, retry_after_s: int | None = None,
                  **extra: Any) -> None:
-        self.status = status
         self.code = code
         self.params = dict(params or {})
-        self.message = message if message is not None else api_errors.message(code, self.params)
-        self.headers = headers
+        again = self.params.get("retry_after")
+        if retry_after_s is None and isinstance(again, int) and not isinstance(again, bool):
+            retry_after_s = again
+        self.retry_after_s = retry_after_s
+        self.message = message if message is not None else english(code, self.params)
         self.extra = extra
         super().__init__(self.message)
 
-    def body(self) -> dict[str, Any]:
-        return api_errors.body(self.code, self.params, self.message, **self.extra)
+
+class EventRefused(ServiceError):
+    """The engine refused the event (its own code and params: ``chukker.engine.errors``);
+    ``extra`` holds its ``reason`` and ``index``."""
+
+
+class EngineFailure(ServiceError):
+    """The engine failed on an event in a way it never refuses on purpose (a bug): code
+    ``server_error``, and ``incident``, the id under which the traceback was logged."""
+
+    def __init__(self, incident: str) -> None:
+        self.incident = incident
+        super().__init__("server_error", params={"incident": incident}, incident=incident)
 
 
 class Quarantined(UnknownMatch):
     """A stored match the engine cannot replay: kept aside, never loaded, never fatal."""
 
+    code = "quarantined"
+
     def __init__(self, match_id: str, reason: str) -> None:
         super().__init__(match_id)
         self.reason = reason
-        self.args = (api_errors.message("quarantined",
-                                        {"match_id": match_id, "reason": reason}),)
+        self.params = {"match_id": match_id, "reason": reason}
+        self.args = (english("quarantined", self.params),)
 
     def __str__(self) -> str:
         return str(self.args[0])

@@ -41,9 +41,10 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar
 
+from chukker.errors import ChukkerError
 from chukker.live import fanout
 from chukker.live.clock import Clock
-from chukker.live.errors import Quarantined, Role, ServiceError
+from chukker.live.errors import EngineFailure, EventRefused, Quarantined, Role, ServiceError
 from chukker.live.fanout import Outbox, Subscriber, Turns, merge_diff, sse
 from chukker.ops import metrics
 from chukker.store import (
@@ -273,7 +274,7 @@ class LiveService:
                     last = round(float(events[-1].event["at"]) * 1000) if events else 0
                     if m.next_deadline_ms(max(last, now - row.start_ms)) is None:
                         continue
-                except Exception:  # load() says why (quarantined, the store): it decides
+                except Exception:  # noqa: BLE001 - load() says why and decides
                     pass
                 wanted.append(row.id)
             return wanted
@@ -284,7 +285,7 @@ class LiveService:
             for match_id in await asyncio.to_thread(horn_to_come, rows):
                 try:
                     lm = await self.load(match_id)
-                except Exception:  # quarantined (logged by load): never stops the server
+                except Exception:  # noqa: BLE001 - quarantined (load logs it): go on
                     continue
                 self._reschedule(lm)
             if len(rows) < page or not self.keeps_horns:
@@ -377,7 +378,7 @@ class LiveService:
                 async with lm.lock:
                     await self._sync(lm)
                 self._after_change(lm)
-        except Exception as e:  # unknown, quarantined or the store away: the next one tells
+        except Exception as e:  # noqa: BLE001 - unknown, quarantined, store away: logged
             log.warning("match %s: not loaded after another process's append: %s",
                         match_id, e)
 
@@ -504,7 +505,7 @@ class LiveService:
             # a state that cannot be reported (or sent) is as bad as one that cannot be folded
             if _depth(m.report()) > MAX_REPORT_DEPTH or _depth(row.header) > MAX_REPORT_DEPTH:
                 raise ValueError(f"nested deeper than {MAX_REPORT_DEPTH} levels")
-        except Exception as e:  # any failure: quarantine, keep serving the others
+        except Exception as e:  # noqa: BLE001 - any failure: quarantine, keep serving the others
             reason = f"{type(e).__name__}: {e}"[:300]
             self.quarantined[match_id] = reason
             log.error("match %s quarantined: %s", match_id, reason)
@@ -617,7 +618,7 @@ class LiveService:
                         and role is not Role.COMMITTEE
                         and lm.match.is_final(at_ms)
                     ):
-                        raise ServiceError(403, "committee_only")
+                        raise ServiceError("committee_only")
                     try:
                         lm.match.apply(ev)
                     except EngineError as err:
@@ -627,14 +628,17 @@ class LiveService:
                             synced = True
                             if await self._sync_quietly(lm):
                                 continue
-                        code = getattr(err, "code", "refused")
-                        params = getattr(err, "params", None) or {"reason": err.reason}
-                        raise ServiceError(409, code, str(err), params=params,
+                        raise EventRefused(err.code, str(err),
+                                           params=err.params or {"reason": err.reason},
                                            reason=err.reason, index=err.index) from err
-                    except Exception as err:  # the engine choked: fold again, refuse
+                    except ChukkerError as err:  # refused on purpose (a code): the event's
                         self._rebuild(lm)
-                        raise ServiceError(422, "invalid_event", str(err)[:300], params={
-                            "field": "event", "reason": str(err)[:200]}) from err
+                        raise ServiceError("invalid_event", str(err)[:300], params={
+                            "field": "event", "reason": str(err)[:200]},
+                            detail=err.code) from err
+                    except Exception as err:  # a bug in the engine: logged, a 500, re-raised
+                        self._rebuild(lm)
+                        raise engine_failure(lm.id, ev) from err
                     stored = StoredEvent(lm.seq + 1, command_id, ev, now, role.value)
                     lm.inflight = asyncio.get_running_loop().create_future()
                     try:
@@ -651,11 +655,10 @@ class LiveService:
                         self._rebuild(lm)  # not stored: the client keeps it and retries
                         log.warning("match %s: event not stored: %s", lm.id, err)
                         raise store_refusal(err) from err
-                    except Exception as err:
+                    except Exception as err:  # the store failed otherwise: logged, busy
                         self._rebuild(lm)
                         log.exception("match %s: event not stored", lm.id)
-                        raise ServiceError(503, "busy", params={"retry_after": 1},
-                                           headers={"retry-after": "1"}) from err
+                        raise ServiceError("busy", params={"retry_after": 1}) from err
                     finally:
                         lm.inflight.set_result(None)
                         lm.inflight = None
@@ -667,8 +670,7 @@ class LiveService:
                     self._publish_event(lm, stored)
                     return Accepted(stored.seq, ev, now, duplicate=False, at_source=source,
                                     note=note)
-                raise ServiceError(503, "busy", params={"retry_after": 1},
-                                   headers={"retry-after": "1"})
+                raise ServiceError("busy", params={"retry_after": 1})
             finally:
                 self._after_change(lm)
 
@@ -676,7 +678,7 @@ class LiveService:
     def _duplicate(e: StoredEvent, event: dict[str, Any]) -> Accepted:
         sent = {k: v for k, v in e.event.items() if k != "at"}
         if sent != event:
-            raise ServiceError(409, "command_reused",
+            raise ServiceError("command_reused",
                                params={"command_id": e.command_id, "seq": e.seq}, seq=e.seq)
         return Accepted(e.seq, e.event, e.recorded_ms, duplicate=True)
 
@@ -850,19 +852,34 @@ class LiveService:
 
 def store_refusal(e: StorageFull | StoreUnavailable) -> ServiceError:
     """The refusal of a write the store could not take now: its own code (never
-    ``busy``, never a 500), with a ``Retry-After`` so that a console keeps the key press
-    and sends it again; nothing was stored.
+    ``busy``, never a 500), with a ``retry_after`` (the web's ``Retry-After``) so that a
+    console keeps the key press and sends it again; nothing was stored.
 
     >>> store_refusal(StorageFull("database or disk is full")).code
     'storage_full'
-    >>> store_refusal(StoreUnavailable("connection refused")).status
-    503
+    >>> store_refusal(StoreUnavailable("connection refused")).retry_after_s
+    2
     """
     if isinstance(e, StorageFull):
-        return ServiceError(503, "storage_full", params={"retry_after": 5},
-                            headers={"retry-after": "5"})
-    return ServiceError(503, "store_unavailable", params={"retry_after": 2},
-                        headers={"retry-after": "2"})
+        return ServiceError("storage_full", params={"retry_after": 5})
+    return ServiceError("store_unavailable", params={"retry_after": 2})
+
+
+def engine_failure(match_id: str, event: Mapping[str, Any]) -> EngineFailure:
+    """An unexpected exception of the engine (being handled) as a failure that is nobody's
+    request's fault: its traceback logged under a new incident id, which the answer
+    carries too; the client is not told the event was wrong.
+
+    >>> try:
+    ...     1 / 0
+    ... except ZeroDivisionError:
+    ...     len(engine_failure("m1", {"type": "goal"}).incident)
+    12
+    """
+    incident = secrets.token_hex(6)
+    log.exception("incident %s: match %s: the engine failed on a %s event", incident,
+                  match_id, str(event.get("type", "?"))[:40])
+    return EngineFailure(incident)
 
 
 def _with_start(row: MatchRow, start_ms: int) -> MatchRow:

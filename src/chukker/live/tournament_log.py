@@ -27,6 +27,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from chukker.errors import ChukkerError
 from chukker.live.fanout import Outbox, Subscriber
 from chukker.store.base import StoreError, TournamentEvent, UnknownMatch
 from chukker.tournament.model import Tournament, from_dict, to_datetime
@@ -53,7 +54,7 @@ class Kind:
 KINDS = frozenset({Kind.UPLOADED, Kind.UPDATED, Kind.MOVED, Kind.LIVE_MADE, Kind.RESULT})
 
 
-class TournamentRefused(ValueError):
+class TournamentRefused(ChukkerError):
     """The service refuses a tournament command: ``code`` and ``params`` as the API's
     refusals; ``found``: the problems it lists; ``extra``: fields beside them."""
 

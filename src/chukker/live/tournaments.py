@@ -132,6 +132,7 @@ class TournamentService:
         #: tournament, its own or another process's (the NATS publisher follows it)
         self.folded: list[Callable[[str, int], None]] = []
         self._dirty: set[str] = set()
+        self._settling: set[str] = set()  # tournaments a refresh is settling now
         self._refreshing: asyncio.Task[None] | None = None
         self._tasks: set[asyncio.Task[Any]] = set()
         self._keepalive: asyncio.Task[None] | None = None
@@ -272,7 +273,7 @@ class TournamentService:
         task = self._refreshing
         if (self.settles and task is not None and not task.done()
                 and task is not asyncio.current_task()
-                and (lt.id in self._dirty or lt.last is None)):
+                and (lt.id in self._dirty or lt.id in self._settling or lt.last is None)):
             # what this process is settling now (a result just in) shows in this answer
             with contextlib.suppress(Exception):
                 await asyncio.shield(task)
@@ -315,10 +316,15 @@ class TournamentService:
             lt = self.items.get(tid)
             if lt is None:
                 continue
+            # until its settling is written, a view of it waits for this task (a page
+            # read just after a final's last event shows the next round's live match)
+            self._settling.add(tid)
             try:
                 await self.refresh(lt)
             except Exception:  # never stop following: log it, the next change tries again
                 log.exception("tournament %s: refresh failed", tid)
+            finally:
+                self._settling.discard(tid)
 
     async def refresh(self, lt: LiveTournament) -> tuple[Standings, dict[str, Any]]:
         """Recompute what the pages show; push it if it changed; settle what is due."""
@@ -334,7 +340,7 @@ class TournamentService:
         for hook in self.refreshed:
             try:
                 hook(lt, s, reports)
-            except Exception:
+            except Exception:  # a hook must not raise: log it, the refresh is made
                 log.exception("tournament %s: a refresh hook failed", lt.id)
         return s, reports
 

@@ -126,7 +126,7 @@ def read_fit(data: bytes, name: str) -> DeviceTrack:
         fast = read_fit_fast(data, name)
     except DeviceError:
         raise
-    except Exception:  # bytes the fast reader did not foresee: fitdecode's words then
+    except Exception:  # noqa: BLE001 - bytes it did not foresee: fitdecode's turn
         fast = None
     return fast if fast is not None else read_fit_decode(data, name)
 
@@ -199,7 +199,7 @@ def _decode_part(part: bytes, before: int) -> tuple[list[list[float]], list[str]
             raise
         except fitdecode.FitError as exc:
             raise _Unreadable(n + 1, str(exc)) from None
-        except Exception as exc:  # what garbled bytes make fitdecode raise besides
+        except Exception as exc:  # noqa: BLE001 - what garbled bytes make fitdecode raise besides
             # (ValueError "size", AssertionError, struct.error...): unreadable too
             said = f": {exc}" if str(exc) else ""
             raise _Unreadable(n + 1, f"its bytes do not parse ({type(exc).__name__}{said})"

@@ -527,7 +527,7 @@ def read_fixes(path: str | Path) -> tuple[F64, list[str], F64, F64]:
         raise GPSError(f"{p}: no such file of fixes") from None
     except LimitError:
         raise
-    except Exception as exc:  # pyarrow raises its own types
+    except Exception as exc:  # noqa: BLE001 - pyarrow raises its own types
         raise GPSError(f"{p.name}: cannot read the fixes: {exc}") from None
     missing = [c for c in ("time", "unit", "lat", "lon") if c not in table.column_names]
     if missing:

@@ -24,6 +24,7 @@ import numpy as np
 import numpy.typing as npt
 
 from chukker import csvsafe
+from chukker.errors import ChukkerError
 
 F64 = npt.NDArray[np.float64]
 
@@ -72,8 +73,10 @@ class PlayerId:
         return cls(team, int(num))
 
 
-class TrackingError(ValueError):
+class TrackingError(ChukkerError):
     """A tracking or scenario file is malformed; the message says where."""
+
+    code = "tracking_invalid"
 
 
 @dataclass(frozen=True, slots=True)
@@ -254,7 +257,7 @@ def read_csv(path: str | Path) -> Tracking:
         )
     except LimitError:
         raise
-    except Exception as exc:  # pyarrow raises its own types
+    except Exception as exc:  # noqa: BLE001 - pyarrow raises its own types
         raise TrackingError(f"{path.name}: cannot read as CSV t,entity,x,y: {exc}") from None
     return _from_table(table, str(path.name))
 
@@ -270,7 +273,7 @@ def read_parquet(path: str | Path) -> Tracking:
         table = read_table(path, "parquet")
     except LimitError:
         raise
-    except Exception as exc:
+    except Exception as exc:  # noqa: BLE001 - pyarrow raises its own types
         raise TrackingError(f"{path.name}: cannot read as Parquet: {exc}") from None
     return _from_table(table, str(path.name))
 

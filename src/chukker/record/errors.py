@@ -13,29 +13,13 @@ from typing import Any
 
 from chukker.engine.errors import MESSAGES as ENGINE_MESSAGES
 from chukker.engine.errors import render
+from chukker.errors import ChukkerError, words
 
-#: English templates of the record's refusal codes (``str.format`` with the params).
-MESSAGES: dict[str, str] = {
-    "not_well_formed": "the text is not well-formed: {detail}",
-    "unreadable": "cannot read {path}: {detail}",
-    "not_utf8": "{path} is not UTF-8 text",
-    "record_not_an_object": "a match record is an object (a table in TOML)",
-    "unknown_field": "{path}: unknown field",
-    "field_required": "{path}: is required",
-    "field_type": "{path}: must be {expected}",
-    "field_range": "{path}: must be from {min} to {max}",
-    "field_enum": "{path}: unknown value {value} (one of {allowed})",
-    "field_too_long": "{path}: at most {max} characters",
-    "too_many_items": "{path}: at most {max} items",
-    "too_few_items": "{path}: at least {min} items",
-    "bad_unicode": "{path}: not valid Unicode text (a lone surrogate)",
-    "too_deep": "{path}: nested too deeply",
-    "at_before_start": "{event} ({type} at {at}): before the start of the record "
-    "(times count from 0 s)",
-}
+#: in the one registry of words (:data:`chukker.errors.words.RECORD`)
+MESSAGES: dict[str, str] = words.RECORD
 
 
-class RecordError(ValueError):
+class RecordError(ChukkerError):
     """A record that cannot be read: malformed text (with line and column), a field that
     breaks the record's definitions, or a bad header.
 

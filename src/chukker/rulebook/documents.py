@@ -482,7 +482,7 @@ def pdf_blocks(path: Path) -> tuple[list[Block], str | None, str]:
             if raw is not None:
                 value = raw.resolve() if hasattr(raw, "resolve") else raw
                 lang = value.decode() if isinstance(value, bytes) else str(value)
-        except Exception:  # a catalog we cannot read says nothing about the language
+        except Exception:  # noqa: BLE001 - a catalog we cannot read says nothing about the language
             lang = None
         title = str((pdf.metadata or {}).get("Title") or "")
         for page in pdf.pages:

@@ -41,6 +41,7 @@ from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from pathlib import Path
 
+from chukker.errors import ChukkerError
 from chukker.rulebook.languages import (
     ORIGINAL_LANG,
     Language,
@@ -62,14 +63,17 @@ from chukker.rulebook.model import (
 )
 
 
-class RulebookFormatError(ValueError):
+class RulebookFormatError(ChukkerError):
     """A file is not a rulebook page or summary, or is malformed at ``line``."""
+
+    code = "rulebook_format"
 
     def __init__(self, source: str, line: int, message: str) -> None:
         self.source = source
         self.line = line
         self.message = message
-        super().__init__(f"{source}:{line}: {message}")
+        super().__init__(f"{source}:{line}: {message}",
+                         params={"source": source, "line": line, "detail": message})
 
 
 class SourceKind(StrEnum):

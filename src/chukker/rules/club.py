@@ -30,6 +30,7 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
+from chukker.errors import ChukkerError
 from chukker.rules.editions import (
     EDITIONS,
     FEATURES,
@@ -80,7 +81,7 @@ NEEDS: dict[str, str] = {
 _MARKUP = re.compile(r"[<>&\"'`{}\\\x00-\x1f\x7f]")
 
 
-class ClubError(ValueError):
+class ClubError(ChukkerError):
     """A club edition that cannot be played: ``path`` (under ``edition``), ``code`` and
     ``params`` say where and why (the header's refusal, in en, es and it)."""
 

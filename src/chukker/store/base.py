@@ -20,6 +20,8 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, Protocol
 
+from chukker.errors import ChukkerError
+
 #: what a match id may be: the API answers 404 for any other, so nothing else is stored
 MATCH_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 
@@ -38,8 +40,10 @@ def verify_match_id(match_id: str, where: str = "") -> None:
         raise StoreError(f"{head}{match_id!r} is not a match id (1-64 letters, digits, - and _)")
 
 
-class StoreError(ValueError):
+class StoreError(ChukkerError):
     """Something about the stored data or a request to the store is wrong."""
+
+    code = "store_refused"
 
 
 class UnknownMatch(StoreError):
@@ -51,7 +55,8 @@ class UnknownMatch(StoreError):
 
     def __init__(self, match_id: str) -> None:
         self.match_id = match_id
-        super().__init__(f"no match with id {match_id}")
+        super().__init__(f"no match with id {match_id}", code="unknown_match",
+                         params={"match_id": match_id})
 
 
 class SeqTaken(StoreError):
@@ -60,7 +65,8 @@ class SeqTaken(StoreError):
     def __init__(self, match_id: str, seq: int) -> None:
         self.match_id = match_id
         self.seq = seq
-        super().__init__(f"match {match_id}: event {seq} was appended by another writer")
+        super().__init__(f"match {match_id}: event {seq} was appended by another writer",
+                         code="seq_taken", params={"match_id": match_id, "seq": seq})
 
 
 class CommandExists(StoreError):
@@ -69,8 +75,8 @@ class CommandExists(StoreError):
     def __init__(self, existing: StoredEvent) -> None:
         self.existing = existing
         super().__init__(
-            f"command {existing.command_id!r} is already event {existing.seq} of the match"
-        )
+            f"command {existing.command_id!r} is already event {existing.seq} of the match",
+            code="command_exists", params={"command_id": existing.command_id, "seq": existing.seq})
 
 
 class UnknownTournament(StoreError):
@@ -82,7 +88,8 @@ class UnknownTournament(StoreError):
 
     def __init__(self, tournament_id: str) -> None:
         self.tournament_id = tournament_id
-        super().__init__(f"no tournament with id {tournament_id}")
+        super().__init__(f"no tournament with id {tournament_id}", code="unknown_tournament",
+                         params={"tournament_id": tournament_id})
 
 
 class TournamentSeqTaken(StoreError):
@@ -93,7 +100,8 @@ class TournamentSeqTaken(StoreError):
         self.tournament_id = tournament_id
         self.seq = seq
         super().__init__(
-            f"tournament {tournament_id}: event {seq} was appended by another writer")
+            f"tournament {tournament_id}: event {seq} was appended by another writer",
+            code="tournament_seq_taken", params={"tournament_id": tournament_id, "seq": seq})
 
 
 class StoreUnavailable(StoreError):
@@ -106,7 +114,8 @@ class StoreUnavailable(StoreError):
 
     def __init__(self, reason: str) -> None:
         self.reason = reason
-        super().__init__(f"the event store cannot be reached: {reason}")
+        super().__init__(f"the event store cannot be reached: {reason}", code="store_unavailable",
+                         params={"reason": reason})
 
 
 class StorageFull(StoreError):
@@ -120,7 +129,8 @@ class StorageFull(StoreError):
 
     def __init__(self, reason: str) -> None:
         self.reason = reason
-        super().__init__(f"the event store has no space left: {reason}")
+        super().__init__(f"the event store has no space left: {reason}", code="storage_full",
+                         params={"reason": reason})
 
 
 class Backend(StrEnum):

@@ -29,6 +29,7 @@ from typing import Any, Literal
 
 from chukker import limits
 from chukker.engine.setup import MOUNT_ID, MOUNTS_MAX, Mount
+from chukker.errors import ChukkerError
 from chukker.record.io import RecordError
 from chukker.record.io import parse as _parse_text
 from chukker.tournament.problems import Problem, Subject, near, show
@@ -50,7 +51,7 @@ STAGE_KINDS: tuple[str, ...] = ("round-robin", "single-elimination")
 HANDICAP_RANGE = (-2, 10)  # arena handicaps
 
 
-class TournamentError(ValueError):
+class TournamentError(ChukkerError):
     """A tournament file that cannot be read at all (with line and column when known).
 
     ``code`` and ``params`` say why, as a refusal of the record's or the tournament's

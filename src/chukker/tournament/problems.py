@@ -40,6 +40,8 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
+from chukker.errors import ChukkerError
+
 
 class SubjectCode(StrEnum):
     """What a problem concerns: a part of the file, named by its id."""
@@ -319,8 +321,10 @@ class Subject:
         return {"code": str(self.code), "id": self.id}
 
 
-class ProblemParamsError(ValueError):
+class ProblemParamsError(ChukkerError):
     """A problem made with params its template does not name (a bug of the caller)."""
+
+    code = "problem_params"
 
 
 @dataclass(frozen=True, slots=True)

@@ -11,13 +11,16 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
+from chukker.errors import ChukkerError
 from chukker.tournament.model import MatchSpec, Team, Tournament
 
 TEAM_KEYS = ("A", "B")
 
 
-class NotReady(ValueError):
+class NotReady(ChukkerError):
     """The match's teams are not known yet (a place or a winner still to be decided)."""
+
+    code = "teams_not_ready"
 
 
 def match_day(t: Tournament, m: MatchSpec) -> dt.date:

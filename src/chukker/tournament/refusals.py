@@ -1,8 +1,9 @@
 """The tournament API's refusal codes and their English templates.
 
-The same mechanism as the match API's (:mod:`chukker.live.api_errors`): each answer
+The same mechanism as the match API's (:mod:`chukker.web.errors`): each answer
 carries a stable ``code`` and JSON ``params``; the English sentence is the template
-here filled from the params; Spanish and Italian are in
+(:data:`MESSAGES`, the registry's section :data:`chukker.errors.words.TOURNAMENT`) filled
+from the params; Spanish and Italian are in
 ``web/locales/{es,it}/LC_MESSAGES/tournament-refusals.po`` (msgid = the template) and
 :func:`chukker.web.refusals.refusal_message` puts them together. ``{cause}`` is a nested
 refusal (``{"code": ..., "params": ...}``), said in the same language. Codes the match
@@ -21,22 +22,7 @@ but for the TOML/JSON reader's own English (``not_well_formed``'s ``detail``); t
 
 from __future__ import annotations
 
-MESSAGES: dict[str, str] = {
-    "bad_tournament": "send the tournament's file as text (the field 'text', TOML or JSON) "
-                      "or as an object (the field 'tournament')",
-    "unreadable_tournament": "the tournament file cannot be read: {cause}",
-    # the causes of an unreadable file, beside the record's (chukker.record.errors)
-    "at_line": "line {line}, column {column}: {cause}",
-    "tournament_not_a_table": "a tournament file is a table (an object in JSON)",
-    "tournament_problems": "the tournament file has problems: {problems}",
-    "tournament_exists": "this tournament exists ({url}): {cause}",
-    "tournament_needs_token": "to update it, send the organiser's token or the "
-                              "tournament's committee token (Authorization: Bearer)",
-    "tournament_played": "matches already played would change: {problems}",
-    "unknown_tournament": "no tournament with id {tournament_id}",
-    "bad_start": "the start must be a local date and time such as 2026-12-05T15:00, "
-                 "not {start}",
-    "bad_arena": "an arena's name has 1 to 60 characters",
-    "match_started": "match {match_id} has started: it cannot change arena",
-    "unknown_arena": "this tournament has no arena named {arena}",
-}
+from chukker.errors import words
+
+#: in the one registry of words (:data:`chukker.errors.words.TOURNAMENT`)
+MESSAGES: dict[str, str] = words.TOURNAMENT

@@ -134,11 +134,11 @@ def _gather(files: list[Path] | None, config: Path | None, db: str | None) -> Se
         raise _fail(f"no database at {path} (name it with --db or $CHUKKER_DATABASE)", 3)
     try:
         store = open_store(target, pg_schema=s.database_schema)
-    except Exception as e:
+    except Exception as e:  # noqa: BLE001 - any driver's error: one line, never a trace
         raise _fail(f"cannot open the database: {e}", 3) from None
     try:
         return season(server_tournaments(store, Path(s.tournaments_target())))
-    except Exception as e:  # the database went away while reading: one line, never a trace
+    except Exception as e:  # noqa: BLE001 - database gone: one line, no trace
         raise _fail(f"cannot read the database: {e}", 3) from None
     finally:
         store.close()

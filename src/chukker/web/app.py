@@ -9,6 +9,7 @@ import gc
 import inspect
 import logging
 import os
+import secrets
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
@@ -21,11 +22,12 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import Message
 
 from chukker.config import Settings
-from chukker.live import LiveService, ServiceError, WorkerRole, api_errors
+from chukker.live import LiveService, ServiceError, WorkerRole
 from chukker.live.tournaments import TournamentService
 from chukker.ops import metrics
 from chukker.ops.proxy import client_of_scope
 from chukker.store import EventStore, open_store
+from chukker.web import errors as api_errors
 from chukker.web import publish
 from chukker.web.api import feeds as feeds_api
 from chukker.web.api import routes as api
@@ -303,9 +305,12 @@ def create_app(store: EventStore | str | Path, *, organiser: str | None = None,
 
     @app.exception_handler(Exception)
     async def server_error(request: Request, exc: Exception) -> Response:
-        # the last resort: never a plain-text 500, and nothing was committed
-        log.exception("unexpected error on %s", request.url.path)
-        return JSONResponse(api_errors.body("server_error"), status_code=500)
+        # the last resort: never a plain-text 500, never the client's fault, and nothing
+        # was committed; the incident id ties the answer to its logged traceback
+        incident = secrets.token_hex(6)
+        log.exception("incident %s: unexpected error on %s", incident, request.url.path)
+        return JSONResponse(api_errors.body("server_error", {"incident": incident},
+                                            incident=incident), status_code=500)
 
     # every part, unconditionally on its plane(s) (planes.PARTS): a broken module fails
     # here and in the tests; on the other plane its pages answer 307 (PlaneGate)

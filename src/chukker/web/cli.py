@@ -188,7 +188,7 @@ def _start(s: Any, sock: socket.socket | None, *, demo: bool,
     apply_process_settings(s)
     try:
         store = open_store(target, pg_schema=s.database_schema)
-    except Exception as e:
+    except Exception as e:  # noqa: BLE001 - any driver's error: one line, never a trace
         shown = target.split("@")[-1] if "@" in target else target
         _fail(f"cannot open the database {shown}: {type(e).__name__}: {e}"[:400])
     where = "PostgreSQL" if is_postgres_url(target) else os.path.abspath(target)

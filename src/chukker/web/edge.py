@@ -40,9 +40,10 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from chukker.config import Settings
 from chukker.edge import LoopNotifier, Replica
 from chukker.i18n import pick_language
-from chukker.live import WorkerRole, api_errors
+from chukker.live import WorkerRole
 from chukker.live.fanout import sse
 from chukker.store.sqlite import SQLiteStore
+from chukker.web import errors as api_errors
 from chukker.web.guard import Role, door_for
 from chukker.web.planes import Plane, redirect
 from chukker.web.refusals import refusal_message

@@ -322,7 +322,7 @@ class _TooLarge(Exception):
 def _json_answer(status: int, code: str, params: dict[str, Any],
                  headers: dict[str, str] | None = None) -> tuple[int, list[tuple[bytes, bytes]],
                                                               bytes]:
-    from chukker.live.api_errors import body
+    from chukker.web.errors import body
 
     data = json.dumps(body(code, params)).encode()
     hs = [(b"content-type", b"application/json"), (b"content-length", str(len(data)).encode())]

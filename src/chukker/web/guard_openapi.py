@@ -83,7 +83,7 @@ def document(doc: dict[str, Any], doors: tuple[Door, ...] = DOORS) -> dict[str, 
     >>> sorted(r), sorted(r["200"]["content"])
     (['200', '404', '429'], ['image/svg+xml'])
     """
-    from chukker.live.api_errors import message
+    from chukker.web.errors import message
 
     schemas = doc.setdefault("components", {}).setdefault("schemas", {})
     schemas["MatchHeader"] = header_schema()

@@ -41,6 +41,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, Generic, TypeVar
 
+from chukker.errors import ChukkerError
 from chukker.limits import MESSAGES as LIMIT_MESSAGES
 
 T = TypeVar("T")
@@ -91,19 +92,17 @@ MESSAGES: dict[str, str] = {k: v for k, v in LIMIT_MESSAGES.items() if k.startsw
 
 
 @dataclass(eq=False)
-class Busy(ValueError):
+class Busy(ChukkerError):
     """No worker of ``kind`` within the queue wait (503, ``Retry-After``)."""
 
     kind: Kind
     retry_after: int = 2
     code: str = "heavy_busy"
+    params: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
+        self.params = {"kind": str(self.kind), "retry_after": self.retry_after}
         super().__init__(self.message)
-
-    @property
-    def params(self) -> dict[str, Any]:
-        return {"kind": str(self.kind), "retry_after": self.retry_after}
 
     @property
     def message(self) -> str:
@@ -114,7 +113,7 @@ class Busy(ValueError):
 
 
 @dataclass(eq=False)
-class OverLimit(ValueError):
+class OverLimit(ChukkerError):
     """A task ran past its wall clock or its memory (422 ``heavy_limit``)."""
 
     kind: Kind

@@ -26,10 +26,10 @@ import httptools
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
-from chukker.live.api_errors import body as refusal_body
 from chukker.live.fanout import FANOUT_SLICE, Turns
 from chukker.ops.proxy import parse_address
 from chukker.web.api.wire import EXTENSION, SocketWire
+from chukker.web.errors import body as refusal_body
 from chukker.web.gate import AddressGate, proof_of
 
 #: seconds a client has to send a request's headers, then its body

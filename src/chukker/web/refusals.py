@@ -1,10 +1,9 @@
 """Refusals in the user's language: a code and its params to a sentence.
 
-Every refusal the engine, the record loader or the API gives (and every notice
-in the engine's report) has a stable
-``code`` and JSON ``params``; the English sentence is a template per code
-(:data:`chukker.engine.errors.MESSAGES`, :data:`chukker.record.errors.MESSAGES`
-``chukker.live.api_errors.MESSAGES`` and ``chukker.tournament.refusals.MESSAGES``).
+Every refusal the engine, the record loader or the API gives (a
+:class:`chukker.errors.ChukkerError`, and every notice in the engine's report) has a
+stable ``code`` and JSON ``params``; the English sentence is a template per code in the
+one registry (:mod:`chukker.errors.words`, read through :func:`chukker.errors.template`).
 Spanish and Italian come from the Babel catalogues
 ``locales/{es,it}/LC_MESSAGES/refusals.po`` (and ``api.po``,
 ``tournament-refusals.po``), whose msgid is the English template.
@@ -21,12 +20,10 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from chukker.engine.errors import CLUB_MESSAGES, NOTICES, render, setup_sentence
-from chukker.engine.errors import MESSAGES as ENGINE_MESSAGES
+from chukker.engine.errors import render, setup_sentence
+from chukker.errors import TEMPLATES
+from chukker.errors import template as template_of
 from chukker.i18n import LANGUAGES, translations
-from chukker.live.api_errors import MESSAGES as API_MESSAGES
-from chukker.record.errors import MESSAGES as RECORD_MESSAGES
-from chukker.tournament.refusals import MESSAGES as TOURNAMENT_MESSAGES
 
 #: what a field should have been (a refusal's ``expected``): English phrases, each
 #: translated in the catalogues as a template is
@@ -72,14 +69,8 @@ def said_reason(reason: str, gettext: Callable[[str], str]) -> str:
 
 def templates() -> dict[str, str]:
     """Every known code's English template (engine refusals and notices, record, the
-    match API, the tournament API)."""
-    out = dict(ENGINE_MESSAGES)
-    out.update(NOTICES)
-    out.update(RECORD_MESSAGES)
-    for table in (API_MESSAGES, TOURNAMENT_MESSAGES):
-        for code, text in table.items():
-            out.setdefault(code, text)
-    return out
+    match API, the tournament API): :data:`chukker.errors.TEMPLATES`."""
+    return dict(TEMPLATES)
 
 
 def refusal_message(code: str, params: Mapping[str, Any] | None, lang: str) -> str:
@@ -87,8 +78,7 @@ def refusal_message(code: str, params: Mapping[str, Any] | None, lang: str) -> s
 
     An unknown code gives the code itself; an unknown language gives English.
     """
-    template = (CLUB_MESSAGES.get(code) if "club" in (params or {}) else None) or \
-        templates().get(code)
+    template = template_of(code, params)
     if template is None:
         return code
     if lang != "en" and lang in LANGUAGES:
@@ -110,7 +100,7 @@ def refusal_message(code: str, params: Mapping[str, Any] | None, lang: str) -> s
 def said_or(code: str, params: Mapping[str, Any] | None, lang: str, english: str) -> str:
     """:func:`refusal_message` for a known code; ``english`` (the refusal's own text)
     for a code without a template."""
-    return refusal_message(code, params, lang) if code in templates() else english
+    return refusal_message(code, params, lang) if code in TEMPLATES else english
 
 
 def setup_said(code: str, params: Mapping[str, Any], lang: str, english: str) -> str:

@@ -21,6 +21,7 @@ from typing import Annotated, Any
 from fastapi import Header, Request
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from chukker.errors import ChukkerError
 from chukker.ops.proxy import client_of_request, forwarded_origin
 
 
@@ -295,6 +296,7 @@ class Organiser:
     def check(self, request: Request, presented: str | None) -> None:
         """Raise :class:`~chukker.live.ServiceError` unless ``presented`` may create."""
         from chukker.live import ServiceError
+        from chukker.web.errors import HttpRefusal
 
         if self.token is not None and presented is not None and hmac.compare_digest(
                 presented.encode(), self.token.encode()):
@@ -303,10 +305,9 @@ class Organiser:
             wait = self.limit.take(client_address(request))
             if wait > 0:
                 retry = max(1, math.ceil(wait))
-                raise ServiceError(429, "rate_limited", params={"retry_after": retry},
-                                   headers={"retry-after": str(retry)})
+                raise ServiceError("rate_limited", params={"retry_after": retry})
             return
-        raise ServiceError(401 if presented is None else 403, "organiser_required")
+        raise HttpRefusal(401 if presented is None else 403, "organiser_required")
 
 
 def bearer(authorization: str | None) -> str | None:
@@ -329,13 +330,15 @@ async def require_organiser(
 
 
 # ------------------------------------------------------------------ strict input
-class BadInput(ValueError):
+class BadInput(ChukkerError):
     """A value of a request that is refused before anything is stored: ``field`` and ``reason``."""
+
+    code = "bad_request"
 
     def __init__(self, field_: str, reason: str) -> None:
         self.field = field_
         self.reason = reason
-        super().__init__(f"{field_}: {reason}")
+        super().__init__(f"{field_}: {reason}", params={"problems": f"{field_}: {reason}"})
 
 
 MAX_DEPTH = 4

@@ -1,8 +1,8 @@
 """The HTTP API: matches, events, reports, records and the live stream.
 
 Every refusal is JSON ``{"error": <code>, "code": <code>, "params": {...},
-"message": <English text>, ...}`` (codes in ``chukker.live.api_errors``). Every
-request is checked in full before anything is stored.
+"message": <English text>, ...}`` (words in ``chukker.errors.words``, statuses in
+``chukker.web.errors``). Every request is checked in full before anything is stored.
 """
 
 from __future__ import annotations
@@ -36,6 +36,7 @@ from chukker.record.definitions import validate_event
 from chukker.store import UnknownMatch
 from chukker.store import base as store_base
 from chukker.store.engine import EventType, SetupError, dumps
+from chukker.web import errors
 from chukker.web.api.links import (
     match_display_token,
     match_key,
@@ -81,15 +82,15 @@ def check_event(event: Any) -> dict[str, Any]:
     list of types) and an ``at`` (the server stamps it).
     """
     if not isinstance(event, dict):
-        raise ServiceError(422, "invalid_event", params={"field": "event",
+        raise ServiceError("invalid_event", params={"field": "event",
                                                          "reason": "not an object"})
     kind = event.get("type")
     if not isinstance(kind, str) or kind not in EVENT_TYPES:
         shown = json.dumps(kind)[:40] if not isinstance(kind, str) else repr(kind[:40])
-        raise ServiceError(422, "unknown_event_type", params={
+        raise ServiceError("unknown_event_type", params={
             "type": shown, "types": ", ".join(sorted(EVENT_TYPES))})
     if "at" in event:
-        raise ServiceError(422, "at_not_allowed")
+        raise ServiceError("at_not_allowed")
     try:
         return validate_event(event, "event")
     except RecordError as e:
@@ -97,7 +98,7 @@ def check_event(event: Any) -> dict[str, Any]:
         reason = str(e)
         if reason.startswith(where + ": "):
             reason = reason[len(where) + 2:]
-        raise ServiceError(422, "invalid_event", f"{where}: {reason[:200]}",
+        raise ServiceError("invalid_event", f"{where}: {reason[:200]}",
                            params={"field": where, "reason": reason[:200]},
                            detail=e.code) from None
 
@@ -111,19 +112,19 @@ def check_header(header: Any) -> dict[str, Any]:
     default text limit is 64): the definitions check it, with their own limits (the
     event's name has 120 characters)."""
     if not isinstance(header, dict):
-        raise ServiceError(422, "invalid_header", params={"field": "body",
+        raise ServiceError("invalid_header", params={"field": "body",
                                                           "reason": "not an object"})
     try:
         h = clean({k: v for k, v in header.items() if k != "match_info"},
                   max_depth=HEADER_DEPTH)
     except BadInput as e:
-        raise ServiceError(422, "invalid_header", str(e),
+        raise ServiceError("invalid_header", str(e),
                            params={"field": e.field, "reason": e.reason}) from None
     if "match_info" in header:
         h["match_info"] = header["match_info"]
     extra = sorted(set(h) - HEADER_KEYS)
     if extra:
-        raise ServiceError(422, "invalid_header", params={"field": extra[0],
+        raise ServiceError("invalid_header", params={"field": extra[0],
                                                           "reason": "unknown field"})
     teams = h.get("teams")
     if isinstance(teams, dict):
@@ -137,14 +138,14 @@ def check_header(header: Any) -> dict[str, Any]:
                         hcp = int(hcp)  # JSON's 10.0 is 10 (the definitions normalise it)
                     lo, hi = HANDICAP_RANGE
                     if isinstance(hcp, bool) or not isinstance(hcp, int) or not lo <= hcp <= hi:
-                        raise ServiceError(422, "invalid_header", params={
+                        raise ServiceError("invalid_header", params={
                             "field": f"teams.{key}.{group}[{i}].handicap",
                             "reason": f"a whole number from {lo} to {hi}"})
     try:
         # the record's definitions and the rules (one definition), normalised
         out = validate_header(h)
     except RecordError as e:
-        raise ServiceError(422, e.code, str(e)[:300], params=e.params) from None
+        raise ServiceError(e.code, str(e)[:300], params=e.params) from None
     if "events" in h:
         out = {k: h["events"] if k == "events" else out[k] for k in h}
     return out
@@ -197,7 +198,7 @@ def service(request: Request) -> LiveService:
 
 def unknown(match_id: str) -> ServiceError:
     shown = match_id if MATCH_ID.match(match_id) else match_id[:16] + "…"
-    return ServiceError(404, "unknown_match", params={"match_id": shown})
+    return ServiceError("unknown_match", params={"match_id": shown})
 
 
 async def load(request: Request, match_id: str) -> LiveMatch:
@@ -207,7 +208,7 @@ async def load(request: Request, match_id: str) -> LiveMatch:
     try:
         return await service(request).load(match_id)
     except Quarantined as e:
-        raise ServiceError(409, "quarantined",
+        raise ServiceError("quarantined",
                            params={"match_id": match_id, "reason": e.reason}) from e
     except UnknownMatch as e:
         raise unknown(match_id) from e
@@ -218,16 +219,16 @@ async def authorise(request: Request, lm: LiveMatch, authorization: str | None) 
     only once the token is known not to be the match's."""
     token = bearer(authorization)
     if token is None:
-        raise ServiceError(401, "no_token")
+        raise ServiceError("no_token")
     role = service(request).role_of(lm, token)
     if role is not None:
         return role
     throttle = request.app.state.throttle
     key = (client_address(request), lm.id)
     if throttle.blocked(key):
-        raise ServiceError(429, "too_many_bad_tokens", headers={"retry-after": "60"})
+        raise ServiceError("too_many_bad_tokens", retry_after_s=60)
     await asyncio.sleep(throttle.fail(key))
-    raise ServiceError(403, "bad_token")
+    raise ServiceError("bad_token")
 
 
 def stream_tickets(request: Request) -> StreamTickets:
@@ -294,12 +295,11 @@ async def create_match(
         e.extra.setdefault("text", said_or(e.code, e.params, lang, e.message))
         raise
     if header.get("events"):
-        raise ServiceError(422, "has_events", text=said_or("has_events", {}, lang, ""))
+        raise ServiceError("has_events", text=said_or("has_events", {}, lang, ""))
     try:
         c = await service(request).create_match(header)
     except SetupError as e:
-        raise ServiceError(
-            422, "bad_setup", str(e),
+        raise ServiceError("bad_setup", str(e),
             params={"path": e.path, "reason": e.reason, "setup_code": e.code,
                     "setup_params": e.params},
             path=e.path, reason=e.reason,
@@ -330,8 +330,7 @@ async def stream_ticket(
     tickets = stream_tickets(request)
     wait = ticket_rate(request).take((client_address(request), lm.id))
     if wait > 0:
-        raise ServiceError(429, "rate_limited", params={"retry_after": int(wait) + 1},
-                           headers={"retry-after": str(int(wait) + 1)})
+        raise ServiceError("rate_limited", params={"retry_after": int(wait) + 1})
     return {"ticket": tickets.issue(lm.id, match_key(lm)), "expires_in": tickets.ttl}
 
 
@@ -440,8 +439,7 @@ async def stream(
     caps: StreamCaps = request.app.state.streams
     address = client_address(request)
     if not caps.acquire(address, privileged):
-        raise ServiceError(503, "too_many_streams", params={"retry_after": 5},
-                           headers={"retry-after": "5"})
+        raise ServiceError("too_many_streams", params={"retry_after": 5})
     released = False
 
     def release() -> None:
@@ -574,7 +572,7 @@ async def quarantined_record(request: Request, match_id: str,
 
 
     if token is None or not hmac.compare_digest(hash_token(token), row.committee_hash):
-        raise ServiceError(409, "quarantined", params={
+        raise ServiceError("quarantined", params={
             "match_id": match_id, "reason": svc.quarantined.get(match_id, "")})
     text = json.dumps({**doc, "quarantined": svc.quarantined.get(match_id, "")},
                       ensure_ascii=True, indent=1)
@@ -583,8 +581,6 @@ async def quarantined_record(request: Request, match_id: str,
 
 
 def error_response(e: ServiceError) -> JSONResponse:
-    headers = dict(e.headers or {})
-    if e.status == 401:
-        headers["www-authenticate"] = "Bearer"
-    return JSONResponse(e.body(), status_code=e.status, headers=headers or None)
+    """The refusal ``e`` as the API answers it (:func:`chukker.web.errors.response`)."""
+    return errors.response(e)
 

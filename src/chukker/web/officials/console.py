@@ -107,7 +107,7 @@ async def undo_preview(request: Request, match_id: str, event: int = 0) -> Respo
     lm = await load(request, match_id)
     await authorise(request, lm, request.headers.get("authorization"))
     if not 1 <= event <= lm.seq:
-        raise ServiceError(422, "bad_request", params={"problems": "event: no such event"})
+        raise ServiceError("bad_request", params={"problems": "event: no such event"})
     at_ms = round(float(service(request).report(lm)["at"]) * 1000)
     answer = await asyncio.to_thread(undo_changes, lm.match.setup, lm.match.events, event,
                                      at_ms)

@@ -17,8 +17,9 @@ from fastapi.responses import (
 
 from chukker.engine.errors import show
 from chukker.i18n import translations
-from chukker.live import ServiceError, api_errors
+from chukker.live import ServiceError
 from chukker.store.engine import SetupError
+from chukker.web import errors as api_errors
 from chukker.web.api.links import created_display_token
 from chukker.web.api.routes import check_header, service
 from chukker.web.refusals import said_or, setup_said
@@ -229,7 +230,7 @@ async def new_match(request: Request) -> Response:
             text = api_errors.fill(tr.gettext(api_errors.MESSAGES[e.code]), e.params)
         else:  # the record's or the engine's code (check_header)
             text = said_or(e.code, e.params, lang_of(request), e.message)
-        return _new_form(request, form, text, status=e.status)
+        return _new_form(request, form, text, status=api_errors.status_of(e))
     # post/redirect/get: a reload shows the page again and never creates a second match.
     # The secrets travel in the fragment, which the browser never sends to a server.
     secrets = urlencode({"tk": created.timekeeper_token, "cm": created.committee_token,

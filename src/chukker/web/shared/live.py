@@ -47,7 +47,7 @@ def refusal_templates(lang: str) -> dict[str, str]:
     """Each refusal code's message template in ``lang``, for the console to fill in.
 
     The engine's templates (``chukker.engine.errors.MESSAGES``) and the API's
-    (``chukker.live.api_errors.MESSAGES``), each translated through the merged
+    (``chukker.web.errors.MESSAGES``), each translated through the merged
     catalog (``refusals.po``, ``api.po``: msgid = the English template). The console
     fills ``{name}`` from the refusal's ``params``; a refusal whose code is not here
     is shown with its English ``message``.
@@ -58,7 +58,7 @@ def refusal_templates(lang: str) -> dict[str, str]:
     tr = translations(lang)
     out: dict[str, str] = {}
     from chukker.engine.errors import MESSAGES as ENGINE_MESSAGES
-    from chukker.live.api_errors import MESSAGES as API_MESSAGES
+    from chukker.web.errors import MESSAGES as API_MESSAGES
 
     for table in (ENGINE_MESSAGES, API_MESSAGES):
         for code, template in table.items():

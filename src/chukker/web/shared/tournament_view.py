@@ -325,14 +325,14 @@ def _in_language(params: Any, lines: dict[str, str]) -> Any:
 def bad(request: Request | None, code: str, status: int = 422,
          extra: dict[str, Any] | None = None, *, found: Sequence[Problem] = (),
          **params: Any) -> JSONResponse:
-    """A refusal as the match API's (:func:`chukker.live.api_errors.body`): ``code``,
+    """A refusal as the match API's (:func:`chukker.web.errors.body`): ``code``,
     ``params``, the English ``message``, and ``text``, the same in the caller's language
     (``?lang=``, the cookie, ``Accept-Language``; catalogues ``tournament-refusals.po``).
     ``extra`` are fields beside them (kept for the clients that read them). ``found`` are
     the problems the refusal lists: the answer's ``problems`` (see :func:`problems_json`);
     a ``problems`` param holds their English lines, and ``text`` says them in the
     caller's language."""
-    from chukker.live.api_errors import body
+    from chukker.web.errors import body
     from chukker.web.refusals import refusal_message
 
     lang = lang_of(request) if request is not None else "en"
