@@ -86,15 +86,15 @@ def main() -> None:
 
 
 def gps_path(args: argparse.Namespace) -> None:
-    from chukker.plays import gps
+    from chukker.plays import gps, gps_sessions
 
     tr = generated_play(7, seconds=args.seconds, region=(0.0, 0.0, 100.0, 50.0), mode=args.mode)
     riders = Tracking(tr.t, tr.players, tr.pos, None, (), tr.defends)
-    proj = gps.example_projection()
-    units = gps.unit_names(riders)
+    proj = gps_sessions.example_projection()
+    units = gps_sessions.unit_names(riders)
     late = tuple((u, 0.04 * k) for k, u in enumerate(units))
-    deg = gps.Degrade(rate_hz=10.0, noise_m=0.5, drop=0.05, offsets_s=late)
-    t, u, lat, lon = gps.fixes_from_tracking(riders, proj, units, deg, seed=7)
+    deg = gps_sessions.Degrade(rate_hz=10.0, noise_m=0.5, drop=0.05, offsets_s=late)
+    t, u, lat, lon = gps_sessions.fixes_from_tracking(riders, proj, units, deg, seed=7)
     n = t.size
 
     def whole() -> list[object]:
@@ -133,12 +133,12 @@ def devices_path(args: argparse.Namespace, t: object, u: list[str], lat: object,
     import tempfile
     from pathlib import Path
 
-    from chukker.plays import gps
+    from chukker.plays import gps, gps_sessions
     from chukker.plays.device_writers import write_device_session
     from chukker.plays.devices import DeviceKind, read_device
 
     with tempfile.TemporaryDirectory() as d:
-        csv = gps.write_session(Path(d) / "csv.toml", t, u, lat, lon, units)  # type: ignore[arg-type]
+        csv = gps_sessions.write_session(Path(d) / "csv.toml", t, u, lat, lon, units)  # type: ignore[arg-type]
         fit = write_device_session(Path(d) / "fit.toml", t, u, lat, lon,  # type: ignore[arg-type]
                                    units, dict.fromkeys(units, DeviceKind.FIT))  # type: ignore[arg-type]
         files = sorted(Path(d).glob("fit-*.fit"))

@@ -233,7 +233,7 @@ def _trees() -> Iterator[tuple[str, ast.AST]]:
 #: the only guarded imports, each saying so where it is used (not a default in disguise)
 IMPORT_FALLBACKS = {
     "chukker.engine.native",  # a broken compiled build runs the source (docs/engine.md)
-    "chukker.web.pages.sheet",  # WeasyPrint without the system's Pango: 503, "use Print"
+    "chukker.web.shared.sheet",  # WeasyPrint without the system's Pango: 503, "use Print"
 }
 
 
@@ -334,3 +334,77 @@ def test_architecture_every_route_belongs_to_a_plane(tmp_path: Path) -> None:
         assert mine <= both
         assert not [r for r in both - mine if plane_of(*r) & plane], plane
     assert all(plane_of(m, p) in (Plane.OFFICIALS, Plane.PUBLIC, Plane.BOTH) for m, p in both)
+
+
+# ------------------------------------------------------------------ private stays private
+def _private(name: str) -> bool:
+    return name.startswith("_") and not name.startswith("__")
+
+
+def _private_reaches() -> list[str]:
+    """Every place a module reaches another module's private name (``from m import _x``,
+    ``m._x`` on an imported module) or imports a private module (``chukker.store._engine``)
+    from outside its package."""
+    bad = []
+    for name, tree in _trees():
+        modules: dict[str, str] = {}  # local name -> one of the project's modules
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                parts = node.module.split(".")
+                hidden = next((i for i, p in enumerate(parts) if _private(p)), None)
+                if (hidden is not None and node.module in MODULES
+                        and not name.startswith(".".join(parts[:hidden]) + ".")):
+                    bad.append(f"{name}:{node.lineno}: from {node.module}")
+                for a in node.names:
+                    full = f"{node.module}.{a.name}"
+                    if full in MODULES:
+                        modules[a.asname or a.name] = full
+                    elif _private(a.name) and node.module in MODULES and node.module != name:
+                        bad.append(f"{name}:{node.lineno}: {node.module}.{a.name}")
+            elif isinstance(node, ast.Import):
+                for a in node.names:
+                    if a.name in MODULES:
+                        modules[a.asname or a.name] = a.name
+        for node in ast.walk(tree):
+            if (isinstance(node, ast.Attribute) and _private(node.attr)
+                    and isinstance(node.value, ast.Name) and node.value.id in modules
+                    and modules[node.value.id] != name):
+                bad.append(f"{name}:{node.lineno}: {modules[node.value.id]}.{node.attr}")
+    return bad
+
+
+def test_architecture_no_module_imports_another_modules_private_name() -> None:
+    """Issue 45: a name with a leading underscore is its module's own (``guard._answer``,
+    ``routes._Stream``, ``pages.tournaments._dir``, ``store._engine``): a module that needs
+    it uses a public name of the module's surface, or the code moves."""
+    assert _private_reaches() == []
+
+
+def test_architecture_private_name_finder_finds_a_reach(monkeypatch: pytest.MonkeyPatch) -> None:
+    reach = ast.parse("from chukker.web.guard import _TooLarge\nfrom chukker.web import guard\n"
+                      "guard._compiled\n")
+    monkeypatch.setattr(sys.modules[__name__], "_trees", lambda: iter([("chukker.x", reach)]))
+    assert _private_reaches() == ["chukker.x:1: chukker.web.guard._TooLarge",
+                                  "chukker.x:3: chukker.web.guard._compiled"]
+
+
+def test_architecture_the_pages_folders_are_the_planes() -> None:
+    """Issue 45: ``web/officials`` (the officials' pages) and ``web/public`` (the
+    public's) never import each other, and ``web/shared`` (what both render) imports
+    neither: a file's folder says whom it serves."""
+    folders = ("chukker.web.officials", "chukker.web.public", "chukker.web.shared")
+    assert all(any(m.startswith(f + ".") for m in MODULES) for f in folders)
+
+    def folder(m: str) -> str | None:
+        return next((f for f in folders if m == f or m.startswith(f + ".")), None)
+
+    bad = []
+    for name, deps in GRAPH.items():
+        mine = folder(name)
+        if mine is None:
+            continue
+        for d in deps:
+            theirs = folder(d)
+            if theirs is not None and theirs != mine and theirs != "chukker.web.shared":
+                bad.append((name, d))
+    assert bad == []

@@ -72,7 +72,7 @@ def test_one_csv_writer_no_module_writes_csv_itself() -> None:
 
 
 def test_owasp_rule_score_sheet_goals_and_fouls_csv() -> None:
-    from chukker.web.pages.sheet import fouls_csv, goals_csv
+    from chukker.web.shared.sheet import fouls_csv, goals_csv
 
     goal = {"letter": "A", "period": 1, "clock": "P1 1:00", "at": 10.0, "team": "A",
             "player": 2, "points": 1, "kind": "field"}

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import itertools
 import re
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -128,12 +127,6 @@ def json_text_depth(data: bytes) -> int:
     return max(0, max(itertools.accumulate(_STEP[b] for b in brackets)))
 
 
-def verify_json_text(data: bytes, limit: int = MAX_DEPTH, where: str = "body") -> None:
-    """Refuse JSON text nesting deeper than ``limit`` before it is parsed."""
-    if json_text_depth(data) > limit:
-        raise LimitError("too_deep", {"where": where, "limit": limit})
-
-
 def compression_of(head: bytes) -> str | None:
     """The compressed format whose magic bytes start ``head``, else ``None``."""
     for kind, magic in MAGIC.items():
@@ -157,11 +150,6 @@ def verify_size(n: int, limit: int, where: str) -> None:
 def verify_rows(n: int, limit: int = MAX_ROWS, where: str = "file") -> None:
     if n > limit:
         raise LimitError("too_many_rows", {"where": where, "limit": limit})
-
-
-def count_lines(chunks: Iterable[bytes]) -> int:
-    """Newlines in ``chunks`` (rows of a CSV before it is parsed)."""
-    return sum(c.count(b"\n") for c in chunks)
 
 
 def loads_toml(text: str, where: str = "document", limit: int = MAX_DEPTH) -> dict[str, Any]:

@@ -22,12 +22,11 @@ from chukker.plays.devices import (
     parse_device,
     read_device,
 )
-from chukker.plays.gps import (
+from chukker.plays.gps import analyse, read_session
+from chukker.plays.gps_sessions import (
     Degrade,
-    analyse,
     example_projection,
     fixes_from_tracking,
-    read_session,
     unit_names,
     write_session,
 )
@@ -253,7 +252,8 @@ def test_gps_plays_arena_prints_the_corners_walked_with_one_device(tmp_path: Pat
     the [arena] table, and the session made with it maps the corners to the arena's."""
     import tomllib
 
-    from chukker.plays.gps import EXAMPLE_CORNERS, ArenaProjection
+    from chukker.plays.gps import ArenaProjection
+    from chukker.plays.gps_sessions import EXAMPLE_CORNERS
 
     t, la, lo = [], [], []
     now = 1_796_464_800.0

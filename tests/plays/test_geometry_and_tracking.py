@@ -21,7 +21,7 @@ from chukker.plays import (
     write_csv,
     write_parquet,
 )
-from chukker.plays.detectors import frames
+from chukker.plays.frames import frames
 from chukker.plays.geometry import Arena
 
 

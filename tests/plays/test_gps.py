@@ -12,15 +12,12 @@ from typer.testing import CliRunner
 
 from chukker.plays import load_shipped
 from chukker.plays.cli import app
-from chukker.plays.gps import (
+from chukker.plays.gps import ArenaProjection, GPSError, read_session, session_from_fixes
+from chukker.plays.gps_sessions import (
     EXAMPLE_CORNERS,
-    ArenaProjection,
     Degrade,
-    GPSError,
     example_projection,
     fixes_from_tracking,
-    read_session,
-    session_from_fixes,
     unit_names,
     write_session,
 )

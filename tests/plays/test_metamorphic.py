@@ -15,14 +15,8 @@ from __future__ import annotations
 import pytest
 
 from chukker.plays import Candidate, detect, shipped
-from chukker.plays.gps import (
-    NOT_RUN_ON_GPS,
-    Degrade,
-    example_projection,
-    fixes_from_tracking,
-    session_from_fixes,
-    unit_names,
-)
+from chukker.plays.gps import NOT_RUN_ON_GPS, session_from_fixes
+from chukker.plays.gps_sessions import Degrade, example_projection, fixes_from_tracking, unit_names
 
 PROJ = example_projection()
 SCENARIOS = {s.id: s for s in shipped()}

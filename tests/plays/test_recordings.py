@@ -23,7 +23,8 @@ from chukker.plays.device_writers import (
     write_gpx,
 )
 from chukker.plays.devices import DeviceError, DeviceKind, Drop, parse_device, read_device
-from chukker.plays.gps import EXAMPLE_CORNERS, device_session_text, read_session
+from chukker.plays.gps import read_session
+from chukker.plays.gps_sessions import EXAMPLE_CORNERS, device_session_text
 
 runner = CliRunner()
 SHIPPED = Path(__file__).resolve().parents[2] / "examples" / "gps"

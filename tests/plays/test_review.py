@@ -13,7 +13,7 @@ from starlette.testclient import TestClient
 from tests import ports
 
 from chukker.plays.review import REVIEWS, analyse_file, candidates_csv, moment, rows
-from chukker.web.pages.plays import app
+from chukker.web.public.plays import app
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "gps"
 client = TestClient(app)

@@ -11,8 +11,8 @@ from starlette.applications import Starlette
 from starlette.routing import Mount
 from starlette.testclient import TestClient
 
-from chukker.web.pages.plays import illustrating
-from chukker.web.pages.plays import router as plays_router
+from chukker.web.public.plays import illustrating
+from chukker.web.public.plays import router as plays_router
 
 SEEDS = Path(
     os.environ.get("CHUKKER_SEEDS", Path(__file__).resolve().parents[3] / "shared" / "seeds")
@@ -32,7 +32,7 @@ def test_rule_13b_is_illustrated_by_both_zigzags() -> None:
 def client(tmp_path_factory: pytest.TempPathFactory) -> TestClient:
     from chukker.rulebook.corpus import Corpus
     from chukker.rulebook.reader import parse_file
-    from chukker.web.pages.rules import make_router
+    from chukker.web.public.rules import make_router
 
     files = sorted(SEEDS.glob("*.txt")) if SEEDS.is_dir() else []
     if not files:

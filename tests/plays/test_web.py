@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from starlette.testclient import TestClient
 
-from chukker.web.pages.plays import app, router
+from chukker.web.public.plays import app, router
 
 client = TestClient(app)
 

@@ -38,7 +38,7 @@ def base_url(seeded_db: Path) -> Iterator[str]:
     _need_browser()
     import uvicorn
 
-    from chukker.web.pages.rules import make_app
+    from chukker.web.public.rules import make_app
 
     port = ports.free_port()
     server = uvicorn.Server(

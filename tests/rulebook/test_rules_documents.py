@@ -20,7 +20,7 @@ from chukker.rulebook.corpus import Corpus
 from chukker.rulebook.documents import parse_pdf
 from chukker.rulebook.importers import RulebookFormatError, SourceKind
 from chukker.rulebook.reader import parse_file, parse_text
-from chukker.web.pages.rules import make_app
+from chukker.web.public.rules import make_app
 
 from .docs_for_tests import (
     DUTCH_PAGE,

@@ -12,7 +12,7 @@ from starlette.testclient import TestClient
 from chukker.rulebook.corpus import Corpus
 from chukker.rulebook.glossary import synonyms, title_in
 from chukker.rulebook.search import lookup
-from chukker.web.pages.rules import make_app
+from chukker.web.public.rules import make_app
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 

@@ -10,7 +10,7 @@ from starlette.applications import Starlette
 from starlette.routing import Mount
 from starlette.testclient import TestClient
 
-from chukker.web.pages.rules import make_app, make_router
+from chukker.web.public.rules import make_app, make_router
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 

@@ -44,7 +44,9 @@ MAKERS = [
     SRC / "tournament" / "model.py",
     SRC / "tournament" / "check.py",
     SRC / "tournament" / "mounts.py",
-    SRC / "web" / "pages" / "tournaments.py",
+    SRC / "web" / "officials" / "arena.py",
+    SRC / "web" / "public" / "tournaments.py",
+    SRC / "web" / "shared" / "tournament_view.py",
     SRC / "live" / "tournaments.py",
     SRC / "live" / "tournament_log.py",
 ]
@@ -242,7 +244,7 @@ def test_a_file_with_thousands_of_problems_is_answered_with_the_first_ones_and_a
 ) -> None:
     """Guard: the answer is rendered on the event loop in two languages, so it lists at most
     MAX_LISTED problems (found in the imports pool) and one line saying how many more."""
-    from chukker.web.pages.tournaments import MAX_LISTED
+    from chukker.web.officials.arena import MAX_LISTED
 
     text = four_team_toml() + "".join(f"[[stages]]\nid = \"s{i}\"\nkind = \"x\"\n"
                                       for i in range(3 * MAX_LISTED))

@@ -23,7 +23,10 @@ from chukker.tournament.refusals import MESSAGES
 from chukker.web import create_app
 from chukker.web.refusals import refusal_message, templates
 
-PAGES = Path(__file__).resolve().parents[2] / "src" / "chukker" / "web" / "pages"
+WEB = Path(__file__).resolve().parents[2] / "src" / "chukker" / "web"
+#: the tournament's doors: the officials', the public's and what both serve
+PAGES = [WEB / "officials" / "arena.py", WEB / "public" / "tournaments.py",
+         WEB / "shared" / "tournament_view.py"]
 
 
 @pytest.fixture
@@ -34,8 +37,8 @@ def client(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[TestClie
 
 
 def test_every_code_the_tournament_api_refuses_with_has_a_template_in_en_es_and_it() -> None:
-    source = (PAGES / "tournaments.py").read_text(encoding="utf-8")
-    service = "".join((PAGES.parents[1] / "live" / f).read_text(encoding="utf-8")
+    source = "".join(p.read_text(encoding="utf-8") for p in PAGES)
+    service = "".join((WEB.parent / "live" / f).read_text(encoding="utf-8")
                       for f in ("tournaments.py", "tournament_log.py"))
     sent = set(re.findall(r'_bad\(\s*request,\s*"(\w+)"', source))
     sent |= set(re.findall(r'TournamentRefused\(\s*"(\w+)"', service))  # the service's

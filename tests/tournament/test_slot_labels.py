@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from chukker.tournament.model import TeamRef
-from chukker.web.pages.tournaments import ref_label
+from chukker.web.shared.tournament_view import ref_label
 
 
 @pytest.mark.parametrize(

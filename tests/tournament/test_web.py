@@ -129,13 +129,14 @@ def test_every_string_of_the_pages_in_es_and_it() -> None:
     import re
 
     from chukker.i18n import translations
-    from chukker.web.pages.tournaments import CRITERIA_LABELS, STATUS_LABELS
+    from chukker.web.shared.tournament_view import CRITERIA_LABELS, STATUS_LABELS
 
     here = Path(__file__).parents[2] / "src" / "chukker" / "web"
     ids = set(CRITERIA_LABELS.values()) | set(STATUS_LABELS.values())
     for f in (here / "templates" / "tournament").glob("*.html"):
         ids |= {m.group(2) for m in re.finditer(r"""_\(\s*(["'])(.*?)\1\s*\)""", f.read_text())}
-    src = (here / "pages" / "tournaments.py").read_text()
+    src = "".join((here / f).read_text() for f in (  # the tournament's pages, by plane
+        "officials/arena.py", "public/tournaments.py", "shared/tournament_view.py"))
     ids |= {
         m.group(1) + (m.group(2) or "")
         for m in re.finditer(r'gettext\(\s*"(.*?)"(?:\s*\n\s*"(.*?)")?', src)
@@ -183,7 +184,7 @@ def test_the_tournaments_own_words_in_es_and_it(client: Any) -> None:
     from chukker.tournament.model import from_dict
     from chukker.tournament.schedule import bracket
     from chukker.tournament.standings import standings
-    from chukker.web.pages.matches import STAGE_WORDS, stage_name
+    from chukker.web.shared.render import STAGE_WORDS, stage_name
 
     tid = create(client)["tournament_id"]
     es = client.get(f"/tournaments/{tid}?lang=es").text

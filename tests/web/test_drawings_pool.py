@@ -18,7 +18,7 @@ from tests.web.conftest import OPEN, Match
 
 from chukker.web import create_app
 from chukker.web.heavy import Busy, Kind, OverLimit, Pools, PoolSpec
-from chukker.web.pages import plays as plays_pages
+from chukker.web.public import plays_base as plays_pages
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "gps"
 

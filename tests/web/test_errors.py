@@ -138,7 +138,7 @@ NOT_REFUSALS = {
     ("chukker.whistle.wav", "WavError"),  # a ValueError; the console says it as it is
     ("chukker.engine.state", "Refused"),  # the compiled fold's own signal, never escapes
     ("chukker.web.demo", "DemoError"),  # the demo's start-up failing: a RuntimeError
-    ("chukker.web.pages.sheet", "PdfUnavailable"),  # WeasyPrint missing: a RuntimeError
+    ("chukker.web.shared.sheet", "PdfUnavailable"),  # WeasyPrint missing: a RuntimeError
 }
 
 

@@ -79,7 +79,7 @@ def test_the_grooms_page_is_linked_from_created_spectators_and_sheet(
 
 
 def test_a_plans_unknown_horse_names_the_team_and_the_closest_horse(client: Any) -> None:
-    from chukker.web.pages.matches import plan_name_error
+    from chukker.web.officials.new_match import plan_name_error
     from chukker.web.refusals import setup_said
 
     e = plan_name_error({"team_A_name": "Blue"}, "A", 1, 0, "Comit", ["Bay", "Comet"])

@@ -21,7 +21,7 @@ def test_timekeeper_prints_the_key_card_on_one_a4_page(client: Any, lang: str) -
         assert tr.gettext(k.action).replace("'", "&#39;") in html, k.action
     assert 'class="bar"' in html or "shared" in html or "<nav" in html  # the shared layout
     pytest.importorskip("weasyprint")
-    from chukker.web.pages.sheet import PdfUnavailable, render_pdf
+    from chukker.web.shared.sheet import PdfUnavailable, render_pdf
 
     try:
         _pdf, pages = render_pdf(html)

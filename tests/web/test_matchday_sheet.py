@@ -121,7 +121,7 @@ def test_sheet_says_a_two_point_goal_in_words(client: Any, make_match: Any, post
 def test_console_offers_the_fixed_correction_reasons_in_its_language(client: Any,
                                                                      make_match: Any) -> None:
     from chukker.i18n import translations
-    from chukker.web.pages.sheet import CLOCK_REASONS
+    from chukker.web.shared.sheet import CLOCK_REASONS
 
     m = make_match(client)
     for lang in ("en", "es", "it"):

@@ -13,7 +13,8 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from chukker.plays.gps import CORNERS, GPSError, parse_corners, read_session
+from chukker.plays.gps import CORNERS, GPSError, read_session
+from chukker.plays.gps_sessions import parse_corners
 from chukker.web import create_app
 from chukker.web.guard import DOORS, Role
 
@@ -138,7 +139,7 @@ def test_gps_the_attacker_names_a_server_file_as_a_units_device(client: Any, nam
 
 
 def test_gps_too_many_device_files_are_refused(client: Any) -> None:
-    from chukker.web.pages.plays import MAX_REVIEW_FILES
+    from chukker.web.public.plays_review import MAX_REVIEW_FILES
 
     many = [("devices", (f"u{i}.gpx", b"<gpx/>")) for i in range(MAX_REVIEW_FILES + 1)]
     r = client.post("/plays/review", files=many, data={"corners": "x"})
@@ -155,7 +156,7 @@ def test_gps_a_device_named_path_in_the_picked_files_is_only_its_base_name(clien
 
 @pytest.fixture(scope="module")
 def served(serve_asgi: Any) -> str:
-    from chukker.web.pages.plays import app
+    from chukker.web.public.plays import app
 
     url: str = serve_asgi(app)
     return url

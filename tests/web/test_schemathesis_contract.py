@@ -42,7 +42,7 @@ from tests.web.schemathesis_shared import (  # noqa: E402
 
 from chukker.record.definitions import FEATURE_OPTIONS  # noqa: E402
 from chukker.rules.club import ClubError, club_edition  # noqa: E402
-from chukker.web.guard import TOURNAMENT_JSON, TOURNAMENT_TOML  # noqa: E402
+from chukker.web.guard_openapi import TOURNAMENT_JSON, TOURNAMENT_TOML  # noqa: E402
 
 ORGANISER = "contract-organiser-token"
 EXAMPLES = examples(12)

@@ -51,7 +51,7 @@ def test_no_qr_on_the_overlay_nor_the_phone_view(client: Any, make_match: Any) -
 def test_the_qr_helper_uses_the_public_url_with_its_path() -> None:
     from types import SimpleNamespace as NS
 
-    from chukker.web.pages.matches import phone_qr
+    from chukker.web.shared.render import phone_qr
 
     state = NS(addresses=NS(public_url="https://scores.example.org/chukker/"))
     req = NS(app=NS(state=state), scope={"headers": [(b"host", b"evil.example")]})

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from tests.web.conftest import post_event
 
-from chukker.web.pages.matches import WHISTLE_LABELS
+from chukker.web.officials.console import WHISTLE_LABELS
 from chukker.whistle import detector
 
 

@@ -141,7 +141,7 @@ def test_rule_5_onset_is_within_30_ms_at_every_rate(sr: int, at: float) -> None:
 def test_params_are_one_json_file_the_browser_reads_too() -> None:
     from importlib import resources
 
-    from chukker.web.pages import matches
+    from chukker.web.officials import console as matches
 
     p = D.params()
     assert json.loads(resources.files("chukker.whistle").joinpath("params.json").read_text()) == p

@@ -40,7 +40,6 @@ from chukker.config import NatsSettings
 from chukker.edge import checks
 from chukker.feeds.nats import JetStreamLink, display
 from chukker.store import StoredEvent, UnknownMatch
-from chukker.store._engine import EngineError, Match, Setup
 from chukker.store.base import (
     HornRow,
     StorageFull,
@@ -48,6 +47,7 @@ from chukker.store.base import (
     TournamentEvent,
     verify_match_id,
 )
+from chukker.store.engine import EngineError, Match, Setup
 from chukker.store.sqlite import SQLiteStore
 
 log = logging.getLogger("chukker.edge")

@@ -20,7 +20,7 @@ from functools import cache
 
 from chukker.education.model import Kind, Level, PlayRef, Question, Source, Text, clause_exists
 from chukker.plays import Scenario, Verdict, detect, shipped
-from chukker.plays.detectors import event_frame, frames
+from chukker.plays.frames import event_frame, frames
 from chukker.plays.scenario import text_in
 from chukker.plays.scene import EVENT_TEXT
 from chukker.plays.tracking import EventKind

@@ -154,7 +154,7 @@ ENGINE: dict[str, str] = {
     "setup_practice_shape": '{path}: must be {{"period_s": N, "interval_s": M}}',
     "setup_practice_range": "{path}: must be a number of seconds from {min} to {max}",
     "setup_practice_precision": "{path}: at most millisecond precision",
-    # the new-match form's own fields (chukker.web.pages.matches)
+    # the new-match form's own fields (chukker.web.officials.new_match)
     "setup_form_not_whole": "{path}: {value} is not a whole number",
     "setup_form_captain": "{path}: {value} is not a player number",
     "team_key": "{path}: a team key is a short identifier (letters, digits, - or _)",

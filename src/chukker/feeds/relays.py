@@ -7,7 +7,7 @@
   ``toggle_after``, so the device itself switches off;
 * ``topic``: the horn object itself on ``<topic>``, for boards of the club's own making.
 
->>> from chukker.config import RelaySettings
+>>> from chukker.config_keys import RelaySettings
 >>> horn = {"kind": "end", "period": 1, "at": 1_000}
 >>> [(c.delay_ms, c.topic, c.payload) for c in commands(RelaySettings("tasmota", "a1"), horn)]
 [(0, 'cmnd/a1/POWER', b'ON'), (1500, 'cmnd/a1/POWER', b'OFF')]
@@ -22,7 +22,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from chukker.config import RelaySettings
+from chukker.config_keys import RelaySettings
 
 
 @dataclass(frozen=True, slots=True)

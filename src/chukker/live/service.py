@@ -59,8 +59,8 @@ from chukker.store import (
     StoreError,
     StoreUnavailable,
 )
-from chukker.store._engine import EngineError, Match, Setup
 from chukker.store.base import TOURNAMENT_PREFIX, tournament_of
+from chukker.store.engine import EngineError, Match, Setup
 
 T = TypeVar("T")
 

@@ -54,7 +54,6 @@ from chukker.live.tournament_log import (
     played_standings,
     web_tournament,
 )
-from chukker.store._engine import Setup
 from chukker.store.base import (
     MATCH_ID,
     MatchRow,
@@ -63,6 +62,7 @@ from chukker.store.base import (
     TournamentSeqTaken,
     TournamentWrite,
 )
+from chukker.store.engine import Setup
 from chukker.tournament.model import Tournament
 from chukker.tournament.problems import Problem, Subject
 from chukker.tournament.records import NotReady, header

@@ -112,7 +112,7 @@ def analyze(
                 cut = u.dropped - u.cut_before - u.cut_after
                 console.print(
                     f"{sp.name}: unit {u.unit}: {u.device} file, used from "
-                    f"{gps._iso(u.first_used)} to {gps._iso(u.last_used)}; cut outside the "
+                    f"{gps.iso(u.first_used)} to {gps.iso(u.last_used)}; cut outside the "
                     f"arena: {u.cut_before} before, {u.cut_after} after, {cut} between",
                     markup=False,
                 )
@@ -203,7 +203,8 @@ def _arena_option(value: str) -> dict[str, tuple[float, float]]:
     ``[arena]`` table (a session TOML, or what ``chukker plays arena`` prints)."""
     import tomllib
 
-    from chukker.plays.gps import CORNERS, GPSError, parse_corners
+    from chukker.plays.gps import CORNERS, GPSError
+    from chukker.plays.gps_sessions import parse_corners
 
     p = Path(value)
     try:

@@ -146,7 +146,7 @@ def finish(kind: DeviceKind, name: str, t: Any, lat: Any, lon: Any,
                 ok = ok[~same]
     tk = tt[ok]
     if whole_seconds and ok.size:
-        tk = np.asarray(_spread_seconds(tk.astype(np.int64).tolist()), dtype=np.float64)
+        tk = np.asarray(spread_seconds(tk.astype(np.int64).tolist()), dtype=np.float64)
     if ok.size > 1:
         fast = too_fast(tk, la[ok], lo[ok], max_speed_mps)
         if fast.any():
@@ -271,12 +271,12 @@ def _anchored(t: F64, x: F64, y: F64, v: float, slack: float) -> Any:
     return best
 
 
-def _spread_seconds(secs: list[int]) -> list[float]:
+def spread_seconds(secs: list[int]) -> list[float]:
     """Whole seconds, with the records of one second spread evenly over it at the unit's
     rate (the most records any one second has). A first second with fewer
     records (the unit started mid-second) ends at the rate; the others start at it.
 
-    >>> _spread_seconds([10, 10, 11, 11, 11, 11, 12])
+    >>> spread_seconds([10, 10, 11, 11, 11, 11, 12])
     [10.5, 10.75, 11.0, 11.25, 11.5, 11.75, 12.0]
     """
     if not secs:

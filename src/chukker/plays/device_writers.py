@@ -24,7 +24,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from chukker.plays.devices import DeviceKind
-from chukker.plays.gps import CORNERS, EXAMPLE_CORNERS, FORMAT
+from chukker.plays.gps import CORNERS, FORMAT
+from chukker.plays.gps_sessions import EXAMPLE_CORNERS
 from chukker.plays.tracking import F64, PlayerId
 
 _TCX = "http://www.garmin.com/xmlschemas/TrainingCenterDatabase/v2"

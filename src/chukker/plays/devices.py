@@ -66,8 +66,8 @@ from chukker.plays.device_track import (
     DeviceKind,
     DeviceTrack,
     Drop,
-    _spread_seconds,
     finish,
+    spread_seconds,
 )
 
 __all__ = [
@@ -79,12 +79,12 @@ __all__ = [
     "DeviceKind",
     "DeviceTrack",
     "Drop",
-    "_spread_seconds",
     "corners_from_walk",
     "finish",
     "kind_of",
     "parse_device",
     "read_device",
+    "spread_seconds",
 ]
 
 #: a device file larger than this is refused (a day of 10 Hz GPX is about 40 MB)

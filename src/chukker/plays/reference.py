@@ -16,7 +16,8 @@ import math
 from dataclasses import dataclass
 
 from chukker.plays.candidates import Candidate, Clause, Evidence, angle_deg, finalize
-from chukker.plays.detectors import WALLS, stroke_windows
+from chukker.plays.detectors import stroke_windows
+from chukker.plays.frames import WALLS
 from chukker.plays.params import DEFAULT_PARAMS, Params
 from chukker.plays.tracking import EventKind, Side, Tracking
 
@@ -617,7 +618,8 @@ def _into_stroke(tr: Tracking, st: _State, p: Params) -> list[Candidate]:
 
 def detect_reference(tr: Tracking, params: Params = DEFAULT_PARAMS) -> list[Candidate]:
     """The same candidates as :func:`chukker.plays.detectors.detect`, frame by frame."""
-    from chukker.plays.detectors import detect_head_on, detect_intimidation, frames, pairs
+    from chukker.plays.detectors import detect_head_on, detect_intimidation
+    from chukker.plays.frames import frames, pairs
 
     st = _prepare(tr, params)
     fr = frames(tr, params)

@@ -18,7 +18,6 @@ from xml.sax.saxutils import escape, quoteattr
 
 from chukker.plays.scenario import Scenario
 from chukker.plays.scene import Scene, build, ui
-from chukker.plays.tracking import PlayerId
 
 W = 1000.0
 ARENA_W = 640.0
@@ -383,5 +382,3 @@ def _timeline(scene: Scene, L: Layout) -> list[str]:
     return o
 
 
-def player_label(sc: Scenario, pid: PlayerId, lang: str) -> str:
-    return sc.label(pid, lang)

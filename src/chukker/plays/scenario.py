@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import functools
 import itertools
-import math
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -296,7 +295,3 @@ def load_shipped(sid: str) -> Scenario:
     )
 
 
-def heading_deg(track: Track, t: float) -> float:
-    """Direction of travel at ``t`` in degrees (0 = +x), for drawing."""
-    a, b = track.at(max(0.0, t - 0.05)), track.at(t + 0.05)
-    return math.degrees(math.atan2(b[1] - a[1], b[0] - a[0]))

@@ -16,7 +16,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from chukker.plays.candidates import Candidate
-from chukker.plays.detectors import Frames, detect, frames
+from chukker.plays.detectors import detect
+from chukker.plays.frames import Frames, frames
 from chukker.plays.geometry import Arena
 from chukker.plays.params import DEFAULT_PARAMS, Params
 from chukker.plays.scenario import Scenario, Verdict, text_in

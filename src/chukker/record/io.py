@@ -102,11 +102,6 @@ def setup_of(doc: Mapping[str, Any]) -> Setup:
         raise RecordError(code=e.code, **e.params) from None
 
 
-def first_invalid_event(events: Any) -> tuple[int, RecordError] | None:
-    """The first event (0-based) that breaks the record's definitions, or ``None``."""
-    return checked_events(events)[1]
-
-
 def checked_events(events: Any) -> tuple[list[Any], tuple[int, RecordError] | None]:
     """The events as the definitions normalise them (an event with a quick yes is kept as
     it is, the others are :func:`validate_event`'s copies: strings in NFC, ``2.0`` as

@@ -108,7 +108,7 @@ class ParsedSource:
 # ---------------------------------------------------------------- shared bits
 
 _TITLE = re.compile(r"^(?P<word>[^\W\d_]+)\s+(?P<num>\d{1,2})\s+·\s+(?P<edition>.+)$")
-_SUMMARY_RULE = re.compile(r"^RULE\s+(?P<num>\d{1,2})\s*$")
+SUMMARY_RULE = re.compile(r"^RULE\s+(?P<num>\d{1,2})\s*$")
 _CLAUSE_ID = re.compile(
     r"^(?:\d{1,3}\.\s+)?(?P<id>(?P<rule>\d{1,2})(?P<letters>[a-z]{0,2})(?P<subs>(?:\([0-9a-z]{1,4}\))*)"
     r"(?:\s+(?P<suffix>interpretations?|examples?))?)$"
@@ -175,7 +175,7 @@ def structural_parent(clause_id: str) -> str:
 
 
 @dataclass(slots=True)
-class _Para:
+class Para:
     line: int
     text: str
 
@@ -216,7 +216,7 @@ def _parse_seconds(t: str) -> int:
     return int(whole) * 1000 + (int((frac + "000")[:3]) if frac else 0)
 
 
-def _trailing(paras: list[_Para], lang: str, into: _ClauseBuilder) -> None:
+def _trailing(paras: list[Para], lang: str, into: _ClauseBuilder) -> None:
     """Attach what follows a clause's last original: an illustrated play or notes."""
     steps = [i for i, p in enumerate(paras) if _STEP.match(p.text)]
     if not steps:
@@ -268,7 +268,7 @@ def _trailing(paras: list[_Para], lang: str, into: _ClauseBuilder) -> None:
     )
 
 
-def _repeated_marker(paras: list[_Para]) -> str:
+def _repeated_marker(paras: list[Para]) -> str:
     """A short line printed again and again between paragraphs: an unknown language's marker."""
     counts: dict[str, int] = {}
     for i, p in enumerate(paras[1:-1], 1):
@@ -280,8 +280,8 @@ def _repeated_marker(paras: list[_Para]) -> str:
     return best[0] if best[1] >= 2 else ""
 
 
-def _looks_like_page(
-    paras: list[_Para], lang_code: str | None = None
+def looks_like_page(
+    paras: list[Para], lang_code: str | None = None
 ) -> tuple[re.Match[str], Language] | None:
     if not paras:
         return None
@@ -317,13 +317,13 @@ def parse_bilingual_page(
     text: str, source: str = "<text>", edition: str | None = None, lang_code: str | None = None
 ) -> ParsedSource:
     """Parse a bilingual rule page (translation, marker, original, paragraph by paragraph)."""
-    paras = [_Para(i, ln.strip()) for i, ln in enumerate(text.splitlines(), 1) if ln.strip()]
+    paras = [Para(i, ln.strip()) for i, ln in enumerate(text.splitlines(), 1) if ln.strip()]
     try:
-        found = _looks_like_page(paras, lang_code)
+        found = looks_like_page(paras, lang_code)
     except RulebookFormatError as exc:
         raise RulebookFormatError(source, exc.line, exc.message) from None
     if found is None:
-        first = paras[0] if paras else _Para(1, "")
+        first = paras[0] if paras else Para(1, "")
         raise RulebookFormatError(
             source,
             first.line,
@@ -372,11 +372,11 @@ def parse_bilingual_page(
     header: list[str] = []
     clauses: list[_ClauseBuilder] = []
     footer = ""
-    free: list[_Para] = []
+    free: list[Para] = []
     header_done = False
     slugs: dict[str, int] = {}
 
-    def new_section(heading: str, at: _Para) -> None:
+    def new_section(heading: str, at: Para) -> None:
         slug = slugify(heading)
         if not slug:
             raise RulebookFormatError(source, at.line, f"heading {heading!r} makes no clause id")
@@ -385,7 +385,7 @@ def parse_bilingual_page(
         cid = f"{rule_no}.{slug}" if n == 1 else f"{rule_no}.{slug}-{n}"
         clauses.append(_ClauseBuilder(cid, heading=heading, printed=False, line=at.line))
 
-    def flush(before: str, at: _Para | None) -> None:
+    def flush(before: str, at: Para | None) -> None:
         nonlocal header_done, footer
         run, free[:] = list(free), []
         if not header_done:
@@ -563,7 +563,7 @@ def parse_summary(text: str, source: str = "<text>", edition: str | None = None)
     starts = [
         (i, int(m.group("num")))
         for i, ln in enumerate(lines)
-        if (m := _SUMMARY_RULE.match(ln.strip()))
+        if (m := SUMMARY_RULE.match(ln.strip()))
     ]
     if not starts:
         first = next(((i, ln) for i, ln in enumerate(lines, 1) if ln.strip()), (1, ""))

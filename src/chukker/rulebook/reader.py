@@ -12,11 +12,11 @@ from pathlib import Path
 
 from chukker.rulebook.documents import parse_html, parse_pdf
 from chukker.rulebook.importers import (
-    _SUMMARY_RULE,
+    SUMMARY_RULE,
+    Para,
     ParsedSource,
     RulebookFormatError,
-    _looks_like_page,
-    _Para,
+    looks_like_page,
     parse_bilingual_page,
     parse_summary,
 )
@@ -33,16 +33,16 @@ def parse_text(
     head = text.lstrip()[:200].lower()
     if head.startswith(("<!doctype html", "<html")) or source.lower().endswith((".html", ".htm")):
         return parse_html(text, source, lang, edition)
-    paras = [_Para(i, ln.strip()) for i, ln in enumerate(text.splitlines(), 1) if ln.strip()]
+    paras = [Para(i, ln.strip()) for i, ln in enumerate(text.splitlines(), 1) if ln.strip()]
     try:
-        page = _looks_like_page(paras, lang)
+        page = looks_like_page(paras, lang)
     except RulebookFormatError as exc:
         raise RulebookFormatError(source, exc.line, exc.message) from None
     if page is not None:
         return parse_bilingual_page(text, source, edition, lang)
-    if any(_SUMMARY_RULE.match(p.text) for p in paras):
+    if any(SUMMARY_RULE.match(p.text) for p in paras):
         return parse_summary(text, source, edition)
-    first = paras[0] if paras else _Para(1, "")
+    first = paras[0] if paras else Para(1, "")
     raise RulebookFormatError(
         source,
         first.line,

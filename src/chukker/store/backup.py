@@ -301,7 +301,7 @@ def export_store(store: EventStore, folder: str | Path,
     ``organiser_sha256``: the SHA-256 of the server's organiser token, kept in the
     manifest so that an import can say whether the token changed (never the token).
     """
-    from chukker.store._engine import dumps
+    from chukker.store.engine import dumps
 
     root = Path(folder)
     if root.exists() and any(root.iterdir()):
@@ -425,7 +425,7 @@ def read_export_all(folder: str | Path) -> ExportRead:
 
     Every problem is a :class:`StoreError` naming the file; nothing is written.
     """
-    from chukker.store._engine import Match, Setup, loads
+    from chukker.store.engine import Match, Setup, loads
 
     root = Path(folder)
     if not root.is_dir():
@@ -537,7 +537,7 @@ class ImportPlan:
 
 
 def _canonical(header: dict[str, Any], events: list[dict[str, Any]]) -> dict[str, Any]:
-    from chukker.store._engine import dumps, loads
+    from chukker.store.engine import dumps, loads
 
     return dict(loads(dumps({**header, "events": events}, "json"), "json"))
 

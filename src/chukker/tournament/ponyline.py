@@ -28,7 +28,6 @@ from typing import Any
 from chukker.rules.editions import PeriodPlan, edition
 from chukker.tournament.model import MatchSpec, Tournament
 from chukker.tournament.mounts import ridden_by_day
-from chukker.tournament.records import match_day
 from chukker.tournament.standings import Played, Standings
 
 #: what an extra period or a shootout still to play is reckoned at
@@ -175,10 +174,6 @@ def pony_line(
     if spare:
         out.append({"no": None, "name": None, "mounts": spare})
     return out
-
-
-def day_of(t: Tournament, match_id: str) -> dt.date:
-    return match_day(t, t.matches[match_id])
 
 
 # ------------------------------------------------------------ the groom's string (issue 30)

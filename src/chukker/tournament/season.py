@@ -18,7 +18,6 @@ True
 from __future__ import annotations
 
 import csv
-import datetime as dt
 import io
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, fields
@@ -470,5 +469,3 @@ def read_season_csv(text: str) -> list[SeasonRow]:
     return out
 
 
-def played_on(row: SeasonRow) -> dt.date | None:
-    return dt.date.fromisoformat(row.date) if row.date else None

@@ -479,6 +479,3 @@ def standings(t: Tournament, played: Mapping[str, Played | str] | None = None) -
     return Standings(t.name, stages, matches)
 
 
-def resolve_teams(t: Tournament, s: Standings, m: MatchSpec) -> tuple[str | None, str | None]:
-    """The team ids of a match once known (from the computed standings)."""
-    return s.match(m.id).teams

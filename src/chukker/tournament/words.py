@@ -68,27 +68,6 @@ def report_forfeits(report: Mapping[str, Any], names: Mapping[str, str]) -> list
     return [names.get(k, k) for k in report.get("forfeited", []) or []]
 
 
-def report_words(
-    report: Mapping[str, Any], names: Mapping[str, str], gettext: Gettext = _same
-) -> str | None:
-    """:func:`result_words` of an engine report; ``names``: team key -> name, in the
-    record's order (``{"A": "White", "B": "Blue"}``)."""
-    keys = list(names)
-    sc = report.get("score") or {}
-    score = [int(sc.get(k, 0)) for k in keys] if sc else None
-    status = str(report.get("status", ""))
-    if status == "pre_match" and not report.get("seq"):
-        score = None
-    return result_words(
-        status,
-        score,
-        names.get(str(report.get("winner"))),
-        report_forfeits(report, names),
-        [names[k] for k in keys],
-        gettext,
-    )
-
-
 def bold_winner(winner: str | None, forfeited: Sequence[str]) -> str | None:
     """The team to show in bold: the winner, none when both forfeited."""
     return None if len(forfeited) >= 2 else winner

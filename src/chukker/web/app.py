@@ -34,14 +34,15 @@ from chukker.web.api import routes as api
 from chukker.web.cache import PageCache
 from chukker.web.gate import AddressGate
 from chukker.web.guard import Guard
-from chukker.web.guard import document as guard_document
+from chukker.web.guard_openapi import document as guard_document
 from chukker.web.heavy import Busy, OverLimit, Pools
 from chukker.web.limits import StreamCaps, StreamGate
+from chukker.web.officials import arena, console, new_match
+from chukker.web.officials import help as help_pages
 from chukker.web.ops import observe
-from chukker.web.pages import help as help_pages
-from chukker.web.pages import learn, plays, rules, tournaments
-from chukker.web.pages import matches as pages
 from chukker.web.planes import PARTS, Addresses, Plane, PlaneGate
+from chukker.web.public import learn, matches, plays, rules, tournaments
+from chukker.web.public.plays_base import PREFIX as PLAYS_PREFIX
 from chukker.web.security import (
     Organiser,
     RateLimit,
@@ -49,6 +50,8 @@ from chukker.web.security import (
     Throttle,
     organiser_token,
 )
+from chukker.web.shared import apidocs, tournament_view
+from chukker.web.shared.render import error_page, lang_of
 
 log = logging.getLogger("chukker.web")
 HERE = Path(__file__).parent
@@ -201,12 +204,12 @@ def create_app(store: EventStore | str | Path, *, organiser: str | None = None,
     # the tournaments (issue 40): folded from the store beside the matches; the officials'
     # plane (or a single process) settles them: live matches and results as results change
     tsvc = TournamentService(svc, settles=keeper)
-    tsvc.payload = tournaments.stream_payload
+    tsvc.payload = tournament_view.stream_payload
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         await svc.start()
-        await tsvc.start(tournaments._dir())
+        await tsvc.start(tournament_view.tournaments_dir())
         if natsfeed is not None:  # NATS JetStream for the edges (issue 35)
             await publish.start_publisher(svc, natsfeed, tsvc)
         if feed is not None:
@@ -235,7 +238,7 @@ def create_app(store: EventStore | str | Path, *, organiser: str | None = None,
         "The server stamps each event's time; a command_id is idempotent for the whole match.",
         version="1",
         lifespan=lifespan,
-        docs_url=None, redoc_url=None,  # served from the package by pages.py (no CDN)
+        docs_url=None, redoc_url=None,  # served from the package by shared/apidocs.py (no CDN)
         **NO_TELEMETRY,
     )
     app.state.service = svc
@@ -281,8 +284,8 @@ def create_app(store: EventStore | str | Path, *, organiser: str | None = None,
             return JSONResponse(api_errors.body(exc.code, exc.params), status_code=status,
                                 headers=headers)
         from chukker.web.refusals import refusal_message
-        resp = pages.error_page(request, status,
-                                refusal_message(exc.code, exc.params, pages.lang_of(request)))
+        resp = error_page(request, status,
+                                refusal_message(exc.code, exc.params, lang_of(request)))
         resp.headers.update(headers)
         return resp
 
@@ -298,7 +301,7 @@ def create_app(store: EventStore | str | Path, *, organiser: str | None = None,
                 else {"status": exc.status_code} if code == "http_error" else {})
             return JSONResponse(api_errors.body(code, params, str(exc.detail)),
                                 status_code=exc.status_code, headers=exc.headers)
-        return pages.error_page(request, exc.status_code, str(exc.detail))
+        return error_page(request, exc.status_code, str(exc.detail))
 
     @app.exception_handler(Exception)
     async def server_error(request: Request, exc: Exception) -> Response:
@@ -318,17 +321,20 @@ def create_app(store: EventStore | str | Path, *, organiser: str | None = None,
         app.include_router(api.router)
     if on("feeds"):
         app.include_router(feeds_api.router)
-    if on("pages"):
-        app.include_router(pages.router)
+    if on("pages"):  # the match pages: the officials' (console, new match), the public's
+        for part in (console, new_match, matches, apidocs):
+            app.include_router(part.router)
     app.openapi = functools.partial(_openapi, app, app.openapi)  # type: ignore[method-assign]
     if on("static"):
         app.mount("/static", StaticFiles(directory=HERE / "static"), name="static")
     if on("rules"):
         app.mount("/rules", rules.router)
     if on("plays"):
-        app.include_router(plays.router, prefix=plays.PREFIX)
+        app.include_router(plays.router, prefix=PLAYS_PREFIX)
     if on("tournaments"):
-        app.include_router(tournaments.router, prefix="/tournaments")
+        # the officials' doors first: /api (POST) before the public's /{tid}
+        for part in (arena, tournament_view, tournaments):
+            app.include_router(part.router, prefix="/tournaments")
     if on("learn"):
         app.include_router(learn.router, prefix="/learn")
     if on("help"):

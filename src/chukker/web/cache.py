@@ -57,7 +57,7 @@ from starlette.requests import cookie_parser
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from chukker.ops.proxy import client_of_app_scope
-from chukker.web.guard import Cost, Door, Role, _answer, _header, _send, door_for
+from chukker.web.guard import Cost, Door, Role, answer, door_for, header_of, send_answer
 from chukker.web.lang import language_of_scope
 from chukker.web.security import CSRF_COOKIE, CSRF_MARK, RateLimit, new_csrf
 
@@ -95,7 +95,7 @@ class Entry:
 
 def _cookie_ok(scope: Scope) -> bool:
     """The request carries no cookie but the language's."""
-    raw = _header(scope, b"cookie")
+    raw = header_of(scope, b"cookie")
     if not raw:
         return True
     return all(p.strip().split(b"=", 1)[0] in SHARED_COOKIES
@@ -105,7 +105,7 @@ def _cookie_ok(scope: Scope) -> bool:
 def _cookie(scope: Scope, name: bytes) -> str | None:
     """The cookie ``name`` as the page reads it (Starlette's ``request.cookies``: the
     last of that name)."""
-    raw = _header(scope, b"cookie")
+    raw = header_of(scope, b"cookie")
     if not raw or name not in raw:
         return None
     return cookie_parser(raw.decode("latin-1")).get(name.decode())
@@ -169,7 +169,7 @@ class PageCache:
         page's own choice), and the query parameters a page reads (all their values:
         two values of one make an entry of their own, never another's)."""
         path: str = scope.get("path", "")
-        if path.endswith(PERSONAL_PATHS) or _header(scope, b"authorization") is not None:
+        if path.endswith(PERSONAL_PATHS) or header_of(scope, b"authorization") is not None:
             return None
         if not _cookie_ok(scope):
             return None
@@ -231,7 +231,7 @@ class PageCache:
         if wait <= 0:
             return None
         retry = max(1, math.ceil(wait))
-        return _answer(scope, 429, "rate_limited", {"retry_after": retry},
+        return answer(scope, 429, "rate_limited", {"retry_after": retry},
                        {"retry-after": str(retry)})
 
     # -------------------------------------------------------------- the middleware
@@ -253,7 +253,7 @@ class PageCache:
         # the rate first: nothing of this request is worked out or kept before it
         refused = self.rate_refusal(scope, door)
         if refused is not None:
-            await _send(send, refused)
+            await send_answer(send, refused)
             return
         if (method not in ("GET", "HEAD") or door.cost is Cost.STREAM
                 or door.path.startswith(("/static/", "/rules/static/"))):
@@ -277,13 +277,13 @@ class PageCache:
         if entry is not None and entry.expires > now:
             self.entries.move_to_end(full)
             self.hits += 1
-            await self._answer(scope, send, entry, method)
+            await self.answer(scope, send, entry, method)
             return
         self.misses += 1
         scope["chukker.cached"] = True  # a page with a form leaves CSRF_MARK for the token
         await self._render(scope, receive, send, full, now + ver[1], not ver[0], method)
 
-    async def _answer(self, scope: Scope, send: Send, e: Entry, method: str) -> None:
+    async def answer(self, scope: Scope, send: Send, e: Entry, method: str) -> None:
         etag, headers, body = e.etag, e.headers, e.body
         if e.csrf:  # the visitor's own CSRF token in the form (and its cookie): private
             token = _cookie(scope, CSRF_COOKIE.encode()) or new_csrf()
@@ -296,7 +296,7 @@ class PageCache:
                         (b"content-length", str(len(body)).encode()),
                         (b"set-cookie", f"{CSRF_COOKIE}={token}; HttpOnly; Path=/; "
                                         "SameSite=strict".encode())]
-        inm = _header(scope, b"if-none-match")
+        inm = header_of(scope, b"if-none-match")
         if inm is not None and (inm.strip() == b"*" or etag in
                                 [t.strip().removeprefix(b"W/") for t in inm.split(b",")]):
             await send({"type": "http.response.start", "status": 304, "headers": [
@@ -337,7 +337,7 @@ class PageCache:
                 return
             if not more:
                 e = self._store(start, chunks, full, expires, general)
-                await self._answer(scope, send, e, method)
+                await self.answer(scope, send, e, method)
 
         await self.app(scope, receive, capture)
 

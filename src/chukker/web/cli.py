@@ -178,7 +178,7 @@ def _start(s: Any, sock: socket.socket | None, *, demo: bool,
                 holders.shown_database(target)))
     from chukker.live import LiveService
     from chukker.ops.logging import configure
-    from chukker.web.api.routes import created_display_token
+    from chukker.web.api.links import created_display_token
     from chukker.web.app import create_app
     from chukker.web.demo import DEMO_HEADER, DemoError, seed_finished_match, seed_tournament
     from chukker.web.ops.observe import apply_process_settings
@@ -348,7 +348,7 @@ def plays_review(
 
     from chukker.plays.review import analyse_file
     from chukker.plays.tracking import TrackingError
-    from chukker.web.pages.plays import app as pages
+    from chukker.web.public.plays import app as pages
 
     try:
         rv = analyse_file(file)

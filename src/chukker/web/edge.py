@@ -41,6 +41,7 @@ from chukker.config import Settings
 from chukker.edge import LoopNotifier, Replica
 from chukker.i18n import pick_language
 from chukker.live import WorkerRole
+from chukker.live.fanout import sse
 from chukker.store.sqlite import SQLiteStore
 from chukker.web import errors as api_errors
 from chukker.web.guard import Role, door_for
@@ -113,7 +114,7 @@ class ReadOnly:
         else:
             from starlette.requests import Request
 
-            from chukker.web.pages.matches import error_page, lang_of
+            from chukker.web.shared.render import error_page, lang_of
 
             request = Request(scope)
             page = error_page(request, 403, refusal_message(
@@ -170,7 +171,7 @@ def edge_message(behind: bool) -> bytes:
     >>> edge_message(True)
     b'event: edge\\ndata: {"behind":true}\\n\\n'
     """
-    return b'event: edge\ndata: {"behind":%s}\n\n' % (b"true" if behind else b"false")
+    return sse("edge", {"behind": behind}, None).encode()  # the streams' one encoder
 
 
 def _fail(msg: str) -> NoReturn:

@@ -330,9 +330,9 @@ def _json_answer(status: int, code: str, params: dict[str, Any],
     return status, hs, data
 
 
-def _answer(scope: Scope, status: int, code: str, params: dict[str, Any],
-            headers: dict[str, str] | None = None) -> tuple[int, list[tuple[bytes, bytes]],
-                                                          bytes]:
+def answer(scope: Scope, status: int, code: str, params: dict[str, Any],
+           headers: dict[str, str] | None = None) -> tuple[int, list[tuple[bytes, bytes]],
+                                                         bytes]:
     """A refusal in the door's own kind: JSON for JSON doors, else the site's error page
     in the visitor's language."""
     door = scope.get("chukker.door")
@@ -340,8 +340,8 @@ def _answer(scope: Scope, status: int, code: str, params: dict[str, Any],
         return _json_answer(status, code, params, headers)
     from starlette.requests import Request
 
-    from chukker.web.pages.matches import error_page, lang_of
     from chukker.web.refusals import refusal_message
+    from chukker.web.shared.render import error_page, lang_of
 
     request = Request(scope)
     page = error_page(request, status, refusal_message(code, params, lang_of(request)))
@@ -351,13 +351,15 @@ def _answer(scope: Scope, status: int, code: str, params: dict[str, Any],
     return status, hs, bytes(page.body)
 
 
-async def _send(send: Send, answer: tuple[int, list[tuple[bytes, bytes]], bytes]) -> None:
-    status, headers, data = answer
+async def send_answer(send: Send, reply: tuple[int, list[tuple[bytes, bytes]], bytes]) -> None:
+    """Send ``reply`` (status, headers, body), an :func:`answer`, as the whole response."""
+    status, headers, data = reply
     await send({"type": "http.response.start", "status": status, "headers": headers})
     await send({"type": "http.response.body", "body": data})
 
 
-def _header(scope: Scope, name: bytes) -> bytes | None:
+def header_of(scope: Scope, name: bytes) -> bytes | None:
+    """The first value of the request header ``name`` (lower case), else ``None``."""
     for k, v in scope.get("headers", []):
         if k == name:
             return bytes(v)
@@ -387,32 +389,32 @@ class Guard:
         if door is not UNKNOWN and not door.takes(method):
             # OPTIONS, TRACE and any other method: 405 with every method the path takes
             allow = ", ".join(allowed(scope.get("path", ""), self.doors))
-            await _send(send, _answer(scope, 405, "method_not_allowed", {}, {"allow": allow}))
+            await send_answer(send, answer(scope, 405, "method_not_allowed", {}, {"allow": allow}))
             return
         limit = self.limit_of(door)
-        declared = _header(scope, b"content-length")
+        declared = header_of(scope, b"content-length")
         if declared is not None:
             try:
                 n = int(declared)
             except ValueError:
                 n = limit + 1
             if n > limit:
-                await _send(send, _answer(scope, 413, "too_large", {"limit": limit}))
+                await send_answer(send, answer(scope, 413, "too_large", {"limit": limit}))
                 return
         if (door.role in _BEARERS and door.credential == HEADER and door.takes(method)
                 and not self._credentialed(scope, door)):
             # no token at all: refused from the route alone, no body read, no work (which
             # token it is, a match's or the organiser's, the handler checks)
-            await _send(send, _answer(scope, 401, _BEARERS[door.role], {},
+            await send_answer(send, answer(scope, 401, _BEARERS[door.role], {},
                                       {"www-authenticate": "Bearer"}))
             return
         kind = door.cost.kind
         if kind is not None and door.takes(method) and (method != "GET" or kind != Kind.PLAYS):
             refusal = self._pool_refusal(scope, kind)
             if refusal is not None:
-                await _send(send, refusal)
+                await send_answer(send, refusal)
                 return
-        ctype = (_header(scope, b"content-type") or b"").split(b";")[0].strip().lower()
+        ctype = (header_of(scope, b"content-type") or b"").split(b";")[0].strip().lower()
         if door.body and (ctype.endswith(b"json") or door.json) and method in ("POST", "PUT",
                                                                                 "PATCH"):
             await self._json_checked(scope, receive, send, limit, door.depth)
@@ -420,7 +422,7 @@ class Guard:
         await self._counted(scope, receive, send, limit)
 
     def _credentialed(self, scope: Scope, door: Door) -> bool:
-        auth = _header(scope, b"authorization") or b""
+        auth = header_of(scope, b"authorization") or b""
         if auth[:7].lower() == b"bearer " and auth[7:].strip():
             return True
         if door.role is Role.ORGANISER:
@@ -437,7 +439,7 @@ class Guard:
         if pool.admits(client_of_app_scope(scope)):
             return None
         busy = pool.busy()
-        return _answer(scope, 503, busy.code, busy.params, {"retry-after": str(busy.retry_after)})
+        return answer(scope, 503, busy.code, busy.params, {"retry-after": str(busy.retry_after)})
 
     async def _counted(self, scope: Scope, receive: Receive, send: Send, limit: int) -> None:
         seen = 0
@@ -462,11 +464,11 @@ class Guard:
             await self.app(scope, counted, watched)
         except _TooLarge:
             if not started:
-                await _send(send, _answer(scope, 413, "too_large", {"limit": limit}))
+                await send_answer(send, answer(scope, 413, "too_large", {"limit": limit}))
         except Exception as exc:  # FastAPI wraps errors raised while reading the body
             if isinstance(exc.__cause__, _TooLarge) or isinstance(exc.__context__, _TooLarge):
                 if not started:
-                    await _send(send, _answer(scope, 413, "too_large", {"limit": limit}))
+                    await send_answer(send, answer(scope, 413, "too_large", {"limit": limit}))
                 return
             raise
 
@@ -482,14 +484,15 @@ class Guard:
             part = msg.get("body", b"")
             seen += len(part)
             if seen > limit:
-                await _send(send, _answer(scope, 413, "too_large", {"limit": limit}))
+                await send_answer(send, answer(scope, 413, "too_large", {"limit": limit}))
                 return
             chunks.append(part)
             if not msg.get("more_body", False):
                 break
         data = b"".join(chunks)
         if limits.json_text_depth(data) > depth:
-            await _send(send, _answer(scope, 422, "too_deep", {"where": "body", "limit": depth}))
+            await send_answer(send, answer(scope, 422, "too_deep",
+                                           {"where": "body", "limit": depth}))
             return
         replayed = False
 
@@ -501,124 +504,3 @@ class Guard:
             return await receive()
 
         await self.app(scope, replay, send)
-
-
-# ------------------------------------------------------------------------------ OpenAPI
-def _openapi_path(path: str) -> str:
-    return re.sub(r"\{(\w+):\w+\}", r"{\1}", path)
-
-
-#: the match header's keys the API takes (``meta``, the record file's free notes, is not
-#: one of them: ``web.api.routes.HEADER_KEYS``)
-API_HEADER_KEYS = ("format", "rules", "edition", "options", "teams", "match_info")
-
-
-def header_schema() -> dict[str, Any]:
-    """The match record's header (the record without its events), from its one definition
-    (:func:`chukker.record.schema.schema`): the body of ``POST /api/matches``."""
-    from chukker.record.schema import schema
-
-    s = dict(schema())
-    for k in ("$schema", "$id", "$defs"):  # $defs: only the events' ``at`` refers to it
-        s.pop(k, None)
-    s["title"] = "MatchHeader"
-    s["properties"] = {k: v for k, v in s["properties"].items() if k in API_HEADER_KEYS}
-    return s
-
-
-def event_schema() -> dict[str, Any]:
-    """An operator event as the API takes it (``event`` of ``POST .../events``): one of the
-    record's event types, from its one definition, without ``at`` (the command's own)."""
-    from chukker.record.schema import schema
-
-    kinds = []
-    for k in schema()["properties"]["events"]["items"]["oneOf"]:
-        k = dict(k)
-        k["properties"] = {p: v for p, v in k["properties"].items() if p != "at"}
-        k["required"] = [p for p in k["required"] if p != "at"]
-        kinds.append(k)
-    return {"title": "Event", "oneOf": kinds}
-
-
-#: the tournament file as text: OpenAPI formats (JSON Schema cannot say which texts are
-#: tournaments; a client, or a fuzzer, gives a generator for them)
-TOURNAMENT_TOML, TOURNAMENT_JSON = "chukker-tournament-toml", "chukker-tournament-json"
-
-
-def tournament_body_schema() -> dict[str, Any]:
-    """The body of ``POST /tournaments/api``: ``{"text": <the file>}``, its ``format``
-    (``toml`` or ``json``) named or told by the text (JSON starts with ``{``).
-
-    What makes a text a tournament (``chukker-tournament/1``: the register, teams, stages
-    and matches, each player eligible on the match's day) is no JSON Schema's to say:
-    the text's ``format`` names it. ``{"tournament": {...}}`` (the same file as a JSON
-    object) is taken too, and left out here for the same reason: its text form says it."""
-    text = "the tournament file (docs/tournament.md)"
-    return {
-        "title": "TournamentUpload",
-        "description": 'A chukker-tournament/1 file as text; {"tournament": <the file as a '
-        'JSON object>} is taken too (see docs/tournament.md)',
-        "anyOf": [
-            {"type": "object", "required": ["text"], "additionalProperties": False,
-             "properties": {"text": {"type": "string", "minLength": 1, "format": fmt,
-                                     "description": f"{text}, {name}"},
-                            "format": {"const": name}}}
-            for fmt, name in ((TOURNAMENT_TOML, "toml"), (TOURNAMENT_JSON, "json"))
-        ],
-    }
-
-
-def document(doc: dict[str, Any], doors: tuple[Door, ...] = DOORS) -> dict[str, Any]:
-    """The OpenAPI ``doc`` with every door's answers (status -> code), the success media
-    types, and the real body schemas (the record header, the tournament file).
-
-    >>> doc = {"paths": {"/tournaments/{tid}/bracket.svg": {"get": {"responses": {}}}}}
-    >>> r = document(doc)["paths"]["/tournaments/{tid}/bracket.svg"]["get"]["responses"]
-    >>> sorted(r), sorted(r["200"]["content"])
-    (['200', '404', '429'], ['image/svg+xml'])
-    """
-    from chukker.web.errors import message
-
-    schemas = doc.setdefault("components", {}).setdefault("schemas", {})
-    schemas["MatchHeader"] = header_schema()
-    schemas["TournamentUpload"] = tournament_body_schema()
-    command = schemas.get("EventCommand", {}).get("properties", {})
-    if "event" in command:
-        command["event"] = {**event_schema(), "description": command["event"].get(
-            "description", "")}
-    error = {"$ref": "#/components/schemas/ApiError"} if "ApiError" in schemas else {
-        "type": "object"}
-    bodies = {("post", "/api/matches"): "MatchHeader",
-              ("post", "/tournaments/api"): "TournamentUpload"}
-    for d in doors:
-        ops = doc.get("paths", {}).get(_openapi_path(d.path))
-        if ops is None:
-            continue
-        for method in d.methods.lower().split(","):
-            op = ops.get(method)
-            if op is None:
-                continue
-            responses = op.setdefault("responses", {})
-            if d.media and d.cost is not Cost.STREAM:  # a stream's events keep their schema
-                ok = responses.setdefault("200" if method == "get" else "201", {
-                    "description": "Successful Response"})
-                content = ok.setdefault("content", {})
-                content.setdefault(d.media, {"schema": {"type": "string"}})
-            answers = dict(d.answers)
-            if d.rate((1.0, 1.0)) is not None:
-                answers.setdefault(429, "rate_limited")
-            for status, code in sorted(answers.items()):
-                if status < 300:  # another success: the success answer's body, its own words
-                    ok = next((responses[k] for k in ("201", "200") if k in responses), {})
-                    responses.setdefault(str(status), {**ok, "description": code})
-                    continue
-                kind = ({"application/json": {"schema": error}} if d.json or d.json_refusals else
-                        {"text/html": {"schema": {"type": "string"}}})
-                resp = responses.setdefault(str(status), {"description": message(code, {})})
-                resp.setdefault("content", kind)
-                resp["description"] = resp.get("description") or message(code, {})
-            name = bodies.get((method, d.path))
-            if name is not None:
-                op["requestBody"] = {"required": True, "content": {"application/json": {
-                    "schema": {"$ref": f"#/components/schemas/{name}"}}}}
-    return doc

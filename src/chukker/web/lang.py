@@ -1,6 +1,6 @@
 """The language a page is rendered in: one function for the page and for its cache key.
 
-The page (:func:`chukker.web.pages.matches.lang_of`) and the page cache
+The page (:func:`chukker.web.shared.render.lang_of`) and the page cache
 (:mod:`chukker.web.cache`) both call :func:`language_of_scope`, so that a request can
 never be rendered in one language and kept under another (issue 41: the cache keyed on
 the first ``lang`` while the page read the last). The choice is, in order:

@@ -59,11 +59,14 @@ class Plane(IntFlag):
 PARTS: dict[str, Plane] = {
     "api": Plane.BOTH,  # the match API: reads and writes (docs/live.md)
     "feeds": Plane.PUBLIC,  # feed.json / feed.xml / feed.csv: the broadcasters' pull
-    "pages": Plane.BOTH,  # the match pages: the console is the officials', the rest public
+    # the match pages: officials/console and new_match, public/matches, shared/apidocs
+    "pages": Plane.BOTH,
     "static": Plane.BOTH,  # the stylesheet and scripts every page needs
     "rules": Plane.PUBLIC,
     "plays": Plane.PUBLIC,
-    "tournaments": Plane.BOTH,  # the arena consoles are the officials', the rest public
+    # officials/arena (upload, moves, arena consoles), shared/tournament_view (the stream),
+    # public/tournaments
+    "tournaments": Plane.BOTH,
     "learn": Plane.PUBLIC,
     "help": Plane.BOTH,  # the console's key card
     "ops": Plane.BOTH,  # /healthz, /readyz, /metrics: each process answers for itself

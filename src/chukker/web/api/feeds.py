@@ -53,7 +53,7 @@ def _cache(request: Request) -> OrderedDict[tuple[str, str, str], tuple[float, b
 
 def feed_record(svc: LiveService, lm: LiveMatch, lang: str) -> dict[str, Any]:
     """The flat record of a live match as of now, ``status_text`` in ``lang``."""
-    from chukker.web.pages.matches import status_text
+    from chukker.web.shared.render import status_text
 
     rep = svc.report(lm)
     state = public_state(lm.row.header, rep)

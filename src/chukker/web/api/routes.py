@@ -35,11 +35,16 @@ from chukker.record import RecordError, validate_header
 from chukker.record.definitions import validate_event
 from chukker.store import UnknownMatch
 from chukker.store import base as store_base
-from chukker.store._engine import EventType, SetupError, dumps
+from chukker.store.engine import EventType, SetupError, dumps
 from chukker.web import errors
+from chukker.web.api.links import (
+    match_display_token,
+    match_key,
+    match_urls,
+)
 from chukker.web.api.wire import SocketWire, wire_of
 from chukker.web.limits import StreamCaps
-from chukker.web.planes import Addresses, Plane, crowd_elsewhere, plane_of, serves_crowd
+from chukker.web.planes import crowd_elsewhere, serves_crowd
 from chukker.web.refusals import bad_setup_text, said_or
 from chukker.web.security import (
     BadInput,
@@ -48,8 +53,6 @@ from chukker.web.security import (
     bearer,
     clean,
     client_address,
-    display_token,
-    match_secret,
     require_organiser,
 )
 
@@ -211,10 +214,6 @@ async def load(request: Request, match_id: str) -> LiveMatch:
         raise unknown(match_id) from e
 
 
-def client_key(request: Request) -> str:
-    return client_address(request)
-
-
 async def authorise(request: Request, lm: LiveMatch, authorization: str | None) -> Role:
     """The role of the request's token; bad tokens are counted per (address, match)
     only once the token is known not to be the match's."""
@@ -230,59 +229,6 @@ async def authorise(request: Request, lm: LiveMatch, authorization: str | None) 
         raise ServiceError("too_many_bad_tokens", retry_after_s=60)
     await asyncio.sleep(throttle.fail(key))
     raise ServiceError("bad_token")
-
-
-def plane_base(request: Request, path: str) -> str:
-    """The base URL that serves ``path`` (issue 42: each link on its plane): the officials'
-    pages (the console) on the officials' address, the crowd's (spectators, big screen) on
-    the public one: the configured ``officials_url`` / ``public_url`` when set (never the
-    request's Host then), else the plane's port on the request's host when this process
-    serves the other plane, else this request's own base; the API, on both, here."""
-    state = request.app.state
-    addresses = getattr(state, "addresses", None) or Addresses()
-    serving = getattr(state, "plane", Plane.BOTH)
-    here = str(request.base_url).rstrip("/")
-    plane = plane_of("GET", path)
-    if plane == Plane.BOTH:
-        return here
-    url = addresses.officials_url if plane == Plane.OFFICIALS else addresses.public_url
-    if url:
-        return url.rstrip("/")
-    if serving & plane:
-        return here
-    return addresses.base(plane, request.headers.get("host", "")[:300], request.url.scheme)
-
-
-def match_urls(request: Request, created_id: str, tk: str | None = None,
-               display: str | None = None) -> dict[str, str]:
-    paths = {
-        "spectator": f"/m/{created_id}",
-        "display": f"/m/{created_id}/display",
-        "overlay": f"/m/{created_id}/overlay",
-        "sheet": f"/m/{created_id}/sheet",
-        "console": f"/m/{created_id}/console",
-        "api": f"/api/matches/{created_id}",
-    }
-    urls = {k: plane_base(request, p) + p for k, p in paths.items()}
-    if tk is not None:
-        urls["console"] += f"#token={tk}"
-    if display is not None:
-        urls["display"] += f"#display={display}"
-        urls["overlay"] += f"#display={display}"
-    return urls
-
-
-def created_display_token(match_id: str, timekeeper_token: str, committee_token: str) -> str:
-    """The display token of a match just created, from its two secrets."""
-    return display_token(match_id, hash_token(timekeeper_token), hash_token(committee_token))
-
-
-def match_display_token(lm: LiveMatch) -> str:
-    return display_token(lm.id, lm.row.timekeeper_hash, lm.row.committee_hash)
-
-
-def match_key(lm: LiveMatch) -> bytes:
-    return match_secret(lm.id, lm.row.timekeeper_hash, lm.row.committee_hash)
 
 
 def stream_tickets(request: Request) -> StreamTickets:
@@ -510,6 +456,16 @@ async def stream(
     sub, backlog = svc.subscribe(lm, since)
     sub.on_drop = release  # fell too far behind (stopped reading): its slot goes back now
 
+    return event_stream(sub, backlog, release, svc.leaving)
+
+
+def event_stream(sub: Subscriber, backlog: list[str], release: Callable[[], None],
+                 leaving: Turns) -> EventStream:
+    """The one Server-Sent Events writer, of a match's stream and of a tournament's: its
+    ``retry`` and ``backlog`` first, then what the fan-out (:mod:`chukker.live.fanout`)
+    gives ``sub`` (its messages encoded once by :func:`chukker.live.fanout.sse`), until
+    ``sub`` is dropped; ``release`` gives the stream's slot back, however it ends."""
+
     async def messages() -> AsyncIterator[bytes]:
         try:
             yield ("retry: 1000\n\n" + "".join(backlog)).encode()
@@ -533,11 +489,11 @@ async def stream(
 
     gen = messages()
     weakref.finalize(gen, release)  # also when the stream never started
-    return _Stream(gen, release, sub, backlog, svc.leaving, media_type="text/event-stream",
-                   headers={"cache-control": "no-cache", "x-accel-buffering": "no"})
+    return EventStream(gen, release, sub, backlog, leaving, media_type="text/event-stream",
+                       headers={"cache-control": "no-cache", "x-accel-buffering": "no"})
 
 
-class _Stream(StreamingResponse):
+class EventStream(StreamingResponse):
     """A streaming response that gives back its slot as soon as it ends, however it ends
     (a client that went away cancels the generator without closing it: waiting for the
     garbage collector to finalise it kept the slot for an unbounded time).

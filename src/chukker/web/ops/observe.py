@@ -208,7 +208,7 @@ def apply_process_settings(s: Settings) -> None:
     from chukker import i18n
     from chukker.live import fanout as live
     from chukker.web import limits
-    from chukker.web.pages import matches as pages
+    from chukker.web.shared import render as pages
 
     live.KEEPALIVE_S = s.server.stream_keepalive_s
     limits.HEADER_TIMEOUT_S = s.limits.header_timeout_s

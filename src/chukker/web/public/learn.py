@@ -33,7 +33,7 @@ from chukker.education.quiz import (
     spec_from,
 )
 from chukker.rules.editions import EDITIONS as EDITION_TABLE
-from chukker.web.pages.matches import lang_of, render
+from chukker.web.shared.render import lang_of, render
 
 router = APIRouter(include_in_schema=False)
 
@@ -181,7 +181,7 @@ async def play_png(request: Request, sid: str) -> Response:
     from chukker.education.picture import play_picture
     from chukker.plays import ScenarioError
     from chukker.plays.scenario import load_shipped
-    from chukker.web.pages.plays import drawn_or_refusal
+    from chukker.web.public.plays_base import drawn_or_refusal
 
     try:
         t = float(request.query_params.get("t", "0"))

@@ -94,7 +94,7 @@ def _page_langs(corpus: Corpus | None) -> list[str]:
 LANGUAGES = _Langs(SITE_LANGS)
 def _plays_for(clause: str, lang: str) -> list[dict[str, Any]]:
     """Shipped plays illustrating ``clause`` (links and the figure's drawing)."""
-    from chukker.web.pages.plays import illustrating
+    from chukker.web.public.plays import illustrating
 
     return illustrating(clause, lang)
 

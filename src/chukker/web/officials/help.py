@@ -14,7 +14,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, Response
 
 from chukker.web.keys import CONSOLE_KEYS, GROUP_TITLES, Group
-from chukker.web.pages.matches import render
+from chukker.web.shared.render import render
 
 router = APIRouter(include_in_schema=False)
 
