@@ -20,8 +20,12 @@ horn counts in the phase its due time falls in).
   open a stream, read its first state and close it.
 
 * issue 41: ``--officials-churn`` loops aimed at the **officials'** port that connect, ask
-  for a stream (anonymous) and read the answer (a ``307`` to the public port, or ``429``
-  once the address is over its cap, web/gate.py) and close;
+  for a stream (anonymous) and read the answer (a ``307`` to the public port, ``429``
+  once the address is over its cap, or a reset / no answer once the door shuts the
+  address out, web/gate.py) and close. They connect from :data:`ATTACKER_HOST`
+  (127.0.0.2, another loopback address; all of 127.0.0.0/8 is loopback on Linux) while
+  the timekeeper stays on 127.0.0.1: in an arena the crowd never shares the
+  timekeeper's address, and a door that keys on the address must see them apart;
 * ``--heads N``: after the phases, N requests with a 1 MB header to each plane (answered
   431 before parsing, web/limits.py), and the growth of each plane's RSS;
 * ``--clock-samples N``: the clock offset ``live.js`` measures (``/api/time``, the
@@ -71,6 +75,8 @@ from chukker.web.demo import DEMO_HEADER  # noqa: E402
 
 HORN_EVERY_MS = 250
 CONNECT_BUDGET_MS = 20_000  # the crowd's time to connect before its phase begins
+#: the address the officials' churn connects from (the timekeeper's is 127.0.0.1)
+ATTACKER_HOST = "127.0.0.2"
 
 
 async def _pages(base: str, mid: str, stop: asyncio.Event) -> int:
@@ -105,7 +111,9 @@ async def _officials_churn(port: int, mid: str, stop: asyncio.Event) -> int:
     ask = f"GET /api/matches/{mid}/stream HTTP/1.1\r\nHost: x\r\n\r\n".encode()
     while not stop.is_set():
         try:
-            r, w = await asyncio.open_connection("127.0.0.1", port)
+            # bounded: a door that drops an address's SYNs leaves connect waiting
+            r, w = await asyncio.wait_for(asyncio.open_connection(
+                "127.0.0.1", port, local_addr=(ATTACKER_HOST, 0)), 5)
             w.write(ask)
             await asyncio.wait_for(r.readline(), 30)
             w.close()

@@ -18,15 +18,37 @@ head is read, before any routing, parsing or store work:
 Behind a trusted proxy (setting ``trusted_proxies``) the address is the client's it
 forwards for, and the proxy's own connections are not capped.
 
+**The door** (:meth:`AddressGate.door`): before any of that, when a connection is
+accepted (:meth:`chukker.web.limits.GuardedHttp.connection_made`, before the protocol
+reads a byte), an address that has twice its cap of connections open, or is over its
+bucket of new connections (:data:`DOOR_FACTOR` times the requests' ``burst`` and
+``rate``: a caller that only asks too often is answered ``429`` first, a flood meets the
+door), has the connection reset at once and is *shut out* for :data:`SHUT_S` seconds:
+its new connections are reset as they come, and, where the kernel can
+(:mod:`chukker.web.sockfilter`, Linux), the listening socket drops its packets, so that
+a flood costs the officials' event loop nothing. Nothing is logged per refusal; the
+gate counts them (``reset``, ``shutouts``). Connections already open are never cut.
+
+An address that showed a proven credential in the last :data:`VOUCH_S` seconds is
+*vouched for* and never shut out: a console behind the same address as a crowd keeps its
+door open (that crowd then meets the per-request caps above, answered ``429``). A
+console that has not yet shown its token from an address a flooding crowd shares is
+kept out with the crowd until one of its connections comes in between two shut-outs
+(its ``connect`` retries by itself); its first proven request vouches for the address.
+
 >>> g = AddressGate(connections=2, rate=1.0, burst=2.0)
 >>> g.opened("a"); g.opened("a"); g.opened("a")
 >>> g.admits("a", Proof.NONE), g.admits("a", Proof.PROVEN), g.admits("b", Proof.NONE)
 (False, True, True)
+>>> sum(g.door("b") for _ in range(30)), g.door("b"), g.door("a"), g.door("c"), g.shut_out
+(20, False, True, True, ('b',))
 """
 
 from __future__ import annotations
 
+import asyncio
 import hmac
+import socket
 import time
 from collections import Counter
 from enum import StrEnum
@@ -34,8 +56,19 @@ from typing import Any
 from urllib.parse import parse_qsl
 
 from chukker.web.security import RateLimit, StreamTickets, bearer, match_secret
+from chukker.web.sockfilter import KernelDoor
 
 API_MATCH = "/api/matches/"
+#: the door's bucket of new connections per address, in requests' buckets
+DOOR_FACTOR = 10
+#: seconds an address refused at the door stays shut out
+SHUT_S = 10.0
+#: seconds an address that showed a proven credential is never shut out
+VOUCH_S = 1800.0
+#: the officials' listening socket's queue of connections not yet accepted: a flood's
+#: first burst (before its address is shut out) is at most this many connections for
+#: the loop to reset at once; the officials' callers are a few dozen
+OFFICIALS_BACKLOG = 256
 
 
 class Proof(StrEnum):
@@ -55,7 +88,18 @@ class AddressGate:
         self.open: Counter[str] = Counter()
         self.anonymous = RateLimit(burst, rate, capacity)
         self.claimed = RateLimit(burst, rate, capacity)
-        self.refused = 0
+        #: new connections per address (the door)
+        self.connects = RateLimit(burst * DOOR_FACTOR, rate * DOOR_FACTOR, capacity)
+        self.capacity = capacity
+        #: requests refused (429), connections reset at the door, addresses shut out so far
+        self.refused = self.reset = self.shutouts = 0
+        #: address -> monotonic time its shut-out ends (in that order)
+        self._shut: dict[str, float] = {}
+        #: address -> monotonic time it stops being vouched for
+        self._vouched: dict[str, float] = {}
+        self.kernel: KernelDoor | None = None
+        self._timer: asyncio.TimerHandle | None = None
+        self._dirty = self._stale = False
 
     @classmethod
     def from_settings(cls, limits: Any) -> AddressGate:
@@ -64,6 +108,94 @@ class AddressGate:
         rate = float(getattr(limits, "officials_rate", 20.0))
         return cls(int(getattr(limits, "officials_connections_per_address", 32)), rate,
                    max(1.0, rate * 3))
+
+    def guard(self, sock: socket.socket) -> bool:
+        """Have the kernel drop the shut-out addresses' packets on the listening socket
+        ``sock`` (:mod:`chukker.web.sockfilter`); whether it can."""
+        self.kernel = KernelDoor.attach(sock)
+        return self.kernel is not None
+
+    @property
+    def shut_out(self) -> tuple[str, ...]:
+        """The addresses shut out now."""
+        now = time.monotonic()
+        return tuple(a for a, until in self._shut.items() if until > now)
+
+    def vouch(self, address: str) -> None:
+        """``address`` showed a proven credential: never shut out for :data:`VOUCH_S`."""
+        self._vouched.pop(address, None)
+        while len(self._vouched) >= self.capacity:
+            del self._vouched[next(iter(self._vouched))]
+        self._vouched[address] = time.monotonic() + VOUCH_S
+        if address in self._shut:
+            del self._shut[address]
+            self._changed()
+
+    def door(self, peer: str) -> bool:
+        """May a connection from ``peer`` (not a trusted proxy) just accepted be served?
+        No work beyond a few dictionary look-ups; a refusal is counted, never logged."""
+        now = time.monotonic()
+        until = self._vouched.get(peer)
+        if until is not None:
+            if until > now:
+                return True
+            del self._vouched[peer]
+        until = self._shut.get(peer)
+        if until is not None:
+            if until > now:
+                self.reset += 1
+                return False
+            del self._shut[peer]
+        if (self.open.get(peer, 0) >= 2 * self.connections
+                or self.connects.take(peer) > 0):
+            self.reset += 1
+            self.shutouts += 1
+            while len(self._shut) >= self.capacity:
+                del self._shut[next(iter(self._shut))]
+            self._shut[peer] = now + SHUT_S
+            self._changed()
+            return False
+        return True
+
+    def _changed(self) -> None:
+        """The shut-out list changed: the kernel's filter follows at once (the address's
+        next packets are dropped), then at most once more per loop turn."""
+        if self.kernel is None:
+            return
+        self._stale = True
+        if self._dirty:
+            return
+        self._apply()
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:  # no loop (a direct call)
+            return
+        self._dirty = True
+        loop.call_soon(self._settle)
+
+    def _settle(self) -> None:
+        self._dirty = False
+        if self._stale:
+            self._changed()
+
+    def _apply(self) -> None:
+        self._stale = False
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        now = time.monotonic()
+        for a in [a for a, until in self._shut.items() if until <= now]:
+            del self._shut[a]
+        if self.kernel is None:
+            return
+        self.kernel.apply(list(self._shut))
+        if self._shut:  # lifted when the first one's time is up
+            try:
+                loop = asyncio.get_running_loop()
+            except RuntimeError:
+                return
+            first = next(iter(self._shut.values()))
+            self._timer = loop.call_later(max(0.05, first - now), self._apply)
 
     def opened(self, address: str) -> None:
         self.open[address] += 1
@@ -80,9 +212,11 @@ class AddressGate:
     def admits(self, address: str, proof: Proof, connection: str | None = None) -> bool:
         """Whether a request of ``address`` (over a connection from ``connection``, the
         peer: ``None`` for a trusted proxy's, which is not capped) may go on."""
-        if proof is Proof.PROVEN:
-            return True
         peer = address if connection is None else connection
+        if proof is Proof.PROVEN:
+            if peer:
+                self.vouch(peer)
+            return True
         if connection != "" and self.crowded(peer):
             self.refused += 1
             return False

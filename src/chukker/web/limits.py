@@ -15,9 +15,12 @@ caps per address and in total with a share kept for the match's own screens.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import resource
+import socket
+import struct
 import weakref
 from collections import Counter
 from typing import Any
@@ -25,6 +28,7 @@ from typing import Any
 import httptools
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+from uvicorn.protocols.utils import get_remote_addr
 
 from chukker.live.fanout import FANOUT_SLICE, Turns
 from chukker.ops.proxy import parse_address
@@ -173,25 +177,34 @@ class GuardedHttp(HttpToolsProtocol):
     ceiling = 1 << 30
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
-        super().connection_made(transport)
         self._deadline: asyncio.TimerHandle | None = None
         self._stall: asyncio.TimerHandle | None = None
         self._head, self._tail, self._parsed = 0, b"", 0
         self._refused = False
         self._gate: AddressGate | None = None
         self._peer = ""
+        state = getattr(getattr(self.config, "app", None), "state", None)
+        gate = getattr(state, "address_gate", None)
+        peer = ""
+        if isinstance(gate, AddressGate):
+            client = get_remote_addr(transport)
+            proxies = getattr(state, "trusted_proxies", None)
+            if client is not None and (proxies is None
+                                       or not proxies.trusts(parse_address(client[0]))):
+                peer = client[0]  # a trusted proxy's connections are not capped
+                if not gate.door(peer):  # the door: reset before any HTTP work
+                    self.transport = transport
+                    reset(transport)
+                    return
+        super().connection_made(transport)
         if len(self.connections) > self.ceiling:
             transport.abort()
             return
         timeout = HEADER_TIMEOUT_S
-        state = getattr(getattr(self.config, "app", None), "state", None)
-        gate = getattr(state, "address_gate", None)
         if isinstance(gate, AddressGate):
             self._gate = gate
-            peer = self.client[0] if self.client else "?"
-            proxies = getattr(state, "trusted_proxies", None)
-            if proxies is None or not proxies.trusts(parse_address(peer)):
-                self._peer = peer  # a trusted proxy's connections are not capped
+            if peer:
+                self._peer = peer
                 gate.opened(peer)
                 if gate.crowded(peer):
                     timeout = min(timeout, CROWDED_HEADER_TIMEOUT_S)
@@ -353,6 +366,16 @@ class GuardedHttp(HttpToolsProtocol):
             self._stall.cancel()
             self._stall = None
         super().connection_lost(exc)
+
+
+def reset(transport: asyncio.BaseTransport) -> None:
+    """Close a connection with a reset (``SO_LINGER`` 0): nothing is written, and no
+    ``TIME_WAIT`` is kept for it."""
+    sock = transport.get_extra_info("socket")
+    if sock is not None:
+        with contextlib.suppress(OSError, AttributeError, ValueError):
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+    transport.abort()  # type: ignore[attr-defined]
 
 
 def _forwarded_client(state: Any, client: tuple[str, int] | None,

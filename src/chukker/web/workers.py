@@ -185,11 +185,17 @@ def run_worker(spec: WorkerSpec, parent: int, sock: socket.socket) -> None:
     app = create_app(store, organiser=spec.organiser, open_mode=spec.open_mode, settings=s,
                      worker=WorkerRole(spec.index, spec.workers), plane=plane,
                      addresses=addresses, warm=True)
+    config = uvicorn_config(app, spec.host, spec.port)
+    gate = getattr(app.state, "address_gate", None)
+    if gate is not None:  # the officials' port (web/gate.py): a short queue, and the
+        from chukker.web.gate import OFFICIALS_BACKLOG  # shut-out addresses' packets
+
+        config.backlog = OFFICIALS_BACKLOG  # dropped by the kernel
+        gate.guard(sock)
     threading.Thread(target=_watch_supervisor, args=(parent,), daemon=True,
                      name="chukker-orphan-check").start()
     try:
-        stopping_server(uvicorn_config(app, spec.host, spec.port),
-                        app.state.service).run(sockets=[sock])
+        stopping_server(config, app.state.service).run(sockets=[sock])
     finally:
         sock.close()
         notifier = getattr(store, "notifier", None)
