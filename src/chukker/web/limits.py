@@ -172,7 +172,9 @@ class GuardedHttp(HttpToolsProtocol):
     """uvicorn's HTTP protocol with header and body deadlines, a connection ceiling, a
     bounded request head (:data:`MAX_HEAD_BYTES`, counted as the bytes arrive and again
     as they are parsed) and, on the officials' port (an app whose ``state`` has an
-    ``address_gate``), the per-address caps of :mod:`chukker.web.gate`."""
+    ``address_gate``), the per-address caps of :mod:`chukker.web.gate`: its door when a
+    connection is accepted (a shut-out address is reset before any HTTP work), its
+    per-request caps once a request's head is read."""
 
     ceiling = 1 << 30
 
@@ -188,10 +190,10 @@ class GuardedHttp(HttpToolsProtocol):
         peer = ""
         if isinstance(gate, AddressGate):
             client = get_remote_addr(transport)
+            address = client[0] if client else "?"
             proxies = getattr(state, "trusted_proxies", None)
-            if client is not None and (proxies is None
-                                       or not proxies.trusts(parse_address(client[0]))):
-                peer = client[0]  # a trusted proxy's connections are not capped
+            if proxies is None or not proxies.trusts(parse_address(address)):
+                peer = address  # a trusted proxy's connections are not capped
                 if not gate.door(peer):  # the door: reset before any HTTP work
                     self.transport = transport
                     reset(transport)
