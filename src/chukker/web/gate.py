@@ -61,6 +61,8 @@ from chukker.web.sockfilter import KernelDoor
 API_MATCH = "/api/matches/"
 #: the door's bucket of new connections per address, in requests' buckets
 DOOR_FACTOR = 10
+#: connections open at once past which an address is shut out, in its cap
+DOOR_OPEN = 2
 #: seconds an address refused at the door stays shut out
 SHUT_S = 10.0
 #: seconds an address that showed a proven credential is never shut out
@@ -146,7 +148,7 @@ class AddressGate:
                 self.reset += 1
                 return False
             del self._shut[peer]
-        if (self.open.get(peer, 0) >= 2 * self.connections
+        if (self.open.get(peer, 0) >= DOOR_OPEN * self.connections
                 or self.connects.take(peer) > 0):
             self.reset += 1
             self.shutouts += 1
