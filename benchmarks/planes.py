@@ -25,7 +25,8 @@ horn counts in the phase its due time falls in).
   address out, web/gate.py) and close. They connect from :data:`ATTACKER_HOST`
   (127.0.0.2, another loopback address; all of 127.0.0.0/8 is loopback on Linux) while
   the timekeeper stays on 127.0.0.1: in an arena the crowd never shares the
-  timekeeper's address, and a door that keys on the address must see them apart;
+  timekeeper's address, and a door that keys on the address must see them apart. A
+  connect not answered within 5 s (its SYNs dropped) is given up and tried again;
 * ``--heads N``: after the phases, N requests with a 1 MB header to each plane (answered
   431 before parsing, web/limits.py), and the growth of each plane's RSS;
 * ``--clock-samples N``: the clock offset ``live.js`` measures (``/api/time``, the
@@ -219,8 +220,8 @@ async def bench(a: argparse.Namespace) -> dict[str, Any]:
                 proc.join(30)
                 out[f"{name}_requests"], out[f"{name}_streams_churned"] = pages, churned
             await asyncio.sleep(1.0)
-            # the audit is read with the organiser's token: the attackers' address (this
-            # one, 127.0.0.1) is over its anonymous cap on the officials' port (web/gate.py)
+            # the audit is read with the organiser's token (the officials' port caps an
+            # anonymous address; web/gate.py)
             token = Path(str(db) + ".organiser-token").read_text().strip()
             http.headers["authorization"] = f"Bearer {token}"
             late = dict(zip(ids, [await horn_lateness(http, [i]) for i in ids], strict=True))
