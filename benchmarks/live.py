@@ -54,7 +54,8 @@ import json
 import multiprocessing
 import os
 import re
-import socket
+import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -65,7 +66,10 @@ from typing import Any
 import httpx
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "src"))
+#: the sources the matches are prepared with (``--prepare`` runs with the server's own)
+sys.path.insert(0, os.environ.get("CHUKKER_BENCH_SRC") or str(ROOT / "src"))
+
+from benchports import compiled, pick_ports, revision_tree  # noqa: E402
 
 from chukker.live import Clock, hash_token  # noqa: E402
 from chukker.store import StoredEvent, open_store  # noqa: E402
@@ -86,10 +90,16 @@ def pct(values: list[float], p: float) -> float:
 
 
 def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
+    """A port outside the machine's range for outgoing connections, free now (bound to check
+    it): the thousands of viewers' sockets cannot take it first (:mod:`benchports`)."""
+    return pick_ports(1)[0]
+
+
+def server_command(src: Path) -> tuple[list[str], bool]:
+    """How the server of the sources ``src`` starts, and whether it has two planes (issue
+    35: ``--officials-port``); a revision before them serves both on one port."""
+    cli = (src / "chukker" / "web" / "cli.py").read_text(encoding="utf-8")
+    return [sys.executable, "-m", "chukker.web"], "--officials-port" in cli
 
 
 class Client:
@@ -304,26 +314,86 @@ def prepare_horn_matches(db: Path, n: int, first_in_ms: int, every_ms: int) -> l
     return ids
 
 
+def prepare(db: Path, src: Path, horns: int, horn_lead_ms: int, depth: bool
+            ) -> tuple[list[str], dict[int, str]]:
+    """The horn and depth matches, stored by the sources ``src`` (the server's own: another
+    revision may store them differently), in a process of their own."""
+    env = {**os.environ, "CHUKKER_BENCH_SRC": str(src), "PYTHONPATH": str(src)}
+    out = subprocess.run(
+        [sys.executable, str(Path(__file__).resolve()), "--prepare", str(db), "--horns",
+         str(horns), "--horn-lead-ms", str(horn_lead_ms), *([] if depth else ["--no-depth"])],
+        env=env, check=True, capture_output=True, text=True).stdout
+    got = json.loads(out.strip().splitlines()[-1])
+    return got["horns"], {int(k): v for k, v in got["depth"].items()}
+
+
+def _rss_mb(pid: int) -> float:
+    try:
+        return int(Path(f"/proc/{pid}/statm").read_text().split()[1]) * os.sysconf(
+            "SC_PAGE_SIZE") / 1e6
+    except (OSError, IndexError, ValueError):
+        return 0.0
+
+
+def rss_mb(pid: int) -> float:
+    """Resident memory of the server ``pid`` and its workers, summed (MB)."""
+    return sum(_rss_mb(p) for p in server_pids(pid))
+
+
+def cpu_by_process(pid: int) -> dict[str, tuple[float, float]]:
+    """(user, system) CPU seconds so far of each of the server's processes, by role:
+    ``supervisor`` (the process started, when it has workers), ``public`` (niced),
+    ``officials`` (the other workers) or ``server`` (one process serving both)."""
+    out: dict[str, tuple[float, float]] = {}
+    pids = server_pids(pid)
+    tck = os.sysconf("SC_CLK_TCK")
+    for p in pids:
+        try:
+            f = _stat(p)
+        except OSError:
+            continue
+        role = ("supervisor" if len(pids) > 1 else "server") if p == pid else (
+            "public" if int(f[16]) > 0 else "officials")
+        u, s = out.get(role, (0.0, 0.0))
+        out[role] = (u + int(f[11]) / tck, s + int(f[12]) / tck)
+    return out
+
+
+def cpu_delta(a: dict[str, tuple[float, float]], b: dict[str, tuple[float, float]]
+              ) -> dict[str, dict[str, float]]:
+    return {k: {"user_s": round(v[0] - a.get(k, (0.0, 0.0))[0], 3),
+                "sys_s": round(v[1] - a.get(k, (0.0, 0.0))[1], 3)} for k, v in b.items()}
+
+
 async def bench(args: argparse.Namespace) -> dict[str, Any]:
+    src = Path(getattr(args, "src", None) or ROOT / "src")
     tmp = Path(tempfile.mkdtemp(prefix="chukker-bench-"))
+    try:
+        return await _bench(args, src, tmp)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+async def _bench(args: argparse.Namespace, src: Path, tmp: Path) -> dict[str, Any]:
     db = tmp / "bench.sqlite3"
-    horn_ids = prepare_horn_matches(db, args.horns, args.horn_lead_ms, 250)
-    depth_ids = prepare_depth_matches(db)
-    port = free_port()
+    horn_ids, depth_ids = prepare(db, src, args.horns, args.horn_lead_ms, args.depth_posts > 0)
+    command, has_planes = server_command(src)
+    port, officials = pick_ports(2)
     env = {k: v for k, v in os.environ.items() if k != "CHUKKER_DATABASE_URL"}
-    env["PYTHONPATH"] = str(ROOT / "src")
+    env["PYTHONPATH"] = str(src)
     env["CHUKKER_MAX_STREAMS_PER_ADDRESS"] = str(args.clients + 10 * args.horns + 100)
     env["CHUKKER_METRICS_TOKEN"] = METRICS_TOKEN  # /metrics answers only its scraper
     env["CHUKKER_MAX_STREAMS"] = str(2 * (args.clients + 10 * args.horns) + 100)
     # issue 35: with --public-workers N, the officials' process on a port of its own takes the
     # operator's POSTs and N public workers serve the viewers; --workers N is N processes
-    # on one port as before (1: one process serving both planes)
-    officials = free_port()
-    planes = args.public_workers is not None
+    # on one port as before (1: one process serving both planes). A revision before the
+    # two planes (e.g. --baseline 358a7f7) is started as it was: --workers N
+    planes = args.public_workers is not None and has_planes
     public = args.public_workers if planes else (0 if args.workers == 1 else args.workers)
+    how = (["--public-workers", str(public), "--officials-port", str(officials)] if has_planes
+           else ["--workers", str(args.workers)])
     server = subprocess.Popen(
-        [sys.executable, "-m", "chukker.web", "--db", str(db), "--port", str(port), "--no-demo",
-         "--open", "--public-workers", str(public), "--officials-port", str(officials)],
+        [*command, "--db", str(db), "--port", str(port), "--no-demo", "--open", *how],
         env=env,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
@@ -347,6 +417,7 @@ async def bench(args: argparse.Namespace) -> dict[str, Any]:
                 except httpx.TransportError:
                     pass
                 await asyncio.sleep(0.05)
+            rss_before = rss_mb(server.pid)
             created = (await http.post("/api/matches", json=DEMO_HEADER)).json()
             mid = created["match_id"]
             auth = {"authorization": "Bearer " + created["timekeeper_token"]}
@@ -379,10 +450,18 @@ async def bench(args: argparse.Namespace) -> dict[str, Any]:
                 clients.extend(batch)
             fan = [c for c in clients if c.match_id == mid]
             t_connected = time.time()
+            # the viewers idle: what they hold (memory) and what they cost doing nothing
+            await asyncio.sleep(1.0)
+            rss_idle = rss_mb(server.pid)
+            idle0, t_idle = cpu_by_process(server.pid), time.monotonic()
+            await asyncio.sleep(args.idle_s)
+            idle = cpu_delta(idle0, cpu_by_process(server.pid))
+            idle_s = time.monotonic() - t_idle
 
             sent: dict[str, float] = {}
             rtt: list[float] = []
             cpu0 = cpu_s(server.pid)
+            by0, t_post = cpu_by_process(server.pid), time.monotonic()
             m0 = scrape((await http.get("/metrics", headers=METRICS_AUTH)).text)
             for i in range(args.events):
                 t0 = time.time() * 1000
@@ -405,12 +484,14 @@ async def bench(args: argparse.Namespace) -> dict[str, Any]:
             while time.time() < end and not all(len(c.arrivals) >= args.events for c in fan):
                 await asyncio.sleep(0.05)
             cpu_fanout = cpu_s(server.pid) - cpu0
+            by_process = cpu_delta(by0, cpu_by_process(server.pid))
+            post_s = time.monotonic() - t_post
             stall = stalls(m0, scrape((await http.get("/metrics", headers=METRICS_AUTH)).text))
 
             depth_ms: dict[int, list[float]] = {100: [], 10_000: []}
             depth_auth = {"authorization": "Bearer tk"}
             cpu1 = cpu_s(server.pid)
-            for i in range(args.depth_posts):
+            for i in range(args.depth_posts if depth_ids else 0):
                 for n, dmid in depth_ids.items():
                     ev = ({"type": "goal", "team": "AB"[i % 4 // 2], "player": 1}
                           if i % 2 == 0 else {"type": "bowl_in"})
@@ -437,7 +518,7 @@ async def bench(args: argparse.Namespace) -> dict[str, Any]:
                     per_event.append(max(got))
             missing = sum(1 for seq in sent for a in arrivals if seq not in a)
 
-            horns_due = (args.horn_lead_ms + 250 * args.horns) / 1000 + 1
+            horns_due = (args.horn_lead_ms + 250 * args.horns) / 1000 + 1 if args.horns else 0
             wait = max(0.0, horns_due - (time.time() - t_connected))
             timer_late: list[float] = []
             t_end = time.time() + min(wait, args.timeout)
@@ -466,7 +547,11 @@ async def bench(args: argparse.Namespace) -> dict[str, Any]:
         except subprocess.TimeoutExpired:
             server.kill()
             server.wait(10)
+    viewers = len(clients) + in_procs
     return {
+        "revision": getattr(args, "label", "this tree"),
+        "compiled_engine": compiled(src),
+        "load_1min": os.getloadavg()[0],
         "workers": args.workers,
         "public_workers": args.public_workers,
         "clients": len(clients) + in_procs,
@@ -495,6 +580,13 @@ async def bench(args: argparse.Namespace) -> dict[str, Any]:
         "stalls": stall,
         "cpu_us_per_viewer_message_net": (cpu_fanout - 2 * len(sent) * cpu_per_post) * 1e6
         / max(1, len(sent) * args.clients),
+        "cpu_by_process_fanout": by_process,
+        "fanout_window_s": post_s,
+        "cpu_by_process_idle": idle,
+        "idle_window_s": idle_s,
+        "rss_mb_before_viewers": rss_before,
+        "rss_mb_idle_viewers": rss_idle,
+        "rss_mb_per_1000_idle_viewers": (rss_idle - rss_before) * 1000 / max(1, viewers),
         "post_p50_ms_at_100": pct(depth_ms[100], 50),
         "post_p50_ms_at_10000": pct(depth_ms[10_000], 50),
         "post_p99_ms_at_100": pct(depth_ms[100], 99),
@@ -543,6 +635,66 @@ def matrix(args: argparse.Namespace) -> None:
                   f"target 15 us = {slope / 15:.2f}x)")
 
 
+#: the figures --baseline prints, with their units
+COMPARED = (
+    ("cpu_us_per_viewer_message", "CPU per viewer per message (us, every server process)"),
+    ("fanout_all_p99_ms", "operator to last viewer, p99 (ms)"),
+    ("fanout_all_p50_ms", "operator to last viewer, p50 (ms)"),
+    ("rss_mb_per_1000_idle_viewers", "RSS per 1,000 idle viewers (MB)"),
+    ("rss_mb_idle_viewers", "RSS with the viewers idle, every server process (MB)"),
+)
+
+
+def compare(args: argparse.Namespace) -> None:
+    """This tree and ``--baseline REV`` in the same run, interleaved (A B B A ...), at each
+    of ``--sizes``; prints each figure's median and the ratio this tree / baseline."""
+    folder = Path(tempfile.mkdtemp(prefix="chukker-baseline-"))
+    try:
+        base_src = revision_tree(args.baseline, folder)
+        pw_now = 1 if args.public_workers is None else args.public_workers
+        sides = {"this tree": (ROOT / "src", pw_now),
+                 args.baseline: (base_src, None)}
+        print(f"this tree: {ROOT / 'src'} (compiled engine: {compiled(ROOT / 'src')}, "
+              f"--public-workers {pw_now}); baseline {args.baseline}: git archive "
+              f"(compiled engine: {compiled(base_src)}, --workers 1)", flush=True)
+        runs: dict[tuple[int, str], list[dict[str, Any]]] = {}
+        for r in range(args.rounds):
+            for size in (int(x) for x in args.sizes.split(",")):
+                order = list(sides) if r % 2 == 0 else list(sides)[::-1]
+                for label in order:
+                    src, pw = sides[label]
+                    a = argparse.Namespace(**{**vars(args), "clients": size, "src": src,
+                                              "label": label, "public_workers": pw,
+                                              "workers": 1})
+                    res = asyncio.run(asyncio.wait_for(bench(a), args.timeout))
+                    runs.setdefault((size, label), []).append(res)
+                    print(f"  round {r + 1}, {size:,} viewers, {label}: " + "; ".join(
+                        f"{k} {res[k]:.1f}" for k, _ in COMPARED) + f"; cpu by process "
+                        f"{res['cpu_by_process_fanout']}; load {res['load_1min']:.2f}; missing "
+                        f"{res['missing_deliveries']}", flush=True)
+                    if args.json:
+                        print(json.dumps(res), flush=True)
+        print(f"medians of {args.rounds} interleaved round(s); ratio = this tree / "
+              f"{args.baseline}:")
+        for size in (int(x) for x in args.sizes.split(",")):
+            print(f"  {size:,} viewers:")
+            for key, what in COMPARED:
+                now = statistics.median(x[key] for x in runs[size, "this tree"])
+                base = statistics.median(x[key] for x in runs[size, args.baseline])
+                print(f"    {what}: {now:.1f} against {base:.1f} = {now / base:.2f}x")
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def prepare_main(db: Path, horns: int, horn_lead_ms: int, depth: bool) -> None:
+    """``--prepare``: store the horn and depth matches, print their ids (JSON)."""
+    horn_ids = prepare_horn_matches(db, horns, horn_lead_ms, 250) if horns else []
+    depth_ids = prepare_depth_matches(db) if depth else {}
+    if not horns and not depth:  # the file and its tables, as the server expects them
+        open_store(db).close()
+    print(json.dumps({"horns": horn_ids, "depth": depth_ids}))
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--clients", type=int, default=1000)
@@ -575,7 +727,23 @@ def main() -> None:
                     help="the viewer counts of --matrix (comma-separated)")
     ap.add_argument("--timeout", type=float, default=300.0)
     ap.add_argument("--json", action="store_true")
+    ap.add_argument("--idle-s", type=float, default=2.0,
+                    help="seconds the viewers idle before the goals (their CPU is measured)")
+    ap.add_argument("--baseline", metavar="REV",
+                    help="also run revision REV (git archive of its src/), interleaved with "
+                         "this tree, at each of --sizes, and print the ratios (e.g. 358a7f7)")
+    ap.add_argument("--sizes", default="1000,3000", help="viewer counts of --baseline")
+    ap.add_argument("--rounds", type=int, default=2,
+                    help="rounds of --baseline (each runs both sides at every size)")
+    ap.add_argument("--prepare", type=Path, help=argparse.SUPPRESS)
+    ap.add_argument("--no-depth", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args()
+    if args.prepare is not None:
+        prepare_main(args.prepare, args.horns, args.horn_lead_ms, not args.no_depth)
+        return
+    if args.baseline:
+        compare(args)
+        return
     if args.matrix:
         matrix(args)
         return
