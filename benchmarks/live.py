@@ -340,10 +340,23 @@ def rss_mb(pid: int) -> float:
     return sum(_rss_mb(p) for p in server_pids(pid))
 
 
+def role_of(pid: int, p: int, pids: list[int]) -> str:
+    """``supervisor`` (the process started, when it has workers), ``tracker``
+    (multiprocessing's resource tracker), ``public`` (niced), ``officials`` (the other
+    worker) or ``server`` (one process serving both planes)."""
+    if p == pid:
+        return "supervisor" if len(pids) > 1 else "server"
+    try:
+        if b"resource_tracker" in Path(f"/proc/{p}/cmdline").read_bytes():
+            return "tracker"
+        return "public" if int(_stat(p)[16]) > 0 else "officials"
+    except OSError:
+        return "gone"
+
+
 def cpu_by_process(pid: int) -> dict[str, tuple[float, float]]:
-    """(user, system) CPU seconds so far of each of the server's processes, by role:
-    ``supervisor`` (the process started, when it has workers), ``public`` (niced),
-    ``officials`` (the other workers) or ``server`` (one process serving both)."""
+    """(user, system) CPU seconds so far of each of the server's processes, by
+    :func:`role_of` (the figures are summed over every one of them)."""
     out: dict[str, tuple[float, float]] = {}
     pids = server_pids(pid)
     tck = os.sysconf("SC_CLK_TCK")
@@ -352,8 +365,7 @@ def cpu_by_process(pid: int) -> dict[str, tuple[float, float]]:
             f = _stat(p)
         except OSError:
             continue
-        role = ("supervisor" if len(pids) > 1 else "server") if p == pid else (
-            "public" if int(f[16]) > 0 else "officials")
+        role = role_of(pid, p, pids)
         u, s = out.get(role, (0.0, 0.0))
         out[role] = (u + int(f[11]) / tck, s + int(f[12]) / tck)
     return out
@@ -363,6 +375,51 @@ def cpu_delta(a: dict[str, tuple[float, float]], b: dict[str, tuple[float, float
               ) -> dict[str, dict[str, float]]:
     return {k: {"user_s": round(v[0] - a.get(k, (0.0, 0.0))[0], 3),
                 "sys_s": round(v[1] - a.get(k, (0.0, 0.0))[1], 3)} for k, v in b.items()}
+
+
+def start_profiles(pid: int, args: argparse.Namespace) -> list[tuple[str, Any, Path]]:
+    """With ``--profile DIR``: ``py-spy record`` of every server process but the supervisor,
+    for the posting loop (``benchmarks/profile_split.py`` splits them)."""
+    if not args.profile:
+        return []
+    folder = Path(args.profile)
+    folder.mkdir(parents=True, exist_ok=True)
+    seconds = max(1, round(args.events * args.gap_ms / 1000))
+    pids = server_pids(pid)
+    spies = []
+    for p in pids:
+        role = role_of(pid, p, pids)
+        if role not in ("server", "public", "officials"):
+            continue
+        label = str(getattr(args, "label", "this tree")).replace(" ", "-")
+        out = folder / f"{label}-{args.clients}-{role}-{p}.raw"
+        spy = subprocess.Popen(
+            [shutil.which("py-spy") or str(Path(sys.executable).parent / "py-spy"), "record",
+             "-p", str(p), "-d", str(seconds), "-r", "200", "-f", "raw", "-o", str(out),
+             "--threads", "--nonblocking"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        spies.append((role, spy, out))
+    return spies
+
+
+def end_profiles(spies: list[tuple[str, Any, Path]], by_process: dict[str, dict[str, float]],
+                 events: int, viewers: int) -> dict[str, dict[str, float]]:
+    """Each profiled process's CPU split (``profile_split``) in us per event."""
+    from profile_split import split
+
+    out: dict[str, dict[str, float]] = {}
+    for role, spy, path in spies:
+        spy.wait(60)
+        if not path.exists():
+            continue
+        parts = split(str(path))
+        busy = sum(v for k, v in parts.items() if k != "idle") or 1
+        cpu = by_process.get(role, {})
+        cpu_s = cpu.get("user_s", 0.0) + cpu.get("sys_s", 0.0)
+        out[role] = {k: round(parts[k] / busy * cpu_s * 1e6 / max(1, events), 1)
+                     for k in ("read", "fold", "frame", "writes", "request", "loop")}
+        out[role]["cpu_us_per_event"] = round(cpu_s * 1e6 / max(1, events), 1)
+        out[role]["sys_share"] = round(cpu.get("sys_s", 0.0) / max(cpu_s, 1e-9), 2)
+    return out
 
 
 async def bench(args: argparse.Namespace) -> dict[str, Any]:
@@ -462,6 +519,7 @@ async def _bench(args: argparse.Namespace, src: Path, tmp: Path) -> dict[str, An
             rtt: list[float] = []
             cpu0 = cpu_s(server.pid)
             by0, t_post = cpu_by_process(server.pid), time.monotonic()
+            spies = start_profiles(server.pid, args)
             m0 = scrape((await http.get("/metrics", headers=METRICS_AUTH)).text)
             for i in range(args.events):
                 t0 = time.time() * 1000
@@ -486,6 +544,7 @@ async def _bench(args: argparse.Namespace, src: Path, tmp: Path) -> dict[str, An
             cpu_fanout = cpu_s(server.pid) - cpu0
             by_process = cpu_delta(by0, cpu_by_process(server.pid))
             post_s = time.monotonic() - t_post
+            profiles = end_profiles(spies, by_process, len(sent), args.clients)
             stall = stalls(m0, scrape((await http.get("/metrics", headers=METRICS_AUTH)).text))
 
             depth_ms: dict[int, list[float]] = {100: [], 10_000: []}
@@ -581,6 +640,7 @@ async def _bench(args: argparse.Namespace, src: Path, tmp: Path) -> dict[str, An
         "cpu_us_per_viewer_message_net": (cpu_fanout - 2 * len(sent) * cpu_per_post) * 1e6
         / max(1, len(sent) * args.clients),
         "cpu_by_process_fanout": by_process,
+        "profiles": profiles,
         "fanout_window_s": post_s,
         "cpu_by_process_idle": idle,
         "idle_window_s": idle_s,
@@ -735,6 +795,11 @@ def main() -> None:
     ap.add_argument("--sizes", default="1000,3000", help="viewer counts of --baseline")
     ap.add_argument("--rounds", type=int, default=2,
                     help="rounds of --baseline (each runs both sides at every size)")
+    ap.add_argument("--revision", metavar="REV",
+                    help="run the server of revision REV (git archive of its src/) alone")
+    ap.add_argument("--profile", metavar="DIR",
+                    help="py-spy every server process over the goals (raw files in DIR) and "
+                         "print the CPU per event split by benchmarks/profile_split.py")
     ap.add_argument("--prepare", type=Path, help=argparse.SUPPRESS)
     ap.add_argument("--no-depth", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args()
@@ -747,7 +812,15 @@ def main() -> None:
     if args.matrix:
         matrix(args)
         return
-    res = asyncio.run(asyncio.wait_for(bench(args), args.timeout))
+    if args.revision:
+        folder = Path(tempfile.mkdtemp(prefix="chukker-revision-"))
+        try:
+            args.src, args.label = revision_tree(args.revision, folder), args.revision
+            res = asyncio.run(asyncio.wait_for(bench(args), args.timeout))
+        finally:
+            shutil.rmtree(folder, ignore_errors=True)
+    else:
+        res = asyncio.run(asyncio.wait_for(bench(args), args.timeout))
     if args.json:
         print(json.dumps(res, indent=2))
         return
@@ -810,6 +883,14 @@ def main() -> None:
         f" ms, p99 {res['post_p99_ms_at_100']:.1f} ms; ratio p50 "
         f"{res['post_p50_ms_at_10000'] / max(res['post_p50_ms_at_100'], 0.01):.2f}x (target 1.2)"
     )
+    print(f"  server CPU by process over the goals: {res['cpu_by_process_fanout']}; idle viewers "
+          f"over {res['idle_window_s']:.1f} s: {res['cpu_by_process_idle']}")
+    print(f"  RSS: {res['rss_mb_before_viewers']:.0f} MB before the viewers, "
+          f"{res['rss_mb_idle_viewers']:.0f} MB with them idle = "
+          f"{res['rss_mb_per_1000_idle_viewers']:.1f} MB per 1,000 idle viewers; load "
+          f"{res['load_1min']:.2f}; compiled engine: {res['compiled_engine']}")
+    for role, split in res["profiles"].items():
+        print(f"  profile of the {role} process, us per event: {split}")
 
 
 if __name__ == "__main__":

@@ -326,12 +326,24 @@ class GuardedHttp(HttpToolsProtocol):
         super().pause_writing()
         if self._stall is None:
             self._stall = self.loop.call_later(WRITE_STALL_S, self._too_slow)
+        wire = self._wire()
+        if wire is not None:
+            wire.paused()
 
     def resume_writing(self) -> None:
         if self._stall is not None:
             self._stall.cancel()
             self._stall = None
         super().resume_writing()
+        wire = self._wire()
+        if wire is not None:
+            wire.resumed()
+
+    def _wire(self) -> SocketWire | None:
+        """This connection's live-stream wire, if its request is a stream."""
+        ext = self.scope.get("extensions") if self.cycle is not None else None
+        wire = ext.get(EXTENSION) if ext else None
+        return wire if isinstance(wire, SocketWire) else None
 
     def eof_received(self) -> bool | None:  # type: ignore[override]
         """The client closed its side. A live stream's connection is closed in its turn,
@@ -352,6 +364,9 @@ class GuardedHttp(HttpToolsProtocol):
         if self._stall is not None:
             self._stall.cancel()
             self._stall = None
+        wire = self._wire()
+        if wire is not None:
+            wire.lost()
         super().connection_lost(exc)
 
 
