@@ -3,6 +3,20 @@
     python benchmarks/live.py [--clients 1000] [--events 100] [--horns 40] [--workers N]
     python benchmarks/live.py --matrix        # 1,000 and 10,000 viewers, 1 and 2 workers
     python benchmarks/live.py --clients 10000 --procs 4 --public-workers 2   # issue 35
+    python benchmarks/live.py --baseline 358a7f7 --events 40 --horns 0 --depth-posts 0
+    python benchmarks/live.py --revision 358a7f7 --profile /tmp/prof     # issue 43
+
+``--baseline REV`` (issue 43) runs this tree (``--public-workers 1`` unless given) and
+revision ``REV`` (``git archive REV src``, in a temporary folder: pure Python engine
+on both sides unless this tree was built; each run says which) interleaved, A B B A,
+``--rounds`` times at each of ``--sizes`` (1,000 and 3,000 viewers), and prints the
+medians and the ratios: CPU per viewer per message summed over every server process,
+operator to last viewer, RSS per 1,000 idle viewers. ``--revision REV`` runs REV alone;
+``--profile DIR`` records every server process with py-spy over the goals and prints
+its CPU per event split into reading, folding, framing and writing
+(``benchmarks/profile_split.py``). Ports come from outside the machine's range for
+outgoing connections, each checked by binding it (``benchmarks/benchports.py``); the
+temporary folders go at the end.
 
 ``--workers N`` starts ``chukker serve --workers N`` (N processes behind the one
 port); ``--matrix`` runs the benchmark for 1,000 and 10,000 viewers with 1 and 2
@@ -28,9 +42,13 @@ the lateness of a bare asyncio timer in this (client) process firing at the
 same cadence; for fan-out, the round trip of a trivial request
 (``GET /api/time``) to the same server, sent after each goal.
 
-* CPU: the server's CPU time (``/proc/<pid>/stat``) over the posting loop, divided
-  by events x fan-out viewers: CPU per viewer per message (an upper bound: the
-  POSTs and round trips themselves are in it). ``--matrix`` also prints the marginal
+* CPU: the server's CPU time (``/proc/<pid>/stat``, every process of it: supervisor,
+  officials, public workers) over the posting loop, divided by events x fan-out viewers:
+  CPU per viewer per message (an upper bound: the POSTs and round trips themselves are
+  in it), and each process's user and system time; the same for the viewers idling
+  (``--idle-s``) before the goals.
+* Memory: the server's RSS (every process) before the viewers connect and with them
+  idle: what 1,000 idle viewers cost. ``--matrix`` also prints the marginal
   figure, what one more viewer costs: the slope of CPU per message from the smallest
   to the largest number of viewers, from which the POSTs and round trips (the same
   for both) fall out.
