@@ -799,6 +799,12 @@ class LiveService:
                 self._enqueue(lm, data)
 
     def _publish_event(self, lm: LiveMatch, e: StoredEvent) -> None:
+        if not self._listeners and not lm.subscribers and self.on_publish is None:
+            # nobody hears it here (the officials' process: its crowd is on the public
+            # port): no report, no message; a stream opening later starts from a report
+            # made then (``_state_message``), as after a load
+            lm.last_report = None
+            return
         at_ms = round(float(e.event["at"]) * 1000)
         rep = self.report(lm, max(at_ms, 0))
         if self._listeners:
