@@ -180,6 +180,9 @@ class GuardedHttp(HttpToolsProtocol):
         self._refused = False
         self._gate: AddressGate | None = None
         self._peer = ""
+        #: the live stream's wire of this connection, kept here (a request pipelined
+        #: behind the stream replaces the protocol's scope and cycle, not this)
+        self._stream_wire: SocketWire | None = None
         if len(self.connections) > self.ceiling:
             transport.abort()
             return
@@ -313,7 +316,10 @@ class GuardedHttp(HttpToolsProtocol):
                 and scope.get("path", "").endswith("/stream")):
             # the live stream's fast path (web/api/wire.py): its socket, for after its headers
             extensions: dict[str, Any] = scope.setdefault("extensions", {})
-            extensions[EXTENSION] = SocketWire(self.transport, self.flow, cycle)
+            wire = extensions[EXTENSION] = SocketWire(self.transport, self.flow, cycle)
+            held = self._stream_wire
+            if held is None or held.cycle.response_complete:  # not behind a live stream
+                self._stream_wire = wire
 
     def on_message_complete(self) -> None:
         self._disarm()
@@ -340,10 +346,8 @@ class GuardedHttp(HttpToolsProtocol):
             wire.resumed()
 
     def _wire(self) -> SocketWire | None:
-        """This connection's live-stream wire, if its request is a stream."""
-        ext = self.scope.get("extensions") if self.cycle is not None else None
-        wire = ext.get(EXTENSION) if ext else None
-        return wire if isinstance(wire, SocketWire) else None
+        """This connection's live-stream wire, if it serves a stream."""
+        return getattr(self, "_stream_wire", None)
 
     def eof_received(self) -> bool | None:  # type: ignore[override]
         """The client closed its side. A live stream's connection is closed in its turn,
