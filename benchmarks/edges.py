@@ -35,7 +35,6 @@ import multiprocessing
 import os
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -48,6 +47,8 @@ import httpx
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from benchports import pick_ports  # noqa: E402
 
 from chukker.web.demo import DEMO_HEADER  # noqa: E402
 from live import client_process, cpu_s, pct  # noqa: E402
@@ -74,16 +75,10 @@ def env_for(url: str, viewers: int) -> dict[str, str]:
 
 
 def distinct_ports(n: int) -> list[int]:
-    """``n`` free ports, held open together so that no two are the same (taken one at a
-    time, the kernel may hand out a port twice, or the one next to a server's own)."""
-    socks = [socket.socket() for _ in range(n)]
-    try:
-        for s in socks:
-            s.bind(("127.0.0.1", 0))
-        return [int(s.getsockname()[1]) for s in socks]
-    finally:
-        for s in socks:
-            s.close()
+    """``n`` distinct free ports outside the machine's range for outgoing connections, each
+    checked by binding it (:func:`benchports.pick_ports`): the viewers' thousands of
+    sockets cannot take one first."""
+    return pick_ports(n)
 
 
 async def wait_ready(base: str, timeout: float,

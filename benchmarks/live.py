@@ -3,6 +3,20 @@
     python benchmarks/live.py [--clients 1000] [--events 100] [--horns 40] [--workers N]
     python benchmarks/live.py --matrix        # 1,000 and 10,000 viewers, 1 and 2 workers
     python benchmarks/live.py --clients 10000 --procs 4 --public-workers 2   # issue 35
+    python benchmarks/live.py --baseline 358a7f7 --events 40 --horns 0 --depth-posts 0
+    python benchmarks/live.py --revision 358a7f7 --profile /tmp/prof     # issue 43
+
+``--baseline REV`` (issue 43) runs this tree (``--public-workers 1`` unless given) and
+revision ``REV`` (``git archive REV src``, in a temporary folder: pure Python engine
+on both sides unless this tree was built; each run says which) interleaved, A B B A,
+``--rounds`` times at each of ``--sizes`` (1,000 and 3,000 viewers), and prints the
+medians and the ratios: CPU per viewer per message summed over every server process,
+operator to last viewer, RSS per 1,000 idle viewers. ``--revision REV`` runs REV alone;
+``--profile DIR`` records every server process with py-spy over the goals and prints
+its CPU per event split into reading, folding, framing and writing
+(``benchmarks/profile_split.py``). Ports come from outside the machine's range for
+outgoing connections, each checked by binding it (``benchmarks/benchports.py``); the
+temporary folders go at the end.
 
 ``--workers N`` starts ``chukker serve --workers N`` (N processes behind the one
 port); ``--matrix`` runs the benchmark for 1,000 and 10,000 viewers with 1 and 2
@@ -28,9 +42,13 @@ the lateness of a bare asyncio timer in this (client) process firing at the
 same cadence; for fan-out, the round trip of a trivial request
 (``GET /api/time``) to the same server, sent after each goal.
 
-* CPU: the server's CPU time (``/proc/<pid>/stat``) over the posting loop, divided
-  by events x fan-out viewers: CPU per viewer per message (an upper bound: the
-  POSTs and round trips themselves are in it). ``--matrix`` also prints the marginal
+* CPU: the server's CPU time (``/proc/<pid>/stat``, every process of it: supervisor,
+  officials, public workers) over the posting loop, divided by events x fan-out viewers:
+  CPU per viewer per message (an upper bound: the POSTs and round trips themselves are
+  in it), and each process's user and system time; the same for the viewers idling
+  (``--idle-s``) before the goals.
+* Memory: the server's RSS (every process) before the viewers connect and with them
+  idle: what 1,000 idle viewers cost. ``--matrix`` also prints the marginal
   figure, what one more viewer costs: the slope of CPU per message from the smallest
   to the largest number of viewers, from which the POSTs and round trips (the same
   for both) fall out.
@@ -54,7 +72,8 @@ import json
 import multiprocessing
 import os
 import re
-import socket
+import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -65,7 +84,10 @@ from typing import Any
 import httpx
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "src"))
+#: the sources the matches are prepared with (``--prepare`` runs with the server's own)
+sys.path.insert(0, os.environ.get("CHUKKER_BENCH_SRC") or str(ROOT / "src"))
+
+from benchports import compiled, pick_ports, revision_tree  # noqa: E402
 
 from chukker.live import Clock, hash_token  # noqa: E402
 from chukker.store import StoredEvent, open_store  # noqa: E402
@@ -86,10 +108,16 @@ def pct(values: list[float], p: float) -> float:
 
 
 def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
+    """A port outside the machine's range for outgoing connections, free now (bound to check
+    it): the thousands of viewers' sockets cannot take it first (:mod:`benchports`)."""
+    return pick_ports(1)[0]
+
+
+def server_command(src: Path) -> tuple[list[str], bool]:
+    """How the server of the sources ``src`` starts, and whether it has two planes (issue
+    35: ``--officials-port``); a revision before them serves both on one port."""
+    cli = (src / "chukker" / "web" / "cli.py").read_text(encoding="utf-8")
+    return [sys.executable, "-m", "chukker.web"], "--officials-port" in cli
 
 
 class Client:
@@ -304,26 +332,143 @@ def prepare_horn_matches(db: Path, n: int, first_in_ms: int, every_ms: int) -> l
     return ids
 
 
+def prepare(db: Path, src: Path, horns: int, horn_lead_ms: int, depth: bool
+            ) -> tuple[list[str], dict[int, str]]:
+    """The horn and depth matches, stored by the sources ``src`` (the server's own: another
+    revision may store them differently), in a process of their own."""
+    env = {**os.environ, "CHUKKER_BENCH_SRC": str(src), "PYTHONPATH": str(src)}
+    out = subprocess.run(
+        [sys.executable, str(Path(__file__).resolve()), "--prepare", str(db), "--horns",
+         str(horns), "--horn-lead-ms", str(horn_lead_ms), *([] if depth else ["--no-depth"])],
+        env=env, check=True, capture_output=True, text=True).stdout
+    got = json.loads(out.strip().splitlines()[-1])
+    return got["horns"], {int(k): v for k, v in got["depth"].items()}
+
+
+def _rss_mb(pid: int) -> float:
+    try:
+        return int(Path(f"/proc/{pid}/statm").read_text().split()[1]) * os.sysconf(
+            "SC_PAGE_SIZE") / 1e6
+    except (OSError, IndexError, ValueError):
+        return 0.0
+
+
+def rss_mb(pid: int) -> float:
+    """Resident memory of the server ``pid`` and its workers, summed (MB)."""
+    return sum(_rss_mb(p) for p in server_pids(pid))
+
+
+def role_of(pid: int, p: int, pids: list[int]) -> str:
+    """``supervisor`` (the process started, when it has workers), ``tracker``
+    (multiprocessing's resource tracker), ``public`` (niced), ``officials`` (the other
+    worker) or ``server`` (one process serving both planes)."""
+    if p == pid:
+        return "supervisor" if len(pids) > 1 else "server"
+    try:
+        if b"resource_tracker" in Path(f"/proc/{p}/cmdline").read_bytes():
+            return "tracker"
+        return "public" if int(_stat(p)[16]) > 0 else "officials"
+    except OSError:
+        return "gone"
+
+
+def cpu_by_process(pid: int) -> dict[str, tuple[float, float]]:
+    """(user, system) CPU seconds so far of each of the server's processes, by
+    :func:`role_of` (the figures are summed over every one of them)."""
+    out: dict[str, tuple[float, float]] = {}
+    pids = server_pids(pid)
+    tck = os.sysconf("SC_CLK_TCK")
+    for p in pids:
+        try:
+            f = _stat(p)
+        except OSError:
+            continue
+        role = role_of(pid, p, pids)
+        u, s = out.get(role, (0.0, 0.0))
+        out[role] = (u + int(f[11]) / tck, s + int(f[12]) / tck)
+    return out
+
+
+def cpu_delta(a: dict[str, tuple[float, float]], b: dict[str, tuple[float, float]]
+              ) -> dict[str, dict[str, float]]:
+    return {k: {"user_s": round(v[0] - a.get(k, (0.0, 0.0))[0], 3),
+                "sys_s": round(v[1] - a.get(k, (0.0, 0.0))[1], 3)} for k, v in b.items()}
+
+
+def start_profiles(pid: int, args: argparse.Namespace) -> list[tuple[str, Any, Path]]:
+    """With ``--profile DIR``: ``py-spy record`` of every server process but the supervisor,
+    for the posting loop (``benchmarks/profile_split.py`` splits them)."""
+    if not args.profile:
+        return []
+    folder = Path(args.profile)
+    folder.mkdir(parents=True, exist_ok=True)
+    seconds = max(1, round(args.events * args.gap_ms / 1000))
+    pids = server_pids(pid)
+    spies = []
+    for p in pids:
+        role = role_of(pid, p, pids)
+        if role not in ("server", "public", "officials"):
+            continue
+        label = str(getattr(args, "label", "this tree")).replace(" ", "-")
+        out = folder / f"{label}-{args.clients}-{role}-{p}.raw"
+        spy = subprocess.Popen(
+            [shutil.which("py-spy") or str(Path(sys.executable).parent / "py-spy"), "record",
+             "-p", str(p), "-d", str(seconds), "-r", "200", "-f", "raw", "-o", str(out),
+             "--threads", "--nonblocking"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        spies.append((role, spy, out))
+    return spies
+
+
+def end_profiles(spies: list[tuple[str, Any, Path]], by_process: dict[str, dict[str, float]],
+                 events: int, viewers: int) -> dict[str, dict[str, float]]:
+    """Each profiled process's CPU split (``profile_split``) in us per event."""
+    from profile_split import split
+
+    out: dict[str, dict[str, float]] = {}
+    for role, spy, path in spies:
+        spy.wait(60)
+        if not path.exists():
+            continue
+        parts = split(str(path))
+        busy = sum(v for k, v in parts.items() if k != "idle") or 1
+        cpu = by_process.get(role, {})
+        cpu_s = cpu.get("user_s", 0.0) + cpu.get("sys_s", 0.0)
+        out[role] = {k: round(parts[k] / busy * cpu_s * 1e6 / max(1, events), 1)
+                     for k in ("read", "fold", "frame", "writes", "request", "loop")}
+        out[role]["cpu_us_per_event"] = round(cpu_s * 1e6 / max(1, events), 1)
+        out[role]["sys_share"] = round(cpu.get("sys_s", 0.0) / max(cpu_s, 1e-9), 2)
+    return out
+
+
 async def bench(args: argparse.Namespace) -> dict[str, Any]:
+    src = Path(getattr(args, "src", None) or ROOT / "src")
     tmp = Path(tempfile.mkdtemp(prefix="chukker-bench-"))
+    try:
+        return await _bench(args, src, tmp)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+async def _bench(args: argparse.Namespace, src: Path, tmp: Path) -> dict[str, Any]:
     db = tmp / "bench.sqlite3"
-    horn_ids = prepare_horn_matches(db, args.horns, args.horn_lead_ms, 250)
-    depth_ids = prepare_depth_matches(db)
-    port = free_port()
+    horn_ids, depth_ids = prepare(db, src, args.horns, args.horn_lead_ms, args.depth_posts > 0)
+    command, has_planes = server_command(src)
+    port, officials = pick_ports(2)
     env = {k: v for k, v in os.environ.items() if k != "CHUKKER_DATABASE_URL"}
-    env["PYTHONPATH"] = str(ROOT / "src")
+    env["PYTHONPATH"] = str(src)
     env["CHUKKER_MAX_STREAMS_PER_ADDRESS"] = str(args.clients + 10 * args.horns + 100)
     env["CHUKKER_METRICS_TOKEN"] = METRICS_TOKEN  # /metrics answers only its scraper
     env["CHUKKER_MAX_STREAMS"] = str(2 * (args.clients + 10 * args.horns) + 100)
     # issue 35: with --public-workers N, the officials' process on a port of its own takes the
     # operator's POSTs and N public workers serve the viewers; --workers N is N processes
-    # on one port as before (1: one process serving both planes)
-    officials = free_port()
-    planes = args.public_workers is not None
+    # on one port as before (1: one process serving both planes). A revision before the
+    # two planes (e.g. --baseline 358a7f7) is started as it was: --workers N
+    planes = args.public_workers is not None and has_planes
     public = args.public_workers if planes else (0 if args.workers == 1 else args.workers)
+    how = (["--public-workers", str(public), "--officials-port", str(officials)] if has_planes
+           else ["--workers", str(args.workers)])
     server = subprocess.Popen(
-        [sys.executable, "-m", "chukker.web", "--db", str(db), "--port", str(port), "--no-demo",
-         "--open", "--public-workers", str(public), "--officials-port", str(officials)],
+        [*command, "--db", str(db), "--port", str(port), "--no-demo", "--open", *how],
         env=env,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
@@ -347,6 +492,7 @@ async def bench(args: argparse.Namespace) -> dict[str, Any]:
                 except httpx.TransportError:
                     pass
                 await asyncio.sleep(0.05)
+            rss_before = rss_mb(server.pid)
             created = (await http.post("/api/matches", json=DEMO_HEADER)).json()
             mid = created["match_id"]
             auth = {"authorization": "Bearer " + created["timekeeper_token"]}
@@ -379,10 +525,19 @@ async def bench(args: argparse.Namespace) -> dict[str, Any]:
                 clients.extend(batch)
             fan = [c for c in clients if c.match_id == mid]
             t_connected = time.time()
+            # the viewers idle: what they hold (memory) and what they cost doing nothing
+            await asyncio.sleep(1.0)
+            rss_idle = rss_mb(server.pid)
+            idle0, t_idle = cpu_by_process(server.pid), time.monotonic()
+            await asyncio.sleep(args.idle_s)
+            idle = cpu_delta(idle0, cpu_by_process(server.pid))
+            idle_s = time.monotonic() - t_idle
 
             sent: dict[str, float] = {}
             rtt: list[float] = []
             cpu0 = cpu_s(server.pid)
+            by0, t_post = cpu_by_process(server.pid), time.monotonic()
+            spies = start_profiles(server.pid, args)
             m0 = scrape((await http.get("/metrics", headers=METRICS_AUTH)).text)
             for i in range(args.events):
                 t0 = time.time() * 1000
@@ -405,12 +560,15 @@ async def bench(args: argparse.Namespace) -> dict[str, Any]:
             while time.time() < end and not all(len(c.arrivals) >= args.events for c in fan):
                 await asyncio.sleep(0.05)
             cpu_fanout = cpu_s(server.pid) - cpu0
+            by_process = cpu_delta(by0, cpu_by_process(server.pid))
+            post_s = time.monotonic() - t_post
+            profiles = end_profiles(spies, by_process, len(sent), args.clients)
             stall = stalls(m0, scrape((await http.get("/metrics", headers=METRICS_AUTH)).text))
 
             depth_ms: dict[int, list[float]] = {100: [], 10_000: []}
             depth_auth = {"authorization": "Bearer tk"}
             cpu1 = cpu_s(server.pid)
-            for i in range(args.depth_posts):
+            for i in range(args.depth_posts if depth_ids else 0):
                 for n, dmid in depth_ids.items():
                     ev = ({"type": "goal", "team": "AB"[i % 4 // 2], "player": 1}
                           if i % 2 == 0 else {"type": "bowl_in"})
@@ -437,7 +595,7 @@ async def bench(args: argparse.Namespace) -> dict[str, Any]:
                     per_event.append(max(got))
             missing = sum(1 for seq in sent for a in arrivals if seq not in a)
 
-            horns_due = (args.horn_lead_ms + 250 * args.horns) / 1000 + 1
+            horns_due = (args.horn_lead_ms + 250 * args.horns) / 1000 + 1 if args.horns else 0
             wait = max(0.0, horns_due - (time.time() - t_connected))
             timer_late: list[float] = []
             t_end = time.time() + min(wait, args.timeout)
@@ -466,7 +624,11 @@ async def bench(args: argparse.Namespace) -> dict[str, Any]:
         except subprocess.TimeoutExpired:
             server.kill()
             server.wait(10)
+    viewers = len(clients) + in_procs
     return {
+        "revision": getattr(args, "label", "this tree"),
+        "compiled_engine": compiled(src),
+        "load_1min": os.getloadavg()[0],
         "workers": args.workers,
         "public_workers": args.public_workers,
         "clients": len(clients) + in_procs,
@@ -495,6 +657,14 @@ async def bench(args: argparse.Namespace) -> dict[str, Any]:
         "stalls": stall,
         "cpu_us_per_viewer_message_net": (cpu_fanout - 2 * len(sent) * cpu_per_post) * 1e6
         / max(1, len(sent) * args.clients),
+        "cpu_by_process_fanout": by_process,
+        "profiles": profiles,
+        "fanout_window_s": post_s,
+        "cpu_by_process_idle": idle,
+        "idle_window_s": idle_s,
+        "rss_mb_before_viewers": rss_before,
+        "rss_mb_idle_viewers": rss_idle,
+        "rss_mb_per_1000_idle_viewers": (rss_idle - rss_before) * 1000 / max(1, viewers),
         "post_p50_ms_at_100": pct(depth_ms[100], 50),
         "post_p50_ms_at_10000": pct(depth_ms[10_000], 50),
         "post_p99_ms_at_100": pct(depth_ms[100], 99),
@@ -543,6 +713,66 @@ def matrix(args: argparse.Namespace) -> None:
                   f"target 15 us = {slope / 15:.2f}x)")
 
 
+#: the figures --baseline prints, with their units
+COMPARED = (
+    ("cpu_us_per_viewer_message", "CPU per viewer per message (us, every server process)"),
+    ("fanout_all_p99_ms", "operator to last viewer, p99 (ms)"),
+    ("fanout_all_p50_ms", "operator to last viewer, p50 (ms)"),
+    ("rss_mb_per_1000_idle_viewers", "RSS per 1,000 idle viewers (MB)"),
+    ("rss_mb_idle_viewers", "RSS with the viewers idle, every server process (MB)"),
+)
+
+
+def compare(args: argparse.Namespace) -> None:
+    """This tree and ``--baseline REV`` in the same run, interleaved (A B B A ...), at each
+    of ``--sizes``; prints each figure's median and the ratio this tree / baseline."""
+    folder = Path(tempfile.mkdtemp(prefix="chukker-baseline-"))
+    try:
+        base_src = revision_tree(args.baseline, folder)
+        pw_now = 1 if args.public_workers is None else args.public_workers
+        sides = {"this tree": (ROOT / "src", pw_now),
+                 args.baseline: (base_src, None)}
+        print(f"this tree: {ROOT / 'src'} (compiled engine: {compiled(ROOT / 'src')}, "
+              f"--public-workers {pw_now}); baseline {args.baseline}: git archive "
+              f"(compiled engine: {compiled(base_src)}, --workers 1)", flush=True)
+        runs: dict[tuple[int, str], list[dict[str, Any]]] = {}
+        for r in range(args.rounds):
+            for size in (int(x) for x in args.sizes.split(",")):
+                order = list(sides) if r % 2 == 0 else list(sides)[::-1]
+                for label in order:
+                    src, pw = sides[label]
+                    a = argparse.Namespace(**{**vars(args), "clients": size, "src": src,
+                                              "label": label, "public_workers": pw,
+                                              "workers": 1})
+                    res = asyncio.run(asyncio.wait_for(bench(a), args.timeout))
+                    runs.setdefault((size, label), []).append(res)
+                    print(f"  round {r + 1}, {size:,} viewers, {label}: " + "; ".join(
+                        f"{k} {res[k]:.1f}" for k, _ in COMPARED) + f"; cpu by process "
+                        f"{res['cpu_by_process_fanout']}; load {res['load_1min']:.2f}; missing "
+                        f"{res['missing_deliveries']}", flush=True)
+                    if args.json:
+                        print(json.dumps(res), flush=True)
+        print(f"medians of {args.rounds} interleaved round(s); ratio = this tree / "
+              f"{args.baseline}:")
+        for size in (int(x) for x in args.sizes.split(",")):
+            print(f"  {size:,} viewers:")
+            for key, what in COMPARED:
+                now = statistics.median(x[key] for x in runs[size, "this tree"])
+                base = statistics.median(x[key] for x in runs[size, args.baseline])
+                print(f"    {what}: {now:.1f} against {base:.1f} = {now / base:.2f}x")
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def prepare_main(db: Path, horns: int, horn_lead_ms: int, depth: bool) -> None:
+    """``--prepare``: store the horn and depth matches, print their ids (JSON)."""
+    horn_ids = prepare_horn_matches(db, horns, horn_lead_ms, 250) if horns else []
+    depth_ids = prepare_depth_matches(db) if depth else {}
+    if not horns and not depth:  # the file and its tables, as the server expects them
+        open_store(db).close()
+    print(json.dumps({"horns": horn_ids, "depth": depth_ids}))
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--clients", type=int, default=1000)
@@ -575,11 +805,40 @@ def main() -> None:
                     help="the viewer counts of --matrix (comma-separated)")
     ap.add_argument("--timeout", type=float, default=300.0)
     ap.add_argument("--json", action="store_true")
+    ap.add_argument("--idle-s", type=float, default=2.0,
+                    help="seconds the viewers idle before the goals (their CPU is measured)")
+    ap.add_argument("--baseline", metavar="REV",
+                    help="also run revision REV (git archive of its src/), interleaved with "
+                         "this tree, at each of --sizes, and print the ratios (e.g. 358a7f7)")
+    ap.add_argument("--sizes", default="1000,3000", help="viewer counts of --baseline")
+    ap.add_argument("--rounds", type=int, default=2,
+                    help="rounds of --baseline (each runs both sides at every size)")
+    ap.add_argument("--revision", metavar="REV",
+                    help="run the server of revision REV (git archive of its src/) alone")
+    ap.add_argument("--profile", metavar="DIR",
+                    help="py-spy every server process over the goals (raw files in DIR) and "
+                         "print the CPU per event split by benchmarks/profile_split.py")
+    ap.add_argument("--prepare", type=Path, help=argparse.SUPPRESS)
+    ap.add_argument("--no-depth", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args()
+    if args.prepare is not None:
+        prepare_main(args.prepare, args.horns, args.horn_lead_ms, not args.no_depth)
+        return
+    if args.baseline:
+        compare(args)
+        return
     if args.matrix:
         matrix(args)
         return
-    res = asyncio.run(asyncio.wait_for(bench(args), args.timeout))
+    if args.revision:
+        folder = Path(tempfile.mkdtemp(prefix="chukker-revision-"))
+        try:
+            args.src, args.label = revision_tree(args.revision, folder), args.revision
+            res = asyncio.run(asyncio.wait_for(bench(args), args.timeout))
+        finally:
+            shutil.rmtree(folder, ignore_errors=True)
+    else:
+        res = asyncio.run(asyncio.wait_for(bench(args), args.timeout))
     if args.json:
         print(json.dumps(res, indent=2))
         return
@@ -642,6 +901,14 @@ def main() -> None:
         f" ms, p99 {res['post_p99_ms_at_100']:.1f} ms; ratio p50 "
         f"{res['post_p50_ms_at_10000'] / max(res['post_p50_ms_at_100'], 0.01):.2f}x (target 1.2)"
     )
+    print(f"  server CPU by process over the goals: {res['cpu_by_process_fanout']}; idle viewers "
+          f"over {res['idle_window_s']:.1f} s: {res['cpu_by_process_idle']}")
+    print(f"  RSS: {res['rss_mb_before_viewers']:.0f} MB before the viewers, "
+          f"{res['rss_mb_idle_viewers']:.0f} MB with them idle = "
+          f"{res['rss_mb_per_1000_idle_viewers']:.1f} MB per 1,000 idle viewers; load "
+          f"{res['load_1min']:.2f}; compiled engine: {res['compiled_engine']}")
+    for role, split in res["profiles"].items():
+        print(f"  profile of the {role} process, us per event: {split}")
 
 
 if __name__ == "__main__":

@@ -47,6 +47,7 @@ import json
 import multiprocessing
 import os
 import random
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -244,6 +245,7 @@ async def bench(a: argparse.Namespace) -> dict[str, Any]:
     finally:
         server.terminate()
         server.wait(30)
+        shutil.rmtree(tmp, ignore_errors=True)
     for name, (begin, end) in phases.items():
         horns = [x for mid_, d in zip(ids, due, strict=True) if begin <= d <= end
                  for x in late[mid_]]

@@ -42,7 +42,12 @@ FANOUT_SLICE = 64
 
 
 class Wire(Protocol):
-    """A viewer's socket, written to directly once its stream's headers are sent."""
+    """A viewer's socket, written to directly once its stream's headers are sent.
+
+    ``fast``: the socket's own write while it keeps up (nothing buffered behind it), else
+    None (then :meth:`write` checks and counts)."""
+
+    fast: Callable[[bytes], object] | None
 
     def write(self, framed: bytes) -> bool:
         """Write one framed message; ``False`` if the viewer is too far behind (it is
@@ -57,18 +62,43 @@ def chunk(msg: bytes) -> bytes:
     return b"%x\r\n%b\r\n" % (len(msg), msg)
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class Subscriber:
-    queue: asyncio.Queue[bytes] = field(default_factory=lambda: asyncio.Queue(QUEUE_LIMIT))
+    """One stream's place in its match's fan-out.
+
+    What an idle viewer written to directly holds here: this object, and ``waiter`` (one
+    future, no task): its queue is made only when a message must wait in it (before the
+    headers went out, or an in-process client), an ``asyncio.Queue`` being four deques."""
+
     dropped: bool = False
     #: called once when the subscriber is dropped for falling behind (gives back its slot)
     on_drop: Callable[[], None] | None = None
     #: the socket, once the stream is written to directly (see the module's doc)
     wire: Wire | None = None
+    #: done when the stream is to end (dropped, closed, or its connection lost): what a
+    #: stream written to directly waits for
+    waiter: asyncio.Future[None] | None = None
+    _queue: asyncio.Queue[bytes] | None = None
+
+    @property
+    def queue(self) -> asyncio.Queue[bytes]:
+        """The messages waiting for the stream's task (made on first use)."""
+        q = self._queue
+        if q is None:
+            q = self._queue = asyncio.Queue(QUEUE_LIMIT)
+        return q
+
+    def queued(self) -> list[bytes]:
+        """Take what waits in the queue, if there is one."""
+        q = self._queue
+        return [] if q is None else [q.get_nowait() for _ in range(q.qsize())]
 
     def end(self) -> None:
         """Stop serving this subscriber; its stream's task wakes up and finishes."""
         self.dropped = True
+        w = self.waiter
+        if w is not None and not w.done():
+            w.set_result(None)
         with contextlib.suppress(asyncio.QueueFull):
             self.queue.put_nowait(b"")
 
@@ -93,13 +123,24 @@ class Outbox:
         if framed is None:
             framed = chunk(msg)  # once per message, for every socket
         for sub in subs[start:end]:
-            if sub.dropped:
-                continue
             wire = sub.wire
             if wire is not None:
+                # the per-viewer path: one write of the prepared bytes (``Wire.write``
+                # inlined for a socket that keeps up: no call, no check more)
+                fast = wire.fast
+                if fast is not None and not sub.dropped:
+                    try:
+                        fast(framed)
+                    except RuntimeError:  # uvloop: closed; the stream's task ends
+                        wire.fast = None
+                    continue
+                if sub.dropped:
+                    continue
                 if wire.write(framed):
                     continue
                 wire.close()
+            elif sub.dropped:
+                continue
             else:
                 try:
                     sub.queue.put_nowait(msg)

@@ -359,7 +359,7 @@ class LiveService:
                     if seq > lm.seq:
                         try:
                             async with lm.lock:
-                                await self._sync(lm)
+                                await self._sync(lm, told=seq)
                         except StoreError:  # the database went away again: the next
                             continue  # subscription catches up
                         self._after_change(lm)
@@ -530,9 +530,19 @@ class LiveService:
         doc = {**row.header, "events": [e.event for e in events]}
         return row, doc
 
-    async def _sync(self, lm: LiveMatch) -> list[StoredEvent]:
-        """Pull events other processes appended; apply and publish them. Call under lock."""
-        fresh = await asyncio.to_thread(self.store.events, lm.id, lm.seq)
+    async def _sync(self, lm: LiveMatch, told: int | None = None) -> list[StoredEvent]:
+        """Pull events other processes appended; apply and publish them. Call under lock.
+
+        ``told``: the seq a notification told of. The events up to it that the
+        notification carried (a worker's datagram, :mod:`chukker.store.notify`) are taken
+        as they came, without reading the store (issue 43); otherwise it is read."""
+        fresh: list[StoredEvent] | None = None
+        if told is not None and lm.row.start_ms is not None:
+            carried = getattr(self.store, "told_events", None)
+            if carried is not None:
+                fresh = carried(lm.id, lm.seq, told)
+        if fresh is None:
+            fresh = await asyncio.to_thread(self.store.events, lm.id, lm.seq)
         if fresh and lm.row.start_ms is None:
             lm.row = await asyncio.to_thread(self.store.get_match, lm.id)
         for e in fresh:
@@ -742,6 +752,10 @@ class LiveService:
         lm.last_report = rep
         if self._listeners:
             self._tell("on_state", lm.id, lm.seq, rep)
+        if not lm.subscribers and self.on_publish is None:
+            # nobody to send it to (the officials' process, whose crowd is elsewhere): no
+            # patch, no JSON; the next stream starts from ``last_report``, as any does
+            return
         patch = None if prev is None else merge_diff(prev, rep)
         if patch is None:
             tail = sse("state", {"seq": lm.seq, "report": rep}, lm.seq)
@@ -787,6 +801,12 @@ class LiveService:
                 self._enqueue(lm, data)
 
     def _publish_event(self, lm: LiveMatch, e: StoredEvent) -> None:
+        if not self._listeners and not lm.subscribers and self.on_publish is None:
+            # nobody hears it here (the officials' process: its crowd is on the public
+            # port): no report, no message; a stream opening later starts from a report
+            # made then (``_state_message``), as after a load
+            lm.last_report = None
+            return
         at_ms = round(float(e.event["at"]) * 1000)
         rep = self.report(lm, max(at_ms, 0))
         if self._listeners:

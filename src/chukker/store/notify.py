@@ -11,6 +11,14 @@ A datagram can be lost (a worker restarting, its queue full): the store polls
 since (see :meth:`chukker.store.sqlite.SQLiteStore.notifications`), so a lost
 datagram costs latency, never an event.
 
+An event appended carries itself (issue 43): ``"<match id> <seq>\n"`` then the stored
+event as JSON (command id, body, recorded ms, actor; at most :data:`MAX_CARRIED`
+bytes). A worker that hears it keeps it (:meth:`LocalNotifier.take`), and its live
+service applies it without reading the store again: no thread hop, no query, per event
+and per public worker. Anything missing (a datagram lost, an event too big to carry, a
+gap) is read from the store as before. The datagram is sent after the commit, by the
+one writer of that seq: what it carries is what the store holds.
+
 >>> import tempfile
 >>> d = tempfile.mkdtemp()
 >>> a, b = LocalNotifier(d, 0, 2), LocalNotifier(d, 1, 2)
@@ -26,17 +34,22 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import os
 import socket
 import stat
 from typing import Protocol
 
-from chukker.store.base import MATCH_ID, StoreError
+from chukker.store.base import MATCH_ID, StoredEvent, StoreError
 
 #: seconds between two polls of the database for appends no datagram told of
 POLL_S = 0.5
-#: the largest datagram read (a match id is at most 64 characters)
-MAX_DATAGRAM = 128
+#: the largest event a datagram carries (JSON bytes); a bigger one is told by its seq alone
+MAX_CARRIED = 8192
+#: the largest datagram read (a match id is at most 64 characters, then the event)
+MAX_DATAGRAM = MAX_CARRIED + 128
+#: events heard and not yet taken, kept at most (the oldest go first)
+MAX_KEPT = 512
 
 
 class Notifier(Protocol):
@@ -50,8 +63,48 @@ class Notifier(Protocol):
     def close(self) -> None: ...
 
 
+def datagram(match_id: str, seq: int, stored: StoredEvent | None = None) -> bytes:
+    """What is told of an append: ``"<match id> <seq>"``, and the event when it is small.
+
+    >>> datagram("m1", 2, StoredEvent(2, "c", {"type": "goal"}, 5, "timekeeper")).split()
+    [b'm1', b'2', b'["c","{\\\\"type\\\\":\\\\"goal\\\\"}",5,"timekeeper"]']
+    """
+    head = f"{match_id} {seq}".encode("ascii", "replace")
+    if stored is None or stored.seq != seq:
+        return head
+    body = json.dumps([stored.command_id, stored.body(), stored.recorded_ms, stored.actor],
+                      separators=(",", ":"), ensure_ascii=True).encode("ascii")
+    return head if len(body) > MAX_CARRIED else head + b"\n" + body
+
+
+def carried(data: bytes, seq: int) -> StoredEvent | None:
+    """The event a datagram carries (see :func:`datagram`), or None (none, or malformed).
+
+    >>> carried(datagram("m1", 2, StoredEvent(2, "c", {"type": "goal"}, 5, "tk")), 2)
+    StoredEvent(seq=2, command_id='c', event={'type': 'goal'}, recorded_ms=5, actor='tk')
+    >>> carried(b'm1 2 ["c","[1]",5,"tk"]', 2), carried(b"m1 2", 2)
+    (None, None)
+    """
+    _, nl, payload = data.partition(b"\n")
+    if not nl or len(payload) > MAX_CARRIED:
+        return None
+    try:
+        got = json.loads(payload)
+        if not (isinstance(got, list) and len(got) == 4):
+            return None
+        command_id, body, recorded_ms, actor = got
+        event = json.loads(body) if isinstance(body, str) else None
+    except ValueError:
+        return None
+    if not (isinstance(command_id, str) and isinstance(event, dict)
+            and type(recorded_ms) is int and isinstance(actor, str)):
+        return None
+    return StoredEvent(seq, command_id, event, recorded_ms, actor)
+
+
 def parse(data: bytes) -> tuple[str, int] | None:
     """``(match_id, seq)`` of a datagram, or None for anything else (ignored)."""
+    data = data.partition(b"\n")[0]
     try:
         text = data.decode("ascii")
     except UnicodeDecodeError:
@@ -94,11 +147,30 @@ class LocalNotifier:
         self._peers = [os.path.join(folder, f"{j}.sock") for j in range(workers) if j != index]
         #: datagrams sent, not delivered (a peer down or its queue full), received
         self.sent = self.undelivered = self.received = 0
+        #: (match id, seq) -> the event its datagram carried, until :meth:`take` takes it
+        self.kept: dict[tuple[str, int], StoredEvent] = {}
 
     def tell(self, match_id: str, seq: int) -> None:
         """Tell every other worker that ``seq`` of ``match_id`` is durable; never blocks
         and never raises (a worker that cannot hear it now finds it by polling)."""
-        data = f"{match_id} {seq}".encode("ascii", "replace")
+        self._send(datagram(match_id, seq))
+
+    def tell_event(self, match_id: str, stored: StoredEvent) -> None:
+        """As :meth:`tell`, carrying the event (when small) so that nobody reads it again."""
+        self._send(datagram(match_id, stored.seq, stored))
+
+    def take(self, match_id: str, after_seq: int, upto: int) -> list[StoredEvent] | None:
+        """The events ``after_seq + 1 .. upto`` of ``match_id`` as their datagrams carried
+        them, or None if one of them was not carried (read the store)."""
+        out: list[StoredEvent] = []
+        for q in range(after_seq + 1, upto + 1):
+            e = self.kept.pop((match_id, q), None)
+            if e is None:
+                return None
+            out.append(e)
+        return out
+
+    def _send(self, data: bytes) -> None:
         for peer in self._peers:
             try:
                 self._tx.sendto(data, peer)
@@ -120,6 +192,12 @@ class LocalNotifier:
             got = parse(data)
             if got is not None:
                 out.append(got)
+                event = carried(data, got[1])
+                if event is not None:
+                    kept = self.kept
+                    kept[got] = event
+                    if len(kept) > MAX_KEPT:  # never taken (a match not loaded here)
+                        del kept[next(iter(kept))]
 
     async def receive(self, timeout: float) -> list[tuple[str, int]]:
         """What the other workers tell within ``timeout`` seconds (empty if nothing)."""

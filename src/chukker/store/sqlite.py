@@ -279,9 +279,21 @@ class SQLiteStore:
         finally:
             self._listening = False
 
-    def _tell(self, match_id: str, seq: int) -> None:
-        if self.notifier is not None:
-            self.notifier.tell(match_id, seq)
+    def _tell(self, match_id: str, seq: int, stored: StoredEvent | None = None) -> None:
+        notifier = self.notifier
+        if notifier is None:
+            return
+        carry = getattr(notifier, "tell_event", None) if stored is not None else None
+        if carry is not None:
+            carry(match_id, stored)  # the other workers need not read it (issue 43)
+        else:
+            notifier.tell(match_id, seq)
+
+    def told_events(self, match_id: str, after_seq: int, upto: int) -> list[StoredEvent] | None:
+        """Events ``after_seq + 1 .. upto`` as another worker's datagrams carried them (see
+        :mod:`chukker.store.notify`), without reading the file; None: read it."""
+        take = getattr(self.notifier, "take", None)
+        return take(match_id, after_seq, upto) if take is not None else None
 
     @contextlib.contextmanager
     def _writing(self) -> Iterator[sqlite3.Connection]:
@@ -455,7 +467,7 @@ class SQLiteStore:
             if event.seq == 1:
                 self._recent_gen += 1
                 self._recent = None
-        self._tell(match_id, event.seq)
+        self._tell(match_id, event.seq, event)
 
     def import_matches(self, batch: list[MatchImport]) -> None:
         """Write an import in one transaction (a kill leaves the database as it was)."""

@@ -185,6 +185,9 @@ class GuardedHttp(HttpToolsProtocol):
         self._refused = False
         self._gate: AddressGate | None = None
         self._peer = ""
+        #: the live stream's wire of this connection, kept here (a request pipelined
+        #: behind the stream replaces the protocol's scope and cycle, not this)
+        self._stream_wire: SocketWire | None = None
         state = getattr(getattr(self.config, "app", None), "state", None)
         gate = getattr(state, "address_gate", None)
         peer = ""
@@ -328,7 +331,10 @@ class GuardedHttp(HttpToolsProtocol):
                 and scope.get("path", "").endswith("/stream")):
             # the live stream's fast path (web/api/wire.py): its socket, for after its headers
             extensions: dict[str, Any] = scope.setdefault("extensions", {})
-            extensions[EXTENSION] = SocketWire(self.transport, self.flow, cycle)
+            wire = extensions[EXTENSION] = SocketWire(self.transport, self.flow, cycle)
+            held = self._stream_wire
+            if held is None or held.cycle.response_complete:  # not behind a live stream
+                self._stream_wire = wire
 
     def on_message_complete(self) -> None:
         self._disarm()
@@ -341,12 +347,22 @@ class GuardedHttp(HttpToolsProtocol):
         super().pause_writing()
         if self._stall is None:
             self._stall = self.loop.call_later(WRITE_STALL_S, self._too_slow)
+        wire = self._wire()
+        if wire is not None:
+            wire.paused()
 
     def resume_writing(self) -> None:
         if self._stall is not None:
             self._stall.cancel()
             self._stall = None
         super().resume_writing()
+        wire = self._wire()
+        if wire is not None:
+            wire.resumed()
+
+    def _wire(self) -> SocketWire | None:
+        """This connection's live-stream wire, if it serves a stream."""
+        return getattr(self, "_stream_wire", None)
 
     def eof_received(self) -> bool | None:  # type: ignore[override]
         """The client closed its side. A live stream's connection is closed in its turn,
@@ -367,6 +383,9 @@ class GuardedHttp(HttpToolsProtocol):
         if self._stall is not None:
             self._stall.cancel()
             self._stall = None
+        wire = self._wire()
+        if wire is not None:
+            wire.lost()
         super().connection_lost(exc)
 
 

@@ -533,21 +533,21 @@ class EventStream(StreamingResponse):
                 await send({"type": "http.response.body", "body": b"", "more_body": False})
             return
         # what came while the headers went out, in one write; from now on, direct
-        queued = [sub.queue.get_nowait() for _ in range(sub.queue.qsize())]
+        queued = sub.queued()
         if any(not m for m in queued) or sub.dropped:
             sub.dropped = True
         else:
             if queued:
                 wire.write(chunk(b"".join(queued)))
             sub.wire = wire
-        ended = asyncio.ensure_future(sub.queue.get())  # b"" once dropped or closed
-        gone = asyncio.ensure_future(_disconnected(receive))
+        # one future, no task, until the end: done by ``sub.end()`` (dropped or closed) or
+        # by the protocol when the connection is lost (``SocketWire.lost``)
+        ended = sub.waiter = wire.waiter = asyncio.get_running_loop().create_future()
         try:
             if not sub.dropped:
-                await asyncio.wait((ended, gone), return_when=asyncio.FIRST_COMPLETED)
+                await ended
         finally:
-            ended.cancel()
-            gone.cancel()
+            sub.waiter = wire.waiter = None
         sub.wire = None
         # its slot and its subscription go at once; the rest of its end (the ASGI chain
         # unwinding, its access line) waits its turn: thousands of streams ending together
@@ -556,11 +556,6 @@ class EventStream(StreamingResponse):
         await self._leaving.wait()
         with contextlib.suppress(Exception):  # after a disconnect uvicorn drops it
             await send({"type": "http.response.body", "body": b"", "more_body": False})
-
-
-async def _disconnected(receive: Receive) -> None:
-    while (await receive())["type"] != "http.disconnect":
-        pass
 
 
 async def quarantined_record(request: Request, match_id: str,

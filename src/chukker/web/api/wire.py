@@ -30,7 +30,7 @@ EXTENSION = "chukker.wire"
 class SocketWire:
     """One stream's socket, as uvicorn's protocol sees it."""
 
-    __slots__ = ("_write", "behind", "cycle", "flow", "transport")
+    __slots__ = ("_write", "behind", "cycle", "fast", "flow", "transport", "waiter")
 
     def __init__(self, transport: asyncio.Transport, flow: Any, cycle: Any) -> None:
         self.transport = transport
@@ -39,6 +39,29 @@ class SocketWire:
         self.behind = 0
         #: the transport's bound ``write``, looked up once (a fan-out calls it per viewer)
         self._write = transport.write
+        #: the same while the socket keeps up: the fan-out calls it without a check
+        #: (``None`` while the protocol's writing is paused, and once the connection is lost)
+        self.fast: Any = None if flow.write_paused else transport.write
+        #: done when the connection is lost (the stream waits for it, or for its end)
+        self.waiter: asyncio.Future[None] | None = None
+
+    def paused(self) -> None:
+        """The socket's buffer went over its mark (``pause_writing``): count what is
+        buffered behind it (:meth:`write`)."""
+        self.fast = None
+
+    def resumed(self) -> None:
+        """The socket drained (``resume_writing``): straight writes again."""
+        self.behind = 0
+        if not self.transport.is_closing():
+            self.fast = self._write
+
+    def lost(self) -> None:
+        """The connection is gone: nothing more is written to it; its stream ends."""
+        self.fast = None
+        w = self.waiter
+        if w is not None and not w.done():
+            w.set_result(None)
 
     def ready(self) -> bool:
         """Headers sent in chunked coding and the answer still open: writes may go direct."""

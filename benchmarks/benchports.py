@@ -1,0 +1,81 @@
+"""What the benchmarks that start servers share: ports another person's machine has free,
+and another revision's sources, for a baseline measured in the same run (issue 43).
+
+* :func:`pick_ports`: ports outside the machine's range for outgoing connections
+  (``/proc/sys/net/ipv4/ip_local_port_range``), so that none of the thousands of client
+  sockets a benchmark opens can take the server's port first; each one checked by binding
+  it, starting from a random place so that two runs side by side do not collide.
+* :func:`revision_tree`: ``git archive REV src`` unpacked in a temporary folder (removed
+  by the caller): the server of another revision, run from its own sources.
+  Compiled engine modules (``.so``) are not in git, so both sides then run the pure
+  Python engine unless the current tree was built: say which (see :func:`compiled`).
+
+>>> lo, hi = ephemeral_range()
+>>> all(not lo <= p <= hi for p in pick_ports(3))
+True
+"""
+
+from __future__ import annotations
+
+import io
+import random
+import socket
+import subprocess
+import tarfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+#: the lowest port picked (below: well-known and registered services people run)
+LOWEST = 20_000
+
+
+def ephemeral_range() -> tuple[int, int]:
+    """The machine's range for outgoing connections (Linux; 32768-60999 elsewhere)."""
+    try:
+        lo, hi = Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()
+        return int(lo), int(hi)
+    except (OSError, ValueError):
+        return 32768, 60999
+
+
+def _free(port: int, host: str) -> bool:
+    with socket.socket() as s:
+        try:
+            s.bind((host, port))
+        except OSError:
+            return False
+    return True
+
+
+def pick_ports(n: int, host: str = "127.0.0.1") -> list[int]:
+    """``n`` distinct ports outside the outgoing range, each free now (bound, released)."""
+    lo, hi = ephemeral_range()
+    if lo > LOWEST + 1000:
+        candidates = range(LOWEST, lo)
+    elif hi < 65535 - 1000:
+        candidates = range(hi + 1, 65536)
+    else:  # pragma: no cover - a machine whose outgoing range is everything
+        candidates = range(LOWEST, 65536)
+    start = random.randrange(len(candidates))
+    found: list[int] = []
+    for k in range(len(candidates)):
+        port = candidates[(start + k) % len(candidates)]
+        if _free(port, host) and _free(port, "0.0.0.0"):
+            found.append(port)
+            if len(found) == n:
+                return found
+    raise RuntimeError(f"no {n} free ports outside {lo}-{hi}")
+
+
+def revision_tree(rev: str, into: Path) -> Path:
+    """The ``src`` folder of revision ``rev`` of this repository, unpacked under ``into``."""
+    data = subprocess.run(["git", "-C", str(ROOT), "archive", "--format=tar", rev, "src"],
+                          check=True, capture_output=True).stdout
+    with tarfile.open(fileobj=io.BytesIO(data)) as tar:
+        tar.extractall(into, filter="data")
+    return into / "src"
+
+
+def compiled(src: Path) -> bool:
+    """Whether ``src`` holds compiled engine modules (mypyc's ``.so``)."""
+    return any((src / "chukker" / "engine").glob("*.so"))
