@@ -12,11 +12,14 @@ engine failed: nobody's request's fault), :class:`Quarantined`.
 
 from __future__ import annotations
 
+import logging
+import secrets
+from collections.abc import Mapping
 from enum import StrEnum
 from typing import Any
 
 from chukker.errors import API_TEMPLATES, ChukkerError
-from chukker.store import UnknownMatch
+from chukker.store import StorageFull, StoreUnavailable, UnknownMatch
 
 
 class Role(StrEnum):
@@ -83,3 +86,38 @@ class Quarantined(UnknownMatch):
 
     def __str__(self) -> str:
         return str(self.args[0])
+
+
+log = logging.getLogger("chukker.live")
+
+
+def store_refusal(e: StorageFull | StoreUnavailable) -> ServiceError:
+    """The refusal of a write the store could not take now: its own code (never
+    ``busy``, never a 500), with a ``retry_after`` (the web's ``Retry-After``) so that a
+    console keeps the key press and sends it again; nothing was stored.
+
+    >>> store_refusal(StorageFull("database or disk is full")).code
+    'storage_full'
+    >>> store_refusal(StoreUnavailable("connection refused")).retry_after_s
+    2
+    """
+    if isinstance(e, StorageFull):
+        return ServiceError("storage_full", params={"retry_after": 5})
+    return ServiceError("store_unavailable", params={"retry_after": 2})
+
+
+def engine_failure(match_id: str, event: Mapping[str, Any]) -> EngineFailure:
+    """An unexpected exception of the engine (being handled) as a failure that is nobody's
+    request's fault: its traceback logged under a new incident id, which the answer
+    carries too; the client is not told the event was wrong.
+
+    >>> try:
+    ...     1 / 0
+    ... except ZeroDivisionError:
+    ...     len(engine_failure("m1", {"type": "goal"}).incident)
+    12
+    """
+    incident = secrets.token_hex(6)
+    log.exception("incident %s: match %s: the engine failed on a %s event", incident,
+                  match_id, str(event.get("type", "?"))[:40])
+    return EngineFailure(incident)

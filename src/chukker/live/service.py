@@ -31,21 +31,35 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import contextlib
-import hashlib
 import hmac
 import logging
 import secrets
 import time
 from collections import deque
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
-from typing import Any, Protocol, TypeVar
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from chukker.errors import ChukkerError
 from chukker.live import fanout
 from chukker.live.clock import Clock
-from chukker.live.errors import EngineFailure, EventRefused, Quarantined, Role, ServiceError
-from chukker.live.fanout import Outbox, Subscriber, Turns, merge_diff, sse
+from chukker.live.errors import (
+    EventRefused,
+    Quarantined,
+    Role,
+    ServiceError,
+    engine_failure,
+    store_refusal,
+)
+from chukker.live.fanout import Subscriber, Turns, merge_diff, sse
+from chukker.live.match import (
+    Accepted,
+    Created,
+    Listener,
+    LiveMatch,
+    WorkerRole,
+    hash_token,
+    new_match_id,
+)
 from chukker.ops import metrics
 from chukker.store import (
     Backend,
@@ -62,6 +76,10 @@ from chukker.store import (
 from chukker.store.base import TOURNAMENT_PREFIX, tournament_of
 from chukker.store.engine import EngineError, Match, Setup
 
+#: the live match and its values live in :mod:`chukker.live.match`; named here too
+__all__ = ["Accepted", "Created", "Listener", "LiveMatch", "LiveService", "WorkerRole",
+           "engine_failure", "hash_token", "new_match_id", "store_refusal"]
+
 T = TypeVar("T")
 
 log = logging.getLogger("chukker.live")
@@ -76,118 +94,6 @@ MAX_REPORT_DEPTH = 20
 AT_WINDOW_S = 60.0
 #: seconds start-up waits for the first LISTEN subscription on PostgreSQL
 LISTEN_WAIT_S = 5.0
-
-
-def hash_token(token: str) -> str:
-    """>>> hash_token("abc")[:12]
-    'ba7816bf8f01'
-    """
-    return hashlib.sha256(token.encode()).hexdigest()
-
-
-def new_match_id() -> str:
-    return secrets.token_hex(5)
-
-
-class Listener(Protocol):
-    """A non-HTTP adapter of the live service (arena feeds, horn relays, boards).
-
-    Called synchronously on the event loop's thread: a listener must neither
-    block nor raise (the service logs and swallows its exceptions); an adapter
-    queues its own work.
-    """
-
-    def on_state(self, match_id: str, seq: int, report: Mapping[str, Any]) -> None:
-        """After every change of a match's state (event, undo, correction, horn),
-        with the report the screens get."""
-
-    def on_event(self, match_id: str, seq: int, event: Mapping[str, Any]) -> None:
-        """Every accepted event as stored (undo included)."""
-
-    def on_horn(self, match_id: str, horn: Mapping[str, Any]) -> None:
-        """When this server's scheduler sounds a horn: ``{kind, period, at}`` (``at`` in
-        epoch ms)."""
-
-
-@dataclass(frozen=True, slots=True)
-class WorkerRole:
-    """Worker ``index`` of ``workers`` processes serving one port (``serve --workers``).
-
-    >>> WorkerRole(0, 2).keeps_horns, WorkerRole(1, 2).keeps_horns
-    (True, False)
-    """
-
-    index: int
-    workers: int
-
-    @property
-    def keeps_horns(self) -> bool:
-        """Worker 0 keeps the horns' audit and runs the arena feeds."""
-        return self.index == 0
-
-
-@dataclass(frozen=True, slots=True)
-class Created:
-    match_id: str
-    timekeeper_token: str
-    committee_token: str
-
-
-@dataclass(frozen=True, slots=True)
-class Accepted:
-    seq: int
-    event: dict[str, Any]
-    recorded_ms: int
-    duplicate: bool
-    #: who chose the event's ``at``: ``client`` (the posted one) or ``server``
-    at_source: str = "server"
-    #: why a posted ``at`` was not taken (``at_in_future``, ``at_too_old``, ...)
-    note: str | None = None
-
-
-@dataclass(eq=False)
-class LiveMatch:
-    row: MatchRow
-    match: Match
-    stored: list[StoredEvent]
-    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
-    subscribers: set[Subscriber] = field(default_factory=set)
-    timer: asyncio.TimerHandle | None = None
-    #: record ms up to which deadlines have been handled (horns sounded)
-    horn_cursor_ms: int = 0
-    #: a deadline came while an append was in flight; handled after it
-    deadline_pending: bool = False
-    #: messages being handed to the subscribers, oldest first, with who gets them
-    outbox: Outbox = field(default_factory=Outbox)
-    #: the report last sent to the subscribers (patches are computed from it)
-    last_report: dict[str, Any] | None = None
-    #: (report, seq, message): the ``state`` message of ``last_report``, encoded once for
-    #: every stream that opens until the report changes (a reconnecting crowd costs one
-    #: encoding, not one per phone)
-    state_sse: tuple[dict[str, Any], int, str] | None = None
-    #: command_id -> stored event (idempotency without scanning the log)
-    commands: dict[str, StoredEvent] = field(default_factory=dict)
-    #: set while an accepted event is being made durable; readers wait for it
-    inflight: asyncio.Future[None] | None = None
-    #: monotonic time of the last request for this match
-    used: float = 0.0
-    #: monotonic time of the last message to its streams (keep-alives go to quiet ones only)
-    sent: float = 0.0
-
-    @property
-    def id(self) -> str:
-        return self.row.id
-
-    @property
-    def seq(self) -> int:
-        return len(self.stored)
-
-    @property
-    def start_ms(self) -> int | None:
-        return self.row.start_ms
-
-    def last_at_ms(self) -> int:
-        return round(float(self.stored[-1].event["at"]) * 1000) if self.stored else 0
 
 
 class LiveService:
@@ -868,38 +774,6 @@ class LiveService:
                               str(h.get("kind", "")), now)
                 self._spawn(self._record_horn(lm.id, row))
         self._reschedule(lm)
-
-
-def store_refusal(e: StorageFull | StoreUnavailable) -> ServiceError:
-    """The refusal of a write the store could not take now: its own code (never
-    ``busy``, never a 500), with a ``retry_after`` (the web's ``Retry-After``) so that a
-    console keeps the key press and sends it again; nothing was stored.
-
-    >>> store_refusal(StorageFull("database or disk is full")).code
-    'storage_full'
-    >>> store_refusal(StoreUnavailable("connection refused")).retry_after_s
-    2
-    """
-    if isinstance(e, StorageFull):
-        return ServiceError("storage_full", params={"retry_after": 5})
-    return ServiceError("store_unavailable", params={"retry_after": 2})
-
-
-def engine_failure(match_id: str, event: Mapping[str, Any]) -> EngineFailure:
-    """An unexpected exception of the engine (being handled) as a failure that is nobody's
-    request's fault: its traceback logged under a new incident id, which the answer
-    carries too; the client is not told the event was wrong.
-
-    >>> try:
-    ...     1 / 0
-    ... except ZeroDivisionError:
-    ...     len(engine_failure("m1", {"type": "goal"}).incident)
-    12
-    """
-    incident = secrets.token_hex(6)
-    log.exception("incident %s: match %s: the engine failed on a %s event", incident,
-                  match_id, str(event.get("type", "?"))[:40])
-    return EngineFailure(incident)
 
 
 def _with_start(row: MatchRow, start_ms: int) -> MatchRow:
