@@ -32,24 +32,19 @@ from chukker.web import publish
 from chukker.web.api import feeds as feeds_api
 from chukker.web.api import routes as api
 from chukker.web.cache import PageCache
+from chukker.web.doors import warm_up_targets
 from chukker.web.gate import AddressGate
 from chukker.web.guard import Guard
 from chukker.web.guard_openapi import document as guard_document
 from chukker.web.heavy import Busy, OverLimit, Pools
-from chukker.web.limits import StreamCaps, StreamGate
+from chukker.web.limits import StreamCaps
 from chukker.web.officials import arena, console, new_match
 from chukker.web.officials import help as help_pages
 from chukker.web.ops import observe
-from chukker.web.planes import PARTS, Addresses, Plane, PlaneGate
+from chukker.web.planes import PARTS, Addresses, Plane
 from chukker.web.public import learn, matches, plays, rules, tournaments
 from chukker.web.public.plays_base import PREFIX as PLAYS_PREFIX
-from chukker.web.security import (
-    Organiser,
-    RateLimit,
-    SecurityHeaders,
-    Throttle,
-    organiser_token,
-)
+from chukker.web.security import Organiser, RateLimit, Throttle, organiser_token
 from chukker.web.shared import apidocs, tournament_view
 from chukker.web.shared.render import error_page, lang_of
 
@@ -84,15 +79,10 @@ def _keep_collector_out_of_the_fanout() -> None:
 #: what a process asks itself before it serves (issue 35): the first request of each kind
 #: imports modules, compiles templates, loads the catalogues and builds the OpenAPI
 #: document (tens of milliseconds each, on the loop that sounds the horns); done once at
-#: start-up, before the collector freezes what is alive, none of it lands on a horn
+#: start-up, before the collector freezes what is alive, none of it lands on a horn. Each
+#: plane's: the ``warm`` requests of the doors it serves, from the route table
 WARM_UP: dict[Plane, tuple[str, ...]] = {
-    Plane.OFFICIALS: ("/api/time", "/api/matches?limit=1", "/api/matches/-", "/openapi.json",
-                      "/m/-/console", "/m/-/console?lang=es", "/m/-/console?lang=it",
-                      "/help/keys", "/readyz"),
-    Plane.PUBLIC: ("/", "/?lang=es", "/?lang=it", "/m/-", "/m/-/sheet.json",
-                   "/api/matches/-/feed.json", "/rules/", "/tournaments/", "/learn/",
-                   "/readyz"),
-}
+    p: warm_up_targets(p) for p in (Plane.OFFICIALS, Plane.PUBLIC)}
 
 
 async def warm_up(app: Any, plane: Plane) -> list[tuple[str, int]]:
@@ -313,7 +303,7 @@ def create_app(store: EventStore | str | Path, *, organiser: str | None = None,
                                             incident=incident), status_code=500)
 
     # every part, unconditionally on its plane(s) (planes.PARTS): a broken module fails
-    # here and in the tests; on the other plane its pages answer 307 (PlaneGate)
+    # here and in the tests; on the other plane its pages answer 307 (the guard)
     def on(part: str) -> bool:
         return bool(PARTS[part] & plane)
 
@@ -339,14 +329,14 @@ def create_app(store: EventStore | str | Path, *, organiser: str | None = None,
         app.include_router(learn.router, prefix="/learn")
     if on("help"):
         app.include_router(help_pages.router)
-    app.add_middleware(Guard, api_limit=lim.max_body_bytes)  # every door's declaration
-    app.add_middleware(SecurityHeaders)
-    app.add_middleware(StreamGate)
-    if plane != Plane.BOTH:
-        app.add_middleware(PlaneGate, plane=plane, addresses=addresses or Addresses(),
-                           fallback=(settings or Settings()).server.host)
+    # three layers (issue 45: a key press passes at most 4): the guard keeps every door's
+    # declaration (its plane, the stream gate, the security headers, its bounds and
+    # callers); the access log and metrics; outermost, the page cache, which looks the
+    # request's door up once (a repeated page costs that lookup; the guard's headers kept)
+    app.add_middleware(Guard, api_limit=lim.max_body_bytes, plane=plane,
+                       addresses=addresses or Addresses(),
+                       fallback=(settings or Settings()).server.host)
     observe.install(app, settings)  # the "ops" part: /healthz, /readyz, /metrics
-    # outermost: a repeated page costs a lookup (web/cache.py); SecurityHeaders' are kept
     app.add_middleware(PageCache, rate=(lim.visitor_rate * 10, lim.visitor_rate))
     return app
 

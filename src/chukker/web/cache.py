@@ -1,12 +1,15 @@
 """Every anonymous page costs almost nothing: rendered once, answered from memory.
 
 :class:`PageCache` is the outermost ASGI middleware (a hit skips the access log, the
-metrics and the guard, whose door it finds itself). A ``GET`` (or ``HEAD``)
-of a door that anyone may call (:class:`~chukker.web.guard.Role` anonymous or spectator,
-no stream) is rendered once per
+metrics and the guard). It finds each request's door in the route table
+(:mod:`chukker.web.doors`), once: the layers within read it from ``scope["chukker.door"]``.
+A ``GET`` (or ``HEAD``) of a door that anyone may call (:class:`~chukker.web.doors.Role`
+anonymous or spectator) whose cache rule is :attr:`~chukker.web.doors.Cache.PAGE` is
+rendered once per
 
-* its path and the query parameters a page reads (:data:`QUERY`; any other parameter
-  is ignored by the pages, so it neither changes the page nor makes a new entry);
+* its path and the query parameters its page reads (:attr:`Door.query
+  <chukker.web.doors.Door.query>`, :data:`QUERY` unless the door says otherwise; any other
+  parameter is ignored by the pages, so it neither changes the page nor makes a new entry);
 * its language: the one the page is rendered in, worked out by the page's own function
   (:func:`chukker.web.lang.language_of_scope`: the last ``lang`` if it is one of the
   site's languages, else the language cookie's value, else ``Accept-Language``'s choice;
@@ -32,14 +35,15 @@ address's rate is checked.
 Never cached (personal, or not a page): a request with an ``Authorization`` header, a
 cookie other than the language's, a ``ticket`` or ``token`` parameter; an answer that
 sets a cookie other than the language's (a form's CSRF cookie), that is not a 200, or
-that streams. ``/m/{id}/created`` (the tokens) and the console are never cached. These,
+that streams; a door whose rule is :attr:`~chukker.web.doors.Cache.PASS` (static files,
+streams). ``/m/{id}/created`` (the tokens) and the consoles are never cached. These,
 every door that needs a token, the answers to writes, and the clock and health doors
-(:data:`NO_STORE`: ``/api/time``, from which every screen measures its clock offset;
-``/readyz``, which a load balancer must see fresh) are answered ``Cache-Control:
-no-store``, so no proxy or browser keeps them either.
+(the doors' :attr:`~chukker.web.doors.Cache.NO_STORE`: ``/api/time``, from which every
+screen measures its clock offset; ``/readyz``, which a load balancer must see fresh) are
+answered ``Cache-Control: no-store``, so no proxy or browser keeps them either.
 
 Every request of an anonymous door is counted against its address's rate
-(:meth:`chukker.web.guard.Door.rate`, setting ``limits.visitor_rate``) here, a hit
+(:meth:`chukker.web.doors.Door.rate`, setting ``limits.visitor_rate``) here, a hit
 included; 429 ``rate_limited`` with ``Retry-After`` when it is spent.
 """
 
@@ -57,25 +61,19 @@ from starlette.requests import cookie_parser
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from chukker.ops.proxy import client_of_app_scope
-from chukker.web.guard import Cost, Door, Role, answer, door_for, header_of, send_answer
+from chukker.web.doors import QUERY, Cache, Door, Role, door_for
+from chukker.web.guard import answer, header_of, send_answer
 from chukker.web.lang import language_of_scope
 from chukker.web.security import CSRF_COOKIE, CSRF_MARK, RateLimit, new_csrf
 
-#: the query parameters the pages read (every other one is ignored by them)
-QUERY = frozenset({"archived", "part", "c", "t", "clause", "p", "in", "q", "at", "before",
-                   "format", "last", "limit", "level", "edition", "n", "seed", "pass_mark",
-                   "time_limit", "name"})
+__all__ = ["QUERY", "Entry", "PageCache"]  # QUERY: the pages' parameters (doors.QUERY)
+
 #: parameters that make a request personal
 PERSONAL_QUERY = frozenset({"ticket", "token"})
-#: paths never cached (the tokens of a new match; the console's own page)
-PERSONAL_PATHS = ("/created", "/console")
 LANG_COOKIE = b"chukker_lang"
 #: cookies a page may be served to from the cache (the CSRF token is filled in per visitor)
 SHARED_COOKIES = (LANG_COOKIE, CSRF_COOKIE.encode())
 MATCH_PREFIXES = ("/m/", "/api/matches/")
-#: doors never kept, here or by anyone (``Cache-Control: no-store``): the clock every
-#: screen measures its offset from, and the health a load balancer asks
-NO_STORE = frozenset({"/api/time", "/readyz", "/healthz", "/metrics"})
 NO_STORE_HEADER = (b"cache-control", b"no-store")
 #: the longest path whose door is remembered (:attr:`PageCache.doors`)
 DOOR_MEMO_PATH = 256
@@ -169,7 +167,7 @@ class PageCache:
         page's own choice), and the query parameters a page reads (all their values:
         two values of one make an entry of their own, never another's)."""
         path: str = scope.get("path", "")
-        if path.endswith(PERSONAL_PATHS) or header_of(scope, b"authorization") is not None:
+        if door.keeping is not Cache.PAGE or header_of(scope, b"authorization") is not None:
             return None
         if not _cookie_ok(scope):
             return None
@@ -178,7 +176,7 @@ class PageCache:
         if any(k in PERSONAL_QUERY for k, _ in query):
             return None
         lang, asked = language_of_scope(scope)
-        kept = tuple(sorted((k, v) for k, v in query if k in QUERY))
+        kept = tuple(sorted((k, v) for k, v in query if k in door.query))
         return (path, lang, asked, kept)
 
     def door(self, method: str, path: str) -> Door:
@@ -241,7 +239,8 @@ class PageCache:
             return
         method = scope.get("method", "GET")
         path = scope.get("path", "")
-        door = self.door(method, path)
+        # the request's one lookup of its door: the layers within read it from the scope
+        door = scope["chukker.door"] = self.door(method, path)
         if door.role not in (Role.ANONYMOUS, Role.SPECTATOR) or not door.takes(method):
             if method == "POST":
                 await self._write(scope, receive, send)
@@ -249,18 +248,16 @@ class PageCache:
             # a token's door (the console, the display token) or a refusal: kept by nobody
             await self.app(scope, receive, _no_store(send))
             return
-        scope["chukker.door"] = door
         # the rate first: nothing of this request is worked out or kept before it
         refused = self.rate_refusal(scope, door)
         if refused is not None:
             await send_answer(send, refused)
             return
-        if (method not in ("GET", "HEAD") or door.cost is Cost.STREAM
-                or door.path.startswith(("/static/", "/rules/static/"))):
+        if method not in ("GET", "HEAD") or door.keeping is Cache.PASS:
             await (self._write(scope, receive, send) if method == "POST"
                    else self.app(scope, receive, send))
             return
-        if path in NO_STORE:
+        if door.keeping is Cache.NO_STORE:
             await self.app(scope, receive, _no_store(send))
             return
         key = self.key(scope, door)
@@ -277,13 +274,13 @@ class PageCache:
         if entry is not None and entry.expires > now:
             self.entries.move_to_end(full)
             self.hits += 1
-            await self.answer(scope, send, entry, method)
+            await self._answer(scope, send, entry, method)
             return
         self.misses += 1
         scope["chukker.cached"] = True  # a page with a form leaves CSRF_MARK for the token
         await self._render(scope, receive, send, full, now + ver[1], not ver[0], method)
 
-    async def answer(self, scope: Scope, send: Send, e: Entry, method: str) -> None:
+    async def _answer(self, scope: Scope, send: Send, e: Entry, method: str) -> None:
         etag, headers, body = e.etag, e.headers, e.body
         if e.csrf:  # the visitor's own CSRF token in the form (and its cookie): private
             token = _cookie(scope, CSRF_COOKIE.encode()) or new_csrf()
@@ -337,7 +334,7 @@ class PageCache:
                 return
             if not more:
                 e = self._store(start, chunks, full, expires, general)
-                await self.answer(scope, send, e, method)
+                await self._answer(scope, send, e, method)
 
         await self.app(scope, receive, capture)
 

@@ -1,11 +1,18 @@
-"""The route inventory: every door of the app declares its guard, and one middleware keeps it.
+"""The guard: the one middleware within the page cache and the access log that keeps every
+door's declaration (the route table, :mod:`chukker.web.doors`).
 
-Each route (API, pages, plays, rules, tournaments, learn, ops, static, docs) has a
-:class:`Door` in :data:`DOORS`: who may call it (:class:`Role`), how big its body may
-be, its cost class (:class:`Cost`), whether it answers JSON, and its documented
-answers (status -> refusal code) for the OpenAPI. :class:`Guard`, the one
-middleware, finds the door of each request (first match, in routing order) and
+Each request's door is found once (by the page cache, outermost, in
+``scope["chukker.door"]``; here when no cache is in front), and the guard, in one layer,
 
+* on a process that serves one plane, answers a request of the other plane's door ``307``
+  to it (:mod:`chukker.web.planes`), before routing, parsing or any store work;
+* lets at most :attr:`Guard.stream_slots` live streams be set up at once (routing, the
+  first state, the first write), so that a thousand spectators connecting together do
+  not put a thousand set-ups ahead of the timekeeper's next POST;
+* puts the security headers on every answer past it (:mod:`chukker.web.security`: CSP,
+  ``frame-ancestors``/``X-Frame-Options`` except where a door may be ``framed``,
+  ``X-Content-Type-Options``, ``Referrer-Policy``; a door's ``inline_scripts`` allowed
+  by their hash);
 * refuses a body over the door's limit (413, declared or streamed; a GET takes none);
 * refuses JSON nested deeper than :data:`chukker.limits.MAX_DEPTH` before any parser
   sees it (422 ``too_deep``, JSON, whatever the route);
@@ -29,289 +36,47 @@ for a door with no route, so the next door cannot be added unguarded.
 
 from __future__ import annotations
 
+import asyncio
 import json
-import re
-from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
-from enum import StrEnum
 from typing import Any
 
-from starlette.routing import Mount, compile_path
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from chukker import limits
 from chukker.ops.proxy import client_of_app_scope
+from chukker.web.doors import (
+    BEARERS,
+    DOORS,
+    FORM,
+    HEADER,
+    NONE,
+    UNKNOWN,
+    Cache,
+    Cost,
+    Door,
+    Plane,
+    Role,
+    allowed,
+    door_for,
+    plane_of,
+    routes_of,
+)
 from chukker.web.heavy import Kind
+from chukker.web.planes import Addresses, elsewhere, redirect
+from chukker.web.security import CSP, inline_script_hashes
 
+__all__ = ["DOORS", "FORM", "HEADER", "NONE", "UNKNOWN", "Cache", "Cost", "Door", "Guard",
+           "Plane", "Role", "allowed", "answer", "door_for", "header_of", "routes_of",
+           "send_answer"]
 
-class Role(StrEnum):
-    """Who may call a door, least to most trusted."""
-
-    ANONYMOUS = "anonymous"  # anyone on the network
-    SPECTATOR = "spectator"  # anyone with a match's or tournament's link
-    TIMEKEEPER = "timekeeper"  # the match's timekeeper token (or the committee's)
-    COMMITTEE = "committee"  # the match's or tournament's committee token
-    ORGANISER = "organiser"  # the server's organiser token (anyone in --open mode)
-    OPERATOR = "operator"  # the scraper presenting the metrics token (never an address)
-
-
-class Cost(StrEnum):
-    """What a request costs the server, and where that work runs."""
-
-    CHEAP = "cheap"  # on the event loop, bounded by the body and the store
-    STREAM = "stream"  # a long-lived stream (StreamGate, stream caps)
-    HEAVY_PLAYS = "heavy-plays"
-    HEAVY_PDF = "heavy-pdf"
-    HEAVY_RULES = "heavy-rules"
-    HEAVY_IMPORTS = "heavy-imports"
-    HEAVY_DRAWINGS = "heavy-drawings"
-
-    @property
-    def kind(self) -> Kind | None:
-        """The heavy pool of this cost class."""
-        return Kind(self.value.removeprefix("heavy-")) if self.value.startswith("heavy-") else None
-
-
-#: how a door's role is proven: a bearer header the guard can see, or a form field or
-#: fragment only the handler reads (the guard then leaves the check to it)
-HEADER, FORM, NONE = "header", "form", "none"
-
-
-@dataclass(frozen=True, slots=True)
-class Door:
-    """One route's declaration."""
-
-    methods: str  # "GET", "POST", "GET,POST"
-    path: str  # as routed, e.g. "/api/matches/{match_id}/events"
-    role: Role
-    cost: Cost = Cost.CHEAP
-    body: int = 0  # bytes; 0: no body
-    json: bool = False  # answers JSON (its refusals too)
-    credential: str = NONE  # how the role is proven (HEADER: checked here too)
-    #: status -> refusal code, beyond the success (a 2xx: another success, in words)
-    answers: Mapping[int, str] = field(default_factory=dict)
-    media: str = ""  # the success answer's media type when not JSON or HTML
-    depth: int = limits.MAX_DEPTH  # JSON nesting refused before parsing (422 too_deep)
-    json_refusals: bool = False  # refusals are JSON though the answer is not (files, streams)
-
-    def rate(self, visitor: tuple[float, float]) -> tuple[float, float] | None:
-        """The per-address rate (burst, per second) of this door: every door anyone may
-        call has ``visitor``'s (setting ``limits.visitor_rate``), pages, JSON, exports and
-        heavy work alike, a cached answer included (:mod:`chukker.web.cache` keeps it);
-        a stream's is its per-address cap (``limits.max_streams_per_address``, with the
-        total cap in :mod:`chukker.web.limits`); a token's door has none: the officials
-        are never slowed by a rate, and a bad token is throttled (``too_many_bad_tokens``).
-
-        >>> door_for("GET", "/").rate((1000.0, 100.0))
-        (1000.0, 100.0)
-        >>> door_for("POST", "/api/matches/m1/events").rate((1000.0, 100.0)) is None
-        True
-        """
-        if self.role not in (Role.ANONYMOUS, Role.SPECTATOR) or self.cost is Cost.STREAM:
-            return None
-        return visitor if visitor[1] > 0 else None
-
-    def takes(self, method: str) -> bool:
-        ms = self.methods.split(",")
-        return method in ms or (method == "HEAD" and "GET" in ms)
-
-
-A, S, T, C, ORG, OP = (Role.ANONYMOUS, Role.SPECTATOR, Role.TIMEKEEPER, Role.COMMITTEE,
-                     Role.ORGANISER, Role.OPERATOR)  # fmt: skip
-API = limits.API_BODY_BYTES
-MATCH = {404: "unknown_match"}
-TOURN = {404: "unknown_tournament"}
-TOKEN = {401: "no_token", 403: "bad_token", 429: "too_many_bad_tokens"}
-HEAVY = {503: "heavy_busy", 422: "heavy_limit"}
-#: doors whose body the record's definitions validate (a deep value is an invalid event,
-#: refused by them with its own code): only what a parser could not take is refused here
-VALIDATED = 512
-
-#: every door of the app
-DOORS: tuple[Door, ...] = (
-    # the match API (docs/live.md)
-    Door("GET", "/openapi.json", A, json=True),
-    Door("GET", "/api/time", A, json=True),
-    Door("GET", "/api/matches", A, json=True, answers={422: "bad_request"}),
-    Door("POST", "/api/matches", ORG, body=API, json=True, credential=HEADER, depth=VALIDATED,
-         answers={401: "organiser_required", 403: "organiser_required", 413: "too_large",
-                  422: "bad_request", 429: "rate_limited", 400: "bad_body"}),
-    # the timekeeper's or committee's token (or the display token their console gives
-    # its screens): the handler checks it, knowing the match
-    Door("POST", "/api/matches/{match_id}/stream-ticket", T, body=API, json=True,
-         credential=HEADER, answers={**MATCH, **TOKEN, 429: "rate_limited"}),
-    Door("GET", "/api/matches/{match_id}/display-token", T, json=True, credential=HEADER,
-         answers={**MATCH, **TOKEN}),
-    Door("POST", "/api/matches/{match_id}/events", T, body=API, json=True, credential=HEADER,
-         depth=VALIDATED, answers={**MATCH, **TOKEN, 400: "bad_body", 409: "refused",
-                                   413: "too_large", 422: "bad_request", 503: "busy"}),
-    Door("GET", "/api/matches/{match_id}", S, json=True, answers={**MATCH, 422: "bad_request"}),
-    Door("GET", "/api/matches/{match_id}/record", S, json=True, media="application/toml",
-         answers={**MATCH, 422: "bad_request"}),
-    Door("GET", "/api/matches/{match_id}/horns", S, json=True, answers=MATCH),
-    Door("GET", "/api/matches/{match_id}/stream", S, Cost.STREAM, json=True,
-         media="text/event-stream", answers={**MATCH, 503: "too_many_streams"}),
-    Door("GET", "/api/matches/{match_id}/feed.json", S, json=True, answers=MATCH),
-    Door("GET", "/api/matches/{match_id}/feed.xml", S, json=True, media="application/xml",
-         answers=MATCH),
-    Door("GET", "/api/matches/{match_id}/feed.csv", S, json=True, media="text/csv",
-         answers=MATCH),
-    # the match pages
-    Door("GET", "/", A),
-    Door("POST", "/m/{match_id}/archive", C, body=4096, credential=FORM),
-    Door("GET", "/new", A),
-    Door("POST", "/new", ORG, body=API, credential=FORM),
-    Door("GET", "/m/{match_id}/created", S),
-    Door("GET", "/m/{match_id}", S),
-    Door("GET", "/m/{match_id}/display", S),
-    Door("GET", "/m/{match_id}/overlay", S),
-    Door("GET", "/m/{match_id}/console", T),  # the token travels in the fragment
-    Door("GET", "/m/{match_id}/sheet", S),
-    Door("GET", "/m/{match_id}/mounts", S),  # the grooms' page of one match (read only)
-    Door("GET", "/m/{match_id}/undo", T, json=True, credential=HEADER,  # what an undo would do
-         answers={**MATCH, **TOKEN, 422: "bad_request"}),
-    Door("GET", "/m/{match_id}/sheet.pdf", S, Cost.HEAVY_PDF, media="application/pdf",
-         answers=HEAVY),
-    Door("GET", "/m/{match_id}/goals.csv", S, media="text/csv"),
-    Door("GET", "/m/{match_id}/fouls.csv", S, media="text/csv"),
-    Door("GET", "/m/{match_id}/sheet.json", S, json=True),
-    Door("GET", "/apidocs/{name}", A),
-    Door("GET", "/docs", A),
-    Door("GET", "/redoc", A),
-    Door("GET", "/help/keys", A),  # the console's key card
-    Door("GET", "/static/{path:path}", A),
-    # the rulebook
-    Door("GET", "/rules/", A),
-    Door("GET", "/rules/search", A, Cost.HEAVY_RULES, answers=HEAVY),
-    Door("GET", "/rules/glossary/{lang}", A),
-    Door("GET", "/rules/static/{path:path}", A),
-    Door("GET", "/rules/{edition}/{lang}/{rule:int}", A, Cost.HEAVY_RULES, answers=HEAVY),
-    Door("GET", "/rules/{edition}/{lang}/{rule:int}/{clause:path}", A),
-    # plays
-    Door("GET", "/plays/", A),
-    Door("GET", "/plays/assets/{name}", A),
-    Door("GET,POST", "/plays/review", A, Cost.HEAVY_PLAYS, body=limits.REVIEW_BODY_BYTES,
-         answers={**HEAVY, 400: "bad_file", 413: "too_large"}),
-    Door("GET", "/plays/review/{rid:str}.csv", A, media="text/csv"),
-    Door("GET", "/plays/review/{rid:str}.toml", A, media="application/toml"),
-    Door("GET", "/plays/review/{rid:str}", A, Cost.HEAVY_DRAWINGS, answers=HEAVY),
-    Door("GET", "/plays/{sid:str}.svg", A, Cost.HEAVY_DRAWINGS, media="image/svg+xml",
-         answers=HEAVY),
-    Door("GET", "/plays/{sid:str}.png", A, Cost.HEAVY_DRAWINGS, media="image/png",
-         answers=HEAVY),
-    Door("GET", "/plays/{sid:str}", A, Cost.HEAVY_DRAWINGS, answers=HEAVY),
-    # tournaments
-    Door("POST", "/tournaments/api", ORG, Cost.HEAVY_IMPORTS, body=limits.TOURNAMENT_BODY_BYTES,
-         json=True, credential=HEADER,
-         answers={401: "organiser_required", 403: "organiser_required", 413: "too_large",
-                  422: "unreadable_tournament", 400: "bad_body", 409: "tournament_exists", **HEAVY,
-                  200: "the same tournament again (name, venue, year): updated"}),
-    Door("GET", "/tournaments/", A),
-    Door("GET", "/tournaments/season", A),
-    Door("GET", "/tournaments/season.csv", A, media="text/csv"),
-    Door("GET", "/tournaments", A),
-    Door("GET", "/tournaments/{tid}", S, answers=TOURN),
-    Door("POST", "/tournaments/{tid}/api/matches/{mid}", C, body=API, json=True,
-         credential=HEADER, answers={**TOURN, 401: "no_token", 403: "bad_token", 400: "bad_body",
-                                     422: "bad_request", 409: "match_started"}),
-    Door("GET", "/tournaments/{tid}/standings.json", S, json=True, answers=TOURN),
-    Door("GET", "/tournaments/{tid}/results.json", S, json=True, answers=TOURN),
-    Door("GET", "/tournaments/{tid}/{what}.csv", S, media="text/csv", answers=TOURN,
-         json_refusals=True),
-    Door("GET", "/tournaments/{tid}/bracket.svg", S, media="image/svg+xml", answers=TOURN,
-         json_refusals=True),
-    Door("GET", "/tournaments/{tid}/qr/{mid}.svg", S, media="image/svg+xml", answers=TOURN,
-         json_refusals=True),
-    Door("GET", "/tournaments/{tid}/matches/{mid}", S, answers=TOURN),
-    Door("GET", "/tournaments/{tid}/teams/{team}", S, answers=TOURN),
-    Door("GET", "/tournaments/{tid}/teams/{team}/mounts", S, answers=TOURN),  # the pony line
-    Door("GET", "/tournaments/{tid}/arena/{slug}/{view}", S, answers=TOURN),
-    Door("GET", "/tournaments/{tid}/stream", S, Cost.STREAM, media="text/event-stream",
-         answers=TOURN, json_refusals=True),
-    # rules education
-    Door("GET", "/learn/", A),
-    Door("GET", "/learn/test", A),
-    Door("POST", "/learn/result", A, body=API),
-    Door("GET", "/learn/result", A),
-    Door("POST", "/learn/result.csv", A, body=API, media="text/csv"),
-    Door("GET", "/learn/play/{sid}.png", A, Cost.HEAVY_DRAWINGS, media="image/png",
-         answers=HEAVY),
-    # operations
-    Door("GET", "/healthz", A, json=True),
-    # anyone learns the status; the operator (organiser's or metrics token) the checks
-    Door("GET", "/readyz", A, json=True, answers={503: "unavailable"}),
-    # the scraper presenting the metrics_token setting; nobody while it is unset (404)
-    Door("GET", "/metrics", OP, media="text/plain", json_refusals=True, credential=HEADER,
-         answers={401: "metrics_token_required", 403: "metrics_token_required",
-                  404: "not_found"}),
-)  # fmt: skip
-
-#: the roles whose header credential the guard asks for (the code of its 401)
-_BEARERS = {Role.ORGANISER: "organiser_required", Role.TIMEKEEPER: "no_token",
-            Role.COMMITTEE: "no_token"}
-
-#: a request that matches no door (404 or 405 follow): no more than the API's body
-UNKNOWN = Door("*", "*", A, body=API)
-
-
-def allowed(path: str, doors: tuple[Door, ...] = DOORS) -> list[str]:
-    """The methods the doors of ``path`` take (HEAD with GET), for ``Allow``.
-
-    >>> allowed("/api/matches")
-    ['GET', 'HEAD', 'POST']
-    """
-    out: set[str] = set()
-    for d, rx in _compiled(doors):
-        if rx.match(path):
-            out.update(d.methods.split(","))
-    if "GET" in out:
-        out.add("HEAD")
-    return sorted(out)
-
-
-def door_for(method: str, path: str, doors: tuple[Door, ...] = DOORS) -> Door:
-    """The door a request to ``path`` goes through (by path; :data:`UNKNOWN` if none).
-
-    The path alone decides: a method the door does not take gets the door's
-    limits and then the router's 405.
-    """
-    for d, rx in _compiled(doors):
-        if rx.match(path) and d.takes(method):
-            return d
-    for d, rx in _compiled(doors):
-        if rx.match(path):
-            return d
-    return UNKNOWN
-
-
-_CACHE: dict[int, list[tuple[Door, re.Pattern[str]]]] = {}
-
-
-def _compiled(doors: tuple[Door, ...]) -> list[tuple[Door, re.Pattern[str]]]:
-    key = id(doors)
-    if key not in _CACHE:
-        _CACHE[key] = [(d, compile_path(d.path)[0]) for d in doors]
-    return _CACHE[key]
-
-
-def routes_of(routes: Any, prefix: str = "") -> Iterator[tuple[str, str]]:
-    """``(method, path)`` of every route under ``routes`` (FastAPI's included routers and
-    Starlette mounts followed; a mounted app without routes, e.g. static files, gives
-    ``("GET", prefix/{path:path})``)."""
-    for r in routes:
-        if type(r).__name__ == "_IncludedRouter":  # FastAPI's include_router
-            yield from routes_of(r.original_router.routes, prefix + r.include_context.prefix)
-        elif isinstance(r, Mount):
-            sub = getattr(r.app, "routes", None)
-            if sub is None:
-                yield ("GET", prefix + r.path + "/{path:path}")
-            else:
-                yield from routes_of(sub, prefix + r.path)
-        else:
-            methods = getattr(r, "methods", None) or {"WEBSOCKET"}
-            for m in sorted(methods):
-                if m != "HEAD":
-                    yield (m, prefix + str(getattr(r, "path", "")))
+#: the headers every answer gets; the frame's headers by door (``framed`` or not)
+_ALWAYS = [(b"x-content-type-options", b"nosniff"), (b"referrer-policy", b"no-referrer")]
+_HEADERS = {
+    False: [*_ALWAYS, (b"x-frame-options", b"DENY"),
+            (b"content-security-policy", CSP.format(scripts="", ancestors="'none'").encode())],
+    True: [*_ALWAYS,
+           (b"content-security-policy", CSP.format(scripts="", ancestors="*").encode())],
+}
 
 
 # ------------------------------------------------------------------------------ middleware
@@ -366,14 +131,32 @@ def header_of(scope: Scope, name: bytes) -> bytes | None:
     return None
 
 
+def _with_headers(msg: Message, extra: list[tuple[bytes, bytes]]) -> None:
+    """``extra`` added to a response's start, each unless the answer has it already."""
+    headers = list(msg.get("headers", []))
+    have = {k.lower() for k, _ in headers}
+    msg["headers"] = headers + [(k, v) for k, v in extra if k not in have]
+
+
 class Guard:
-    """The one middleware that keeps every door's declaration (see the module)."""
+    """The one middleware that keeps every door's declaration (see the module).
+
+    ``plane``: the plane this process serves (a request of the other plane's door is sent
+    there, at ``addresses``; ``fallback``: the host named when the request's is not one);
+    ``stream_slots``: the streams set up at once; ``api_limit``: the API's body limit."""
 
     def __init__(self, app: ASGIApp, doors: tuple[Door, ...] = DOORS,
-                 api_limit: int = limits.API_BODY_BYTES) -> None:
+                 api_limit: int = limits.API_BODY_BYTES, plane: Plane = Plane.BOTH,
+                 addresses: Addresses | None = None, fallback: str = "127.0.0.1",
+                 stream_slots: int = 8) -> None:
         self.app = app
         self.doors = doors
         self.api_limit = api_limit
+        self.plane = plane
+        self.addresses = addresses or Addresses()
+        self.fallback = fallback
+        self.stream_slots = stream_slots
+        self.slots = asyncio.Semaphore(stream_slots)
 
     def limit_of(self, door: Door) -> int:
         """The door's body limit (the API's configured limit where it is the API's)."""
@@ -384,12 +167,38 @@ class Guard:
             await self.app(scope, receive, send)
             return
         method = scope.get("method", "GET")
-        door = door_for(method, scope.get("path", ""), self.doors)
-        scope["chukker.door"] = door
+        door = scope.get("chukker.door")  # the page cache's (outermost) lookup
+        if door is None or self.doors is not DOORS:
+            door = scope["chukker.door"] = door_for(method, scope.get("path", ""), self.doors)
+        if self.plane != Plane.BOTH and not plane_of(method, scope.get("path", ""),
+                                                      door) & self.plane:
+            # the other plane's door: 307 there, before routing, parsing or any store work
+            to = Plane.BOTH & ~self.plane
+            await send_answer(send, redirect(elsewhere(scope, to, self.addresses,
+                                                       self.fallback), to))
+            return
+        if door.inline_scripts:  # the API's docs: held whole (a few KB), scripts by hash
+            await self._docs(scope, receive, send, door, method)
+            return
+        extra = _HEADERS[door.framed]
+
+        async def with_headers(msg: Message) -> None:
+            if msg["type"] == "http.response.start":
+                _with_headers(msg, extra)
+            await send(msg)
+
+        if door.cost is Cost.STREAM:
+            await self._stream(scope, receive, with_headers, door, method)
+            return
+        await self._guarded(scope, receive, with_headers, door, method)
+
+    async def _guarded(self, scope: Scope, receive: Receive, send: Send, door: Door,
+                       method: str) -> None:
         if door is not UNKNOWN and not door.takes(method):
             # OPTIONS, TRACE and any other method: 405 with every method the path takes
             allow = ", ".join(allowed(scope.get("path", ""), self.doors))
-            await send_answer(send, answer(scope, 405, "method_not_allowed", {}, {"allow": allow}))
+            await send_answer(send, answer(scope, 405, "method_not_allowed", {},
+                                           {"allow": allow}))
             return
         limit = self.limit_of(door)
         declared = header_of(scope, b"content-length")
@@ -401,12 +210,12 @@ class Guard:
             if n > limit:
                 await send_answer(send, answer(scope, 413, "too_large", {"limit": limit}))
                 return
-        if (door.role in _BEARERS and door.credential == HEADER and door.takes(method)
+        if (door.role in BEARERS and door.credential == HEADER and door.takes(method)
                 and not self._credentialed(scope, door)):
             # no token at all: refused from the route alone, no body read, no work (which
             # token it is, a match's or the organiser's, the handler checks)
-            await send_answer(send, answer(scope, 401, _BEARERS[door.role], {},
-                                      {"www-authenticate": "Bearer"}))
+            await send_answer(send, answer(scope, 401, BEARERS[door.role], {},
+                                           {"www-authenticate": "Bearer"}))
             return
         kind = door.cost.kind
         if kind is not None and door.takes(method) and (method != "GET" or kind != Kind.PLAYS):
@@ -414,12 +223,54 @@ class Guard:
             if refusal is not None:
                 await send_answer(send, refusal)
                 return
-        ctype = (header_of(scope, b"content-type") or b"").split(b";")[0].strip().lower()
-        if door.body and (ctype.endswith(b"json") or door.json) and method in ("POST", "PUT",
-                                                                                "PATCH"):
+        if door.body and method in ("POST", "PUT", "PATCH") and (
+                door.json or (header_of(scope, b"content-type") or b"").split(b";")[0]
+                .strip().lower().endswith(b"json")):
             await self._json_checked(scope, receive, send, limit, door.depth)
             return
         await self._counted(scope, receive, send, limit)
+
+    async def _stream(self, scope: Scope, receive: Receive, send: Send, door: Door,
+                      method: str) -> None:
+        """A stream: its set-up waits for one of the :attr:`stream_slots`, given back at
+        its first write (or its end)."""
+        await self.slots.acquire()
+        held = True
+
+        def release() -> None:
+            nonlocal held
+            if held:
+                held = False
+                self.slots.release()
+
+        async def first_write_releases(msg: Message) -> None:
+            try:
+                await send(msg)
+            finally:
+                if msg["type"] == "http.response.body":
+                    release()
+
+        try:
+            await self._guarded(scope, receive, first_write_releases, door, method)
+        finally:
+            release()
+
+    async def _docs(self, scope: Scope, receive: Receive, send: Send, door: Door,
+                    method: str) -> None:
+        """A documentation page, held whole (a few KB) to allow its inline script by hash."""
+        held: list[Message] = []
+
+        async def hold(msg: Message) -> None:
+            held.append(msg)
+
+        await self._guarded(scope, receive, hold, door, method)
+        body = b"".join(m.get("body", b"") for m in held if m["type"] == "http.response.body")
+        csp = CSP.format(scripts=inline_script_hashes(body), ancestors="'none'")
+        extra = [*_HEADERS[door.framed][:-1], (b"content-security-policy", csp.encode())]
+        for msg in held:
+            if msg["type"] == "http.response.start":
+                _with_headers(msg, extra)
+            await send(msg)
 
     def _credentialed(self, scope: Scope, door: Door) -> bool:
         auth = header_of(scope, b"authorization") or b""

@@ -1,4 +1,4 @@
-"""The doors in the OpenAPI document: each door of :data:`chukker.web.guard.DOORS` adds
+"""The doors in the OpenAPI document: each door of :data:`chukker.web.doors.DOORS` adds
 its declared answers (status -> refusal code), its body's schema (the match header, an
 operator event, a tournament file) and its media types to FastAPI's document."""
 
@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from chukker.web.guard import DOORS, Cost, Door
+from chukker.web.doors import DOORS, Cost, Door
 
 
 def _openapi_path(path: str) -> str:

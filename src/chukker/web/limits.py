@@ -26,7 +26,6 @@ from collections import Counter
 from typing import Any
 
 import httptools
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 from uvicorn.protocols.utils import get_remote_addr
 
@@ -127,45 +126,6 @@ class StreamCaps:
         total = int(os.environ.get("CHUKKER_MAX_STREAMS", "16000"))
         per = int(os.environ.get("CHUKKER_MAX_STREAMS_PER_ADDRESS", "2000"))
         return cls(total, per, max(1, total // 20))
-
-
-class StreamGate:
-    """At most ``concurrency`` live streams being set up at once (routing, the first
-    state, the first write); the others wait their turn before any of that work.
-
-    A thousand spectators connecting together would otherwise put a thousand
-    set-ups ahead of the timekeeper's next POST in the event loop; gated, the
-    POST passes after a handful.
-    """
-
-    def __init__(self, app: ASGIApp, concurrency: int = 8) -> None:
-        self.app = app
-        self.slots = asyncio.Semaphore(concurrency)
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or not scope.get("path", "").endswith("/stream"):
-            await self.app(scope, receive, send)
-            return
-        await self.slots.acquire()
-        held = True
-
-        def release() -> None:
-            nonlocal held
-            if held:
-                held = False
-                self.slots.release()
-
-        async def first_write_releases(msg: Message) -> None:
-            try:
-                await send(msg)
-            finally:
-                if msg["type"] == "http.response.body":
-                    release()
-
-        try:
-            await self.app(scope, receive, first_write_releases)
-        finally:
-            release()
 
 
 class GuardedHttp(HttpToolsProtocol):

@@ -11,10 +11,10 @@
 * :attr:`Plane.BOTH`: one process serving everything (the in-process tests,
   ``chukker serve --public-workers 0``).
 
-Each part of the app is declared for its plane(s) in :data:`PARTS`; the parts that mix
-the two (the match pages, the tournaments) have their officials' doors in
-:data:`OFFICIALS_PAGES` and their crowd's API doors in :data:`CROWD_API`.
-:func:`plane_of` says where any request belongs.
+Each part of the app is declared for its plane(s) in :data:`PARTS`, and each door for its
+own in the route table (:attr:`chukker.web.doors.Door.plane`, issue 45): :func:`plane_of`
+says where any request belongs, and the guard (:class:`chukker.web.guard.Guard`) answers
+a request of the other plane's door ``307`` to it.
 
 >>> plane_of("GET", "/m/m1/console")
 <Plane.OFFICIALS: 1>
@@ -30,29 +30,16 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from enum import IntFlag, auto
 from typing import Any
 from urllib.parse import quote
 
 from starlette.responses import Response
-from starlette.routing import compile_path
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.types import Scope
 
+from chukker.web.doors import Plane, plane_of
 
-class Plane(IntFlag):
-    """Which plane a process serves, or a route belongs to.
-
-    An ``IntFlag``, compared with ``==`` (never ``is``): a copy of this module (pytest's
-    doctests import one) still agrees on every plane."""
-
-    OFFICIALS = auto()
-    PUBLIC = auto()
-    BOTH = OFFICIALS | PUBLIC
-
-    @property
-    def label(self) -> str:
-        """``officials``, ``public`` or ``both`` (logs, metrics, ``/readyz``)."""
-        return {1: "officials", 2: "public"}.get(int(self), "both")
+__all__ = ["PARTS", "Addresses", "Plane", "crowd_elsewhere", "elsewhere", "plane_of",
+           "redirect", "serves_crowd"]
 
 
 #: the parts of the app (as ``create_app`` mounts them) and the planes they are mounted on
@@ -71,81 +58,6 @@ PARTS: dict[str, Plane] = {
     "help": Plane.BOTH,  # the console's key card
     "ops": Plane.BOTH,  # /healthz, /readyz, /metrics: each process answers for itself
 }
-
-#: the officials' pages (``GET``; as routed): served on the officials' plane only
-OFFICIALS_PAGES: tuple[str, ...] = (
-    "/m/{match_id}/console",
-    "/m/{match_id}/created",
-    "/new",
-    "/tournaments/{tid}/arena/{slug}/console",
-)
-
-#: ``GET`` doors under ``/api/`` that are the crowd's (streams without a ticket, feeds):
-#: on the officials' plane a stream needs a ticket or a token (checked by its handler)
-CROWD_API: tuple[str, ...] = (
-    "/api/matches/{match_id}/feed.json",
-    "/api/matches/{match_id}/feed.xml",
-    "/api/matches/{match_id}/feed.csv",
-)
-
-#: ``GET`` doors outside ``/api/`` served on both planes
-SHARED: tuple[str, ...] = (
-    "/static/{path:path}",
-    "/help/keys",
-    "/healthz",
-    "/readyz",
-    "/metrics",
-    "/openapi.json",
-    "/docs",
-    "/redoc",
-    "/apidocs/{name}",
-    # the arena console follows its arena through the tournament's stream (one per arena)
-    "/tournaments/{tid}/stream",
-)
-
-
-#: the anonymous doors that take a body (the guard's ``Role.ANONYMOUS``): the crowd's
-CROWD_FORMS: tuple[str, ...] = (
-    "/learn/result",
-    "/learn/result.csv",
-    "/plays/review",
-)
-
-
-def _rx(paths: tuple[str, ...]) -> list[re.Pattern[str]]:
-    return [compile_path(p)[0] for p in paths]
-
-
-_OFFICIALS, _CROWD_API, _SHARED = _rx(OFFICIALS_PAGES), _rx(CROWD_API), _rx(SHARED)
-_CROWD_FORMS = _rx(CROWD_FORMS)
-
-
-def plane_of(method: str, path: str) -> Plane:
-    """The plane(s) a request belongs to: the officials' writes and the API on both (the
-    crowd's feeds excepted), the officials' pages on the officials', every other ``GET``
-    and anonymous ``POST`` on the public.
-
-    >>> plane_of("GET", "/rules/")
-    <Plane.PUBLIC: 2>
-    >>> plane_of("GET", "/api/matches/m1") == Plane.BOTH
-    True
-    >>> plane_of("GET", "/api/matches/m1/feed.json")
-    <Plane.PUBLIC: 2>
-    >>> plane_of("POST", "/learn/result")
-    <Plane.PUBLIC: 2>
-    """
-    if method not in ("GET", "HEAD"):
-        # the officials' writes (a token or the organiser's) on both; an anonymous form or
-        # upload (a rules test's result, a plays file) is the crowd's
-        return Plane.PUBLIC if any(rx.match(path) for rx in _CROWD_FORMS) else Plane.BOTH
-    if any(rx.match(path) for rx in _OFFICIALS):
-        return Plane.OFFICIALS
-    if path.startswith("/api/"):
-        return Plane.PUBLIC if any(rx.match(path) for rx in _CROWD_API) else Plane.BOTH
-    if any(rx.match(path) for rx in _SHARED):
-        return Plane.BOTH
-    return Plane.PUBLIC
-
 
 _HOST = re.compile(r"^(?:[A-Za-z0-9](?:[A-Za-z0-9.-]{0,252})|\[[0-9A-Fa-f:.]{2,45}\])$")
 
@@ -200,31 +112,6 @@ def redirect(url: str, to: Plane) -> tuple[int, list[tuple[bytes, bytes]], bytes
     return 307, [(b"location", url.encode()), (b"content-type", b"text/plain; charset=utf-8"),
                  (b"content-length", str(len(body)).encode()),
                  (b"cache-control", b"no-store")], body
-
-
-class PlaneGate:
-    """The middleware of a process that serves one plane: a ``GET`` of the other plane's
-    page answers ``307`` to it (before routing, parsing or any store work)."""
-
-    def __init__(self, app: ASGIApp, plane: Plane, addresses: Addresses,
-                 fallback: str = "127.0.0.1") -> None:
-        self.app = app
-        self.plane = plane
-        self.addresses = addresses
-        self.fallback = fallback
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "http" and self.plane != Plane.BOTH:
-            here = plane_of(scope.get("method", "GET"), scope.get("path", "/"))
-            if not here & self.plane:
-                to = Plane.BOTH & ~self.plane
-                status, headers, body = redirect(
-                    elsewhere(scope, to, self.addresses, self.fallback), to)
-                await send({"type": "http.response.start", "status": status,
-                            "headers": headers})
-                await send({"type": "http.response.body", "body": body})
-                return
-        await self.app(scope, receive, send)
 
 
 def serves_crowd(app_state: Any) -> bool:

@@ -19,7 +19,6 @@ from pathlib import Path
 from typing import Annotated, Any
 
 from fastapi import Header, Request
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from chukker.errors import ChukkerError
 from chukker.ops.proxy import client_of_request, forwarded_origin
@@ -83,8 +82,8 @@ CSP = ("default-src 'self'; script-src 'self'{scripts}; style-src 'self' 'unsafe
        "img-src 'self' data:; media-src 'self' data:; connect-src 'self'; object-src 'none'; "
        "base-uri 'none'; form-action 'self'; frame-ancestors {ancestors}")
 #: the API documentation pages (FastAPI's Swagger UI / ReDoc pages, served from the
-#: package) start their viewer with an inline script: it is allowed by its hash
-DOCS_PATHS = ("/docs", "/redoc")
+#: package) start their viewer with an inline script: it is allowed by its hash (their
+#: doors' ``inline_scripts``, :mod:`chukker.web.doors`; the guard sets the headers)
 _INLINE_SCRIPT = re.compile(rb"<script(?![^>]*\bsrc=)[^>]*>(.*?)</script>", re.S | re.I)
 
 
@@ -96,60 +95,6 @@ def inline_script_hashes(html: bytes) -> str:
     """
     return "".join(" 'sha256-" + base64.b64encode(hashlib.sha256(m.group(1)).digest()).decode()
                    + "'" for m in _INLINE_SCRIPT.finditer(html))
-
-
-class SecurityHeaders:
-    """CSP, ``frame-ancestors 'none'`` / ``X-Frame-Options: DENY`` (except the overlay),
-    ``X-Content-Type-Options`` and ``Referrer-Policy`` on every answer."""
-
-    def __init__(self, app: ASGIApp) -> None:
-        self.app = app
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-        path: str = scope.get("path", "")
-        overlay = path.startswith("/m/") and path.endswith("/overlay")
-        extra: list[tuple[bytes, bytes]] = [
-            (b"x-content-type-options", b"nosniff"),
-            (b"referrer-policy", b"no-referrer"),
-        ]
-        if not overlay:
-            extra.append((b"x-frame-options", b"DENY"))
-        if path in DOCS_PATHS:
-            await self._docs(scope, receive, send, extra)
-            return
-        csp = CSP.format(scripts="", ancestors="*" if overlay else "'none'")
-        extra.append((b"content-security-policy", csp.encode()))
-
-        async def with_headers(msg: Message) -> None:
-            if msg["type"] == "http.response.start":
-                have = {k.lower() for k, _ in msg.get("headers", [])}
-                msg["headers"] = list(msg.get("headers", [])) + [
-                    (k, v) for k, v in extra if k not in have]
-            await send(msg)
-
-        await self.app(scope, receive, with_headers)
-
-    async def _docs(self, scope: Scope, receive: Receive, send: Send,
-                    extra: list[tuple[bytes, bytes]]) -> None:
-        """A documentation page, held whole (a few KB) to allow its inline script by hash."""
-        held: list[Message] = []
-
-        async def hold(msg: Message) -> None:
-            held.append(msg)
-
-        await self.app(scope, receive, hold)
-        body = b"".join(m.get("body", b"") for m in held if m["type"] == "http.response.body")
-        csp = CSP.format(scripts=inline_script_hashes(body), ancestors="'none'")
-        extra.append((b"content-security-policy", csp.encode()))
-        for msg in held:
-            if msg["type"] == "http.response.start":
-                have = {k.lower() for k, _ in msg.get("headers", [])}
-                msg["headers"] = list(msg.get("headers", [])) + [
-                    (k, v) for k, v in extra if k not in have]
-            await send(msg)
 
 
 @dataclass

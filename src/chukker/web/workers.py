@@ -82,7 +82,7 @@ class WorkerSpec:
     open_mode: bool
     #: ``officials``, ``public`` or ``both`` (:class:`~chukker.web.planes.Plane`'s label)
     plane: str = "both"
-    #: the other plane's port (the redirects of :class:`~chukker.web.planes.PlaneGate`)
+    #: the other plane's port (the redirects of the guard, :class:`~chukker.web.guard.Guard`)
     public_port: int = 0
     officials_port: int = 0
 
