@@ -189,7 +189,7 @@ def test_a_trusted_proxy_is_never_shut_out(server_factory: Any, db_path: Path) -
         try:
             for i in range(40):  # its clients are capped per request, by their address
                 got = answer(connect(srv.port, PROXY), b"GET /healthz HTTP/1.1\r\nHost: x"
-                             b"\r\nX-Forwarded-For: 10.9.0.%d\r\n\r\n" % i)
+                             b"\r\nX-Forwarded-For: 10.9.0.%d\r\nConnection: close\r\n\r\n" % i)
                 assert got.startswith(b"HTTP/1.1 200 ")
             assert len(held) == 12 and g.shutouts == 0 and g.reset == 0
         finally:
