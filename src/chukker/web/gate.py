@@ -70,7 +70,7 @@ VOUCH_S = 1800.0
 #: the officials' listening socket's queue of connections not yet accepted: a flood's
 #: first burst (before its address is shut out) is at most this many connections for
 #: the loop to reset at once; the officials' callers are a few dozen
-OFFICIALS_BACKLOG = 256
+OFFICIALS_BACKLOG = 64
 
 
 class Proof(StrEnum):
