@@ -199,7 +199,7 @@ SECTIONS = (("/tournaments", "tournaments"), ("/learn", "learn"), ("/rules", "ru
 
 def languages_of(request: Request) -> tuple[str, ...]:
     """The languages the app offers (setting ``languages``; the known ones on a bare app)."""
-    state = found_state(request.app)
+    state = found_state(request.scope.get("app"))  # none before the app (an edge's wrapper)
     return state.configured.languages if state is not None else LANGUAGES
 
 
