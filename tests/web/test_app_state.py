@@ -36,6 +36,7 @@ def _serve_settings(tmp_path: Path) -> Any:
         "CHUKKER_RULES_DB": str(tmp_path / "rules.sqlite3"),
         "CHUKKER_TOURNAMENTS_DIR": str(tmp_path / "tours"),
         "CHUKKER_HEADER_TIMEOUT_S": "3.5", "CHUKKER_BODY_TIMEOUT_S": "4.5",
+        "CHUKKER_WRITE_STALL_S": "5.5",
         "CHUKKER_SERVER_STREAM_KEEPALIVE_S": "7", "CHUKKER_LIMITS_STREAM_QUEUE": "64"})
 
 
@@ -61,7 +62,8 @@ def test_serve_setup_writes_no_module_global_and_no_environment(tmp_path: Path) 
     assert state.service.keepalive_every() == 7.0 and state.service.queue_limit == 64
     protocol_view = served(app)
     assert protocol_view is state
-    assert (protocol_view.timeouts.header(), protocol_view.timeouts.body()) == (3.5, 4.5)
+    t = protocol_view.timeouts
+    assert (t.header(), t.body(), t.write_stall()) == (3.5, 4.5, 5.5)
 
 
 def test_the_pages_offer_the_languages_of_the_setting(tmp_path: Path) -> None:

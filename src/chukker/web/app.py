@@ -373,4 +373,5 @@ def app_from_env() -> Any:
 
     s = load()
     return create_app(open_store(s.database_target(), pg_schema=s.database_schema),
-                      organiser=s.organiser_token, open_mode=s.open, settings=s)
+                      organiser=s.organiser_token, open_mode=s.open, settings=s,
+                      configured=Configured.of(s))

@@ -46,7 +46,8 @@ BODY_TIMEOUT_S = 10.0
 #: seconds an idle keep-alive connection stays open
 KEEP_ALIVE_S = 5
 #: seconds a connection may keep the server's writes blocked (a client that stopped
-#: reading, its socket's buffers full) before it is cut, freeing its stream slot
+#: reading, its socket's buffers full) before it is cut, freeing its stream slot: the
+#: default of the setting ``limits.write_stall_s`` (``$CHUKKER_WRITE_STALL_S``)
 WRITE_STALL_S = 30.0
 #: the longest request head (request line and headers, bytes) on every plane: past it
 #: the request is answered 431 before it is parsed, and its connection closed

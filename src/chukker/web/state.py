@@ -60,7 +60,8 @@ class Configured:
     tournaments_dir: Path | None = None
     #: the rulebook's database (setting ``rules_db``)
     rules_db: str | None = None
-    #: the HTTP protocol's deadlines (``limits.header_timeout_s``, ``limits.body_timeout_s``)
+    #: the HTTP protocol's deadlines (``limits.header_timeout_s``, ``limits.body_timeout_s``,
+    #: ``limits.write_stall_s``)
     timeouts: ConnectionTimeouts = field(default_factory=ConnectionTimeouts)
     #: seconds between keep-alives on every stream (``server.stream_keepalive_s``)
     keepalive_s: float | None = None
@@ -79,7 +80,8 @@ class Configured:
         return cls(languages=tuple(s.languages), tournaments_dir=folder,
                    rules_db=s.rules_database_target(),
                    timeouts=ConnectionTimeouts(s.limits.header_timeout_s,
-                                               s.limits.body_timeout_s),
+                                               s.limits.body_timeout_s,
+                                               s.limits.write_stall_s),
                    keepalive_s=s.server.stream_keepalive_s,
                    queue_limit=s.limits.stream_queue)
 
