@@ -24,18 +24,21 @@ import struct
 import weakref
 from collections import Counter
 from dataclasses import dataclass
-from typing import Any, Protocol, runtime_checkable
+from typing import Any
 
 import httptools
 from starlette.applications import Starlette
+from starlette.datastructures import State
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 from uvicorn.protocols.utils import get_remote_addr
 
 from chukker.live.fanout import FANOUT_SLICE, Turns
+from chukker.live.service import LiveService
 from chukker.ops.proxy import TrustedProxies, parse_address
 from chukker.web.api.wire import EXTENSION, SocketWire
 from chukker.web.errors import body as refusal_body
-from chukker.web.gate import AddressGate, Vouching, proof_of
+from chukker.web.gate import AddressGate, proof_of
+from chukker.web.security import Organiser
 
 #: seconds a client has to send a request's headers, then its body: the defaults of the
 #: settings ``limits.header_timeout_s`` and ``limits.body_timeout_s`` (``$CHUKKER_HEADER_
@@ -105,20 +108,24 @@ class ConnectionTimeouts:
         return WRITE_STALL_S if self.write_stall_s is None else self.write_stall_s
 
 
-@runtime_checkable
-class Served(Vouching, Protocol):
-    """What the protocol reads of the app it serves (``chukker.web.state.AppState``)."""
+class Served(State):
+    """What the protocol reads of the state of the app it serves: the base of
+    ``chukker.web.state.AppState`` (which this module cannot import: it imports this)."""
 
     address_gate: AddressGate | None
     trusted_proxies: TrustedProxies
+    organiser: Organiser
+    service: LiveService
 
     @property
     def timeouts(self) -> ConnectionTimeouts:
         """The app's deadlines."""
+        raise NotImplementedError
 
 
 def served(app: object) -> Served | None:
-    """The state of the app a protocol serves (``None``: an app not of ``create_app``)."""
+    """The state of the app a protocol serves (``None``: an app not of ``create_app``),
+    looked up once per connection."""
     state = app.state if isinstance(app, Starlette) else None
     return state if isinstance(state, Served) else None
 

@@ -21,7 +21,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from starlette.applications import Starlette
-from starlette.datastructures import State
 
 from chukker.config import Settings
 from chukker.i18n import LANGUAGES
@@ -30,7 +29,7 @@ from chukker.live.tournaments import TournamentService
 from chukker.ops.proxy import TrustedProxies
 from chukker.web.gate import AddressGate
 from chukker.web.heavy import Pools, pools_of
-from chukker.web.limits import ConnectionTimeouts, StreamCaps
+from chukker.web.limits import ConnectionTimeouts, Served, StreamCaps
 from chukker.web.planes import Addresses, Plane
 from chukker.web.security import Organiser, RateLimit, StreamTickets, Throttle
 
@@ -86,7 +85,7 @@ class Configured:
                    queue_limit=s.limits.stream_queue)
 
 
-class AppState(State):
+class AppState(Served):
     """``app.state`` of an app of :func:`chukker.web.app.create_app`, its fields typed.
 
     Every field is set by ``create_app`` (``edge`` by ``chukker edge`` after it)."""
