@@ -112,14 +112,12 @@ def cli_page() -> str:
 
 def openapi() -> dict[str, Any]:
     from chukker.web import create_app
+    from chukker.web.state import state_of
 
     with tempfile.TemporaryDirectory() as tmp:
         app = create_app(Path(tmp) / "docs.sqlite3", organiser="docs-build")
         doc: dict[str, Any] = app.openapi()
-        store = getattr(getattr(app.state, "service", None), "store", None)
-        close = getattr(store, "close", None)
-        if callable(close):
-            close()
+        state_of(app).service.store.close()
     return doc
 
 

@@ -154,6 +154,8 @@ class LimitSettings:
     #: seconds a client has to send a request's headers, then its body (slowloris)
     header_timeout_s: float = 10.0
     body_timeout_s: float = 10.0
+    #: seconds a client that stopped reading may keep the server's writes blocked
+    write_stall_s: float = 30.0
     #: the officials' port (issue 41): an address's connections open at once and its
     #: requests per second (three seconds' worth at once) without a proven token
     officials_connections_per_address: int = 32

@@ -53,13 +53,20 @@ def language_name(lang: str) -> str:
     return str(Locale.parse(lang).get_display_name(lang))
 
 
-def pick_language(query: str | None, cookie: str | None, accept: str | None) -> str:
+def pick_language(query: str | None, cookie: str | None, accept: str | None,
+                  languages: tuple[str, ...] | None = None) -> str:
+    """The language of a request among ``languages`` (default :data:`LANGUAGES`).
+
+    >>> pick_language(None, None, "es,it;q=0.8", ("en", "it"))
+    'it'
+    """
+    langs = LANGUAGES if languages is None else languages
     for choice in (query, cookie):
-        if choice in LANGUAGES:
+        if choice in langs:
             return choice
     if accept:
         wanted = [p.split(";")[0].strip().replace("-", "_") for p in accept.split(",")]
-        found = negotiate_locale(wanted, list(LANGUAGES), sep="_")
+        found = negotiate_locale(wanted, list(langs), sep="_")
         if found:
             return found.split("_")[0]
     return "en"

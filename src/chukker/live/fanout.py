@@ -78,6 +78,8 @@ class Subscriber:
     #: done when the stream is to end (dropped, closed, or its connection lost): what a
     #: stream written to directly waits for
     waiter: asyncio.Future[None] | None = None
+    #: messages it may have queued (``None``: :data:`QUEUE_LIMIT`, read when its queue is made)
+    limit: int | None = None
     _queue: asyncio.Queue[bytes] | None = None
 
     @property
@@ -85,7 +87,7 @@ class Subscriber:
         """The messages waiting for the stream's task (made on first use)."""
         q = self._queue
         if q is None:
-            q = self._queue = asyncio.Queue(QUEUE_LIMIT)
+            q = self._queue = asyncio.Queue(QUEUE_LIMIT if self.limit is None else self.limit)
         return q
 
     def queued(self) -> list[bytes]:

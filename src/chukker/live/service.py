@@ -116,6 +116,11 @@ class LiveService:
         #: match id -> why it cannot be replayed
         self.quarantined: dict[str, str] = {}
         self.at_window_ms = round(AT_WINDOW_S * 1000)
+        #: seconds between keep-alives and a stream's queue (setting
+        #: ``server.stream_keepalive_s``, ``limits.stream_queue``, given once at start);
+        #: ``None``: :data:`fanout.KEEPALIVE_S`, :data:`fanout.QUEUE_LIMIT`
+        self.keepalive_s: float | None = None
+        self.queue_limit: int | None = None
         self._tasks: set[asyncio.Task[Any]] = set()
         self._listener: asyncio.Task[None] | None = None
         self._subscribed = asyncio.Event()
@@ -619,7 +624,7 @@ class LiveService:
         current state; without, the current state. Nothing can slip between the
         backlog and the queue: both happen without yielding to the loop.
         """
-        sub = Subscriber()
+        sub = Subscriber(limit=self.queue_limit)
         lm.subscribers.add(sub)
         backlog: list[str] = []
         if last_seq is not None:
@@ -684,6 +689,10 @@ class LiveService:
         lm.sent = time.monotonic()
         lm.outbox.send(data, lm.subscribers)
 
+    def keepalive_every(self) -> float:
+        """Seconds between two keep-alive comments (:attr:`keepalive_s`)."""
+        return fanout.KEEPALIVE_S if self.keepalive_s is None else self.keepalive_s
+
     async def _keepalive(self) -> None:
         """A comment to the streams of every quiet match every ``KEEPALIVE_S``: one timer
         for all of them (a timer per stream and per message costs more than the message).
@@ -693,8 +702,9 @@ class LiveService:
         a fan-out's worth of writes in the goal's way. No stream goes more than twice
         ``KEEPALIVE_S`` without a byte."""
         while True:
-            await asyncio.sleep(fanout.KEEPALIVE_S)
-            quiet = time.monotonic() - fanout.KEEPALIVE_S
+            every = self.keepalive_every()
+            await asyncio.sleep(every)
+            quiet = time.monotonic() - every
             for lm in list(self._matches.values()):
                 if lm.subscribers and lm.sent <= quiet:
                     self._enqueue(lm, b": keepalive\n\n")

@@ -33,7 +33,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from chukker.live.fanout import KEEPALIVE_S, Outbox, Subscriber
+from chukker.live.fanout import Outbox, Subscriber
 from chukker.live.service import LiveService, hash_token, new_match_id
 from chukker.live.tournament_log import (
     KINDS,
@@ -346,7 +346,7 @@ class TournamentService:
 
     # ---------------------------------------------------------------- the stream
     def subscribe(self, lt: LiveTournament, lang: str) -> Subscriber:
-        sub = Subscriber()
+        sub = Subscriber(limit=self.live.queue_limit)
         lt.subscribers.setdefault(lang, set()).add(sub)
         return sub
 
@@ -366,8 +366,9 @@ class TournamentService:
 
     async def _keepalive_loop(self) -> None:
         while True:
-            await asyncio.sleep(KEEPALIVE_S)
-            quiet = time.monotonic() - KEEPALIVE_S
+            every = self.live.keepalive_every()
+            await asyncio.sleep(every)
+            quiet = time.monotonic() - every
             for lt in list(self.items.values()):
                 if lt.sent > quiet:
                     continue

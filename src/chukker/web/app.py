@@ -10,6 +10,7 @@ import inspect
 import logging
 import os
 import secrets
+from collections import OrderedDict
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
@@ -25,7 +26,7 @@ from chukker.config import Settings
 from chukker.live import LiveService, ServiceError, WorkerRole
 from chukker.live.tournaments import TournamentService
 from chukker.ops import metrics
-from chukker.ops.proxy import client_of_scope
+from chukker.ops.proxy import TrustedProxies, client_of_scope
 from chukker.store import EventStore, open_store
 from chukker.web import errors as api_errors
 from chukker.web import publish
@@ -44,9 +45,10 @@ from chukker.web.ops import observe
 from chukker.web.planes import PARTS, Addresses, Plane
 from chukker.web.public import learn, matches, plays, rules, tournaments
 from chukker.web.public.plays_base import PREFIX as PLAYS_PREFIX
-from chukker.web.security import Organiser, RateLimit, Throttle, organiser_token
+from chukker.web.security import Organiser, RateLimit, StreamTickets, Throttle, organiser_token
 from chukker.web.shared import apidocs, tournament_view
 from chukker.web.shared.render import error_page, lang_of
+from chukker.web.state import AppState, Configured
 
 log = logging.getLogger("chukker.web")
 HERE = Path(__file__).parent
@@ -139,7 +141,7 @@ def create_app(store: EventStore | str | Path, *, organiser: str | None = None,
                open_mode: bool = False, open_rate: tuple[float, float] = (10, 0.5),
                settings: Settings | None = None, worker: WorkerRole | None = None,
                plane: Plane = Plane.BOTH, addresses: Addresses | None = None,
-               warm: bool = False) -> FastAPI:
+               warm: bool = False, configured: Configured | None = None) -> FastAPI:
     """The app on ``store`` (an :class:`EventStore`, a ``postgresql://`` URL or a file path).
 
     Creating matches needs ``organiser`` (default: ``$CHUKKER_ORGANISER_TOKEN``,
@@ -156,7 +158,11 @@ def create_app(store: EventStore | str | Path, *, organiser: str | None = None,
     Each part is mounted on its plane(s) (:data:`~chukker.web.planes.PARTS`); a ``GET``
     of the other plane's page answers ``307`` to ``addresses`` (where each plane is).
     ``warm``: ask the app its plane's first requests (:data:`WARM_UP`) before it serves
-    (``chukker serve`` does; the in-process tests need not).
+    (``chukker serve`` does; the in-process tests need not). ``configured``: what the
+    settings decide for the whole process (:class:`~chukker.web.state.Configured`, made
+    once by ``chukker serve``); without it, the modules' defaults.
+
+    The app's ``state`` is a typed :class:`~chukker.web.state.AppState`.
 
     >>> import tempfile, os
     >>> app = create_app(os.path.join(tempfile.mkdtemp(), "t.sqlite3"))
@@ -170,7 +176,10 @@ def create_app(store: EventStore | str | Path, *, organiser: str | None = None,
     st = open_store(store) if isinstance(store, str | Path) else store
     # the horns' audit and the arena feeds: the officials' plane's (or a single process's)
     keeper = (worker is None or worker.keeps_horns) and bool(plane & Plane.OFFICIALS)
+    conf = configured or Configured()
     svc = LiveService(st, keeps_horns=keeper, adopts=worker is not None and keeper)
+    svc.keepalive_s = conf.keepalive_s
+    svc.queue_limit = conf.queue_limit
     if worker is not None:
         metrics.worker_role(worker.index, worker.workers, keeper)
     window = os.environ.get("CHUKKER_AT_WINDOW_S")
@@ -199,13 +208,13 @@ def create_app(store: EventStore | str | Path, *, organiser: str | None = None,
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         await svc.start()
-        await tsvc.start(tournament_view.tournaments_dir())
+        await tsvc.start(tournament_view.tournaments_dir(conf.tournaments_dir))
         if natsfeed is not None:  # NATS JetStream for the edges (issue 35)
             await publish.start_publisher(svc, natsfeed, tsvc)
         if feed is not None:
-            await feeds_api.start_feed(svc, feed, app.state)
+            await feeds_api.start_feed(svc, feed, tsvc)
         # before the first horn, not on it
-        app.state.warmed = await warm_up(app, plane) if warm else []
+        state.warmed = await warm_up(app, plane) if warm else []
         _keep_collector_out_of_the_fanout()
         metrics.watch_gc()  # what a stall comes from: the collector or the loop
         lag = asyncio.create_task(metrics.watch_loop())
@@ -219,7 +228,7 @@ def create_app(store: EventStore | str | Path, *, organiser: str | None = None,
                 await publish.stop_publisher(svc, natsfeed, tsvc)
             await tsvc.stop()
             await svc.stop()
-            app.state.heavy.close()
+            state.heavy.close()
 
     app = FastAPI(
         title="chukker live",
@@ -231,22 +240,36 @@ def create_app(store: EventStore | str | Path, *, organiser: str | None = None,
         docs_url=None, redoc_url=None,  # served from the package by shared/apidocs.py (no CDN)
         **NO_TELEMETRY,
     )
-    app.state.service = svc
-    app.state.tournaments = tsvc
-    app.state.worker = worker
-    app.state.plane = plane
-    app.state.addresses = addresses or Addresses()
-    app.state.heavy = Pools()  # heavy work's own bounded pools (web/heavy.py)
-    app.state.feed = feed
-    app.state.nats = natsfeed
-    lim = (settings or Settings()).limits
-    app.state.throttle = Throttle(lim.bad_tokens_free, lim.bad_tokens_block,
-                                  lim.bad_tokens_window_s)
-    app.state.streams = StreamCaps.from_env() if settings is None else StreamCaps(
+    s = settings or Settings()
+    lim = s.limits
+    # the app's state, typed and made once (web/state.py): the same attributes as ever
+    state = AppState()
+    state.settings = s
+    state.configured = conf
+    state.service = svc
+    state.tournaments = tsvc
+    state.worker = worker
+    state.plane = plane
+    state.addresses = addresses or Addresses()
+    state.heavy = Pools()  # heavy work's own bounded pools (web/heavy.py)
+    state.feed = feed
+    state.nats = natsfeed
+    state.edge = None
+    state.throttle = Throttle(lim.bad_tokens_free, lim.bad_tokens_block,
+                              lim.bad_tokens_window_s)
+    state.streams = StreamCaps.from_env() if settings is None else StreamCaps(
         lim.max_streams, lim.max_streams_per_address, max(1, lim.max_streams // 20))
-    app.state.organiser = Organiser(organiser, open_mode, RateLimit(*open_rate))
-    if plane == Plane.OFFICIALS:  # per-address caps before any routing (web/gate.py)
-        app.state.address_gate = AddressGate.from_settings(lim)
+    state.organiser = Organiser(organiser, open_mode, RateLimit(*open_rate))
+    # per-address caps before any routing on the officials' port (web/gate.py)
+    state.address_gate = AddressGate.from_settings(lim) if plane == Plane.OFFICIALS else None
+    state.trusted_proxies = TrustedProxies(tuple(s.trusted_proxies), s.proxy_header)
+    state.stream_tickets = StreamTickets()
+    state.ticket_rate = RateLimit(burst=30, rate=1.0)  # per (address, match)
+    state.feed_cache = OrderedDict()
+    state.season_cache = None
+    state.warmed = []
+    state.observe_installed = False
+    app.state = state
 
     @app.exception_handler(ServiceError)
     async def service_error(request: Request, exc: ServiceError) -> Response:
@@ -317,8 +340,9 @@ def create_app(store: EventStore | str | Path, *, organiser: str | None = None,
     app.openapi = functools.partial(_openapi, app, app.openapi)  # type: ignore[method-assign]
     if on("static"):
         app.mount("/static", StaticFiles(directory=HERE / "static"), name="static")
-    if on("rules"):
-        app.mount("/rules", rules.router)
+    if on("rules"):  # the rulebook's database: the setting's, else $CHUKKER_RULES_DB
+        app.mount("/rules", rules.router if conf.rules_db is None
+                  else rules.make_router(conf.rules_db))
     if on("plays"):
         app.include_router(plays.router, prefix=PLAYS_PREFIX)
     if on("tournaments"):
@@ -336,7 +360,7 @@ def create_app(store: EventStore | str | Path, *, organiser: str | None = None,
     app.add_middleware(Guard, api_limit=lim.max_body_bytes, plane=plane,
                        addresses=addresses or Addresses(),
                        fallback=(settings or Settings()).server.host)
-    observe.install(app, settings)  # the "ops" part: /healthz, /readyz, /metrics
+    observe.install(app)  # the "ops" part: /healthz, /readyz, /metrics
     app.add_middleware(PageCache, rate=(lim.visitor_rate * 10, lim.visitor_rate))
     return app
 
@@ -349,4 +373,5 @@ def app_from_env() -> Any:
 
     s = load()
     return create_app(open_store(s.database_target(), pg_schema=s.database_schema),
-                      organiser=s.organiser_token, open_mode=s.open, settings=s)
+                      organiser=s.organiser_token, open_mode=s.open, settings=s,
+                      configured=Configured.of(s))

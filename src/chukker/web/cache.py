@@ -65,6 +65,7 @@ from chukker.web.doors import QUERY, Cache, Door, Role, door_for
 from chukker.web.guard import answer, header_of, send_answer
 from chukker.web.lang import language_of_scope
 from chukker.web.security import CSRF_COOKIE, CSRF_MARK, RateLimit, new_csrf
+from chukker.web.state import found_state
 
 __all__ = ["QUERY", "Entry", "PageCache"]  # QUERY: the pages' parameters (doors.QUERY)
 
@@ -199,8 +200,8 @@ class PageCache:
                 match_id = path[len(prefix):].split("/", 1)[0]
                 if not match_id or "." in match_id:
                     break
-                svc = getattr(getattr(scope.get("app"), "state", None), "service", None)
-                lm = svc.loaded_match(match_id) if svc is not None else None
+                state = found_state(scope.get("app"))
+                lm = state.service.loaded_match(match_id) if state is not None else None
                 if lm is None:
                     return None
                 running = lm.timer is not None
@@ -208,8 +209,9 @@ class PageCache:
                 return ((match_id, lm.seq, id(lm.row)),
                         self.running_ttl if running else self.ttl)
         if path.startswith("/tournaments"):  # issue 40: the tournament's own version
-            tsvc = getattr(getattr(scope.get("app"), "state", None), "tournaments", None)
-            if tsvc is not None:
+            found = found_state(scope.get("app"))
+            if found is not None:
+                tsvc = found.tournaments
                 tid = path[len("/tournaments/"):].split("/", 1)[0]
                 lt = tsvc.get(tid) if tid else None
                 if lt is not None:

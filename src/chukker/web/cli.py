@@ -181,11 +181,12 @@ def _start(s: Any, sock: socket.socket | None, *, demo: bool,
     from chukker.web.api.links import created_display_token
     from chukker.web.app import create_app
     from chukker.web.demo import DEMO_HEADER, DemoError, seed_finished_match, seed_tournament
-    from chukker.web.ops.observe import apply_process_settings
+    from chukker.web.ops.observe import process_settings
     from chukker.web.security import organiser_token
+    from chukker.web.state import state_of
     from chukker.web.workers import supervise, uvicorn_config
 
-    apply_process_settings(s)
+    configured = process_settings(s)  # read once, handed to the app; nothing written
     try:
         store = open_store(target, pg_schema=s.database_schema)
     except Exception as e:  # noqa: BLE001 - any driver's error: one line, never a trace
@@ -265,10 +266,11 @@ def _start(s: Any, sock: socket.socket | None, *, demo: bool,
         if code:
             raise typer.Exit(code)
         return
-    app = create_app(store, organiser=token, open_mode=open_, settings=s, warm=True)
+    app = create_app(store, organiser=token, open_mode=open_, settings=s, warm=True,
+                     configured=configured)
     server_config = uvicorn_config(app, host, port)
     configure(s.log.format, s.log.level)
-    server = _Server(server_config, app.state.service)
+    server = _Server(server_config, state_of(app).service)
     server.run(sockets=None if sock is None else [sock])
 
 

@@ -220,9 +220,10 @@ async def _seed_tournament(store: EventStore, path: Path, base: str, now_ms: int
         # a fresh app each time: its live service reads the matches from the store as
         # they are now, and its clock says when the organiser did this
         from chukker.web.app import create_app
+        from chukker.web.state import state_of
 
         app = create_app(store, organiser=secret)
-        app.state.service.clock = _ClockAt(at_ms)
+        state_of(app).service.clock = _ClockAt(at_ms)
         status, answer = await _asgi(app, method, base + url, body, secret)
         if status >= 300:
             raise DemoError(f"{method} {url}: {status} {answer}")

@@ -47,6 +47,7 @@ from chukker.web import errors as api_errors
 from chukker.web.guard import Role, door_for
 from chukker.web.planes import Plane, redirect
 from chukker.web.refusals import refusal_message
+from chukker.web.state import state_of
 
 DEFAULT_REPLICA = "chukker-edge.sqlite3"
 READS = frozenset({"GET", "HEAD", "OPTIONS"})
@@ -140,10 +141,13 @@ def create_edge_app(settings: Settings, path: str | Path) -> FastAPI:
     replica = Replica(settings.nats, store)
     # a public worker's live service: sounds the horns to its own viewers, keeps no
     # audit, runs no arena feed and publishes nothing; nobody can create a match here
+    from chukker.web.ops.observe import process_settings
+
     app = create_app(store, organiser=secrets.token_urlsafe(32), settings=settings,
-                     worker=WorkerRole(1, 2))
-    app.state.worker = None
-    app.state.edge = replica
+                     worker=WorkerRole(1, 2), configured=process_settings(settings))
+    app_state = state_of(app)
+    app_state.worker = None
+    app_state.edge = replica
     inner = app.router.lifespan_context
 
     @contextlib.asynccontextmanager
@@ -151,7 +155,7 @@ def create_edge_app(settings: Settings, path: str | Path) -> FastAPI:
         async with inner(a) as state:
             # every open stream is told when the edge falls behind and when it has caught
             # up (a stream that opens meanwhile has the X-Chukker-Edge header)
-            svc = app.state.service
+            svc = app_state.service
             replica.on_behind = lambda behind: svc.announce(edge_message(behind))
             await replica.start()
             try:
@@ -228,7 +232,6 @@ def edge(
     """
     from chukker.ops.logging import configure
     from chukker.ops_cli import settings_or_exit
-    from chukker.web.ops.observe import apply_process_settings
     from chukker.web.workers import stopping_server, uvicorn_config
 
     s = settings_or_exit(config, **{"server.host": host, "server.port": port})
@@ -242,19 +245,20 @@ def edge(
     try:
         os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
         _lock(path)
-        apply_process_settings(s)
         app = create_edge_app(s, path)
     except OSError as e:
         sock.close()
         _fail(f"cannot open the edge's replica {path}: {e.strerror or e}")
     bound = sock.getsockname()[1]
+    following = state_of(app).edge
+    assert following is not None  # create_edge_app's
     typer.echo(f"chukker: edge replica {os.path.abspath(path)}, following "
-               f"{app.state.edge.status()['nats']} stream {s.nats.stream}")
+               f"{following.status()['nats']} stream {s.nats.stream}")
     typer.echo(f"chukker: edge serving on http://{s.server.host}:{bound}/ (read only; writes "
                f"go to {s.nats.officials_url or 'the officials server'})")
     configure(s.log.format, s.log.level)
     try:
         stopping_server(uvicorn_config(app, s.server.host, bound),
-                        app.state.service).run(sockets=[sock])
+                        state_of(app).service).run(sockets=[sock])
     finally:
         sock.close()

@@ -52,10 +52,11 @@ import socket
 import time
 from collections import Counter
 from enum import StrEnum
-from typing import Any
+from typing import Any, Protocol
 from urllib.parse import parse_qsl
 
-from chukker.web.security import RateLimit, StreamTickets, bearer, match_secret
+from chukker.live.service import LiveService
+from chukker.web.security import Organiser, RateLimit, StreamTickets, bearer, match_secret
 from chukker.web.sockfilter import KernelDoor
 
 API_MATCH = "/api/matches/"
@@ -229,7 +230,14 @@ class AddressGate:
         return True
 
 
-def proof_of(state: Any, path: str, query: bytes, authorization: bytes | None) -> Proof:
+class Vouching(Protocol):
+    """What :func:`proof_of` reads of the app's state: its organiser and live service."""
+
+    organiser: Organiser
+    service: LiveService
+
+
+def proof_of(state: Vouching | None, path: str, query: bytes, authorization: bytes | None) -> Proof:
     """What a request (its path, raw query and ``Authorization``) proves, from the app's
     ``state`` (its live service and organiser), with no store work: a match's tokens
     are checked against its loaded row only.
@@ -246,11 +254,11 @@ def proof_of(state: Any, path: str, query: bytes, authorization: bytes | None) -
                        if k == "ticket"), None)
     if token is None and ticket is None:
         return Proof.NONE
-    organiser = getattr(getattr(state, "organiser", None), "token", None)
+    organiser = state.organiser.token if state is not None else None
     if token is not None and organiser and hmac.compare_digest(token.encode(),
                                                                organiser.encode()):
         return Proof.PROVEN
-    svc = getattr(state, "service", None)
+    svc = state.service if state is not None else None
     if svc is None or not path.startswith(API_MATCH):
         return Proof.CLAIMED
     lm = svc.loaded_match(path[len(API_MATCH):].split("/", 1)[0])

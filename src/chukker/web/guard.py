@@ -64,6 +64,7 @@ from chukker.web.doors import (
 from chukker.web.heavy import Kind
 from chukker.web.planes import Addresses, elsewhere, redirect
 from chukker.web.security import CSP, inline_script_hashes
+from chukker.web.state import found_state, pools
 
 __all__ = ["DOORS", "FORM", "HEADER", "NONE", "UNKNOWN", "Cache", "Cost", "Door", "Guard",
            "Plane", "Role", "allowed", "answer", "door_for", "header_of", "routes_of",
@@ -277,16 +278,12 @@ class Guard:
         if auth[:7].lower() == b"bearer " and auth[7:].strip():
             return True
         if door.role is Role.ORGANISER:
-            app = scope.get("app")
-            org = getattr(getattr(app, "state", None), "organiser", None)
-            return bool(getattr(org, "open", False))
+            state = found_state(scope.get("app"))
+            return state is not None and state.organiser.open
         return False
 
     def _pool_refusal(self, scope: Scope, kind: Kind) -> Any:
-        from chukker.web.heavy import pools_of
-
-        app = scope.get("app")
-        pool = pools_of(getattr(app, "state", None)).pools[kind]
+        pool = pools(scope.get("app")).pools[kind]
         if pool.admits(client_of_app_scope(scope)):
             return None
         busy = pool.busy()

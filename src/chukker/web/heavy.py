@@ -315,11 +315,11 @@ class Recent(Generic[K, V]):
 _FALLBACK: Pools | None = None
 
 
-def pools_of(app_state: Any) -> Pools:
-    """The app's pools (``app.state.heavy``); one process-wide set for standalone routers."""
+def pools_of(found: Pools | None) -> Pools:
+    """The app's pools (``found``: its state's ``heavy``); one process-wide set for
+    standalone routers (``None``)."""
     global _FALLBACK
-    found = getattr(app_state, "heavy", None)
-    if isinstance(found, Pools):
+    if found is not None:
         return found
     if _FALLBACK is None:
         _FALLBACK = Pools()

@@ -29,6 +29,7 @@ from urllib.parse import parse_qsl
 from starlette.requests import cookie_parser
 
 from chukker import i18n
+from chukker.web.state import found_state
 
 LANG_COOKIE = "chukker_lang"
 #: the part of ``Accept-Language`` read (a header of megabytes is no more choice)
@@ -38,15 +39,17 @@ SCOPE_KEY = "chukker.lang"
 
 
 @functools.lru_cache(maxsize=512)
-def _accepted(accept: str) -> str:
-    return i18n.pick_language(None, None, accept)
+def _accepted(accept: str, langs: tuple[str, ...]) -> str:
+    return i18n.pick_language(None, None, accept, langs)
 
 
 def language(query_string: bytes, cookie: bytes | None,
-             accept: bytes | None) -> tuple[str, bool]:
+             accept: bytes | None, languages: tuple[str, ...] | None = None
+             ) -> tuple[str, bool]:
     """``(language, asked)`` of a request's raw query, ``Cookie`` and
-    ``Accept-Language`` (see the module); ``asked``: chosen by a ``lang`` parameter."""
-    langs = i18n.LANGUAGES  # read at each call: ``chukker serve`` may set it
+    ``Accept-Language`` (see the module); ``asked``: chosen by a ``lang`` parameter.
+    ``languages``: the app's (setting ``languages``), else :data:`chukker.i18n.LANGUAGES`."""
+    langs = i18n.LANGUAGES if languages is None else languages
     asked = None
     if b"lang=" in query_string:
         for k, v in parse_qsl(query_string.decode("latin-1"), keep_blank_values=True):
@@ -59,7 +62,7 @@ def language(query_string: bytes, cookie: bytes | None,
         if kept in langs:
             return str(kept), False
     if accept:
-        found = _accepted(accept.decode("latin-1")[:ACCEPT_CHARS])
+        found = _accepted(accept.decode("latin-1")[:ACCEPT_CHARS], tuple(langs))
         if found in langs:
             return found, False
     return "en", False
@@ -76,7 +79,9 @@ def language_of_scope(scope: Any) -> tuple[str, bool]:
     """:func:`language` of an ASGI request, worked out once and kept in its scope."""
     found = scope.get(SCOPE_KEY)
     if found is None:
+        state = found_state(scope.get("app"))
         found = scope[SCOPE_KEY] = language(scope.get("query_string", b"") or b"",
                                             _first(scope, b"cookie"),
-                                            _first(scope, b"accept-language"))
+                                            _first(scope, b"accept-language"),
+                                            state.configured.languages if state else None)
     return found  # type: ignore[no-any-return]

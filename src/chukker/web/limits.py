@@ -23,26 +23,35 @@ import socket
 import struct
 import weakref
 from collections import Counter
+from dataclasses import dataclass
 from typing import Any
 
 import httptools
+from starlette.applications import Starlette
+from starlette.datastructures import State
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 from uvicorn.protocols.utils import get_remote_addr
 
 from chukker.live.fanout import FANOUT_SLICE, Turns
-from chukker.ops.proxy import parse_address
+from chukker.live.service import LiveService
+from chukker.ops.proxy import TrustedProxies, parse_address
 from chukker.web.api.wire import EXTENSION, SocketWire
 from chukker.web.errors import body as refusal_body
 from chukker.web.gate import AddressGate, proof_of
+from chukker.web.security import Organiser
 
-#: seconds a client has to send a request's headers, then its body
-HEADER_TIMEOUT_S = float(os.environ.get("CHUKKER_HEADER_TIMEOUT_S", "10"))
-BODY_TIMEOUT_S = float(os.environ.get("CHUKKER_BODY_TIMEOUT_S", "10"))
+#: seconds a client has to send a request's headers, then its body: the defaults of the
+#: settings ``limits.header_timeout_s`` and ``limits.body_timeout_s`` (``$CHUKKER_HEADER_
+#: TIMEOUT_S``, ``$CHUKKER_BODY_TIMEOUT_S``), which reach the protocol through the app's
+#: :class:`ConnectionTimeouts`; never read from the environment here
+HEADER_TIMEOUT_S = 10.0
+BODY_TIMEOUT_S = 10.0
 #: seconds an idle keep-alive connection stays open
 KEEP_ALIVE_S = 5
 #: seconds a connection may keep the server's writes blocked (a client that stopped
-#: reading, its socket's buffers full) before it is cut, freeing its stream slot
-WRITE_STALL_S = float(os.environ.get("CHUKKER_WRITE_STALL_S", "30"))
+#: reading, its socket's buffers full) before it is cut, freeing its stream slot: the
+#: default of the setting ``limits.write_stall_s`` (``$CHUKKER_WRITE_STALL_S``)
+WRITE_STALL_S = 30.0
 #: the longest request head (request line and headers, bytes) on every plane: past it
 #: the request is answered 431 before it is parsed, and its connection closed
 MAX_HEAD_BYTES = 16 * 1024
@@ -73,6 +82,52 @@ HEAD_TOO_LARGE = canned(431, "Request Header Fields Too Large", "headers_too_lar
                         {"limit": MAX_HEAD_BYTES})
 CROWDED = canned(429, "Too Many Requests", "rate_limited", {"retry_after": 1},
                  (("retry-after", "1"),))
+
+
+@dataclass(frozen=True, slots=True)
+class ConnectionTimeouts:
+    """The deadlines of an app's connections, from its settings (read once at start);
+    ``None``: the module's default (:data:`HEADER_TIMEOUT_S`, :data:`BODY_TIMEOUT_S`,
+    :data:`WRITE_STALL_S`), read when used.
+
+    >>> ConnectionTimeouts(header_s=2.5).header(), ConnectionTimeouts().write_stall()
+    (2.5, 30.0)
+    """
+
+    header_s: float | None = None
+    body_s: float | None = None
+    write_stall_s: float | None = None
+
+    def header(self) -> float:
+        return HEADER_TIMEOUT_S if self.header_s is None else self.header_s
+
+    def body(self) -> float:
+        return BODY_TIMEOUT_S if self.body_s is None else self.body_s
+
+    def write_stall(self) -> float:
+        return WRITE_STALL_S if self.write_stall_s is None else self.write_stall_s
+
+
+class Served(State):
+    """What the protocol reads of the state of the app it serves: the base of
+    ``chukker.web.state.AppState`` (which this module cannot import: it imports this)."""
+
+    address_gate: AddressGate | None
+    trusted_proxies: TrustedProxies
+    organiser: Organiser
+    service: LiveService
+
+    @property
+    def timeouts(self) -> ConnectionTimeouts:
+        """The app's deadlines."""
+        raise NotImplementedError
+
+
+def served(app: object) -> Served | None:
+    """The state of the app a protocol serves (``None``: an app not of ``create_app``),
+    looked up once per connection."""
+    state = app.state if isinstance(app, Starlette) else None
+    return state if isinstance(state, Served) else None
 
 
 class _Refused(Exception):
@@ -148,14 +203,14 @@ class GuardedHttp(HttpToolsProtocol):
         #: the live stream's wire of this connection, kept here (a request pipelined
         #: behind the stream replaces the protocol's scope and cycle, not this)
         self._stream_wire: SocketWire | None = None
-        state = getattr(getattr(self.config, "app", None), "state", None)
-        gate = getattr(state, "address_gate", None)
+        state = self._state = served(self.config.app)
+        self._timeouts = state.timeouts if state is not None else ConnectionTimeouts()
+        gate = state.address_gate if state is not None else None
         peer = ""
-        if isinstance(gate, AddressGate):
+        if state is not None and gate is not None:
             client = get_remote_addr(transport)
             address = client[0] if client else "?"
-            proxies = getattr(state, "trusted_proxies", None)
-            if proxies is None or not proxies.trusts(parse_address(address)):
+            if not state.trusted_proxies.trusts(parse_address(address)):
                 peer = address  # a trusted proxy's connections are not capped
                 if not gate.door(peer):  # the door: reset before any HTTP work
                     self.transport = transport
@@ -165,8 +220,8 @@ class GuardedHttp(HttpToolsProtocol):
         if len(self.connections) > self.ceiling:
             transport.abort()
             return
-        timeout = HEADER_TIMEOUT_S
-        if isinstance(gate, AddressGate):
+        timeout = self._timeouts.header()
+        if gate is not None:
             self._gate = gate
             if peer:
                 self._peer = peer
@@ -251,7 +306,8 @@ class GuardedHttp(HttpToolsProtocol):
             url = httptools.parse_url(self.url)
         except httptools.HttpParserInvalidURLError:
             return True  # uvicorn answers it
-        state: Any = getattr(self.config.app, "state", None)
+        state = self._state
+        assert state is not None  # a gate is the app's
         address = self._peer
         if not address:  # through a trusted proxy: the client it forwards for
             address = _forwarded_client(state, self.client, self.headers)
@@ -277,14 +333,14 @@ class GuardedHttp(HttpToolsProtocol):
     def on_message_begin(self) -> None:
         super().on_message_begin()
         if self._deadline is None:
-            self._arm(HEADER_TIMEOUT_S)
+            self._arm(self._timeouts.header())
 
     def on_headers_complete(self) -> None:
         if self._gate is not None and not self._admitted():
             self._refuse(CROWDED)
             raise _Refused
         super().on_headers_complete()
-        self._arm(BODY_TIMEOUT_S)
+        self._arm(self._timeouts.body())
         scope = self.scope
         cycle = self.cycle
         if (cycle is not None and cycle.scope is scope
@@ -306,7 +362,7 @@ class GuardedHttp(HttpToolsProtocol):
         ``WRITE_STALL_S`` to start again before the connection is cut."""
         super().pause_writing()
         if self._stall is None:
-            self._stall = self.loop.call_later(WRITE_STALL_S, self._too_slow)
+            self._stall = self.loop.call_later(self._timeouts.write_stall(), self._too_slow)
         wire = self._wire()
         if wire is not None:
             wire.paused()
@@ -359,7 +415,7 @@ def reset(transport: asyncio.BaseTransport) -> None:
     transport.abort()  # type: ignore[attr-defined]
 
 
-def _forwarded_client(state: Any, client: tuple[str, int] | None,
+def _forwarded_client(state: Served, client: tuple[str, int] | None,
                       headers: list[tuple[bytes, bytes]]) -> str:
     """The client a trusted proxy forwards for (the app's ``trusted_proxies``)."""
     from chukker.ops.proxy import client_of_scope

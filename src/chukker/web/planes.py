@@ -114,19 +114,16 @@ def redirect(url: str, to: Plane) -> tuple[int, list[tuple[bytes, bytes]], bytes
                  (b"cache-control", b"no-store")], body
 
 
-def serves_crowd(app_state: Any) -> bool:
-    """Whether this process serves the crowd (anonymous streams): the public plane's
-    and a single process's, not the officials'."""
-    plane = getattr(app_state, "plane", Plane.BOTH)
+def serves_crowd(plane: Plane) -> bool:
+    """Whether a process of ``plane`` serves the crowd (anonymous streams): the public
+    plane's and a single process's, not the officials'."""
     return bool(plane & Plane.PUBLIC)
 
 
-def crowd_elsewhere(request: Any) -> Response:
+def crowd_elsewhere(request: Any, addresses: Addresses) -> Response:
     """The officials' plane's answer to an anonymous stream: ``307`` to the public
     address (a stream with a ticket or a match token is served here)."""
-    state = request.app.state
-    url = elsewhere(request.scope, Plane.PUBLIC, getattr(state, "addresses", Addresses()),
-                    "127.0.0.1")
+    url = elsewhere(request.scope, Plane.PUBLIC, addresses, "127.0.0.1")
     status, headers, body = redirect(url, Plane.PUBLIC)
     return Response(body, status_code=status,
                     headers={k.decode(): v.decode() for k, v in headers

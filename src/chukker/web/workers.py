@@ -51,6 +51,7 @@ from typing import Any
 
 from chukker.ops import metrics
 from chukker.web.holders import listen
+from chukker.web.state import state_of
 
 #: seconds the supervisor waits for its workers to stop before killing them
 STOP_WAIT_S = 10.0
@@ -166,7 +167,7 @@ def run_worker(spec: WorkerSpec, parent: int, sock: socket.socket) -> None:
     from chukker.ops.logging import configure
     from chukker.store import Backend, open_store
     from chukker.web.app import create_app
-    from chukker.web.ops.observe import apply_process_settings
+    from chukker.web.ops.observe import process_settings
     from chukker.web.planes import Addresses, Plane
 
     plane = {p.label: p for p in (Plane.OFFICIALS, Plane.PUBLIC, Plane.BOTH)}[spec.plane]
@@ -174,7 +175,6 @@ def run_worker(spec: WorkerSpec, parent: int, sock: socket.socket) -> None:
         os.nice(PUBLIC_NICE)  # the crowd waits for the match, never the other way round
     s = spec.settings
     configure(s.log.format, s.log.level)
-    apply_process_settings(s)
     store = open_store(s.database_target(), pg_schema=s.database_schema)
     if store.backend is Backend.SQLITE:
         from chukker.store.notify import LocalNotifier
@@ -184,9 +184,9 @@ def run_worker(spec: WorkerSpec, parent: int, sock: socket.socket) -> None:
                           s.server.public_url, s.server.officials_url)
     app = create_app(store, organiser=spec.organiser, open_mode=spec.open_mode, settings=s,
                      worker=WorkerRole(spec.index, spec.workers), plane=plane,
-                     addresses=addresses, warm=True)
+                     addresses=addresses, warm=True, configured=process_settings(s))
     config = uvicorn_config(app, spec.host, spec.port)
-    gate = getattr(app.state, "address_gate", None)
+    gate = state_of(app).address_gate
     if gate is not None:  # the officials' port (web/gate.py): a short queue, and the
         from chukker.web.gate import OFFICIALS_BACKLOG  # shut-out addresses' packets
 
@@ -195,7 +195,7 @@ def run_worker(spec: WorkerSpec, parent: int, sock: socket.socket) -> None:
     threading.Thread(target=_watch_supervisor, args=(parent,), daemon=True,
                      name="chukker-orphan-check").start()
     try:
-        stopping_server(config, app.state.service).run(sockets=[sock])
+        stopping_server(config, state_of(app).service).run(sockets=[sock])
     finally:
         sock.close()
         notifier = getattr(store, "notifier", None)

@@ -14,7 +14,7 @@ from __future__ import annotations
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Mapping
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import Response
@@ -24,6 +24,10 @@ from chukker.feeds.payloads import flat_record, public_state
 from chukker.i18n import pick_language, translations
 from chukker.live.service import LiveMatch, LiveService
 from chukker.web.api import routes as api
+from chukker.web.state import state_of
+
+if TYPE_CHECKING:
+    from chukker.live.tournaments import TournamentService
 
 router = APIRouter(prefix="/api", tags=["feeds"])
 
@@ -43,12 +47,7 @@ LangQuery = Annotated[str | None, Query(max_length=8, pattern=r"^[a-zA-Z_-]*$",
 
 
 def _cache(request: Request) -> OrderedDict[tuple[str, str, str], tuple[float, bytes]]:
-    c: OrderedDict[tuple[str, str, str], tuple[float, bytes]] | None = getattr(
-        request.app.state, "feed_cache", None)
-    if c is None:
-        c = OrderedDict()
-        request.app.state.feed_cache = c
-    return c
+    return state_of(request.app).feed_cache
 
 
 def feed_record(svc: LiveService, lm: LiveMatch, lang: str) -> dict[str, Any]:
@@ -141,10 +140,11 @@ def _header_of(svc: LiveService, match_id: str) -> Mapping[str, Any] | None:
     return None if lm is None else lm.row.header
 
 
-async def start_feed(svc: LiveService, feed: Any, state: Any = None) -> None:
+async def start_feed(svc: LiveService, feed: Any,
+                     tsvc: TournamentService | None = None) -> None:
     """Listen to ``svc`` and publish the state of every match it has loaded; with the
-    app's ``state``, learn the arena of every tournament match (for the arena relays)."""
-    tsvc = getattr(state, "tournaments", None) if state is not None else None
+    app's tournaments ``tsvc``, learn the arena of every tournament match (for the arena
+    relays)."""
     if tsvc is not None:
         from chukker.live.tournaments import now_playing
 

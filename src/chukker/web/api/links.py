@@ -6,8 +6,9 @@ from __future__ import annotations
 from fastapi import Request
 
 from chukker.live import LiveMatch, hash_token
-from chukker.web.planes import Addresses, Plane, plane_of
+from chukker.web.planes import Plane, plane_of
 from chukker.web.security import display_token, match_secret
+from chukker.web.state import state_of
 
 
 def plane_base(request: Request, path: str) -> str:
@@ -16,9 +17,8 @@ def plane_base(request: Request, path: str) -> str:
     the public one: the configured ``officials_url`` / ``public_url`` when set (never the
     request's Host then), else the plane's port on the request's host when this process
     serves the other plane, else this request's own base; the API, on both, here."""
-    state = request.app.state
-    addresses = getattr(state, "addresses", None) or Addresses()
-    serving = getattr(state, "plane", Plane.BOTH)
+    state = state_of(request.app)
+    addresses, serving = state.addresses, state.plane
     here = str(request.base_url).rstrip("/")
     plane = plane_of("GET", path)
     if plane == Plane.BOTH:

@@ -55,6 +55,7 @@ from chukker.web.security import (
     client_address,
     require_organiser,
 )
+from chukker.web.state import state_of
 
 router = APIRouter(prefix="/api", tags=["live"])
 
@@ -192,7 +193,7 @@ class AcceptedOut(BaseModel):
 
 
 def service(request: Request) -> LiveService:
-    svc: LiveService = request.app.state.service
+    svc: LiveService = state_of(request.app).service
     return svc
 
 
@@ -223,7 +224,7 @@ async def authorise(request: Request, lm: LiveMatch, authorization: str | None) 
     role = service(request).role_of(lm, token)
     if role is not None:
         return role
-    throttle = request.app.state.throttle
+    throttle = state_of(request.app).throttle
     key = (client_address(request), lm.id)
     if throttle.blocked(key):
         raise ServiceError("too_many_bad_tokens", retry_after_s=60)
@@ -232,20 +233,12 @@ async def authorise(request: Request, lm: LiveMatch, authorization: str | None) 
 
 
 def stream_tickets(request: Request) -> StreamTickets:
-    state = request.app.state
-    found: StreamTickets | None = getattr(state, "stream_tickets", None)
-    if found is None:
-        found = state.stream_tickets = StreamTickets()
-    return found
+    return state_of(request.app).stream_tickets
 
 
 def ticket_rate(request: Request) -> RateLimit:
     """Tickets per (address, match): 30 at once, then one a second."""
-    state = request.app.state
-    found: RateLimit | None = getattr(state, "ticket_rate", None)
-    if found is None:
-        found = state.ticket_rate = RateLimit(burst=30, rate=1.0)
-    return found
+    return state_of(request.app).ticket_rate
 
 
 @router.get("/time", summary="The server's clock (epoch ms), for clients measuring their offset")
@@ -434,9 +427,11 @@ async def stream(
         why = stream_tickets(request).redeem(ticket, lm.id, match_key(lm))
         privileged = why is None
         annotate(request, match_id=lm.id, code="ticket" if why is None else f"ticket_{why}")
-    if not privileged and not serves_crowd(request.app.state):
-        return crowd_elsewhere(request)  # the officials' plane: no anonymous stream (307)
-    caps: StreamCaps = request.app.state.streams
+    state = state_of(request.app)
+    if not privileged and not serves_crowd(state.plane):
+        # the officials' plane: no anonymous stream (307)
+        return crowd_elsewhere(request, state.addresses)
+    caps: StreamCaps = state.streams
     address = client_address(request)
     if not caps.acquire(address, privileged):
         raise ServiceError("too_many_streams", params={"retry_after": 5})
@@ -539,6 +534,7 @@ class EventStream(StreamingResponse):
         else:
             if queued:
                 wire.write(chunk(b"".join(queued)))
+            wire.limit = sub.limit
             sub.wire = wire
         # one future, no task, until the end: done by ``sub.end()`` (dropped or closed) or
         # by the protocol when the connection is lost (``SocketWire.lost``)

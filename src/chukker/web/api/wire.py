@@ -30,13 +30,15 @@ EXTENSION = "chukker.wire"
 class SocketWire:
     """One stream's socket, as uvicorn's protocol sees it."""
 
-    __slots__ = ("_write", "behind", "cycle", "fast", "flow", "transport", "waiter")
+    __slots__ = ("_write", "behind", "cycle", "fast", "flow", "limit", "transport", "waiter")
 
     def __init__(self, transport: asyncio.Transport, flow: Any, cycle: Any) -> None:
         self.transport = transport
         self.flow = flow  # uvicorn's FlowControl: write_paused over the high-water mark
         self.cycle = cycle  # uvicorn's RequestResponseCycle of this request
         self.behind = 0
+        #: messages it may fall behind (its subscriber's; ``None``: ``fanout.QUEUE_LIMIT``)
+        self.limit: int | None = None
         #: the transport's bound ``write``, looked up once (a fan-out calls it per viewer)
         self._write = transport.write
         #: the same while the socket keeps up: the fan-out calls it without a check
@@ -76,7 +78,7 @@ class SocketWire:
             if self.transport.is_closing():
                 return True  # gone: the stream's task sees the disconnect and ends
             self.behind += 1
-            if self.behind > fanout.QUEUE_LIMIT:
+            if self.behind > (fanout.QUEUE_LIMIT if self.limit is None else self.limit):
                 return False
         elif self.behind:
             self.behind = 0

@@ -51,6 +51,7 @@ from chukker.web.shared.tournament_view import (
     service_of,
     tournament_of,
 )
+from chukker.web.state import state_of
 
 router = APIRouter()
 
@@ -107,8 +108,7 @@ def _may_update(request: Request, lt: LiveTournament) -> bool:
     presented = security.bearer(request.headers.get("authorization"))
     if presented is None:
         return False
-    organiser = getattr(request.app.state, "organiser", None)
-    token = getattr(organiser, "token", None)
+    token = state_of(request.app).organiser.token
     if token is not None and hmac.compare_digest(presented.encode(), str(token).encode()):
         return True
     return hmac.compare_digest(hash_token(presented), lt.committee_hash)
@@ -136,8 +136,8 @@ def _tournaments_base(request: Request, plane: Plane = Plane.PUBLIC) -> str:
     """``/tournaments`` on ``plane``'s address, for the organiser's own answers (never
     cached): the plane's URL setting, else its port on the host the request named; one
     process serving both planes answers with its own address."""
-    state = request.app.state
-    if getattr(state, "plane", Plane.BOTH) == Plane.BOTH:
+    state = state_of(request.app)
+    if state.plane == Plane.BOTH:
         return str(request.base_url).rstrip("/") + "/tournaments"
     base: str = state.addresses.base(plane, request.headers.get("host", ""), request.url.scheme)
     return base + "/tournaments"
@@ -156,11 +156,12 @@ async def create_tournament(
     it (200, ``"updated": true``) for the organiser's token or the tournament's committee
     token: its id, committee token and arena tokens stay, and a token is given only for
     an arena that is new. Anyone else (an open server) is refused with its link (409)."""
-    from chukker.web.heavy import Kind, pools_of
+    from chukker.web.heavy import Kind
     from chukker.web.security import client_address
+    from chukker.web.state import pools
 
     # parsed and checked in the imports pool (web/heavy.py), never on the event loop
-    parsed = await pools_of(request.app.state).run(
+    parsed = await pools(request.app).run(
         Kind.IMPORTS, client_address(request), _parse_and_check, [body])
     if isinstance(parsed, tuple):
         code, params = parsed

@@ -26,6 +26,7 @@ from chukker.web.refusals import said_or, setup_said
 from chukker.web.security import CSRF_COOKIE, csrf_ok, new_csrf
 from chukker.web.shared import sheet
 from chukker.web.shared.render import error_page, lang_of, render
+from chukker.web.state import state_of
 
 router = APIRouter(include_in_schema=False)
 
@@ -38,7 +39,7 @@ def _new_form(request: Request, form: dict[str, str], error: str | None,
     csrf = request.cookies.get(CSRF_COOKIE) or new_csrf()
     resp = render(request, "new.html", status=status, form=form, error=error, csrf=csrf,
                   default_names=DEFAULT_NAMES,
-                  organiser_needed=not request.app.state.organiser.open)
+                  organiser_needed=not state_of(request.app).organiser.open)
     resp.set_cookie(CSRF_COOKIE, csrf, httponly=True, samesite="strict")
     return resp
 
@@ -219,7 +220,7 @@ async def new_match(request: Request) -> Response:
             "The form has expired or came from another site; reload it and try again."))
     tr = translations(lang_of(request))
     try:  # the organiser's token, as for POST /api/matches (or an open server's rate limit)
-        request.app.state.organiser.check(request, form.get("organiser_token") or None)
+        state_of(request.app).organiser.check(request, form.get("organiser_token") or None)
         header = check_header(header_from_form(form))
         created = await service(request).create_match(header)
     except SetupError as e:  # the form's own fields, or the engine's refusal of the set-up

@@ -28,6 +28,7 @@ from fastapi.responses import JSONResponse
 
 from chukker.live.service import LiveService
 from chukker.web import errors as api_errors
+from chukker.web.state import state_of
 
 router = APIRouter(tags=["operations"])
 
@@ -81,8 +82,7 @@ def _bearer(request: Request) -> str | None:
 
 
 def metrics_token(request: Request) -> str | None:
-    s = getattr(request.app.state, "settings", None)
-    return getattr(s, "metrics_token", None)
+    return state_of(request.app).settings.metrics_token
 
 
 def scraper_refusal(request: Request) -> JSONResponse | None:
@@ -107,9 +107,8 @@ def is_operator(request: Request) -> bool:
     """Whether ``request`` comes from whoever runs the server: it presents the organiser's
     token or the metrics token (open mode makes nobody an operator)."""
     presented = _bearer(request)
-    organiser = getattr(request.app.state, "organiser", None)
-    return _is(presented, metrics_token(request)) or _is(presented,
-                                                         getattr(organiser, "token", None))
+    return _is(presented, metrics_token(request)) or _is(
+        presented, state_of(request.app).organiser.token)
 
 
 async def _storage(store: Any) -> str:
@@ -129,7 +128,8 @@ async def _storage(store: Any) -> str:
 
 @router.get("/readyz", summary="Ready: database reachable, horn scheduler running")
 async def readyz(request: Request) -> JSONResponse:
-    svc = request.app.state.service
+    state = state_of(request.app)
+    svc = state.service
     checks: dict[str, str] = {}
     t0 = time.perf_counter()
     try:
@@ -147,19 +147,19 @@ async def readyz(request: Request) -> JSONResponse:
     body: dict[str, Any] = {"status": "ok" if ready else "unavailable", "checks": checks}
     if not ready:
         body["reason"] = "; ".join(f"{k}: {v}" for k, v in checks.items() if not v.startswith("ok"))
-    nats = getattr(request.app.state, "nats", None)
+    nats = state.nats
     if nats is not None:  # the officials' publisher (issue 35): reported, never failing
         body["nats"] = nats.status()
-    edge = getattr(request.app.state, "edge", None)
+    edge = state.edge
     if edge is not None:  # an edge (``chukker edge``): "behind" while it is catching up
         body["edge"] = edge.status()
         if ready and body["edge"]["behind"]:
             body["status"] = "behind"
-    worker = getattr(request.app.state, "worker", None)
+    worker = state.worker
     if worker is not None:  # one of several processes on this port: which one answered
         body["worker"] = {"index": worker.index, "workers": worker.workers,
                           "horn_keeper": worker.keeps_horns, "pid": os.getpid()}
-    feed = getattr(request.app.state, "feed", None)
+    feed = state.feed
     if feed is not None:  # reported, never failing the server: the screens work without it
         body["feeds"] = {"mqtt": feed.status()}
     if not is_operator(request):  # an anonymous caller: the status and nothing else

@@ -1,6 +1,6 @@
 """Operations wiring of the app: health, metrics, access log, trusted proxies.
 
-``install(app, settings)`` (called once by ``create_app``) adds ``/healthz``,
+``install(app)`` (called once by ``create_app``) adds ``/healthz``,
 ``/readyz``, ``/metrics`` and one ASGI middleware that, per request,
 
 * works out the client's address behind the trusted proxies
@@ -30,6 +30,7 @@ from chukker.ops import metrics
 from chukker.ops.logging import log_fields
 from chukker.ops.proxy import TrustedProxies, client_of_request, client_of_scope
 from chukker.web.ops import health
+from chukker.web.state import Configured, state_of
 
 access_log = logging.getLogger("chukker.access")
 
@@ -176,15 +177,14 @@ def _instrument_store(store: Any) -> None:
         pass
 
 
-def install(app: FastAPI, settings: Settings | None = None) -> None:
-    """Add health, metrics, trusted proxies and the access log to ``app``."""
-    if getattr(app.state, "observe_installed", False):
+def install(app: FastAPI) -> None:
+    """Add health, metrics, trusted proxies and the access log to ``app`` (an app of
+    ``create_app``: its settings and trusted proxies are in its state)."""
+    state = state_of(app)
+    if state.observe_installed:
         return
-    app.state.observe_installed = True
-    s = settings or Settings()
-    proxies = TrustedProxies(tuple(s.trusted_proxies), s.proxy_header)
-    app.state.trusted_proxies = proxies
-    app.state.settings = s
+    state.observe_installed = True
+    s, proxies = state.settings, state.trusted_proxies
     app.include_router(health.router)
     if s.metrics.enabled:
         @app.get("/metrics", include_in_schema=False)
@@ -193,34 +193,20 @@ def install(app: FastAPI, settings: Settings | None = None) -> None:
             if refused is not None:
                 return refused
             return Response(metrics.scrape(), media_type=metrics.CONTENT_TYPE)
-    svc = getattr(app.state, "service", None)
-    if svc is not None:
-        _instrument_store(svc.store)
+    _instrument_store(state.service.store)
     app.add_middleware(ObserveMiddleware, proxies=proxies, access=s.log.access)
 
 
-def apply_process_settings(s: Settings) -> None:
-    """Settings that are the process's, not one app's (``chukker serve`` calls it once):
-    stream keep-alive and queue, header and body timeouts, the pages' languages, the
-    rulebook's database and the tournaments' folder."""
-    import os
+def process_settings(s: Settings) -> Configured:
+    """Settings that are the process's, not one app's (``chukker serve`` asks once and
+    hands them to ``create_app(configured=...)``): stream keep-alive and queue, header
+    and body timeouts, the pages' languages, the rulebook's database and the
+    tournaments' folder. Nothing is written: no module global, no ``os.environ``.
 
-    from chukker import i18n
-    from chukker.live import fanout as live
-    from chukker.web import limits
-    from chukker.web.shared import render as pages
-
-    live.KEEPALIVE_S = s.server.stream_keepalive_s
-    limits.HEADER_TIMEOUT_S = s.limits.header_timeout_s
-    limits.BODY_TIMEOUT_S = s.limits.body_timeout_s
-    live.QUEUE_LIMIT = s.limits.stream_queue
-    setattr(i18n, "LANGUAGES", s.languages)  # noqa: B010 - a module setting, replaced
-    setattr(pages, "LANGUAGES", s.languages)  # noqa: B010 - the pages' copy of the setting
-    rules = s.rules_database_target()
-    if rules is not None:
-        os.environ["CHUKKER_RULES_DB"] = rules
-    if "CHUKKER_TOURNAMENTS_DIR" not in os.environ or s.source("tournaments_dir") != "default":
-        os.environ["CHUKKER_TOURNAMENTS_DIR"] = s.tournaments_target()
+    >>> process_settings(Settings(languages=("en", "it"))).languages
+    ('en', 'it')
+    """
+    return Configured.of(s)
 
 
 def client_address(request: Request) -> str:

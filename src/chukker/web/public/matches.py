@@ -263,11 +263,12 @@ async def sheet_pdf(request: Request, match_id: str) -> Response:
     if isinstance(ctx, Response):
         return ctx
     html = bytes(_sheet_html(request, ctx, pdf=True).body).decode()
-    from chukker.web.heavy import Kind, pools_of  # WeasyPrint in the PDF pool's workers
+    from chukker.web.heavy import Kind
     from chukker.web.security import client_address
+    from chukker.web.state import pools  # WeasyPrint in the PDF pool's workers
 
     try:
-        data, pages = await pools_of(request.app.state).run(
+        data, pages = await pools(request.app).run(
             Kind.PDF, client_address(request), sheet.render_pdf, [html])
     except sheet.PdfUnavailable:
         return error_page(request, 503, translations(lang_of(request)).gettext(

@@ -177,13 +177,14 @@ async def drawn(request: Request, key: tuple[Any, ...], fn: Callable[..., T_],
     pool (:mod:`chukker.web.heavy`): SVG, PNG and heat maps never run on the event loop,
     so they cannot delay a key press, a horn or the fan-out. Raises the pool's
     :class:`~chukker.web.heavy.Busy` or :class:`~chukker.web.heavy.OverLimit`."""
-    from chukker.web.heavy import Kind, pools_of
+    from chukker.web.heavy import Kind
     from chukker.web.security import client_address
+    from chukker.web.state import pools
 
     hit = DRAWN.get(key)
     if hit is not None:
         return cast(T_, hit)
-    got = await pools_of(request.app.state).run(Kind.DRAWINGS, client_address(request), fn,
+    got = await pools(request.app).run(Kind.DRAWINGS, client_address(request), fn,
                                                 args)
     DRAWN.put(key, got)
     return got

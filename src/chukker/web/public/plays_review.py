@@ -69,9 +69,10 @@ async def _inspect(request: Request, lang: str, form: Any,
 
     from chukker.limits import REVIEW_BODY_BYTES, LimitError
     from chukker.plays.tracking import TrackingError
-    from chukker.web.heavy import Kind, pools_of
+    from chukker.web.heavy import Kind
     from chukker.web.refusals import refusal_message
     from chukker.web.security import client_address
+    from chukker.web.state import pools
 
     devices = [up for k, up in uploads if k == "devices"]
     if not devices:
@@ -84,7 +85,7 @@ async def _inspect(request: Request, lang: str, form: Any,
         for i, up in enumerate(devices):
             await run_in_threadpool(_copy_upload, up.file, Path(tmp) / f"f{i}",
                                     REVIEW_BODY_BYTES)
-        rows = await pools_of(request.app.state).run(
+        rows = await pools(request.app).run(
             Kind.PLAYS, client_address(request), inspect_upload, [tmp, names, corners])
     except LimitError as exc:
         return refused(request, lang, 413, refusal_message(exc.code, exc.params, lang),
@@ -136,9 +137,10 @@ async def _upload(request: Request, lang: str) -> Response:
     from chukker.limits import REVIEW_BODY_BYTES, LimitError
     from chukker.plays.review import remember
     from chukker.plays.tracking import TrackingError
-    from chukker.web.heavy import Kind, pools_of
+    from chukker.web.heavy import Kind
     from chukker.web.refusals import refusal_message
     from chukker.web.security import client_address
+    from chukker.web.state import pools
 
     try:
         size = int(request.headers.get("content-length", "0"))
@@ -178,7 +180,7 @@ async def _upload(request: Request, lang: str) -> Response:
                 names[base] = f"f{i}"
                 dest = Path(tmp) / f"f{i}"
             await run_in_threadpool(_copy_upload, up.file, dest, REVIEW_BODY_BYTES)
-        rv = await pools_of(request.app.state).run(
+        rv = await pools(request.app).run(
             Kind.PLAYS, client_address(request), analyse_upload, [tmp, name, names]
         )
     except LimitError as exc:

@@ -287,15 +287,16 @@ async def _in_pool(
 ) -> Response:
     """A rule page or a search rendered by the rules pool (web/heavy.py): Jinja and the
     corpus of an 18 MB rulebook never hold the server's event loop."""
-    from chukker.web.heavy import Busy, Kind, OverLimit, pools_of
+    from chukker.web.heavy import Busy, Kind, OverLimit
     from chukker.web.refusals import refusal_message
     from chukker.web.security import client_address
+    from chukker.web.state import pools
 
     req = _Req(str(request.scope.get("root_path", "")), request.url.path,
                dict(request.path_params), dict(request.query_params))  # fmt: skip
     where = str(db if db is not None else default_db_path())
     try:
-        status, body = await pools_of(request.app.state).run(
+        status, body = await pools(request.app).run(
             Kind.RULES, client_address(request), _html_of, [fn, where, req]
         )
     except (Busy, OverLimit) as exc:

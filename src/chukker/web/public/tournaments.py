@@ -63,6 +63,7 @@ from chukker.web.shared.tournament_view import (
 from chukker.web.shared.tournament_view import (
     bad as _bad,
 )
+from chukker.web.state import state_of
 
 router = APIRouter()
 
@@ -93,7 +94,8 @@ async def _season(request: Request) -> Any:
         items.append((lt, s, reports))
     key = tuple((lt.id, lt.seq, id(lt.t), digest(reports)) for lt, _s, reports in items)
     # the last season computed (what it was made from, the season), kept with the app
-    hit = getattr(request.app.state, "season_cache", None)
+    state = state_of(request.app)
+    hit = state.season_cache
     if hit is not None and hit[0] == key:
         return hit[1]
 
@@ -106,7 +108,7 @@ async def _season(request: Request) -> Any:
         return season(sts)
 
     got = await asyncio.to_thread(build)
-    request.app.state.season_cache = (key, got)
+    state.season_cache = (key, got)
     return got
 
 

@@ -21,6 +21,7 @@ from chukker.rules import edition
 from chukker.web.lang import language_of_scope
 from chukker.web.security import public_link
 from chukker.web.shared import sheet
+from chukker.web.state import found_state
 
 HERE = Path(__file__).parent.parent  # chukker/web: templates/ and static/
 ENV = Environment(
@@ -196,6 +197,12 @@ SECTIONS = (("/tournaments", "tournaments"), ("/learn", "learn"), ("/rules", "ru
             ("/plays", "plays"))
 
 
+def languages_of(request: Request) -> tuple[str, ...]:
+    """The languages the app offers (setting ``languages``; the known ones on a bare app)."""
+    state = found_state(request.scope.get("app"))  # none before the app (an edge's wrapper)
+    return state.configured.languages if state is not None else LANGUAGES
+
+
 def render(request: Request, template: str, status: int = 200, **ctx: Any) -> HTMLResponse:
     lang = lang_of(request)
     tr = translations(lang)
@@ -204,7 +211,7 @@ def render(request: Request, template: str, status: int = 200, **ctx: Any) -> HT
                                     if path.startswith(prefix)), "matches"))
     html = ENV.get_template(template).render(
         lang=lang, _=tr.gettext, static=static_url,
-        languages=[(c, language_name(c)) for c in LANGUAGES], **ctx,
+        languages=[(c, language_name(c)) for c in languages_of(request)], **ctx,
     )
     return respond(request, html, status)
 

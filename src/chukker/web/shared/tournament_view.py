@@ -39,14 +39,14 @@ from chukker.web import security
 from chukker.web.api.routes import event_stream
 from chukker.web.planes import crowd_elsewhere, serves_crowd
 from chukker.web.shared.render import ENV, lang_of, stage_name
+from chukker.web.state import state_of
 
 router = APIRouter()
 
 # ------------------------------------------------------------------------ the service
 def service_of(request: Request) -> TournamentService:
     """The process's :class:`~chukker.live.tournaments.TournamentService`."""
-    svc: TournamentService = request.app.state.tournaments
-    return svc
+    return state_of(request.app).tournaments
 
 
 def ref_label(ref: TeamRef, lang: str) -> str:
@@ -72,14 +72,16 @@ def result_of(t: Tournament, r: MatchResult, gettext: Any) -> str | None:
     return result_words(r.status, r.score, None, forf, names, gettext)
 
 
-def tournaments_dir() -> Path:
-    """The folder where versions before issue 40 kept the tournaments (imported once)."""
+def tournaments_dir(configured: Path | None = None) -> Path:
+    """The folder where versions before issue 40 kept the tournaments (imported once):
+    ``configured`` (setting ``tournaments_dir``), else ``$CHUKKER_TOURNAMENTS_DIR``."""
+    if configured is not None:
+        return configured
     return Path(os.environ.get("CHUKKER_TOURNAMENTS_DIR") or "chukker-tournaments")
 
 
 def service(request: Request) -> LiveService:
-    svc: LiveService = request.app.state.service
-    return svc
+    return state_of(request.app).service
 
 
 # --------------------------------------------------------------------------- live state
@@ -361,18 +363,20 @@ async def stream(request: Request, tid: str) -> Response:
     lt = await tournament_of(request, tid)
     if lt is None:
         return _bad(request, "unknown_tournament", 404, tournament_id=tid)
-    if not serves_crowd(request.app.state) and not tsvc.may_follow(
+    state = state_of(request.app)
+    if not serves_crowd(state.plane) and not tsvc.may_follow(
             lt, security.bearer(request.headers.get("authorization"))
             or request.query_params.get("token")):
-        return crowd_elsewhere(request)  # the officials' plane: the crowd's stream is public
+        # the officials' plane: the crowd's stream is public
+        return crowd_elsewhere(request, state.addresses)
     lang = lang_of(request)
     lang = lang if lang in LANGUAGES else "en"
     s, reports = await refresh(request, lt)
     first = stream_payload(lt, s, reports, lang)
     # the live streams' caps (per address and in total) count these streams too
-    caps = getattr(request.app.state, "streams", None)
+    caps = state.streams
     address = security.client_address(request)
-    if caps is not None and not caps.acquire(address, False):
+    if not caps.acquire(address, False):
         return _bad(request, "too_many_streams", 503, {"retry_after": 5}, retry_after=5)
     sub = tsvc.subscribe(lt, lang)
     released = False
@@ -382,8 +386,7 @@ async def stream(request: Request, tid: str) -> Response:
         if not released:
             released = True
             tsvc.unsubscribe(lt, lang, sub)
-            if caps is not None:
-                caps.release(address)
+            caps.release(address)
 
     sub.on_drop = release
     return event_stream(sub, [first.decode()], release, service(request).leaving)

@@ -1,0 +1,154 @@
+"""Issue 45, settings injected once: the app's state is typed (``web/state.py``), the
+process's settings reach the objects that use them at start, and nothing writes a
+module global or ``os.environ`` after start."""
+
+from __future__ import annotations
+
+import ast
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from chukker.config import load
+from chukker.web.app import create_app
+from chukker.web.limits import served
+from chukker.web.ops.observe import process_settings
+from chukker.web.state import AppState, Configured, found_state, state_of
+
+WEB = Path(__file__).resolve().parents[2] / "src" / "chukker" / "web"
+
+#: the modules whose globals ``chukker serve`` used to overwrite
+WATCHED = ("chukker.i18n", "chukker.live.fanout", "chukker.web.limits",
+           "chukker.web.shared.render", "chukker.web.ops.observe", "chukker.web.lang",
+           "chukker.web.public.rules", "chukker.rulebook.corpus")
+
+
+def _globals() -> dict[str, dict[str, Any]]:
+    return {m: dict(vars(sys.modules[m])) for m in WATCHED if m in sys.modules}
+
+
+def _serve_settings(tmp_path: Path) -> Any:
+    return load(file=None, env={
+        "CHUKKER_DATA_DIR": str(tmp_path), "CHUKKER_LANGUAGES": "en,it",
+        "CHUKKER_RULES_DB": str(tmp_path / "rules.sqlite3"),
+        "CHUKKER_TOURNAMENTS_DIR": str(tmp_path / "tours"),
+        "CHUKKER_HEADER_TIMEOUT_S": "3.5", "CHUKKER_BODY_TIMEOUT_S": "4.5",
+        "CHUKKER_WRITE_STALL_S": "5.5",
+        "CHUKKER_SERVER_STREAM_KEEPALIVE_S": "7", "CHUKKER_LIMITS_STREAM_QUEUE": "64"})
+
+
+def test_serve_setup_writes_no_module_global_and_no_environment(tmp_path: Path) -> None:
+    import chukker.web.lang
+    import chukker.web.public.rules  # noqa: F401 - watched
+
+    env, before = dict(os.environ), _globals()
+    s = _serve_settings(tmp_path)
+    configured = process_settings(s)
+    app = create_app(tmp_path / "t.sqlite3", settings=s, configured=configured)
+    assert dict(os.environ) == env
+    after = _globals()
+    for module, names in before.items():
+        changed = {k for k, v in names.items() if after[module].get(k) is not v}
+        assert changed == set(), (module, changed)
+    # ...and the settings reach what uses them, through the app's typed state
+    state = state_of(app)
+    assert state.configured is configured
+    assert configured.languages == ("en", "it")
+    assert configured.rules_db == str(tmp_path / "rules.sqlite3")
+    assert configured.tournaments_dir == tmp_path / "tours"
+    assert state.service.keepalive_every() == 7.0 and state.service.queue_limit == 64
+    protocol_view = served(app)
+    assert protocol_view is state
+    t = protocol_view.timeouts
+    assert (t.header(), t.body(), t.write_stall()) == (3.5, 4.5, 5.5)
+
+
+def test_the_pages_offer_the_languages_of_the_setting(tmp_path: Path) -> None:
+    from starlette.testclient import TestClient
+
+    s = _serve_settings(tmp_path)
+    app = create_app(tmp_path / "t.sqlite3", settings=s, configured=process_settings(s))
+    with TestClient(app) as c:
+        page = c.get("/", headers={"accept-language": "es,it;q=0.8"})
+    assert page.status_code == 200
+    assert '<html lang="it"' in page.text  # es is not offered: the next the visitor reads
+    assert 'href="?lang=it"' in page.text and 'href="?lang=es"' not in page.text
+
+
+def test_an_app_without_settings_keeps_the_module_defaults_as_the_tests_set_them(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from chukker.live import fanout
+    from chukker.web import limits
+
+    app = create_app(tmp_path / "t.sqlite3")
+    state = state_of(app)
+    assert state.configured == Configured()
+    monkeypatch.setattr(fanout, "KEEPALIVE_S", 0.25)
+    monkeypatch.setattr(limits, "HEADER_TIMEOUT_S", 0.5)
+    assert state.service.keepalive_every() == 0.25
+    assert state.timeouts.header() == 0.5
+
+
+def test_the_state_of_an_app_not_made_by_create_app_is_none_or_a_type_error() -> None:
+    from starlette.applications import Starlette
+
+    bare = Starlette()
+    assert found_state(bare) is None and found_state(object()) is None
+    with pytest.raises(TypeError, match="create_app"):
+        state_of(bare)
+
+
+def test_the_app_state_is_the_typed_state_and_tests_may_still_replace_its_parts(
+        tmp_path: Path) -> None:
+    from chukker.web.heavy import Pools
+    from chukker.web.state import pools
+
+    app = create_app(tmp_path / "t.sqlite3")
+    assert isinstance(app.state, AppState)
+    replaced = Pools()
+    app.state.heavy = replaced
+    assert pools(app) is replaced
+
+
+def _probes(path: Path) -> list[str]:
+    """``getattr`` calls in ``path`` that probe an app's state: ``getattr(x.state, ...)``,
+    ``getattr(state, ...)``, ``getattr(app_state, ...)`` or ``getattr(x, "state", ...)``."""
+    found = []
+    tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+                and node.func.id in ("getattr", "hasattr") and node.args):
+            continue
+        first = node.args[0]
+        probes = ((isinstance(first, ast.Attribute) and first.attr == "state")
+                  or (isinstance(first, ast.Name) and first.id in ("state", "app_state"))
+                  or (len(node.args) > 1 and isinstance(node.args[1], ast.Constant)
+                      and node.args[1].value == "state"))
+        if probes:
+            found.append(f"{path.relative_to(WEB)}:{node.lineno}")
+    return found
+
+
+#: what may still probe: ``security.public_base`` takes a request's state or any object
+#: with a state's attributes (the tests give it ``SimpleNamespace`` doubles, with only
+#: ``trusted_proxies`` or only ``addresses``), and ``web/`` is imported by it, not the
+#: other way round (``web/state.py`` imports ``security``)
+ALLOWED = {"security.py"}
+
+
+def test_no_getattr_probe_of_the_app_state_is_left_in_web() -> None:
+    left = [p for f in sorted(WEB.rglob("*.py")) if f.name not in ALLOWED
+            for p in _probes(f)]
+    assert left == []
+
+
+def test_the_probe_finder_finds_a_probe(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+                                        ) -> None:
+    probe = WEB / "__probe_example__.py"
+    monkeypatch.setattr(Path, "read_text",
+                        lambda self, **_: 'x = getattr(app.state, "service", None)\n'
+                        'y = getattr(getattr(app, "state", None), "plane", 1)\n')
+    assert _probes(probe) == ["__probe_example__.py:1", "__probe_example__.py:2"]
