@@ -19,32 +19,19 @@ from __future__ import annotations
 
 import io
 import random
-import socket
 import subprocess
+import sys
 import tarfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))  # the tests' port helpers: one reading of the range, one check
+
+from tests.ports import bindable  # noqa: E402
+from tests.ports import ephemeral as ephemeral_range  # noqa: E402
+
 #: the lowest port picked (below: well-known and registered services people run)
 LOWEST = 20_000
-
-
-def ephemeral_range() -> tuple[int, int]:
-    """The machine's range for outgoing connections (Linux; 32768-60999 elsewhere)."""
-    try:
-        lo, hi = Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()
-        return int(lo), int(hi)
-    except (OSError, ValueError):
-        return 32768, 60999
-
-
-def _free(port: int, host: str) -> bool:
-    with socket.socket() as s:
-        try:
-            s.bind((host, port))
-        except OSError:
-            return False
-    return True
 
 
 def pick_ports(n: int, host: str = "127.0.0.1") -> list[int]:
@@ -60,7 +47,7 @@ def pick_ports(n: int, host: str = "127.0.0.1") -> list[int]:
     found: list[int] = []
     for k in range(len(candidates)):
         port = candidates[(start + k) % len(candidates)]
-        if _free(port, host) and _free(port, "0.0.0.0"):
+        if bindable(host, port) and bindable("0.0.0.0", port):
             found.append(port)
             if len(found) == n:
                 return found

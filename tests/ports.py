@@ -49,7 +49,8 @@ def _start() -> int:
 _next = itertools.count(_start())
 
 
-def _bindable(host: str, port: int) -> bool:
+def bindable(host: str, port: int) -> bool:
+    """Whether ``port`` on ``host`` can be bound now (bound, then released)."""
     with socket.socket() as s:
         try:
             s.bind((host, port))
@@ -68,7 +69,7 @@ def free_port(count: int = 1, host: str = "127.0.0.1") -> int:
         if port + count >= high:
             _next = itertools.count(LOW + (port % 97))
             continue
-        if all(_bindable(host, port + i) for i in range(count)):
+        if all(bindable(host, port + i) for i in range(count)):
             for _ in range(count - 1):
                 next(_next)
             return port
