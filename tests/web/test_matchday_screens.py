@@ -147,7 +147,8 @@ def test_console_clock_stays_put_as_the_stopped_time_grows(browser: Any, live_se
     page.evaluate(SHOW, state_reports(LONG_NAMES)["stopped"])
     frames = ("() => new Promise((r) => requestAnimationFrame(() => "
               "requestAnimationFrame(r)))")
-    say = "(t) => document.querySelectorAll('[data-stopped-for]').forEach((e) => { e.textContent = t; })"
+    say = ("(t) => document.querySelectorAll('[data-stopped-for]')"
+           ".forEach((e) => { e.textContent = t; })")
     problems = []
     for w, h in sizes:
         page.set_viewport_size({"width": w, "height": h})
@@ -156,7 +157,8 @@ def test_console_clock_stays_put_as_the_stopped_time_grows(browser: Any, live_se
             page.evaluate(say, text)
             page.evaluate(frames)
             where[text] = page.evaluate(CLOCK_AT)
-            problems += [f"{lang} {w}x{h} {text!r}: {b}" for b in page.evaluate(MEASURE, False)["bad"]]
+            bad = page.evaluate(MEASURE, False)["bad"]
+            problems += [f"{lang} {w}x{h} {text!r}: {b}" for b in bad]
         if len({tuple(v) for v in where.values()}) != 1:
             problems.append(f"{lang} {w}x{h}: the clock moves with the stopped time: {where}")
     page.close()
