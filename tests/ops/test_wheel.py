@@ -10,7 +10,6 @@ files, translations, examples and the ``chukker`` script.
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import sys
 import sysconfig
@@ -20,7 +19,7 @@ from pathlib import Path
 
 import httpx
 import pytest
-from tests import ports
+from tests import ports, wheel_build
 
 ROOT = Path(__file__).resolve().parents[2]
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("wheel")]
@@ -34,11 +33,7 @@ def _setuptools_ok() -> bool:
     return int(setuptools.__version__.split(".")[0]) >= 77
 
 
-def _env() -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items()
-           if not k.startswith(("CHUKKER_", "PYTHON", "VIRTUAL_ENV"))}
-    env["PIP_DISABLE_PIP_VERSION_CHECK"] = "1"
-    return env
+_env = wheel_build.clean_env
 
 
 def run(*args: str | Path, cwd: Path, timeout: float = 120,
@@ -55,23 +50,27 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
         pytest.skip("building the wheel offline needs setuptools>=77 "
                     "(pinned in requirements-dev.lock; bash scripts/setup.sh)")
     tmp = tmp_path_factory.mktemp("wheel")
-    src = tmp / "src"
-    shutil.copytree(ROOT, src, ignore=shutil.ignore_patterns(
-        ".git", ".venv", "build", "dist", "*.egg-info", "__pycache__", ".*_cache",
-        ".hypothesis", "*.sqlite3*", "node_modules"))
-    # a plain build, as `pip install .` makes it (issue 35): the engine compiled by mypyc
-    # (about 20 s of CPU), checked below; tests/engine/test_native.py checks its answers
-    # (at -O0: the test checks that the plain build compiles and packs the engine, and
-    # benchmarks/replay.py measures the -O3 build that setup.sh installs)
-    run(sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q",
-        "-w", tmp / "dist", src, cwd=tmp, timeout=600, env={"CHUKKER_MYPYC_OPT": "0"})
-    wheels = list((tmp / "dist").glob("chukker-*.whl"))
-    assert len(wheels) == 1
+    # a plain build, as `pip install .` makes it (issue 35): the engine compiled by mypyc,
+    # checked below; tests/engine/test_native.py checks its answers. scripts/test.sh starts
+    # it beside the first tests (tests/wheel_build.py); run alone, it is built here
+    ahead = os.environ.get("CHUKKER_TEST_WHEEL_AHEAD")
+    if ahead:
+        rc, deadline = Path(ahead) / "rc", time.monotonic() + 600
+        while not rc.exists():
+            assert time.monotonic() < deadline, "the wheel built ahead never finished"
+            time.sleep(0.2)
+        err = Path(ahead) / "error"
+        assert rc.read_text() == "0", err.read_text() if err.exists() else "build failed"
+        wheels = list((Path(ahead) / "dist").glob("chukker-*.whl"))
+        assert len(wheels) == 1, wheels
+        wheel = wheels[0]
+    else:
+        wheel = wheel_build.build(tmp)
     env_dir = tmp / "venv"
     venv.EnvBuilder(with_pip=False).create(env_dir)
     py = env_dir / "bin" / "python"
     run(sys.executable, "-m", "pip", "--python", py, "install", "--no-deps", "-q",
-        "--no-index", wheels[0], cwd=tmp)
+        "--no-index", wheel, cwd=tmp)
     # the dependencies: borrowed from the running venv (listed after the fresh venv's own)
     site = Path(run(py, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])",
                     cwd=tmp).stdout.strip())
