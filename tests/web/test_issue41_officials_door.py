@@ -131,6 +131,27 @@ def test_proof_is_a_match_token_or_ticket_never_a_header_alone(server_factory: A
         assert proof_of(state, stream, b"ticket=1.2.3", None) is Proof.CLAIMED
 
 
+def test_metrics_show_what_the_officials_door_refused_reset_and_shut_out() -> None:
+    """An operator sees the door at work in ``/metrics``: requests refused (429),
+    connections reset, addresses shut out so far and now."""
+    from chukker.ops import metrics
+
+    g = AddressGate(connections=2, rate=1.0, burst=2.0)
+    metrics.watch_door(g.counts)
+    try:
+        for _ in range(4):
+            g.admits("crowd", Proof.NONE)
+        g.refused, g.reset, g.shutouts = g.refused, 5, 1
+        text = metrics.scrape().decode()
+        assert f'chukker_officials_door_total{{outcome="refused"}} {float(g.refused)}' in text
+        assert 'chukker_officials_door_total{outcome="reset"} 5.0' in text
+        assert 'chukker_officials_door_total{outcome="shutout"} 1.0' in text
+        assert "chukker_officials_shut_out 0.0" in text
+        assert g.refused == 2
+    finally:
+        metrics.DOOR.read = None
+
+
 def test_officials_port_refuses_a_crowd_s_address_but_never_the_timekeeper(
         server_factory: Any, db_path: Path) -> None:
     from tests.web.conftest import ORGANISER_AUTH, Match, post_event

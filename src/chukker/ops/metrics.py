@@ -17,6 +17,10 @@ chukker_events_total                      counter    accepted events
 chukker_horns_total                       counter    horns sounded
 chukker_gc_pause_seconds                  histogram  garbage-collector pauses, by generation
 chukker_loop_lag_seconds                  histogram  event-loop lateness of a 100 ms tick
+chukker_officials_door_total              counter    officials' port: requests refused
+                                                     (429), connections reset at the door,
+                                                     addresses shut out, by ``outcome``
+chukker_officials_shut_out                gauge      addresses shut out there now
 ========================================  =========  ====================================
 
 >>> horn_sounded(0.004); scrape().count(b"chukker_horn_lateness_seconds_bucket") > 5
@@ -29,7 +33,7 @@ import asyncio
 import gc
 import os
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 from prometheus_client import (
@@ -43,6 +47,7 @@ from prometheus_client import (
 from prometheus_client import (
     ProcessCollector as _ProcessCollector,
 )
+from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
 
 REGISTRY = CollectorRegistry(auto_describe=True)
 _ProcessCollector(registry=REGISTRY)
@@ -80,6 +85,34 @@ WORKER = Gauge("chukker_worker", "This process's place among the workers of one 
 for _k in STREAM_KINDS:
     STREAMS.labels(_k)
 
+#: what the officials' door has counted: refused, reset, shut out so far; shut out now
+DoorCounts = tuple[int, int, int, int]
+
+
+class DoorCollector:
+    """The officials' door's counts, read from the gate when scraped (issue 41): the
+    door itself adds to plain integers and pays nothing for being watched."""
+
+    def __init__(self) -> None:
+        self.read: Callable[[], DoorCounts] | None = None
+
+    def collect(self) -> Iterator[Metric]:
+        if self.read is None:
+            return
+        refused, reset, shutouts, shut_now = self.read()
+        door = CounterMetricFamily(
+            "chukker_officials_door", "The officials' port: requests refused (429), "
+            "connections reset at the door, addresses shut out", labels=["outcome"])
+        for outcome, n in (("refused", refused), ("reset", reset), ("shutout", shutouts)):
+            door.add_metric([outcome], n)
+        yield door
+        yield GaugeMetricFamily("chukker_officials_shut_out",
+                                "Addresses shut out at the officials' port now", value=shut_now)
+
+
+DOOR = DoorCollector()
+REGISTRY.register(DOOR)
+
 #: a code is a short snake_case word; anything else is counted as "other"
 _MAX_CODES = 200
 _codes: set[str] = set()
@@ -90,6 +123,11 @@ _codes: set[str] = set()
 def worker_role(index: int, workers: int, horn_keeper: bool) -> None:
     """Label this process's metrics with its worker number (``serve --workers``)."""
     WORKER.labels(str(index), str(workers), "true" if horn_keeper else "false").set(1)
+
+
+def watch_door(read: Callable[[], DoorCounts]) -> None:
+    """Scrape the officials' door from ``read`` (the officials' process, once at start)."""
+    DOOR.read = read
 
 
 def event_posted(seconds: float, status: int) -> None:
@@ -163,6 +201,7 @@ def scrape() -> bytes:
 
     combined = CollectorRegistry()
     multiprocess.MultiProcessCollector(combined, path=folder)  # type: ignore[no-untyped-call]
+    combined.register(DOOR)  # the door's counts are this process's own
     return generate_latest(combined)
 
 

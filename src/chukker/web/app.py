@@ -262,6 +262,8 @@ def create_app(store: EventStore | str | Path, *, organiser: str | None = None,
     state.organiser = Organiser(organiser, open_mode, RateLimit(*open_rate))
     # per-address caps before any routing on the officials' port (web/gate.py)
     state.address_gate = AddressGate.from_settings(lim) if plane == Plane.OFFICIALS else None
+    if state.address_gate is not None:
+        metrics.watch_door(state.address_gate.counts)  # /metrics reads the door's counts
     state.trusted_proxies = TrustedProxies(tuple(s.trusted_proxies), s.proxy_header)
     state.stream_tickets = StreamTickets()
     state.ticket_rate = RateLimit(burst=30, rate=1.0)  # per (address, match)

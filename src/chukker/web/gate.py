@@ -118,6 +118,15 @@ class AddressGate:
         self.kernel = KernelDoor.attach(sock)
         return self.kernel is not None
 
+    def counts(self) -> tuple[int, int, int, int]:
+        """Requests refused, connections reset, addresses shut out so far, and shut out
+        now: what ``/metrics`` shows (``chukker_officials_door_total``).
+
+        >>> AddressGate().counts()
+        (0, 0, 0, 0)
+        """
+        return self.refused, self.reset, self.shutouts, len(self.shut_out)
+
     @property
     def shut_out(self) -> tuple[str, ...]:
         """The addresses shut out now."""
