@@ -129,4 +129,4 @@ class LiveMatch:
         return self.row.start_ms
 
     def last_at_ms(self) -> int:
-        return round(float(self.stored[-1].event["at"]) * 1000) if self.stored else 0
+        return self.stored[-1].at_ms if self.stored else 0

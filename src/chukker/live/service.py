@@ -182,7 +182,7 @@ class LiveService:
                 try:
                     events = self.store.events(row.id)
                     m = Match(Setup.from_dict(row.header), [e.event for e in events])
-                    last = round(float(events[-1].event["at"]) * 1000) if events else 0
+                    last = events[-1].at_ms if events else 0
                     if m.next_deadline_ms(max(last, now - row.start_ms)) is None:
                         continue
                 except Exception:  # noqa: BLE001 - load() says why and decides
@@ -723,8 +723,7 @@ class LiveService:
             # made then (``_state_message``), as after a load
             lm.last_report = None
             return
-        at_ms = round(float(e.event["at"]) * 1000)
-        rep = self.report(lm, max(at_ms, 0))
+        rep = self.report(lm, max(e.at_ms, 0))
         if self._listeners:
             self._tell("on_event", lm.id, e.seq, e.event)
         self._publish_change(lm, sse("event", {"seq": e.seq, "event": e.event}, e.seq), rep)

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, Protocol
 
@@ -162,6 +162,14 @@ class StoredEvent:
     recorded_ms: int
     #: which secret sent it: ``timekeeper`` or ``committee``
     actor: str
+    #: the event's ``at`` in whole milliseconds, read once where the event enters (the
+    #: record writes seconds; everything after the store counts milliseconds)
+    at_ms: int = field(init=False, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        at = self.event.get("at")
+        ms = round(float(at) * 1000) if isinstance(at, int | float) else 0
+        object.__setattr__(self, "at_ms", ms)
 
     def body(self) -> str:
         """The event as compact JSON text, its keys in the order they came.
