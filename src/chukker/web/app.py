@@ -47,7 +47,7 @@ from chukker.web.public import learn, matches, plays, rules, tournaments
 from chukker.web.public.plays_base import PREFIX as PLAYS_PREFIX
 from chukker.web.security import Organiser, RateLimit, StreamTickets, Throttle, organiser_token
 from chukker.web.shared import apidocs, tournament_view
-from chukker.web.shared.render import error_page, lang_of
+from chukker.web.shared.render import error_page, lang_of, pool_refusal
 from chukker.web.state import AppState, Configured
 
 log = logging.getLogger("chukker.web")
@@ -290,17 +290,11 @@ def create_app(store: EventStore | str | Path, *, organiser: str | None = None,
     @app.exception_handler(OverLimit)
     async def heavy_refused(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, Busy | OverLimit)
-        status = 503 if isinstance(exc, Busy) else 422
-        headers = {"retry-after": str(exc.retry_after)} if isinstance(exc, Busy) else {}
         door = request.scope.get("chukker.door")
-        if getattr(door, "json", False) or request.url.path.startswith("/api/"):
-            return JSONResponse(api_errors.body(exc.code, exc.params), status_code=status,
-                                headers=headers)
-        from chukker.web.refusals import refusal_message
-        resp = error_page(request, status,
-                                refusal_message(exc.code, exc.params, lang_of(request)))
-        resp.headers.update(headers)
-        return resp
+        as_json = getattr(door, "json", False) or request.url.path.startswith("/api/")
+        return pool_refusal(exc, lang_of(request), lambda status, words: (
+            JSONResponse(api_errors.body(exc.code, exc.params), status_code=status)
+            if as_json else error_page(request, status, words)))
 
     @app.exception_handler(StarletteHTTPException)
     async def http_error(request: Request, exc: StarletteHTTPException) -> Response:
