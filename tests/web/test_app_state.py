@@ -113,6 +113,46 @@ def test_the_app_state_is_the_typed_state_and_tests_may_still_replace_its_parts(
     assert pools(app) is replaced
 
 
+def test_what_the_app_makes_at_start_is_frozen_and_only_the_swappable_parts_are_replaced(
+        tmp_path: Path) -> None:
+    import dataclasses
+
+    from chukker.web.state import SWAPPABLE, Fixed
+
+    app = create_app(tmp_path / "t.sqlite3")
+    state = state_of(app)
+    assert isinstance(state.fixed, Fixed) and state.service is state.fixed.service
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        state.fixed.service = None  # type: ignore[misc]
+    for name in ("service", "settings", "configured", "organiser", "plane", "edge",
+                 "feed_cache", "caches", "start_up", "fixed", "anything_new"):
+        with pytest.raises(AttributeError, match="fixed at start"):
+            setattr(app.state, name, None)
+    with pytest.raises(AttributeError, match="fixed at start"):
+        del app.state.heavy
+    assert {"addresses", "heavy", "throttle", "streams", "stream_tickets"} == SWAPPABLE
+
+
+def test_what_changes_as_the_app_serves_lives_in_holders_made_at_start(tmp_path: Path) -> None:
+    from starlette.testclient import TestClient
+
+    from chukker.web.ops.observe import install
+
+    app = create_app(tmp_path / "t.sqlite3", warm=True)
+    state = state_of(app)
+    caches, start_up = state.caches, state.start_up
+    assert (caches.feeds, caches.season, start_up.warmed) == ({}, None, [])
+    assert start_up.observed  # create_app's own install: a second one adds nothing
+    routes = len(app.router.routes)
+    install(app)
+    assert len(app.router.routes) == routes
+    with TestClient(app) as c:
+        assert c.get("/tournaments/season").status_code == 200
+    assert state.caches is caches and state.start_up is start_up
+    assert start_up.observed and start_up.warmed and state.warmed is start_up.warmed
+    assert caches.season is not None
+
+
 def _probes(path: Path) -> list[str]:
     """``getattr`` calls in ``path`` that probe an app's state: ``getattr(x.state, ...)``,
     ``getattr(state, ...)``, ``getattr(app_state, ...)`` or ``getattr(x, "state", ...)``."""

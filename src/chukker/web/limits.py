@@ -112,10 +112,22 @@ class Served(State):
     """What the protocol reads of the state of the app it serves: the base of
     ``chukker.web.state.AppState`` (which this module cannot import: it imports this)."""
 
-    address_gate: AddressGate | None
-    trusted_proxies: TrustedProxies
-    organiser: Organiser
-    service: LiveService
+    @property
+    def address_gate(self) -> AddressGate | None:
+        """The officials' port's per-address caps (``None`` on the other planes)."""
+        raise NotImplementedError
+
+    @property
+    def trusted_proxies(self) -> TrustedProxies:
+        raise NotImplementedError
+
+    @property
+    def organiser(self) -> Organiser:
+        raise NotImplementedError
+
+    @property
+    def service(self) -> LiveService:
+        raise NotImplementedError
 
     @property
     def timeouts(self) -> ConnectionTimeouts:

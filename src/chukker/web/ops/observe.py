@@ -181,9 +181,9 @@ def install(app: FastAPI) -> None:
     """Add health, metrics, trusted proxies and the access log to ``app`` (an app of
     ``create_app``: its settings and trusted proxies are in its state)."""
     state = state_of(app)
-    if state.observe_installed:
+    if state.start_up.observed:
         return
-    state.observe_installed = True
+    state.start_up.observed = True
     s, proxies = state.settings, state.trusted_proxies
     app.include_router(health.router)
     if s.metrics.enabled:
