@@ -172,11 +172,9 @@ def _probes(path: Path) -> list[str]:
     return found
 
 
-#: what may still probe: ``security.public_base`` takes a request's state or any object
-#: with a state's attributes (the tests give it ``SimpleNamespace`` doubles, with only
-#: ``trusted_proxies`` or only ``addresses``), and ``web/`` is imported by it, not the
-#: other way round (``web/state.py`` imports ``security``)
-ALLOWED = {"security.py"}
+#: what may still probe: nothing (``security.public_base`` takes a typed
+#: ``PublicPlane``, the client's address a typed ``TrustedProxies``)
+ALLOWED: set[str] = set()
 
 
 def test_no_getattr_probe_of_the_app_state_is_left_in_web() -> None:
@@ -192,3 +190,31 @@ def test_the_probe_finder_finds_a_probe(tmp_path: Path, monkeypatch: pytest.Monk
                         lambda self, **_: 'x = getattr(app.state, "service", None)\n'
                         'y = getattr(getattr(app, "state", None), "plane", 1)\n')
     assert _probes(probe) == ["__probe_example__.py:1", "__probe_example__.py:2"]
+
+
+def test_the_client_address_and_the_public_links_take_typed_arguments(tmp_path: Path
+                                                                      ) -> None:
+    """``ops/proxy.py`` and ``security.py`` probe nothing (no ``getattr``/``hasattr``):
+    the proxies come typed from the app's state, an app not of ``create_app`` trusts
+    none, and a public link is read from the state's ``public_url``."""
+    from starlette.applications import Starlette
+
+    from chukker.web.planes import Addresses
+    from chukker.web.proxied import NO_PROXIES, proxies_of
+    from chukker.web.security import public_base
+
+    for path in (WEB.parent / "ops" / "proxy.py", WEB / "security.py", WEB / "proxied.py"):
+        tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+        assert [n.lineno for n in ast.walk(tree) if isinstance(n, ast.Call)
+                and isinstance(n.func, ast.Name) and n.func.id in ("getattr", "hasattr")
+                ] == [], path
+    s = load(file=None, env={"CHUKKER_TRUSTED_PROXIES": "10.0.0.0/8",
+                             "CHUKKER_DATA_DIR": str(tmp_path)})
+    app = create_app(tmp_path / "t.sqlite3", settings=s)
+    state = state_of(app)
+    assert proxies_of(app) is state.trusted_proxies and proxies_of(Starlette()) is NO_PROXIES
+    scope = {"client": ("10.0.0.9", 1), "headers": [(b"x-forwarded-host", b"scores.example"),
+                                                    (b"x-forwarded-proto", b"https")]}
+    assert public_base(state, scope) == "https://scores.example"
+    app.state.addresses = Addresses(public_url="https://arena.example/")
+    assert public_base(state, scope) == "https://arena.example"

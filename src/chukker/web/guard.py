@@ -63,6 +63,7 @@ from chukker.web.doors import (
 )
 from chukker.web.heavy import Kind
 from chukker.web.planes import Addresses, elsewhere, redirect
+from chukker.web.proxied import proxies_of
 from chukker.web.security import CSP, inline_script_hashes
 from chukker.web.state import found_state, pools
 
@@ -284,7 +285,7 @@ class Guard:
 
     def _pool_refusal(self, scope: Scope, kind: Kind) -> Any:
         pool = pools(scope.get("app")).pools[kind]
-        if pool.admits(client_of_app_scope(scope)):
+        if pool.admits(client_of_app_scope(scope, proxies_of(scope.get("app")))):
             return None
         busy = pool.busy()
         return answer(scope, 503, busy.code, busy.params, {"retry-after": str(busy.retry_after)})

@@ -232,6 +232,12 @@ class AppState(Served):
         return self.fixed.edge
 
     @property
+    def public_url(self) -> str:
+        """The public plane's configured base URL (the addresses', else the setting
+        ``server.public_url``; ``""`` when neither is set)."""
+        return self.addresses.public_url or self.settings.server.public_url
+
+    @property
     def feed_cache(self) -> OrderedDict[tuple[str, str, str], tuple[float, bytes]]:
         """The flat feeds' answers (:attr:`Caches.feeds`)."""
         return self.caches.feeds

@@ -28,8 +28,9 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from chukker.config import Settings
 from chukker.ops import metrics
 from chukker.ops.logging import log_fields
-from chukker.ops.proxy import TrustedProxies, client_of_request, client_of_scope
+from chukker.ops.proxy import TrustedProxies, client_of_app_scope, client_of_scope
 from chukker.web.ops import health
+from chukker.web.proxied import proxies_of
 from chukker.web.state import Configured, state_of
 
 access_log = logging.getLogger("chukker.access")
@@ -214,4 +215,4 @@ def client_address(request: Request) -> str:
 
     Falls back to the connection's peer when the middleware is not installed.
     """
-    return client_of_request(request)
+    return client_of_app_scope(request.scope, proxies_of(request.app))
