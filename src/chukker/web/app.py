@@ -32,7 +32,7 @@ from chukker.web import publish
 from chukker.web.api import feeds as feeds_api
 from chukker.web.api import routes as api
 from chukker.web.cache import PageCache
-from chukker.web.doors import warm_up_targets
+from chukker.web.doors import Door, warm_up_targets
 from chukker.web.gate import AddressGate
 from chukker.web.guard import Guard
 from chukker.web.guard_openapi import document as guard_document
@@ -286,7 +286,7 @@ def create_app(store: EventStore | str | Path, *, organiser: str | None = None,
     async def heavy_refused(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, Busy | OverLimit)
         door = request.scope.get("chukker.door")
-        as_json = getattr(door, "json", False) or request.url.path.startswith("/api/")
+        as_json = (isinstance(door, Door) and door.json) or request.url.path.startswith("/api/")
         return pool_refusal(exc, lang_of(request), lambda status, words: (
             JSONResponse(api_errors.body(exc.code, exc.params), status_code=status)
             if as_json else error_page(request, status, words)))
@@ -294,7 +294,7 @@ def create_app(store: EventStore | str | Path, *, organiser: str | None = None,
     @app.exception_handler(StarletteHTTPException)
     async def http_error(request: Request, exc: StarletteHTTPException) -> Response:
         door = request.scope.get("chukker.door")
-        if (getattr(door, "json", False) or request.url.path.startswith("/api/")
+        if ((isinstance(door, Door) and door.json) or request.url.path.startswith("/api/")
                 or request.url.path.startswith("/static/")):
             code = {413: "too_large", 404: "not_found", 400: "bad_body",
                     405: "method_not_allowed"}.get(exc.status_code, "http_error")

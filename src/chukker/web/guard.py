@@ -103,7 +103,8 @@ def answer(scope: Scope, status: int, code: str, params: dict[str, Any],
     """A refusal in the door's own kind: JSON for JSON doors, else the site's error page
     in the visitor's language."""
     door = scope.get("chukker.door")
-    if getattr(door, "json", True) or str(scope.get("path", "")).startswith("/api/"):
+    if (not isinstance(door, Door) or door.json
+            or str(scope.get("path", "")).startswith("/api/")):
         return _json_answer(status, code, params, headers)
     from starlette.requests import Request
 
