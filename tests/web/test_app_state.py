@@ -113,6 +113,46 @@ def test_the_app_state_is_the_typed_state_and_tests_may_still_replace_its_parts(
     assert pools(app) is replaced
 
 
+def test_what_the_app_makes_at_start_is_frozen_and_only_the_swappable_parts_are_replaced(
+        tmp_path: Path) -> None:
+    import dataclasses
+
+    from chukker.web.state import SWAPPABLE, Fixed
+
+    app = create_app(tmp_path / "t.sqlite3")
+    state = state_of(app)
+    assert isinstance(state.fixed, Fixed) and state.service is state.fixed.service
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        state.fixed.service = None  # type: ignore[misc]
+    for name in ("service", "settings", "configured", "organiser", "plane", "edge",
+                 "feed_cache", "caches", "start_up", "fixed", "anything_new"):
+        with pytest.raises(AttributeError, match="fixed at start"):
+            setattr(app.state, name, None)
+    with pytest.raises(AttributeError, match="fixed at start"):
+        del app.state.heavy
+    assert {"addresses", "heavy", "throttle", "streams", "stream_tickets"} == SWAPPABLE
+
+
+def test_what_changes_as_the_app_serves_lives_in_holders_made_at_start(tmp_path: Path) -> None:
+    from starlette.testclient import TestClient
+
+    from chukker.web.ops.observe import install
+
+    app = create_app(tmp_path / "t.sqlite3", warm=True)
+    state = state_of(app)
+    caches, start_up = state.caches, state.start_up
+    assert (caches.feeds, caches.season, start_up.warmed) == ({}, None, [])
+    assert start_up.observed  # create_app's own install: a second one adds nothing
+    routes = len(app.router.routes)
+    install(app)
+    assert len(app.router.routes) == routes
+    with TestClient(app) as c:
+        assert c.get("/tournaments/season").status_code == 200
+    assert state.caches is caches and state.start_up is start_up
+    assert start_up.observed and start_up.warmed and state.warmed is start_up.warmed
+    assert caches.season is not None
+
+
 def _probes(path: Path) -> list[str]:
     """``getattr`` calls in ``path`` that probe an app's state: ``getattr(x.state, ...)``,
     ``getattr(state, ...)``, ``getattr(app_state, ...)`` or ``getattr(x, "state", ...)``."""
@@ -132,11 +172,9 @@ def _probes(path: Path) -> list[str]:
     return found
 
 
-#: what may still probe: ``security.public_base`` takes a request's state or any object
-#: with a state's attributes (the tests give it ``SimpleNamespace`` doubles, with only
-#: ``trusted_proxies`` or only ``addresses``), and ``web/`` is imported by it, not the
-#: other way round (``web/state.py`` imports ``security``)
-ALLOWED = {"security.py"}
+#: what may still probe: nothing (``security.public_base`` takes a typed
+#: ``PublicPlane``, the client's address a typed ``TrustedProxies``)
+ALLOWED: set[str] = set()
 
 
 def test_no_getattr_probe_of_the_app_state_is_left_in_web() -> None:
@@ -152,3 +190,31 @@ def test_the_probe_finder_finds_a_probe(tmp_path: Path, monkeypatch: pytest.Monk
                         lambda self, **_: 'x = getattr(app.state, "service", None)\n'
                         'y = getattr(getattr(app, "state", None), "plane", 1)\n')
     assert _probes(probe) == ["__probe_example__.py:1", "__probe_example__.py:2"]
+
+
+def test_the_client_address_and_the_public_links_take_typed_arguments(tmp_path: Path
+                                                                      ) -> None:
+    """``ops/proxy.py`` and ``security.py`` probe nothing (no ``getattr``/``hasattr``):
+    the proxies come typed from the app's state, an app not of ``create_app`` trusts
+    none, and a public link is read from the state's ``public_url``."""
+    from starlette.applications import Starlette
+
+    from chukker.web.planes import Addresses
+    from chukker.web.proxied import NO_PROXIES, proxies_of
+    from chukker.web.security import public_base
+
+    for path in (WEB.parent / "ops" / "proxy.py", WEB / "security.py", WEB / "proxied.py"):
+        tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+        assert [n.lineno for n in ast.walk(tree) if isinstance(n, ast.Call)
+                and isinstance(n.func, ast.Name) and n.func.id in ("getattr", "hasattr")
+                ] == [], path
+    s = load(file=None, env={"CHUKKER_TRUSTED_PROXIES": "10.0.0.0/8",
+                             "CHUKKER_DATA_DIR": str(tmp_path)})
+    app = create_app(tmp_path / "t.sqlite3", settings=s)
+    state = state_of(app)
+    assert proxies_of(app) is state.trusted_proxies and proxies_of(Starlette()) is NO_PROXIES
+    scope = {"client": ("10.0.0.9", 1), "headers": [(b"x-forwarded-host", b"scores.example"),
+                                                    (b"x-forwarded-proto", b"https")]}
+    assert public_base(state, scope) == "https://scores.example"
+    app.state.addresses = Addresses(public_url="https://arena.example/")
+    assert public_base(state, scope) == "https://arena.example"

@@ -193,10 +193,10 @@ def test_links_come_from_a_trusted_proxy_only_with_its_chosen_header() -> None:
     proxies = TrustedProxies.parse(["10.0.0.0/8"])
     headers = [(b"host", b"evil.example"), (b"x-forwarded-host", b"scores.example.org"),
                (b"x-forwarded-proto", b"https"), (b"forwarded", b"host=evil.example")]
-    behind = NS(app=NS(state=NS(trusted_proxies=proxies)),
+    behind = NS(app=NS(state=NS(public_url="", trusted_proxies=proxies)),
                 scope={"client": ("10.0.0.9", 1), "headers": headers})
     assert public_link(behind, "/m/x") == "https://scores.example.org/m/x"
-    direct = NS(app=NS(state=NS(trusted_proxies=proxies)),
+    direct = NS(app=NS(state=NS(public_url="", trusted_proxies=proxies)),
                 scope={"client": ("203.0.113.5", 1), "headers": headers})
     assert public_link(direct, "/m/x") == "/m/x"
     fwd = TrustedProxies.parse(["10.0.0.0/8"], header="forwarded")

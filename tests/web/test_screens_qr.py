@@ -51,13 +51,17 @@ def test_no_qr_on_the_overlay_nor_the_phone_view(client: Any, make_match: Any) -
 def test_the_qr_helper_uses_the_public_url_with_its_path() -> None:
     from types import SimpleNamespace as NS
 
+    from chukker.ops.proxy import TrustedProxies
     from chukker.web.shared.render import phone_qr
 
-    state = NS(addresses=NS(public_url="https://scores.example.org/chukker/"))
+    # the app's state as public_link reads it (security.PublicPlane)
+    state = NS(public_url="https://scores.example.org/chukker/",
+               trusted_proxies=TrustedProxies())
     req = NS(app=NS(state=state), scope={"headers": [(b"host", b"evil.example")]})
     got = phone_qr(req, "2de229a092")  # type: ignore[arg-type]
     assert got["phone_url"] == "https://scores.example.org/chukker/m/2de229a092"
     assert qr_url(str(got["qr_svg"])) == got["phone_url"]
-    bare = NS(app=NS(state=NS()), scope={"headers": [(b"host", b"evil.example")]})
+    bare = NS(app=NS(state=NS(public_url="", trusted_proxies=TrustedProxies())),
+              scope={"headers": [(b"host", b"evil.example")]})
     assert phone_qr(bare, "2de229a092") == {  # type: ignore[arg-type]
         "phone_url": "/m/2de229a092", "qr_svg": None}

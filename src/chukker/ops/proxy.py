@@ -29,7 +29,7 @@ from __future__ import annotations
 import functools
 import ipaddress
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -209,20 +209,21 @@ def client_of_scope(scope: Any, proxies: TrustedProxies) -> str:
     return proxies.client(peer, request_headers(scope))
 
 
-def client_of_app_scope(scope: Any) -> str:
-    """The client's address of an ASGI request, with its app's trusted proxies.
+def client_of_app_scope(scope: Mapping[str, Any], proxies: TrustedProxies) -> str:
+    """The client's address of an ASGI request to an app that trusts ``proxies``.
 
     What the operations middleware worked out (``scope["chukker_client"]``) if it ran;
-    else from ``scope["app"].state.trusted_proxies`` (none if unset).
+    else the client behind ``proxies``.
+
+    >>> scope = {"client": ("10.0.0.5", 1), "headers": [(b"x-forwarded-for", b"203.0.113.7")]}
+    >>> client_of_app_scope(scope, TrustedProxies.parse(["10.0.0.0/8"]))
+    '203.0.113.7'
+    >>> client_of_app_scope(scope, TrustedProxies())
+    '10.0.0.5'
+    >>> client_of_app_scope({**scope, "chukker_client": "192.0.2.1"}, TrustedProxies())
+    '192.0.2.1'
     """
     found = scope.get("chukker_client")
     if isinstance(found, str):
         return found
-    state = getattr(scope.get("app"), "state", None)
-    proxies = getattr(state, "trusted_proxies", None) or TrustedProxies()
     return client_of_scope(scope, proxies)
-
-
-def client_of_request(request: Any) -> str:
-    """The client's address of a Starlette request (:func:`client_of_app_scope`)."""
-    return client_of_app_scope(request.scope)

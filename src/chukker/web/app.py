@@ -10,10 +10,9 @@ import inspect
 import logging
 import os
 import secrets
-from collections import OrderedDict
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
@@ -33,7 +32,7 @@ from chukker.web import publish
 from chukker.web.api import feeds as feeds_api
 from chukker.web.api import routes as api
 from chukker.web.cache import PageCache
-from chukker.web.doors import warm_up_targets
+from chukker.web.doors import Door, warm_up_targets
 from chukker.web.gate import AddressGate
 from chukker.web.guard import Guard
 from chukker.web.guard_openapi import document as guard_document
@@ -47,8 +46,11 @@ from chukker.web.public import learn, matches, plays, rules, tournaments
 from chukker.web.public.plays_base import PREFIX as PLAYS_PREFIX
 from chukker.web.security import Organiser, RateLimit, StreamTickets, Throttle, organiser_token
 from chukker.web.shared import apidocs, tournament_view
-from chukker.web.shared.render import error_page, lang_of
-from chukker.web.state import AppState, Configured
+from chukker.web.shared.render import error_page, lang_of, pool_refusal
+from chukker.web.state import AppState, Configured, Fixed
+
+if TYPE_CHECKING:
+    from chukker.edge import Replica
 
 log = logging.getLogger("chukker.web")
 HERE = Path(__file__).parent
@@ -141,7 +143,8 @@ def create_app(store: EventStore | str | Path, *, organiser: str | None = None,
                open_mode: bool = False, open_rate: tuple[float, float] = (10, 0.5),
                settings: Settings | None = None, worker: WorkerRole | None = None,
                plane: Plane = Plane.BOTH, addresses: Addresses | None = None,
-               warm: bool = False, configured: Configured | None = None) -> FastAPI:
+               warm: bool = False, configured: Configured | None = None,
+               edge: Replica | None = None) -> FastAPI:
     """The app on ``store`` (an :class:`EventStore`, a ``postgresql://`` URL or a file path).
 
     Creating matches needs ``organiser`` (default: ``$CHUKKER_ORGANISER_TOKEN``,
@@ -160,7 +163,9 @@ def create_app(store: EventStore | str | Path, *, organiser: str | None = None,
     ``warm``: ask the app its plane's first requests (:data:`WARM_UP`) before it serves
     (``chukker serve`` does; the in-process tests need not). ``configured``: what the
     settings decide for the whole process (:class:`~chukker.web.state.Configured`, made
-    once by ``chukker serve``); without it, the modules' defaults.
+    once by ``chukker serve``); without it, the modules' defaults. ``edge``: the replica
+    an edge serves from (``chukker edge``): its service keeps no audit, runs no arena
+    feed and publishes nothing.
 
     The app's ``state`` is a typed :class:`~chukker.web.state.AppState`.
 
@@ -175,7 +180,8 @@ def create_app(store: EventStore | str | Path, *, organiser: str | None = None,
     """
     st = open_store(store) if isinstance(store, str | Path) else store
     # the horns' audit and the arena feeds: the officials' plane's (or a single process's)
-    keeper = (worker is None or worker.keeps_horns) and bool(plane & Plane.OFFICIALS)
+    keeper = (edge is None and (worker is None or worker.keeps_horns)
+              and bool(plane & Plane.OFFICIALS))
     conf = configured or Configured()
     svc = LiveService(st, keeps_horns=keeper, adopts=worker is not None and keeper)
     svc.keepalive_s = conf.keepalive_s
@@ -214,7 +220,7 @@ def create_app(store: EventStore | str | Path, *, organiser: str | None = None,
         if feed is not None:
             await feeds_api.start_feed(svc, feed, tsvc)
         # before the first horn, not on it
-        state.warmed = await warm_up(app, plane) if warm else []
+        state.start_up.warmed[:] = await warm_up(app, plane) if warm else []
         _keep_collector_out_of_the_fanout()
         metrics.watch_gc()  # what a stall comes from: the collector or the loop
         lag = asyncio.create_task(metrics.watch_loop())
@@ -242,35 +248,24 @@ def create_app(store: EventStore | str | Path, *, organiser: str | None = None,
     )
     s = settings or Settings()
     lim = s.limits
-    # the app's state, typed and made once (web/state.py): the same attributes as ever
-    state = AppState()
-    state.settings = s
-    state.configured = conf
-    state.service = svc
-    state.tournaments = tsvc
-    state.worker = worker
-    state.plane = plane
-    state.addresses = addresses or Addresses()
-    state.heavy = Pools()  # heavy work's own bounded pools (web/heavy.py)
-    state.feed = feed
-    state.nats = natsfeed
-    state.edge = None
-    state.throttle = Throttle(lim.bad_tokens_free, lim.bad_tokens_block,
-                              lim.bad_tokens_window_s)
-    state.streams = StreamCaps.from_env() if settings is None else StreamCaps(
-        lim.max_streams, lim.max_streams_per_address, max(1, lim.max_streams // 20))
-    state.organiser = Organiser(organiser, open_mode, RateLimit(*open_rate))
-    # per-address caps before any routing on the officials' port (web/gate.py)
-    state.address_gate = AddressGate.from_settings(lim) if plane == Plane.OFFICIALS else None
+    # the app's state, typed and made whole at once (web/state.py)
+    state = AppState(
+        Fixed(settings=s, configured=conf, service=svc, tournaments=tsvc, worker=worker,
+              plane=plane, organiser=Organiser(organiser, open_mode, RateLimit(*open_rate)),
+              # per-address caps before any routing on the officials' port (web/gate.py)
+              address_gate=(AddressGate.from_settings(lim) if plane == Plane.OFFICIALS
+                            else None),
+              trusted_proxies=TrustedProxies(tuple(s.trusted_proxies), s.proxy_header),
+              ticket_rate=RateLimit(burst=30, rate=1.0),  # per (address, match)
+              feed=feed, nats=natsfeed, edge=edge),
+        addresses=addresses or Addresses(),
+        heavy=Pools(),  # heavy work's own bounded pools (web/heavy.py)
+        throttle=Throttle(lim.bad_tokens_free, lim.bad_tokens_block, lim.bad_tokens_window_s),
+        streams=StreamCaps.from_env() if settings is None else StreamCaps(
+            lim.max_streams, lim.max_streams_per_address, max(1, lim.max_streams // 20)),
+        stream_tickets=StreamTickets())
     if state.address_gate is not None:
         metrics.watch_door(state.address_gate.counts)  # /metrics reads the door's counts
-    state.trusted_proxies = TrustedProxies(tuple(s.trusted_proxies), s.proxy_header)
-    state.stream_tickets = StreamTickets()
-    state.ticket_rate = RateLimit(burst=30, rate=1.0)  # per (address, match)
-    state.feed_cache = OrderedDict()
-    state.season_cache = None
-    state.warmed = []
-    state.observe_installed = False
     app.state = state
 
     @app.exception_handler(ServiceError)
@@ -292,22 +287,16 @@ def create_app(store: EventStore | str | Path, *, organiser: str | None = None,
     @app.exception_handler(OverLimit)
     async def heavy_refused(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, Busy | OverLimit)
-        status = 503 if isinstance(exc, Busy) else 422
-        headers = {"retry-after": str(exc.retry_after)} if isinstance(exc, Busy) else {}
         door = request.scope.get("chukker.door")
-        if getattr(door, "json", False) or request.url.path.startswith("/api/"):
-            return JSONResponse(api_errors.body(exc.code, exc.params), status_code=status,
-                                headers=headers)
-        from chukker.web.refusals import refusal_message
-        resp = error_page(request, status,
-                                refusal_message(exc.code, exc.params, lang_of(request)))
-        resp.headers.update(headers)
-        return resp
+        as_json = (isinstance(door, Door) and door.json) or request.url.path.startswith("/api/")
+        return pool_refusal(exc, lang_of(request), lambda status, words: (
+            JSONResponse(api_errors.body(exc.code, exc.params), status_code=status)
+            if as_json else error_page(request, status, words)))
 
     @app.exception_handler(StarletteHTTPException)
     async def http_error(request: Request, exc: StarletteHTTPException) -> Response:
         door = request.scope.get("chukker.door")
-        if (getattr(door, "json", False) or request.url.path.startswith("/api/")
+        if ((isinstance(door, Door) and door.json) or request.url.path.startswith("/api/")
                 or request.url.path.startswith("/static/")):
             code = {413: "too_large", 404: "not_found", 400: "bad_body",
                     405: "method_not_allowed"}.get(exc.status_code, "http_error")

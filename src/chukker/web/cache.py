@@ -64,6 +64,7 @@ from chukker.ops.proxy import client_of_app_scope
 from chukker.web.doors import QUERY, Cache, Door, Role, door_for
 from chukker.web.guard import answer, header_of, send_answer
 from chukker.web.lang import language_of_scope
+from chukker.web.proxied import proxies_of
 from chukker.web.security import CSRF_COOKIE, CSRF_MARK, RateLimit, new_csrf
 from chukker.web.state import found_state
 
@@ -227,7 +228,7 @@ class PageCache:
         limit = self.rates.get((door.methods, door.path))
         if limit is None:
             limit = self.rates[(door.methods, door.path)] = RateLimit(*rate)
-        wait = limit.take(client_of_app_scope(scope))
+        wait = limit.take(client_of_app_scope(scope, proxies_of(scope.get("app"))))
         if wait <= 0:
             return None
         retry = max(1, math.ceil(wait))

@@ -40,7 +40,6 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from chukker.config import Settings
 from chukker.edge import LoopNotifier, Replica
 from chukker.i18n import pick_language
-from chukker.live import WorkerRole
 from chukker.live.fanout import sse
 from chukker.store.sqlite import SQLiteStore
 from chukker.web import errors as api_errors
@@ -144,10 +143,8 @@ def create_edge_app(settings: Settings, path: str | Path) -> FastAPI:
     from chukker.web.ops.observe import process_settings
 
     app = create_app(store, organiser=secrets.token_urlsafe(32), settings=settings,
-                     worker=WorkerRole(1, 2), configured=process_settings(settings))
+                     configured=process_settings(settings), edge=replica)
     app_state = state_of(app)
-    app_state.worker = None
-    app_state.edge = replica
     inner = app.router.lifespan_context
 
     @contextlib.asynccontextmanager

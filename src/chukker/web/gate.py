@@ -242,8 +242,11 @@ class AddressGate:
 class Vouching(Protocol):
     """What :func:`proof_of` reads of the app's state: its organiser and live service."""
 
-    organiser: Organiser
-    service: LiveService
+    @property
+    def organiser(self) -> Organiser: ...
+
+    @property
+    def service(self) -> LiveService: ...
 
 
 def proof_of(state: Vouching | None, path: str, query: bytes, authorization: bytes | None) -> Proof:

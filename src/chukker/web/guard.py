@@ -63,6 +63,7 @@ from chukker.web.doors import (
 )
 from chukker.web.heavy import Kind
 from chukker.web.planes import Addresses, elsewhere, redirect
+from chukker.web.proxied import proxies_of
 from chukker.web.security import CSP, inline_script_hashes
 from chukker.web.state import found_state, pools
 
@@ -102,7 +103,8 @@ def answer(scope: Scope, status: int, code: str, params: dict[str, Any],
     """A refusal in the door's own kind: JSON for JSON doors, else the site's error page
     in the visitor's language."""
     door = scope.get("chukker.door")
-    if getattr(door, "json", True) or str(scope.get("path", "")).startswith("/api/"):
+    if (not isinstance(door, Door) or door.json
+            or str(scope.get("path", "")).startswith("/api/")):
         return _json_answer(status, code, params, headers)
     from starlette.requests import Request
 
@@ -284,7 +286,7 @@ class Guard:
 
     def _pool_refusal(self, scope: Scope, kind: Kind) -> Any:
         pool = pools(scope.get("app")).pools[kind]
-        if pool.admits(client_of_app_scope(scope)):
+        if pool.admits(client_of_app_scope(scope, proxies_of(scope.get("app")))):
             return None
         busy = pool.busy()
         return answer(scope, 503, busy.code, busy.params, {"retry-after": str(busy.retry_after)})

@@ -80,8 +80,8 @@ def language_of_scope(scope: Any) -> tuple[str, bool]:
     found = scope.get(SCOPE_KEY)
     if found is None:
         state = found_state(scope.get("app"))
+        offered = state.configured.languages if state is not None else None
         found = scope[SCOPE_KEY] = language(scope.get("query_string", b"") or b"",
                                             _first(scope, b"cookie"),
-                                            _first(scope, b"accept-language"),
-                                            state.configured.languages if state else None)
+                                            _first(scope, b"accept-language"), offered)
     return found  # type: ignore[no-any-return]

@@ -28,16 +28,16 @@ from typing import Any
 
 import httptools
 from starlette.applications import Starlette
-from starlette.datastructures import State
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 from uvicorn.protocols.utils import get_remote_addr
 
 from chukker.live.fanout import FANOUT_SLICE, Turns
 from chukker.live.service import LiveService
-from chukker.ops.proxy import TrustedProxies, parse_address
+from chukker.ops.proxy import parse_address
 from chukker.web.api.wire import EXTENSION, SocketWire
 from chukker.web.errors import body as refusal_body
 from chukker.web.gate import AddressGate, proof_of
+from chukker.web.proxied import Proxied
 from chukker.web.security import Organiser
 
 #: seconds a client has to send a request's headers, then its body: the defaults of the
@@ -108,14 +108,23 @@ class ConnectionTimeouts:
         return WRITE_STALL_S if self.write_stall_s is None else self.write_stall_s
 
 
-class Served(State):
+class Served(Proxied):
     """What the protocol reads of the state of the app it serves: the base of
-    ``chukker.web.state.AppState`` (which this module cannot import: it imports this)."""
+    ``chukker.web.state.AppState`` (which this module cannot import: it imports this),
+    its trusted proxies (:class:`~chukker.web.proxied.Proxied`) and the following."""
 
-    address_gate: AddressGate | None
-    trusted_proxies: TrustedProxies
-    organiser: Organiser
-    service: LiveService
+    @property
+    def address_gate(self) -> AddressGate | None:
+        """The officials' port's per-address caps (``None`` on the other planes)."""
+        raise NotImplementedError
+
+    @property
+    def organiser(self) -> Organiser:
+        raise NotImplementedError
+
+    @property
+    def service(self) -> LiveService:
+        raise NotImplementedError
 
     @property
     def timeouts(self) -> ConnectionTimeouts:

@@ -13,15 +13,17 @@ import secrets
 import time
 import unicodedata
 from collections import OrderedDict
-from collections.abc import Hashable
+from collections.abc import Hashable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Protocol
 
 from fastapi import Header, Request
+from starlette.requests import HTTPConnection
 
 from chukker.errors import ChukkerError
-from chukker.ops.proxy import client_of_request, forwarded_origin
+from chukker.ops.proxy import TrustedProxies, client_of_app_scope, forwarded_origin
+from chukker.web.proxied import proxies_of
 
 
 class Throttle:
@@ -135,54 +137,55 @@ class RateLimit:
         return (1.0 - b[0]) / self.rate if self.rate > 0 else 3600.0
 
 
-def client_address(request: Request) -> str:
+def client_address(request: HTTPConnection) -> str:
     """The address every per-address limit and log uses for ``request``.
 
     The peer's address, or, when the peer is a trusted proxy (setting
     ``trusted_proxies``), the client it forwards for (:mod:`chukker.ops.proxy`).
     """
-    return client_of_request(request)
+    return client_of_app_scope(request.scope, proxies_of(request.app))
 
 
 # ------------------------------------------------------------------ absolute links
-def public_base(state: Any, scope: Any = None) -> str:
+class PublicPlane(Protocol):
+    """What :func:`public_base` reads of an app's state (``chukker.web.state.AppState``)."""
+
+    @property
+    def public_url(self) -> str:
+        """The public plane's configured base URL, ``""`` when none is set."""
+
+    @property
+    def trusted_proxies(self) -> TrustedProxies: ...
+
+
+def public_base(state: PublicPlane, scope: Mapping[str, Any] | None = None) -> str:
     """Where the crowd reaches the public plane, without a trailing ``/``: the
     ``server.public_url`` setting, else the origin a trusted proxy forwards (setting
-    ``trusted_proxies``, header ``proxy_header``), else ``""``. Never the request's
-    ``Host``: one request naming ``evil.example`` would otherwise put it in the links
-    and QR codes that every later visitor gets from the page cache (issue 41).
+    ``trusted_proxies``, header ``proxy_header``) for the request ``scope``, else ``""``.
+    Never the request's ``Host``: one request naming ``evil.example`` would otherwise
+    put it in the links and QR codes that every later visitor gets from the page cache
+    (issue 41).
 
     >>> from types import SimpleNamespace as NS
-    >>> public_base(NS(addresses=NS(public_url="https://arena.example/")))
+    >>> public_base(NS(public_url="https://arena.example/", trusted_proxies=TrustedProxies()))
     'https://arena.example'
-    >>> public_base(NS(), {"client": ("198.51.100.7", 1), "headers": [(b"host", b"evil")]})
+    >>> public_base(NS(public_url="", trusted_proxies=TrustedProxies()),
+    ...             {"client": ("198.51.100.7", 1), "headers": [(b"host", b"evil")]})
     ''
     """
-    url = getattr(getattr(state, "addresses", None), "public_url", "") or getattr(
-        getattr(getattr(state, "settings", None), "server", None), "public_url", "")
-    if url:
-        return str(url).rstrip("/")
-    proxies = getattr(state, "trusted_proxies", None)
-    if proxies is not None and scope is not None:
-        return forwarded_origin(proxies, scope) or ""
+    if state.public_url:
+        return state.public_url.rstrip("/")
+    if scope is not None:
+        return forwarded_origin(state.trusted_proxies, scope) or ""
     return ""
 
 
-def public_link(where: Any, path: str) -> str:
+def public_link(request: HTTPConnection, path: str) -> str:
     """The link to ``path`` (``/m/abc``) for the crowd: absolute from :func:`public_base`
-    of ``where`` (a Starlette request, or an app's ``state``), else ``path`` as it is
-    (relative). Every absolute link and QR code of the pages comes from here.
-
-    >>> from types import SimpleNamespace as NS
-    >>> public_link(NS(addresses=NS(public_url="https://arena.example")), "/m/x")
-    'https://arena.example/m/x'
-    >>> public_link(NS(), "/m/x")
-    '/m/x'
-    """
-    app = getattr(where, "app", None)
-    if app is not None and hasattr(where, "scope"):
-        return public_base(app.state, where.scope) + path
-    return public_base(where) + path
+    of the request's app (its state, a :class:`PublicPlane`), else ``path`` as it is
+    (relative). Every absolute link and QR code of the pages comes from here."""
+    state: PublicPlane = request.app.state
+    return public_base(state, request.scope) + path
 
 
 # --------------------------------------------------------------------- organiser

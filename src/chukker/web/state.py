@@ -7,9 +7,11 @@ plays' tests mount them), never with ``getattr(app.state, "x", None)``.
 
 What comes from the settings, read once at start, is the frozen :class:`Configured`
 (``state.configured``): nothing writes a module global or ``os.environ`` after start.
-The live objects (the services, the pools, the caps, the throttle) stay attributes of
-the state, as before: the tests replace some of them on a running app
-(``app.state.heavy = Pools(...)``), and the app then uses the replacement.
+What ``create_app`` makes from them and never replaces (the services, the tokens'
+checks, the plane, the feeds) is the frozen :class:`Fixed`. What changes as the app
+serves lives in holders made at start (:class:`Caches`, :class:`StartUp`); the few
+parts a test swaps on a running app (``app.state.heavy = Pools(...)``) are named in
+:data:`SWAPPABLE`. ``app.state`` itself takes no other write.
 """
 
 from __future__ import annotations
@@ -37,7 +39,8 @@ if TYPE_CHECKING:
     from chukker.edge import Replica
     from chukker.feeds.nats import NatsPublisher
 
-__all__ = ["AppState", "Configured", "found_state", "pools", "state_of"]
+__all__ = ["SWAPPABLE", "AppState", "Caches", "Configured", "Fixed", "StartUp", "found_state",
+           "pools", "state_of"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,46 +88,169 @@ class Configured:
                    queue_limit=s.limits.stream_queue)
 
 
-class AppState(Served):
-    """``app.state`` of an app of :func:`chukker.web.app.create_app`, its fields typed.
-
-    Every field is set by ``create_app`` (``edge`` by ``chukker edge`` after it)."""
+@dataclass(frozen=True, slots=True)
+class Fixed:
+    """What ``create_app`` makes at start, from the settings, and never replaces: the
+    settings and what they decide, the services, this process's place, the tokens'
+    checks and the feeds' publishers."""
 
     settings: Settings
     configured: Configured
     service: LiveService
     tournaments: TournamentService
-    #: this process's place among several on one port (``None``: the only one)
+    #: this process's place among several on one port (``None``: the only one, or an edge)
     worker: WorkerRole | None
     plane: Plane
-    addresses: Addresses
-    heavy: Pools
-    #: the MQTT feed (:class:`chukker.feeds.mqtt.MqttFeed`), in the horn keeper with mqtt.url
-    feed: Any
-    #: the NATS publisher, in the horn keeper with nats.url
-    nats: NatsPublisher | None
-    #: the replica of ``chukker edge`` (set by it after ``create_app``)
-    edge: Replica | None
-    throttle: Throttle
-    streams: StreamCaps
     organiser: Organiser
     #: the officials' port's per-address caps (``None`` on the other planes)
     address_gate: AddressGate | None
     trusted_proxies: TrustedProxies
-    stream_tickets: StreamTickets
+    #: the stream tickets' rate, per (address, match)
     ticket_rate: RateLimit
+    #: the MQTT feed (:class:`chukker.feeds.mqtt.MqttFeed`), in the horn keeper with mqtt.url
+    feed: Any = None
+    #: the NATS publisher, in the horn keeper with nats.url
+    nats: NatsPublisher | None = None
+    #: the replica an edge serves from (``chukker edge``; ``None`` elsewhere)
+    edge: Replica | None = None
+
+
+@dataclass(slots=True)
+class Caches:
+    """The app's caches: made empty at start, filled as it serves."""
+
     #: the flat feeds' answers, by (match, format, language)
-    feed_cache: OrderedDict[tuple[str, str, str], tuple[float, bytes]]
+    feeds: OrderedDict[tuple[str, str, str], tuple[float, bytes]] = field(
+        default_factory=OrderedDict)
     #: the last season computed: (what it was made from, the season)
-    season_cache: tuple[Any, Any] | None
-    #: the warm-up's requests and their statuses
-    warmed: list[tuple[str, int]]
-    observe_installed: bool
+    season: tuple[Any, Any] | None = None
+
+
+@dataclass(slots=True)
+class StartUp:
+    """What the app's start-up did, told after ``create_app``: the warm-up's requests and
+    their statuses (by the lifespan), and whether health, metrics and the access log were
+    added (``chukker.web.ops.observe.install``)."""
+
+    warmed: list[tuple[str, int]] = field(default_factory=list)
+    observed: bool = False
+
+
+#: the parts of :class:`AppState` made at start that may be swapped on a running app,
+#: as tests do (``app.state.heavy = Pools(...)``); the app reads them at each use. No
+#: module of the package swaps one.
+SWAPPABLE = frozenset({"addresses", "heavy", "throttle", "streams", "stream_tickets"})
+
+
+class AppState(Served):
+    """``app.state`` of an app of :func:`chukker.web.app.create_app`, made whole at start.
+
+    Its parts: :attr:`fixed` (frozen, read through the properties below), the
+    :data:`SWAPPABLE` parts, and two holders of what changes as it serves,
+    :attr:`caches` and :attr:`start_up`. Any other write is an ``AttributeError``."""
+
+    fixed: Fixed
+    caches: Caches
+    start_up: StartUp
+    addresses: Addresses
+    heavy: Pools
+    throttle: Throttle
+    streams: StreamCaps
+    stream_tickets: StreamTickets
+
+    def __init__(self, fixed: Fixed, *, addresses: Addresses, heavy: Pools,
+                 throttle: Throttle, streams: StreamCaps,
+                 stream_tickets: StreamTickets) -> None:
+        super().__init__()
+        parts = {"fixed": fixed, "caches": Caches(), "start_up": StartUp(),
+                 "addresses": addresses, "heavy": heavy, "throttle": throttle,
+                 "streams": streams, "stream_tickets": stream_tickets}
+        for name, value in parts.items():  # in the instance, as a class's attributes are
+            object.__setattr__(self, name, value)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if name not in SWAPPABLE:
+            raise AttributeError(f"app.state.{name} is fixed at start (web/state.py)")
+        object.__setattr__(self, name, value)
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError(f"app.state.{name} is fixed at start (web/state.py)")
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        raise TypeError("app.state takes no items: its parts are fixed at start")
+
+    @property
+    def settings(self) -> Settings:
+        return self.fixed.settings
+
+    @property
+    def configured(self) -> Configured:
+        return self.fixed.configured
+
+    @property
+    def service(self) -> LiveService:
+        return self.fixed.service
+
+    @property
+    def tournaments(self) -> TournamentService:
+        return self.fixed.tournaments
+
+    @property
+    def worker(self) -> WorkerRole | None:
+        return self.fixed.worker
+
+    @property
+    def plane(self) -> Plane:
+        return self.fixed.plane
+
+    @property
+    def organiser(self) -> Organiser:
+        return self.fixed.organiser
+
+    @property
+    def address_gate(self) -> AddressGate | None:
+        return self.fixed.address_gate
+
+    @property
+    def trusted_proxies(self) -> TrustedProxies:
+        return self.fixed.trusted_proxies
+
+    @property
+    def ticket_rate(self) -> RateLimit:
+        return self.fixed.ticket_rate
+
+    @property
+    def feed(self) -> Any:
+        return self.fixed.feed
+
+    @property
+    def nats(self) -> NatsPublisher | None:
+        return self.fixed.nats
+
+    @property
+    def edge(self) -> Replica | None:
+        return self.fixed.edge
+
+    @property
+    def public_url(self) -> str:
+        """The public plane's configured base URL (the addresses', else the setting
+        ``server.public_url``; ``""`` when neither is set)."""
+        return self.addresses.public_url or self.settings.server.public_url
+
+    @property
+    def feed_cache(self) -> OrderedDict[tuple[str, str, str], tuple[float, bytes]]:
+        """The flat feeds' answers (:attr:`Caches.feeds`)."""
+        return self.caches.feeds
+
+    @property
+    def warmed(self) -> list[tuple[str, int]]:
+        """The warm-up's requests and their statuses (:attr:`StartUp.warmed`)."""
+        return self.start_up.warmed
 
     @property
     def timeouts(self) -> ConnectionTimeouts:
         """The connections' deadlines (what the HTTP protocol reads)."""
-        return self.configured.timeouts
+        return self.fixed.configured.timeouts
 
 
 def found_state(app: object) -> AppState | None:

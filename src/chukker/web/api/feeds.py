@@ -47,7 +47,7 @@ LangQuery = Annotated[str | None, Query(max_length=8, pattern=r"^[a-zA-Z_-]*$",
 
 
 def _cache(request: Request) -> OrderedDict[tuple[str, str, str], tuple[float, bytes]]:
-    return state_of(request.app).feed_cache
+    return state_of(request.app).caches.feeds
 
 
 def feed_record(svc: LiveService, lm: LiveMatch, lang: str) -> dict[str, Any]:

@@ -28,8 +28,9 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from chukker.config import Settings
 from chukker.ops import metrics
 from chukker.ops.logging import log_fields
-from chukker.ops.proxy import TrustedProxies, client_of_request, client_of_scope
+from chukker.ops.proxy import TrustedProxies, client_of_app_scope, client_of_scope
 from chukker.web.ops import health
+from chukker.web.proxied import proxies_of
 from chukker.web.state import Configured, state_of
 
 access_log = logging.getLogger("chukker.access")
@@ -181,9 +182,9 @@ def install(app: FastAPI) -> None:
     """Add health, metrics, trusted proxies and the access log to ``app`` (an app of
     ``create_app``: its settings and trusted proxies are in its state)."""
     state = state_of(app)
-    if state.observe_installed:
+    if state.start_up.observed:
         return
-    state.observe_installed = True
+    state.start_up.observed = True
     s, proxies = state.settings, state.trusted_proxies
     app.include_router(health.router)
     if s.metrics.enabled:
@@ -214,4 +215,4 @@ def client_address(request: Request) -> str:
 
     Falls back to the connection's peer when the middleware is not installed.
     """
-    return client_of_request(request)
+    return client_of_app_scope(request.scope, proxies_of(request.app))

@@ -195,18 +195,14 @@ async def drawn_or_refusal(request: Request, key: tuple[Any, ...], fn: Callable[
     """:func:`drawn`, or the drawings pool's refusal in ``lang`` as the answer: 503 with
     ``Retry-After`` when the pool is full, 422 past a worker's limit; the review upload
     page with the sentence (``page``), else the sentence as plain text."""
-    from chukker.web.refusals import refusal_message
+    from chukker.web.shared.render import pool_refusal
 
     try:
         return await drawn(request, key, fn, args)
     except (Busy, OverLimit) as exc:
-        status = 503 if isinstance(exc, Busy) else 422
-        text = refusal_message(exc.code, exc.params, lang)
-        resp: Response = (refused(request, lang, status, text) if page
-                          else PlainTextResponse(text + "\n", status))  # fmt: skip
-        if isinstance(exc, Busy):
-            resp.headers["retry-after"] = str(exc.retry_after)
-        return resp
+        return pool_refusal(exc, lang, lambda status, text: (
+            refused(request, lang, status, text) if page
+            else PlainTextResponse(text + "\n", status)))
 
 def refused(request: Request, lang: str, status: int, text: str,
              code: str = "bad_file") -> HTMLResponse:

@@ -90,14 +90,8 @@ async def _inspect(request: Request, lang: str, form: Any,
     except LimitError as exc:
         return refused(request, lang, 413, refusal_message(exc.code, exc.params, lang),
                         exc.code)
-    except Busy as exc:
-        resp = refused(request, lang, 503, refusal_message(exc.code, exc.params, lang),
-                        exc.code)
-        resp.headers["retry-after"] = str(exc.retry_after)
-        return resp
-    except OverLimit as exc:
-        return refused(request, lang, 422, refusal_message(exc.code, exc.params, lang),
-                        exc.code)
+    except (Busy, OverLimit) as exc:
+        return _pool_refused(request, lang, exc)
     except (TrackingError, ValueError) as exc:
         return refused(request, lang, 400, str(exc)[:300])
     finally:
@@ -106,6 +100,14 @@ async def _inspect(request: Request, lang: str, form: Any,
     return page("plays/review_upload.html", 200, inspected=rows, has_arena=corners is not None,
                  corners_text=corners or "",
                  **context(request, lang))  # fmt: skip
+
+
+def _pool_refused(request: Request, lang: str, exc: Busy | OverLimit) -> Response:
+    """The plays pool's refusal on the upload page, its code on the alert and header."""
+    from chukker.web.shared.render import pool_refusal
+
+    return pool_refusal(exc, lang, lambda status, words: refused(request, lang, status, words,
+                                                                 exc.code))
 
 
 def _copy_upload(src: Any, dest: Path, cap: int) -> int:
@@ -187,14 +189,8 @@ async def _upload(request: Request, lang: str) -> Response:
         status = 400 if exc.code == "not_in_upload" else 413
         return refused(request, lang, status, refusal_message(exc.code, exc.params, lang),
                         exc.code)
-    except Busy as exc:
-        resp = refused(request, lang, 503, refusal_message(exc.code, exc.params, lang),
-                        exc.code)
-        resp.headers["retry-after"] = str(exc.retry_after)
-        return resp
-    except OverLimit as exc:
-        return refused(request, lang, 422, refusal_message(exc.code, exc.params, lang),
-                        exc.code)
+    except (Busy, OverLimit) as exc:
+        return _pool_refused(request, lang, exc)
     except (TrackingError, OSError, ValueError) as exc:
         text = str(exc).replace(tmp + "/main/", "").replace(tmp + "/", "")
         return refused(request, lang, 400, text[:300])

@@ -288,8 +288,8 @@ async def _in_pool(
     """A rule page or a search rendered by the rules pool (web/heavy.py): Jinja and the
     corpus of an 18 MB rulebook never hold the server's event loop."""
     from chukker.web.heavy import Busy, Kind, OverLimit
-    from chukker.web.refusals import refusal_message
     from chukker.web.security import client_address
+    from chukker.web.shared.render import pool_refusal
     from chukker.web.state import pools
 
     req = _Req(str(request.scope.get("root_path", "")), request.url.path,
@@ -302,12 +302,9 @@ async def _in_pool(
     except (Busy, OverLimit) as exc:
         lang = _ui_lang(request)
         ctx = _Ctx(request, lang)
-        resp = _render("notfound.html", status=503 if isinstance(exc, Busy) else 422, ctx=ctx,
-                       message=refusal_message(exc.code, exc.params, lang), langs=SITE_LANGS,
-                       LANGUAGES=LANGUAGES)  # fmt: skip
-        if isinstance(exc, Busy):
-            resp.headers["retry-after"] = str(exc.retry_after)
-        return resp
+        return pool_refusal(exc, lang, lambda status, words: _render(
+            "notfound.html", status=status, ctx=ctx, message=words, langs=SITE_LANGS,
+            LANGUAGES=LANGUAGES))
     return HTMLResponse(body, status_code=status)
 
 

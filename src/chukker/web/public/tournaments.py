@@ -95,7 +95,7 @@ async def _season(request: Request) -> Any:
     key = tuple((lt.id, lt.seq, id(lt.t), digest(reports)) for lt, _s, reports in items)
     # the last season computed (what it was made from, the season), kept with the app
     state = state_of(request.app)
-    hit = state.season_cache
+    hit = state.caches.season
     if hit is not None and hit[0] == key:
         return hit[1]
 
@@ -108,7 +108,7 @@ async def _season(request: Request) -> Any:
         return season(sts)
 
     got = await asyncio.to_thread(build)
-    state.season_cache = (key, got)
+    state.caches.season = (key, got)
     return got
 
 

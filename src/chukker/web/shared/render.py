@@ -12,13 +12,16 @@ import segno
 from fastapi import Request
 from fastapi.responses import (
     HTMLResponse,
+    Response,
 )
 from jinja2 import Environment, FileSystemLoader, pass_context, select_autoescape
 from markupsafe import Markup
 
 from chukker.i18n import LANGUAGES, language_name, translations
 from chukker.rules import edition
+from chukker.web.heavy import Busy, OverLimit
 from chukker.web.lang import language_of_scope
+from chukker.web.refusals import refusal_message
 from chukker.web.security import public_link
 from chukker.web.shared import sheet
 from chukker.web.state import found_state
@@ -236,6 +239,18 @@ def error_page(request: Request, status: int, message: str) -> HTMLResponse:
         ERROR_HEADINGS.get(status, "Something went wrong"))
     return render(request, "error.html", status=status, code=status, heading=heading,
                   message=message)
+
+
+def pool_refusal(exc: Busy | OverLimit, lang: str,
+                 answer: Callable[[int, str], Response]) -> Response:
+    """A worker pool's refusal ``exc`` (:mod:`chukker.web.heavy`) as ``answer(status,
+    words)`` makes it: 503 with ``Retry-After`` when the pool is full (:class:`Busy`),
+    422 past a worker's limit (:class:`OverLimit`); the words in ``lang`` (en, es, it)."""
+    status = 503 if isinstance(exc, Busy) else 422
+    resp = answer(status, refusal_message(exc.code, exc.params, lang))
+    if isinstance(exc, Busy):
+        resp.headers["retry-after"] = str(exc.retry_after)
+    return resp
 
 
 fmt_clock = sheet.fmt_clock
