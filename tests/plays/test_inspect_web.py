@@ -80,8 +80,8 @@ def test_plays_inspect_with_the_plays_pool_full_is_refused_with_retry_after(
         tmp_path: Path) -> None:
     from chukker.web.heavy import Kind, Pools, PoolSpec
 
-    app = create_app(tmp_path / "p.db")
-    app.state.heavy = Pools({Kind.PLAYS: PoolSpec(Kind.PLAYS, 1, 1, 0.05, 30.0, None, False)})
+    app = create_app(tmp_path / "p.db", heavy=Pools(
+        {Kind.PLAYS: PoolSpec(Kind.PLAYS, 1, 1, 0.05, 30.0, None, False)}))
     with TestClient(app) as c:
         app.state.heavy.pools[Kind.PLAYS].by_address["testclient"] = 1
         r = c.post("/plays/review", data={"inspect": "1"},

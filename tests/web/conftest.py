@@ -12,7 +12,7 @@ import threading
 import time
 import uuid
 import warnings
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -96,15 +96,23 @@ def make_match(header: dict[str, Any]) -> Any:
 
 
 class LiveServer:
-    """``create_app`` on uvicorn in a thread, on a free loopback port."""
+    """``create_app`` on uvicorn in a thread, on a free loopback port.
 
-    def __init__(self, store: EventStore | Path | str, **options: Any) -> None:
-        self.app = create_app(store, **(options or OPEN))
+    ``options``: ``create_app``'s (:data:`OPEN` when none); ``at_url``: more of them, made
+    from the server's own URL (its socket is bound first), e.g. its public address."""
+
+    def __init__(self, store: EventStore | Path | str, *,
+                 at_url: Callable[[str], dict[str, Any]] | None = None,
+                 **options: Any) -> None:
         self.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         self.sock.bind(("127.0.0.1", 0))
         self.port = self.sock.getsockname()[1]
         self.url = f"http://127.0.0.1:{self.port}"
+        options = dict(options or OPEN)
+        if at_url is not None:
+            options.update(at_url(self.url))
+        self.app = create_app(store, **options)
         from chukker.web.limits import uvicorn_options
 
         # the protocol ``chukker serve`` runs (limits and the streams' fast path)

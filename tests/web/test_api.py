@@ -4,10 +4,19 @@ from __future__ import annotations
 
 import json
 import threading
+import warnings
+from pathlib import Path
 from typing import Any
 
+from tests.web.conftest import OPEN
+
 from chukker.record import loads, replay
+from chukker.web import create_app
 from chukker.web.security import Throttle
+
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore")
+    from starlette.testclient import TestClient
 
 
 def test_create_match_returns_201_match_id_and_two_secrets(client: Any, header: Any) -> None:
@@ -215,14 +224,15 @@ def test_malformed_json_body_is_a_clear_json_error(client: Any, make_match: Any)
 
 
 def test_repeated_bad_tokens_are_slowed_down_then_refused_429_but_the_real_token_passes(
-        client: Any, make_match: Any, post: Any) -> None:
-    client.app.state.throttle = Throttle(free=1, block=4, max_delay=0.0)
-    m = make_match(client)
-    bad = {"authorization": "Bearer wrong"}
-    codes = [post(client, m, {"type": "bowl_in"}, auth=bad).status_code for _ in range(5)]
-    assert codes == [403, 403, 403, 403, 429]
-    # the real timekeeper behind the same address is not locked out
-    assert post(client, m, {"type": "bowl_in"}).status_code == 201
+        db_path: Path, make_match: Any, post: Any) -> None:
+    app = create_app(db_path, **OPEN, throttle=Throttle(free=1, block=4, max_delay=0.0))
+    with TestClient(app) as client:
+        m = make_match(client)
+        bad = {"authorization": "Bearer wrong"}
+        codes = [post(client, m, {"type": "bowl_in"}, auth=bad).status_code for _ in range(5)]
+        assert codes == [403, 403, 403, 403, 429]
+        # the real timekeeper behind the same address is not locked out
+        assert post(client, m, {"type": "bowl_in"}).status_code == 201
 
 
 def test_throttle_delays_grow_after_the_free_attempts() -> None:

@@ -101,36 +101,52 @@ def test_the_state_of_an_app_not_made_by_create_app_is_none_or_a_type_error() ->
         state_of(bare)
 
 
-def test_the_app_state_is_the_typed_state_and_tests_may_still_replace_its_parts(
+def test_the_app_state_is_the_typed_state_and_a_test_gives_its_parts_at_start(
         tmp_path: Path) -> None:
     from chukker.web.heavy import Pools
+    from chukker.web.limits import StreamCaps
+    from chukker.web.planes import Addresses
+    from chukker.web.security import StreamTickets, Throttle
     from chukker.web.state import pools
 
-    app = create_app(tmp_path / "t.sqlite3")
+    given = {"heavy": Pools(), "throttle": Throttle(free=1, block=4, max_delay=0.0),
+             "streams": StreamCaps(total=3, per_address=1, reserved=1),
+             "stream_tickets": StreamTickets(ttl=5.0),
+             "addresses": Addresses(public_url="https://arena.example")}
+    app = create_app(tmp_path / "t.sqlite3", **given)
     assert isinstance(app.state, AppState)
-    replaced = Pools()
-    app.state.heavy = replaced
-    assert pools(app) is replaced
+    state = state_of(app)
+    for name, part in given.items():
+        assert getattr(state, name) is part and getattr(state.fixed, name) is part, name
+    assert pools(app) is given["heavy"]
 
 
-def test_what_the_app_makes_at_start_is_frozen_and_only_the_swappable_parts_are_replaced(
-        tmp_path: Path) -> None:
+def test_nothing_assigns_to_the_app_state_after_start(tmp_path: Path) -> None:
+    """Every part, the five a test once swapped on a running app among them, is fixed at
+    start: an assignment, a deletion or an item is refused."""
     import dataclasses
 
-    from chukker.web.state import SWAPPABLE, Fixed
+    from chukker.web.heavy import Pools
+    from chukker.web.state import Fixed
 
     app = create_app(tmp_path / "t.sqlite3")
     state = state_of(app)
     assert isinstance(state.fixed, Fixed) and state.service is state.fixed.service
     with pytest.raises(dataclasses.FrozenInstanceError):
         state.fixed.service = None  # type: ignore[misc]
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        state.fixed.heavy = Pools()  # type: ignore[misc]
     for name in ("service", "settings", "configured", "organiser", "plane", "edge",
-                 "feed_cache", "caches", "start_up", "fixed", "anything_new"):
+                 "feed_cache", "caches", "start_up", "fixed", "anything_new",
+                 "addresses", "heavy", "throttle", "streams", "stream_tickets"):
         with pytest.raises(AttributeError, match="fixed at start"):
             setattr(app.state, name, None)
     with pytest.raises(AttributeError, match="fixed at start"):
+        app.state.heavy = Pools()
+    with pytest.raises(AttributeError, match="fixed at start"):
         del app.state.heavy
-    assert {"addresses", "heavy", "throttle", "streams", "stream_tickets"} == SWAPPABLE
+    with pytest.raises(TypeError, match="fixed at start"):
+        app.state["heavy"] = Pools()  # type: ignore[index]
 
 
 def test_what_changes_as_the_app_serves_lives_in_holders_made_at_start(tmp_path: Path) -> None:
@@ -216,5 +232,6 @@ def test_the_client_address_and_the_public_links_take_typed_arguments(tmp_path: 
     scope = {"client": ("10.0.0.9", 1), "headers": [(b"x-forwarded-host", b"scores.example"),
                                                     (b"x-forwarded-proto", b"https")]}
     assert public_base(state, scope) == "https://scores.example"
-    app.state.addresses = Addresses(public_url="https://arena.example/")
-    assert public_base(state, scope) == "https://arena.example"
+    given = create_app(tmp_path / "t.sqlite3", settings=s,
+                       addresses=Addresses(public_url="https://arena.example/"))
+    assert public_base(state_of(given), scope) == "https://arena.example"

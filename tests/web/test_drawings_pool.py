@@ -134,10 +134,9 @@ def test_play_drawings_are_made_in_a_worker_and_kept_while_the_loop_serves_a_pos
 
 def test_drawings_pool_full_is_a_translated_503_with_retry_after(tmp_path: Path) -> None:
     plays_pages.DRAWN.items.clear()
-    app = create_app(tmp_path / "busy.sqlite3", **OPEN)
+    app = create_app(tmp_path / "busy.sqlite3", **OPEN, heavy=Pools(
+        {Kind.DRAWINGS: PoolSpec(Kind.DRAWINGS, 1, 1, 0.05, 5.0, None, False)}))
     with TestClient(app) as c:
-        app.state.heavy = Pools({Kind.DRAWINGS: PoolSpec(Kind.DRAWINGS, 1, 1, 0.05, 5.0, None,
-                                                          False)})
         app.state.heavy.pools[Kind.DRAWINGS].by_address["testclient"] = 1
         r = c.get("/plays/13b-zigzag.svg?lang=it")
         assert r.status_code == 503 and r.headers["retry-after"]

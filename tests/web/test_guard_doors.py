@@ -198,8 +198,8 @@ def test_the_command_line_reads_the_fixes_beside_the_session() -> None:
 # ---------------------------------------------------------------- no delay
 def test_a_pdf_request_with_the_pdf_pool_full_is_refused_with_retry_after(
         db_path: Path, make_match: Any) -> None:
-    app = create_app(db_path, organiser=ORGANISER)
-    app.state.heavy = Pools({Kind.PDF: PoolSpec(Kind.PDF, 1, 1, 0.05, 30.0, None, False)})
+    app = create_app(db_path, organiser=ORGANISER,
+                     heavy=Pools({Kind.PDF: PoolSpec(Kind.PDF, 1, 1, 0.05, 30.0, None, False)}))
     with TestClient(app) as c:
         m = make_match(c)
         pool = app.state.heavy.pools[Kind.PDF]

@@ -175,15 +175,19 @@ def test_attacker_probes_unknown_match_ids_and_nothing_is_kept(client: Any) -> N
 
 # ------------------------------------------------------------- 6. bad tokens
 def test_attacker_behind_the_venue_nat_cannot_lock_the_timekeeper_out(
-        client: Any, make_match: Any, post: Any) -> None:
-    client.app.state.throttle = Throttle(free=1, block=3, max_delay=0.0)
-    m, other = make_match(client), make_match(client)
-    bad = {"authorization": "Bearer guess"}
-    codes = [post(client, m, {"type": "bowl_in"}, auth=bad).status_code for _ in range(5)]
-    assert codes[-1] == 429
-    assert post(client, m, {"type": "bowl_in"}).status_code == 201  # the real token passes
-    # strikes are per (address, match): the other match is not blocked
-    assert post(client, other, {"type": "bowl_in"}, auth=bad).status_code == 403
+        db_path: Path, make_match: Any, post: Any) -> None:
+    from starlette.testclient import TestClient
+    from tests.web.conftest import OPEN
+
+    app = create_app(db_path, **OPEN, throttle=Throttle(free=1, block=3, max_delay=0.0))
+    with TestClient(app) as client:
+        m, other = make_match(client), make_match(client)
+        bad = {"authorization": "Bearer guess"}
+        codes = [post(client, m, {"type": "bowl_in"}, auth=bad).status_code for _ in range(5)]
+        assert codes[-1] == 429
+        assert post(client, m, {"type": "bowl_in"}).status_code == 201  # the real token passes
+        # strikes are per (address, match): the other match is not blocked
+        assert post(client, other, {"type": "bowl_in"}, auth=bad).status_code == 403
 
 
 def test_attacker_with_many_addresses_evicts_only_the_oldest_strikes() -> None:

@@ -177,9 +177,10 @@ def test_tokens_and_personal_answers_are_no_store(world: tuple[TestClient, Match
 def test_one_host_header_never_poisons_the_big_screen(tmp_path: Path) -> None:
     from chukker.web.demo import DEMO_HEADER
 
-    with TestClient(create_app(tmp_path / "q.sqlite3", **OPEN)) as c:
+    app = create_app(tmp_path / "q.sqlite3", **OPEN,
+                     addresses=Addresses(public_url="https://arena.example"))
+    with TestClient(app) as c:
         m = Match(c.post("/api/matches", json=DEMO_HEADER, headers=ORGANISER_AUTH).json())
-        c.app.state.addresses = Addresses(public_url="https://arena.example")  # type: ignore[attr-defined]
         assert "evil.example" not in c.get(f"/m/{m.id}/display",
                                            headers={"host": "evil.example"}).text
         for _ in range(16):

@@ -159,11 +159,17 @@ def test_streams_that_end_together_end_in_turns_and_each_gives_its_slot_back(
         p.transport.is_closing() for p in live_server.server.server_state.connections))
 
 
-def test_over_the_cap_a_spectator_gets_503_with_retry_after(client: Any,
+def test_over_the_cap_a_spectator_gets_503_with_retry_after(db_path: Path,
                                                             make_match: Any) -> None:
-    client.app.state.streams = StreamCaps(total=0, per_address=0, reserved=0)
-    m = make_match(client)
-    r = client.get(f"/api/matches/{m.id}/stream")
+    from starlette.testclient import TestClient
+    from tests.web.conftest import OPEN
+
+    from chukker.web import create_app
+
+    app = create_app(db_path, **OPEN, streams=StreamCaps(total=0, per_address=0, reserved=0))
+    with TestClient(app) as client:
+        m = make_match(client)
+        r = client.get(f"/api/matches/{m.id}/stream")
     assert r.status_code == 503 and r.json()["code"] == "too_many_streams"
     assert r.headers["retry-after"] == "5"
 

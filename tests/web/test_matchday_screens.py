@@ -244,22 +244,25 @@ def test_home_page_follows_each_match(browser: Any, live_server: Any) -> None:
     page.close()
 
 
-def test_big_screen_qr_reads_as_the_phone_page(browser: Any, live_server: Any) -> None:
+def test_big_screen_qr_reads_as_the_phone_page(browser: Any, server_factory: Any,
+                                               db_path: Path) -> None:
     """The QR code as a phone camera sees it: decoded from the big screen's pixels."""
     zxingcpp = pytest.importorskip("zxingcpp", reason="no QR decoder (pip install zxing-cpp)")
     import io
 
     from PIL import Image
+    from tests.web.conftest import OPEN
 
     from chukker.web.planes import Addresses
 
     # absolute links come from the public_url setting, never from Host (issue 41)
-    live_server.app.state.addresses = Addresses(public_url=live_server.url)
-    m = long_named_match(live_server)
-    page = browser.new_page(viewport={"width": 1366, "height": 768})
-    page.goto(f"{live_server.url}/m/{m['match_id']}/display")
-    png = page.locator(".phone-qr svg").screenshot()
-    assert page.locator(".overlay .phone-qr, body.overlay svg").count() == 0
-    page.close()
+    with server_factory(db_path, at_url=lambda url: {
+            **OPEN, "addresses": Addresses(public_url=url)}) as live_server:
+        m = long_named_match(live_server)
+        page = browser.new_page(viewport={"width": 1366, "height": 768})
+        page.goto(f"{live_server.url}/m/{m['match_id']}/display")
+        png = page.locator(".phone-qr svg").screenshot()
+        assert page.locator(".overlay .phone-qr, body.overlay svg").count() == 0
+        page.close()
     found = zxingcpp.read_barcodes(Image.open(io.BytesIO(png)))
     assert [b.text for b in found] == [f"{live_server.url}/m/{m['match_id']}"]

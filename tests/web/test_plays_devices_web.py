@@ -197,8 +197,8 @@ def test_gps_device_files_with_the_plays_pool_full_are_refused_with_retry_after(
     # timekeeper and sounds horns); a busy pool answers 503 at once
     from chukker.web.heavy import Kind, Pools, PoolSpec
 
-    app = create_app(db_path)
-    app.state.heavy = Pools({Kind.PLAYS: PoolSpec(Kind.PLAYS, 1, 1, 0.05, 30.0, None, False)})
+    app = create_app(db_path, heavy=Pools(
+        {Kind.PLAYS: PoolSpec(Kind.PLAYS, 1, 1, 0.05, 30.0, None, False)}))
     corners = (DEV / "session.toml").read_text().split("[units]")[0].split("[arena]")[1]
     data = {"corners": corners} | {f"entity:{n}": e for n, e in UNITS.items()}
     with TestClient(app) as c:

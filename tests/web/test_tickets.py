@@ -15,10 +15,12 @@ import logging
 import os
 import re
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
+from tests.web.conftest import OPEN
 
 from chukker.ops.logging import JsonFormatter
 from chukker.web.limits import StreamCaps
@@ -49,15 +51,24 @@ def stream(c: httpx.Client, match_id: str, **params: str) -> Iterator[int]:
         yield r.status_code
 
 
-@pytest.fixture
-def full(live_server: Any, make_match: Any) -> Iterator[tuple[Any, httpx.Client, Any]]:
-    """A server whose spectators' share (1 stream) is taken; 2 kept for the screens."""
-    live_server.app.state.streams = StreamCaps(total=3, per_address=100, reserved=2)
-    with live_server.client() as c:
+@contextlib.contextmanager
+def filled(server_factory: Any, db_path: Path, make_match: Any,
+           **parts: Any) -> Iterator[tuple[Any, httpx.Client, Any]]:
+    """A server whose spectators' share (1 stream) is taken; 2 kept for the screens
+    (``parts``: more of the app's parts, given at start)."""
+    caps = StreamCaps(total=3, per_address=100, reserved=2)
+    with server_factory(db_path, **OPEN, streams=caps, **parts) as srv, srv.client() as c:
         m = make_match(c)
         with stream(c, m.id) as first:
             assert first == 200
-            yield live_server, c, m
+            yield srv, c, m
+
+
+@pytest.fixture
+def full(server_factory: Any, db_path: Path,
+         make_match: Any) -> Iterator[tuple[Any, httpx.Client, Any]]:
+    with filled(server_factory, db_path, make_match) as it:
+        yield it
 
 
 def test_with_the_spectators_share_full_the_console_and_the_display_still_connect(
@@ -99,14 +110,15 @@ def test_a_ticket_is_bound_to_its_match(full: Any, make_match: Any) -> None:
         assert r == 200
 
 
-def test_an_expired_or_forged_ticket_gives_no_precedence(full: Any) -> None:
-    srv, c, m = full
-    srv.app.state.stream_tickets = StreamTickets(ttl=-1.0)  # born expired
-    with stream(c, m.id, ticket=ticket(c, m.id, m.body["timekeeper_token"], -1.0)) as r:
-        assert r == 503
-    for forged in ("9999999999999.abc.def", "x", "1.2.3.4"):
-        with stream(c, m.id, ticket=forged) as r:
+def test_an_expired_or_forged_ticket_gives_no_precedence(
+        server_factory: Any, db_path: Path, make_match: Any) -> None:
+    with filled(server_factory, db_path, make_match,
+                stream_tickets=StreamTickets(ttl=-1.0)) as (_, c, m):  # born expired
+        with stream(c, m.id, ticket=ticket(c, m.id, m.body["timekeeper_token"], -1.0)) as r:
             assert r == 503
+        for forged in ("9999999999999.abc.def", "x", "1.2.3.4"):
+            with stream(c, m.id, ticket=forged) as r:
+                assert r == 503
 
 
 def test_tickets_expire_and_are_single_use_and_bound_to_their_match() -> None:

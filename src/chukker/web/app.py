@@ -131,6 +131,15 @@ async def warm_up(app: Any, plane: Plane) -> list[tuple[str, int]]:
     return done
 
 
+def _stream_caps(settings: Settings | None) -> StreamCaps:
+    """The streams' caps of the settings (the environment's without settings)."""
+    if settings is None:
+        return StreamCaps.from_env()
+    lim = settings.limits
+    return StreamCaps(lim.max_streams, lim.max_streams_per_address,
+                      max(1, lim.max_streams // 20))
+
+
 def _openapi(app: FastAPI, build: Callable[[], dict[str, Any]]) -> dict[str, Any]:
     """FastAPI's OpenAPI document with the API's refusals documented (built once)."""
     if app.openapi_schema is None:
@@ -144,7 +153,9 @@ def create_app(store: EventStore | str | Path, *, organiser: str | None = None,
                settings: Settings | None = None, worker: WorkerRole | None = None,
                plane: Plane = Plane.BOTH, addresses: Addresses | None = None,
                warm: bool = False, configured: Configured | None = None,
-               edge: Replica | None = None) -> FastAPI:
+               edge: Replica | None = None, heavy: Pools | None = None,
+               throttle: Throttle | None = None, streams: StreamCaps | None = None,
+               stream_tickets: StreamTickets | None = None) -> FastAPI:
     """The app on ``store`` (an :class:`EventStore`, a ``postgresql://`` URL or a file path).
 
     Creating matches needs ``organiser`` (default: ``$CHUKKER_ORGANISER_TOKEN``,
@@ -167,7 +178,11 @@ def create_app(store: EventStore | str | Path, *, organiser: str | None = None,
     an edge serves from (``chukker edge``): its service keeps no audit, runs no arena
     feed and publishes nothing.
 
-    The app's ``state`` is a typed :class:`~chukker.web.state.AppState`.
+    ``heavy``, ``throttle``, ``streams``, ``stream_tickets``: the heavy work's pools, the
+    bad tokens' throttle, the streams' caps and the stream tickets, in place of those the
+    settings make (as a test wants them: they are never replaced after start).
+
+    The app's ``state`` is a typed :class:`~chukker.web.state.AppState`, fixed at start.
 
     >>> import tempfile, os
     >>> app = create_app(os.path.join(tempfile.mkdtemp(), "t.sqlite3"))
@@ -257,13 +272,15 @@ def create_app(store: EventStore | str | Path, *, organiser: str | None = None,
                             else None),
               trusted_proxies=TrustedProxies(tuple(s.trusted_proxies), s.proxy_header),
               ticket_rate=RateLimit(burst=30, rate=1.0),  # per (address, match)
-              feed=feed, nats=natsfeed, edge=edge),
-        addresses=addresses or Addresses(),
-        heavy=Pools(),  # heavy work's own bounded pools (web/heavy.py)
-        throttle=Throttle(lim.bad_tokens_free, lim.bad_tokens_block, lim.bad_tokens_window_s),
-        streams=StreamCaps.from_env() if settings is None else StreamCaps(
-            lim.max_streams, lim.max_streams_per_address, max(1, lim.max_streams // 20)),
-        stream_tickets=StreamTickets())
+              addresses=addresses or Addresses(),
+              # heavy work's own bounded pools (web/heavy.py)
+              heavy=Pools() if heavy is None else heavy,
+              # (not ``throttle or``: a Throttle has a length, 0 when new)
+              throttle=Throttle(lim.bad_tokens_free, lim.bad_tokens_block,
+                                lim.bad_tokens_window_s) if throttle is None else throttle,
+              streams=_stream_caps(settings) if streams is None else streams,
+              stream_tickets=StreamTickets() if stream_tickets is None else stream_tickets,
+              feed=feed, nats=natsfeed, edge=edge))
     if state.address_gate is not None:
         metrics.watch_door(state.address_gate.counts)  # /metrics reads the door's counts
     app.state = state
@@ -349,7 +366,7 @@ def create_app(store: EventStore | str | Path, *, organiser: str | None = None,
     # callers); the access log and metrics; outermost, the page cache, which looks the
     # request's door up once (a repeated page costs that lookup; the guard's headers kept)
     app.add_middleware(Guard, api_limit=lim.max_body_bytes, plane=plane,
-                       addresses=addresses or Addresses(),
+                       addresses=state.addresses,
                        fallback=(settings or Settings()).server.host)
     observe.install(app)  # the "ops" part: /healthz, /readyz, /metrics
     app.add_middleware(PageCache, rate=(lim.visitor_rate * 10, lim.visitor_rate))

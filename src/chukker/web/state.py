@@ -7,11 +7,11 @@ plays' tests mount them), never with ``getattr(app.state, "x", None)``.
 
 What comes from the settings, read once at start, is the frozen :class:`Configured`
 (``state.configured``): nothing writes a module global or ``os.environ`` after start.
-What ``create_app`` makes from them and never replaces (the services, the tokens'
-checks, the plane, the feeds) is the frozen :class:`Fixed`. What changes as the app
-serves lives in holders made at start (:class:`Caches`, :class:`StartUp`); the few
-parts a test swaps on a running app (``app.state.heavy = Pools(...)``) are named in
-:data:`SWAPPABLE`. ``app.state`` itself takes no other write.
+What ``create_app`` makes from them, or is given in their place (a test's pools,
+throttle, stream caps, tickets or addresses: ``create_app(heavy=Pools(...))``), and
+never replaces is the frozen :class:`Fixed`. What changes as the app serves lives in
+holders made at start (:class:`Caches`, :class:`StartUp`). ``app.state`` itself takes no
+write after start: any assignment is an ``AttributeError``.
 """
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ if TYPE_CHECKING:
     from chukker.edge import Replica
     from chukker.feeds.nats import NatsPublisher
 
-__all__ = ["SWAPPABLE", "AppState", "Caches", "Configured", "Fixed", "StartUp", "found_state",
+__all__ = ["AppState", "Caches", "Configured", "Fixed", "StartUp", "found_state",
            "pools", "state_of"]
 
 
@@ -90,9 +90,10 @@ class Configured:
 
 @dataclass(frozen=True, slots=True)
 class Fixed:
-    """What ``create_app`` makes at start, from the settings, and never replaces: the
-    settings and what they decide, the services, this process's place, the tokens'
-    checks and the feeds' publishers."""
+    """What ``create_app`` makes at start, from the settings (or is given in their place),
+    and never replaces: the settings and what they decide, the services, this process's
+    place, the tokens' checks, the feeds' publishers, where each plane is, the heavy
+    work's pools and the limits kept as it serves."""
 
     settings: Settings
     configured: Configured
@@ -107,6 +108,16 @@ class Fixed:
     trusted_proxies: TrustedProxies
     #: the stream tickets' rate, per (address, match)
     ticket_rate: RateLimit
+    #: where each plane is served (the other plane's pages answer 307 there)
+    addresses: Addresses
+    #: heavy work's own bounded pools (web/heavy.py)
+    heavy: Pools
+    #: the bad tokens' strikes, per (address, match)
+    throttle: Throttle
+    #: the live streams' caps
+    streams: StreamCaps
+    #: the stream tickets (the officials' and the screens' precedence)
+    stream_tickets: StreamTickets
     #: the MQTT feed (:class:`chukker.feeds.mqtt.MqttFeed`), in the horn keeper with mqtt.url
     feed: Any = None
     #: the NATS publisher, in the horn keeper with nats.url
@@ -136,42 +147,27 @@ class StartUp:
     observed: bool = False
 
 
-#: the parts of :class:`AppState` made at start that may be swapped on a running app,
-#: as tests do (``app.state.heavy = Pools(...)``); the app reads them at each use. No
-#: module of the package swaps one.
-SWAPPABLE = frozenset({"addresses", "heavy", "throttle", "streams", "stream_tickets"})
-
-
 class AppState(Served):
     """``app.state`` of an app of :func:`chukker.web.app.create_app`, made whole at start.
 
-    Its parts: :attr:`fixed` (frozen, read through the properties below), the
-    :data:`SWAPPABLE` parts, and two holders of what changes as it serves,
-    :attr:`caches` and :attr:`start_up`. Any other write is an ``AttributeError``."""
+    Its parts: :attr:`fixed` (frozen, read through the properties below) and two holders
+    of what changes as it serves, :attr:`caches` and :attr:`start_up`. A test that wants
+    another part gives it to ``create_app``; any write to the state after start is an
+    ``AttributeError``."""
 
     fixed: Fixed
     caches: Caches
     start_up: StartUp
-    addresses: Addresses
-    heavy: Pools
-    throttle: Throttle
-    streams: StreamCaps
-    stream_tickets: StreamTickets
 
-    def __init__(self, fixed: Fixed, *, addresses: Addresses, heavy: Pools,
-                 throttle: Throttle, streams: StreamCaps,
-                 stream_tickets: StreamTickets) -> None:
+    def __init__(self, fixed: Fixed) -> None:
         super().__init__()
-        parts = {"fixed": fixed, "caches": Caches(), "start_up": StartUp(),
-                 "addresses": addresses, "heavy": heavy, "throttle": throttle,
-                 "streams": streams, "stream_tickets": stream_tickets}
+        parts = {"fixed": fixed, "caches": Caches(), "start_up": StartUp()}
         for name, value in parts.items():  # in the instance, as a class's attributes are
             object.__setattr__(self, name, value)
 
     def __setattr__(self, name: str, value: Any) -> None:
-        if name not in SWAPPABLE:
-            raise AttributeError(f"app.state.{name} is fixed at start (web/state.py)")
-        object.__setattr__(self, name, value)
+        raise AttributeError(f"app.state.{name} is fixed at start (web/state.py): give it "
+                             "to create_app")
 
     def __delattr__(self, name: str) -> None:
         raise AttributeError(f"app.state.{name} is fixed at start (web/state.py)")
@@ -230,6 +226,26 @@ class AppState(Served):
     @property
     def edge(self) -> Replica | None:
         return self.fixed.edge
+
+    @property
+    def addresses(self) -> Addresses:
+        return self.fixed.addresses
+
+    @property
+    def heavy(self) -> Pools:
+        return self.fixed.heavy
+
+    @property
+    def throttle(self) -> Throttle:
+        return self.fixed.throttle
+
+    @property
+    def streams(self) -> StreamCaps:
+        return self.fixed.streams
+
+    @property
+    def stream_tickets(self) -> StreamTickets:
+        return self.fixed.stream_tickets
 
     @property
     def public_url(self) -> str:
