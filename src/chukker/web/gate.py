@@ -55,6 +55,7 @@ from enum import StrEnum
 from typing import Any, Protocol
 from urllib.parse import parse_qsl
 
+from chukker.config import LimitSettings
 from chukker.live.service import LiveService
 from chukker.web.security import Organiser, RateLimit, StreamTickets, bearer, match_secret
 from chukker.web.sockfilter import KernelDoor
@@ -105,12 +106,16 @@ class AddressGate:
         self._dirty = self._stale = False
 
     @classmethod
-    def from_settings(cls, limits: Any) -> AddressGate:
+    def from_settings(cls, limits: LimitSettings) -> AddressGate:
         """From the settings' ``limits`` (``officials_connections_per_address``,
-        ``officials_rate``)."""
-        rate = float(getattr(limits, "officials_rate", 20.0))
-        return cls(int(getattr(limits, "officials_connections_per_address", 32)), rate,
-                   max(1.0, rate * 3))
+        ``officials_rate``).
+
+        >>> g = AddressGate.from_settings(LimitSettings(officials_rate=2.0))
+        >>> g.connections, g.anonymous.rate, g.anonymous.burst
+        (32, 2.0, 6.0)
+        """
+        rate = limits.officials_rate
+        return cls(limits.officials_connections_per_address, rate, max(1.0, rate * 3))
 
     def guard(self, sock: socket.socket) -> bool:
         """Have the kernel drop the shut-out addresses' packets on the listening socket

@@ -37,8 +37,7 @@ from chukker.ops.proxy import parse_address
 from chukker.web.api.wire import EXTENSION, SocketWire
 from chukker.web.errors import body as refusal_body
 from chukker.web.gate import AddressGate, proof_of
-from chukker.web.proxied import Proxied
-from chukker.web.security import Organiser
+from chukker.web.security import Organised
 
 #: seconds a client has to send a request's headers, then its body: the defaults of the
 #: settings ``limits.header_timeout_s`` and ``limits.body_timeout_s`` (``$CHUKKER_HEADER_
@@ -108,18 +107,15 @@ class ConnectionTimeouts:
         return WRITE_STALL_S if self.write_stall_s is None else self.write_stall_s
 
 
-class Served(Proxied):
+class Served(Organised):
     """What the protocol reads of the state of the app it serves: the base of
     ``chukker.web.state.AppState`` (which this module cannot import: it imports this),
-    its trusted proxies (:class:`~chukker.web.proxied.Proxied`) and the following."""
+    its trusted proxies (:class:`~chukker.web.proxied.Proxied`), its organiser
+    (:class:`~chukker.web.security.Organised`) and the following."""
 
     @property
     def address_gate(self) -> AddressGate | None:
         """The officials' port's per-address caps (``None`` on the other planes)."""
-        raise NotImplementedError
-
-    @property
-    def organiser(self) -> Organiser:
         raise NotImplementedError
 
     @property
@@ -201,6 +197,9 @@ class GuardedHttp(HttpToolsProtocol):
     per-request caps once a request's head is read."""
 
     ceiling = 1 << 30
+    #: the live stream's wire of this connection (set in :meth:`connection_made`; ``None``
+    #: before, should uvicorn pause writing that early)
+    _stream_wire: SocketWire | None = None
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         self._deadline: asyncio.TimerHandle | None = None
@@ -387,7 +386,7 @@ class GuardedHttp(HttpToolsProtocol):
 
     def _wire(self) -> SocketWire | None:
         """This connection's live-stream wire, if it serves a stream."""
-        return getattr(self, "_stream_wire", None)
+        return self._stream_wire
 
     def eof_received(self) -> bool | None:  # type: ignore[override]
         """The client closed its side. A live stream's connection is closed in its turn,

@@ -19,11 +19,12 @@ from pathlib import Path
 from typing import Annotated, Any, Protocol
 
 from fastapi import Header, Request
+from starlette.applications import Starlette
 from starlette.requests import HTTPConnection
 
 from chukker.errors import ChukkerError
 from chukker.ops.proxy import TrustedProxies, client_of_app_scope, forwarded_origin
-from chukker.web.proxied import proxies_of
+from chukker.web.proxied import Proxied, proxies_of
 
 
 class Throttle:
@@ -269,12 +270,36 @@ def bearer(authorization: str | None) -> str | None:
     return token if scheme.lower() == "bearer" and token else None
 
 
+class Organised(Proxied):
+    """An app's state that says who may create matches: the base of
+    ``chukker.web.limits.Served`` (and so of ``chukker.web.state.AppState``, which this
+    module cannot import: it imports this)."""
+
+    @property
+    def organiser(self) -> Organiser:
+        raise NotImplementedError
+
+
+def organiser_of(app: object) -> Organiser:
+    """Who may create matches on ``app``; a ``TypeError`` for an app not of ``create_app``.
+
+    >>> from starlette.applications import Starlette
+    >>> organiser_of(Starlette())
+    Traceback (most recent call last):
+    ...
+    TypeError: Starlette was not made by chukker.web.app.create_app
+    """
+    state = app.state if isinstance(app, Starlette) else None
+    if not isinstance(state, Organised):
+        raise TypeError(f"{type(app).__name__} was not made by chukker.web.app.create_app")
+    return state.organiser
+
+
 async def require_organiser(
     request: Request, authorization: Annotated[str | None, Header()] = None,
 ) -> None:
     """FastAPI dependency: the request carries the organiser's token (or the server is open)."""
-    organiser: Organiser = request.app.state.organiser
-    organiser.check(request, bearer(authorization))
+    organiser_of(request.app).check(request, bearer(authorization))
 
 
 # ------------------------------------------------------------------ strict input
