@@ -27,6 +27,7 @@ from chukker.live.tournaments import TournamentService
 from chukker.ops import metrics
 from chukker.ops.proxy import TrustedProxies, client_of_scope
 from chukker.store import EventStore, open_store
+from chukker.store.sqlite import SQLiteStore
 from chukker.web import errors as api_errors
 from chukker.web import publish
 from chukker.web.api import feeds as feeds_api
@@ -100,6 +101,8 @@ async def warm_up(app: Any, plane: Plane) -> list[tuple[str, int]]:
     while inner is not None and observer is None:
         if isinstance(inner, observe.ObserveMiddleware):
             observer = inner
+        # Starlette's and our middlewares name the app they wrap ``app``, by convention,
+        # not by a type (the innermost, the router, has none): a getattr is the lookup
         inner = getattr(inner, "app", None)
     target_app = observer.app if observer is not None else app
     done: list[tuple[str, int]] = []
@@ -210,7 +213,8 @@ def create_app(store: EventStore | str | Path, *, organiser: str | None = None,
     elif window:
         svc.at_window_ms = round(float(window) * 1000)
     if organiser is None:
-        where = str(store) if isinstance(store, str | Path) else str(getattr(st, "path", ""))
+        where = (str(store) if isinstance(store, str | Path)
+                 else st.path if isinstance(st, SQLiteStore) else "")
         if where:
             organiser, _ = organiser_token(where)
         else:  # pragma: no cover - a PostgreSQL store object without an environment token

@@ -165,7 +165,8 @@ def run_worker(spec: WorkerSpec, parent: int, sock: socket.socket) -> None:
     stop_with_supervisor(parent)
     from chukker.live import WorkerRole
     from chukker.ops.logging import configure
-    from chukker.store import Backend, open_store
+    from chukker.store import open_store
+    from chukker.store.sqlite import SQLiteStore
     from chukker.web.app import create_app
     from chukker.web.ops.observe import process_settings
     from chukker.web.planes import Addresses, Plane
@@ -176,10 +177,10 @@ def run_worker(spec: WorkerSpec, parent: int, sock: socket.socket) -> None:
     s = spec.settings
     configure(s.log.format, s.log.level)
     store = open_store(s.database_target(), pg_schema=s.database_schema)
-    if store.backend is Backend.SQLITE:
+    if isinstance(store, SQLiteStore):  # PostgreSQL tells the others itself (NOTIFY)
         from chukker.store.notify import LocalNotifier
 
-        store.attach(LocalNotifier(spec.runtime, spec.index, spec.workers))  # type: ignore[attr-defined]
+        store.attach(LocalNotifier(spec.runtime, spec.index, spec.workers))
     addresses = Addresses(spec.public_port or spec.port, spec.officials_port or spec.port,
                           s.server.public_url, s.server.officials_url)
     app = create_app(store, organiser=spec.organiser, open_mode=spec.open_mode, settings=s,
@@ -198,9 +199,8 @@ def run_worker(spec: WorkerSpec, parent: int, sock: socket.socket) -> None:
         stopping_server(config, state_of(app).service).run(sockets=[sock])
     finally:
         sock.close()
-        notifier = getattr(store, "notifier", None)
-        if notifier is not None:
-            notifier.close()
+        if isinstance(store, SQLiteStore) and store.notifier is not None:
+            store.notifier.close()
 
 
 def _say(msg: str) -> None:

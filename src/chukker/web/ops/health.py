@@ -21,12 +21,13 @@ import asyncio
 import hmac
 import os
 import time
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
 
 from chukker.live.service import LiveService
+from chukker.store import EventStore
 from chukker.web import errors as api_errors
 from chukker.web.state import state_of
 
@@ -42,10 +43,26 @@ async def healthz() -> dict[str, str]:
     return {"status": "ok"}
 
 
-def _ping(store: Any) -> None:
-    ping = getattr(store, "ping", None)
-    if callable(ping):
-        ping()
+@runtime_checkable
+class Pinged(Protocol):
+    """A store with a round trip of its own, cheaper than a query (SQLite's and
+    PostgreSQL's both have one; :class:`~chukker.store.EventStore` does not ask it)."""
+
+    def ping(self) -> None: ...
+
+
+@runtime_checkable
+class Subscribed(Protocol):
+    """A store that hears other servers' appends and says whether it does now (SQLite's
+    and PostgreSQL's both say it; :class:`~chukker.store.EventStore` does not ask it)."""
+
+    @property
+    def listening(self) -> bool: ...
+
+
+def _ping(store: EventStore) -> None:
+    if isinstance(store, Pinged):
+        store.ping()
     else:
         store.list_matches(1)
 
@@ -60,11 +77,11 @@ def scheduler_problems(svc: LiveService) -> list[str]:
         return ["the live service has stopped"]
     if svc.shares_store() and not svc.listening():
         problems.append("the listener for other servers' events is not running")
-    elif getattr(svc.store, "listening", True) is False:
+    elif isinstance(svc.store, Subscribed) and not svc.store.listening:
         problems.append("not subscribed to other servers' events (reconnecting)")
     now = loop.time()
     for lm in svc.loaded_matches():
-        timer = getattr(lm, "timer", None)
+        timer = lm.timer
         if timer is not None and not timer.cancelled() and now - timer.when() > OVERDUE_S:
             problems.append(f"match {lm.id}: a horn is {now - timer.when():.1f} s overdue")
             break
@@ -111,14 +128,11 @@ def is_operator(request: Request) -> bool:
         presented, state_of(request.app).organiser.token)
 
 
-async def _storage(store: Any) -> str:
+async def _storage(store: EventStore) -> str:
     """``ok``, or why writes cannot be stored now (a full disk: the store's own check)."""
-    problem = getattr(store, "storage_problem", None)
-    if not callable(problem):
-        return "ok"
     try:
         async with asyncio.timeout(DB_TIMEOUT_S):
-            why = await asyncio.to_thread(problem)
+            why = await asyncio.to_thread(store.storage_problem)
     except TimeoutError:
         return f"no answer within {DB_TIMEOUT_S} s"
     except Exception as e:  # noqa: BLE001 - health says it cannot tell, never fails

@@ -15,10 +15,12 @@ time itself (:mod:`chukker.ops.metrics`).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import re
 import time
+from collections.abc import Callable
 from typing import Any
 
 from fastapi import FastAPI, Request
@@ -29,6 +31,7 @@ from chukker.config import Settings
 from chukker.ops import metrics
 from chukker.ops.logging import log_fields
 from chukker.ops.proxy import TrustedProxies, client_of_app_scope, client_of_scope
+from chukker.store import EventStore, StoredEvent
 from chukker.web.ops import health
 from chukker.web.proxied import proxies_of
 from chukker.web.state import Configured, state_of
@@ -160,22 +163,24 @@ def _code_of(body: bytes, status: int) -> str:
     return f"http_{status}"
 
 
-def _instrument_store(store: Any) -> None:
+class TimedAppend:
+    """A store's ``append``, timed (``metrics.timed_append``) under its backend's name."""
+
+    def __init__(self, inner: Callable[[str, StoredEvent, int], None], backend: str) -> None:
+        self.inner, self.backend = inner, backend
+
+    def __call__(self, match_id: str, event: StoredEvent, start_ms: int) -> None:
+        with metrics.timed_append(self.backend):
+            self.inner(match_id, event, start_ms)
+
+
+def _instrument_store(store: EventStore) -> None:
     """Time every append of ``store`` (wraps the instance's method once)."""
-    if getattr(store, "_chukker_timed", False):
+    if isinstance(store.append, TimedAppend):
         return
-    inner = store.append
-    backend = str(getattr(getattr(store, "backend", None), "value", "other"))
-
-    def append(*args: Any, **kwargs: Any) -> Any:
-        with metrics.timed_append(backend):
-            return inner(*args, **kwargs)
-
-    try:
-        store.append = append
-        store._chukker_timed = True
-    except AttributeError:  # pragma: no cover - a store with slots: not timed
-        pass
+    # the instance's method replaced by its timed self; a store with slots is not timed
+    with contextlib.suppress(AttributeError):
+        store.append = TimedAppend(store.append, store.backend.value)  # type: ignore[method-assign]
 
 
 def install(app: FastAPI) -> None:
