@@ -199,6 +199,49 @@ def test_no_getattr_probe_of_the_app_state_is_left_in_web() -> None:
     assert left == []
 
 
+def _untyped_reads(tree: ast.AST) -> list[int]:
+    """Lines reading a part of an app's untyped ``state`` (``request.app.state.organiser``,
+    ``app.state.heavy``) rather than through ``state_of`` and its kin."""
+    return [node.lineno for node in ast.walk(tree)
+            if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Attribute)
+            and node.value.attr == "state"
+            and ((isinstance(node.value.value, ast.Name) and node.value.value.id == "app")
+                 or (isinstance(node.value.value, ast.Attribute)
+                     and node.value.value.attr == "app"))]
+
+
+def test_no_part_of_the_app_state_is_read_untyped_in_web() -> None:
+    """``request.app.state.organiser`` was typed by an annotation only: every part is read
+    through ``state_of``, ``found_state``, ``served``, ``proxies_of`` or ``organiser_of``,
+    each of which checks the state's type."""
+    left = [f"{f.relative_to(WEB)}:{n}" for f in sorted(WEB.rglob("*.py"))
+            for n in _untyped_reads(ast.parse(f.read_text(encoding="utf-8")))]
+    assert left == []
+    assert _untyped_reads(ast.parse("x = request.app.state.organiser\ny = app.state.heavy\n"
+                                    "z = state_of(app).heavy\n")) == [1, 2]
+
+
+#: the getattr/hasattr calls left in web/, each saying why on its line or the line above:
+#: the middlewares' ``app`` (a convention of Starlette's, no type), a table's field names
+GETATTR_LEFT = {"app.py": 1, "shared/sheet.py": 2}
+
+
+def test_no_getattr_or_hasattr_is_left_in_web_but_those_that_say_why() -> None:
+    """Issue 45: the stores, the limits, the engine's errors, the routes and the worker's
+    store are read typed (a Protocol, isinstance, a typed argument)."""
+    found: dict[str, int] = {}
+    for f in sorted(WEB.rglob("*.py")):
+        lines = f.read_text(encoding="utf-8").splitlines()
+        for node in ast.walk(ast.parse("\n".join(lines), str(f))):
+            if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+                    and node.func.id in ("getattr", "hasattr")):
+                name = str(f.relative_to(WEB))
+                found[name] = found.get(name, 0) + 1
+                said = lines[node.lineno - 1] + lines[node.lineno - 2]
+                assert "#" in said, f"{name}:{node.lineno} says not why"
+    assert found == GETATTR_LEFT
+
+
 def test_the_probe_finder_finds_a_probe(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
                                         ) -> None:
     probe = WEB / "__probe_example__.py"
@@ -235,3 +278,26 @@ def test_the_client_address_and_the_public_links_take_typed_arguments(tmp_path: 
     given = create_app(tmp_path / "t.sqlite3", settings=s,
                        addresses=Addresses(public_url="https://arena.example/"))
     assert public_base(state_of(given), scope) == "https://arena.example"
+
+
+def test_the_organiser_the_store_and_its_timing_are_read_typed(tmp_path: Path) -> None:
+    """``require_organiser`` reads the organiser through ``organiser_of`` (a ``TypeError``
+    on an app not of ``create_app``); ``/readyz`` asks the store through Protocols that
+    both stores meet; the appends are timed once, by a wrapper known by its type."""
+    from starlette.applications import Starlette
+
+    from chukker.web.ops.health import Pinged, Subscribed
+    from chukker.web.ops.observe import TimedAppend
+    from chukker.web.security import organiser_of
+
+    app = create_app(tmp_path / "t.sqlite3")
+    state = state_of(app)
+    assert organiser_of(app) is state.organiser
+    with pytest.raises(TypeError, match="create_app"):
+        organiser_of(Starlette())
+    store = state.service.store
+    assert isinstance(store, Pinged) and isinstance(store, Subscribed)
+    timed = store.append
+    assert isinstance(timed, TimedAppend) and timed.backend == "sqlite"
+    create_app(store)  # a second app on the same store
+    assert store.append is timed  # not wrapped twice

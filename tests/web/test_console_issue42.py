@@ -214,3 +214,16 @@ def test_undo_preview_door_needs_the_officials_token_and_records_nothing(
     refused = client.get(f"/m/{m.id}/undo?event=1", headers=m.cm).json()["refused"]
     assert refused["code"] == "undo_leaves_refused" and refused["params"]["event"] == 2
     assert len(client.get(f"/api/matches/{m.id}/record").json()["events"]) == 2
+
+
+def test_an_undo_the_engine_refuses_gives_the_engines_code_and_params() -> None:
+    """The refusal is read typed from the engine's error (issue 45: no getattr)."""
+    from chukker.store.engine import Setup
+    from chukker.web.demo import DEMO_HEADER
+    from chukker.web.officials.console import undo_changes
+
+    said = undo_changes(Setup.from_dict(DEMO_HEADER), [], 5, 0)
+    assert said["event"] == 5
+    assert said["refused"]["code"] == "undo_not_earlier"
+    assert said["refused"]["params"] == {"target": 5, "index": 1}
+    assert said["refused"]["reason"]

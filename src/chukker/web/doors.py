@@ -40,7 +40,8 @@ from dataclasses import dataclass, field
 from enum import IntFlag, StrEnum, auto
 from typing import Any
 
-from starlette.routing import Mount, compile_path
+from starlette.applications import Starlette
+from starlette.routing import Mount, Route, Router, WebSocketRoute, compile_path
 
 from chukker import limits
 from chukker.web.heavy import Kind
@@ -418,13 +419,15 @@ def routes_of(routes: Any, prefix: str = "") -> Iterator[tuple[str, str]]:
         if type(r).__name__ == "_IncludedRouter":  # FastAPI's include_router
             yield from routes_of(r.original_router.routes, prefix + r.include_context.prefix)
         elif isinstance(r, Mount):
-            sub = getattr(r.app, "routes", None)
-            if sub is None:
+            if isinstance(r.app, Router | Starlette):
+                yield from routes_of(r.app.routes, prefix + r.path)
+            else:  # an app without routes (static files): every path under it
                 yield ("GET", prefix + r.path + "/{path:path}")
-            else:
-                yield from routes_of(sub, prefix + r.path)
-        else:
-            methods = getattr(r, "methods", None) or {"WEBSOCKET"}
-            for m in sorted(methods):
+        elif isinstance(r, Route):  # FastAPI's APIRoute too
+            for m in sorted(r.methods or {"WEBSOCKET"}):  # no methods: an ASGI endpoint
                 if m != "HEAD":
-                    yield (m, prefix + str(getattr(r, "path", "")))
+                    yield (m, prefix + r.path)
+        elif isinstance(r, WebSocketRoute):
+            yield ("WEBSOCKET", prefix + r.path)
+        else:
+            raise TypeError(f"a route of a kind routes_of does not know: {type(r).__name__}")

@@ -187,8 +187,10 @@ def _bind(host: str, port: int) -> socket.socket:
     try:
         return listen(host, port)
     except (OSError, OverflowError, UnicodeError) as e:
-        why = f"the port is in use by {who_holds_port(host, port)}" if getattr(
-            e, "errno", None) == errno.EADDRINUSE else (getattr(e, "strerror", None) or str(e))
+        if isinstance(e, OSError) and e.errno == errno.EADDRINUSE:
+            why = f"the port is in use by {who_holds_port(host, port)}"
+        else:
+            why = (e.strerror if isinstance(e, OSError) else None) or str(e)
         _fail(f"cannot listen on {host}:{port}: {why}")
 
 

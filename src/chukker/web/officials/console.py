@@ -79,8 +79,8 @@ def undo_changes(setup: Setup, events: Any, event: int, at_ms: int) -> dict[str,
         copy.apply({"type": "undo", "event": event, "at": at_ms / 1000})
     except EngineError as err:
         return {"event": event, "refused": {
-            "code": getattr(err, "code", "refused"), "reason": err.reason,
-            "params": getattr(err, "params", None) or {"reason": err.reason}}}
+            "code": err.code, "reason": err.reason,
+            "params": err.params or {"reason": err.reason}}}
     after = copy.report(at_ms)
     changes: dict[str, Any] = {}
     clock_b, clock_a = before["clock"]["remaining_ms"], after["clock"]["remaining_ms"]

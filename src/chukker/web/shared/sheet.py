@@ -370,7 +370,7 @@ def club_changes(ed: Any, base: Any, plan_key: str, gettext: Any) -> list[str]:
             ", ".join(words[:-1]) + " " + gettext("and") + " " + words[-1])
         out.append(gettext("intervals %(list)s") % {"list": joined})
     for key, (f, _lo, _hi) in {**SECONDS, **COUNTS}.items():
-        pa, pb = getattr(base, f), getattr(ed, f)
+        pa, pb = getattr(base, f), getattr(ed, f)  # by the field's name, from the table
         if pa.value != pb.value and key in CLUB_WORDS:
             value = {"t": mmss(pb.value)} if key in SECONDS else {"n": pb.value}
             out.append(gettext(CLUB_WORDS[key]) % value)
