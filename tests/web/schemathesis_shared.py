@@ -26,6 +26,7 @@ from schemathesis.python import asgi as st_asgi  # noqa: E402
 
 from chukker.web import create_app  # noqa: E402
 from chukker.web.demo import DEMO_HEADER  # noqa: E402
+from chukker.web.security import Throttle  # noqa: E402
 
 
 def examples(default: int) -> int:
@@ -45,9 +46,9 @@ def throwaway_app(prefix: str, organiser: str, *, tournaments: bool = False) -> 
     atexit.register(shutil.rmtree, folder, True)
     if tournaments:
         os.environ.setdefault("CHUKKER_TOURNAMENTS_DIR", str(Path(folder) / "tournaments"))
-    app = create_app(Path(folder) / "app.sqlite3", organiser=organiser)
-    app.state.throttle.max_delay = 0.0
-    return app
+    # the settings' throttle (3 free, 30 to a block, 600 s), never sleeping
+    return create_app(Path(folder) / "app.sqlite3", organiser=organiser,
+                      throttle=Throttle(max_delay=0.0))
 
 
 def schema_of(app: Any, path_regex: str, max_examples: int) -> Any:

@@ -16,7 +16,7 @@ import pytest
 from chukker.live import hash_token
 from chukker.store import StoredEvent, open_store
 from chukker.web import create_app
-from chukker.web.security import RateLimit, Throttle
+from chukker.web.security import Throttle
 
 ORGANISER = "test-organiser-token"
 ORGANISER_AUTH = {"authorization": "Bearer " + ORGANISER}
@@ -125,15 +125,20 @@ def test_attacker_creates_matches_without_the_organiser_token(closed_client: Any
 
 
 def test_attacker_floods_an_open_server_with_matches_and_is_rate_limited(
-        client: Any, header: Any) -> None:
-    client.app.state.organiser.limit = RateLimit(burst=3, rate=0.01)
-    codes = [client.post("/api/matches", json=header).status_code for _ in range(5)]
-    assert codes == [201, 201, 201, 429, 429]
-    r = client.post("/api/matches", json=header)
-    assert_json_refusal(r, 429, "rate_limited")
-    assert int(r.headers["retry-after"]) >= 1
-    # the organiser is never rate-limited
-    assert client.post("/api/matches", json=header, headers=ORGANISER_AUTH).status_code == 201
+        db_path: Path, header: Any) -> None:
+    from starlette.testclient import TestClient
+    from tests.web.conftest import OPEN
+
+    # open, its new matches rate-limited per address: a burst of 3, then 1 per 100 s
+    with TestClient(create_app(db_path, **{**OPEN, "open_rate": (3, 0.01)})) as client:
+        codes = [client.post("/api/matches", json=header).status_code for _ in range(5)]
+        assert codes == [201, 201, 201, 429, 429]
+        r = client.post("/api/matches", json=header)
+        assert_json_refusal(r, 429, "rate_limited")
+        assert int(r.headers["retry-after"]) >= 1
+        # the organiser is never rate-limited
+        assert client.post("/api/matches", json=header,
+                           headers=ORGANISER_AUTH).status_code == 201
 
 
 def test_attacker_posts_the_new_match_form_without_the_organiser_token(
