@@ -62,10 +62,11 @@ class Held:
 @pytest.fixture
 def held(tmp_path: Path, header: dict[str, Any]) -> Iterator[tuple[TestClient, Held, Match]]:
     plays_pages.DRAWN.items.clear()
-    app = create_app(tmp_path / "draw.sqlite3", **OPEN)
+    pools = Pools()
+    h = Held(pools)
+    pools.run = h.run  # type: ignore[method-assign]  # before the app is made
+    app = create_app(tmp_path / "draw.sqlite3", **OPEN, heavy=pools)
     with TestClient(app) as c:
-        h = Held(app.state.heavy)
-        app.state.heavy.run = h.run  # type: ignore[method-assign]
         r = c.post("/api/matches", json=header)
         assert r.status_code == 201, r.text
         yield c, h, Match(r.json())
@@ -164,20 +165,21 @@ def test_a_drawing_the_pool_refuses_is_the_same_translated_answer_on_every_page(
     from chukker.web.refusals import refusal_message
 
     plays_pages.DRAWN.items.clear()
-    app = create_app(tmp_path / "refused.sqlite3", **OPEN)
     exc = Busy(Kind.DRAWINGS) if refusal == "busy" else OverLimit(Kind.DRAWINGS, "memory")
+    pools = Pools()
+    real = pools.run
+
+    async def refused(kind: Kind, address: str, fn: Callable[..., Any],
+                      args: list[Any] | tuple[Any, ...]) -> Any:
+        if kind is Kind.DRAWINGS:
+            raise exc
+        return await real(kind, address, fn, args)
+
+    pools.run = refused  # type: ignore[method-assign]  # before the app is made
+    app = create_app(tmp_path / "refused.sqlite3", **OPEN, heavy=pools)
     with TestClient(app) as c:
         if path == "review":
             path = _upload(c) + "&c=0&p=1"
-        real = app.state.heavy.run
-
-        async def refused(kind: Kind, address: str, fn: Callable[..., Any],
-                          args: list[Any] | tuple[Any, ...]) -> Any:
-            if kind is Kind.DRAWINGS:
-                raise exc
-            return await real(kind, address, fn, args)
-
-        app.state.heavy.run = refused
         r = c.get(path + ("&" if "?" in path else "?") + "lang=it")
     assert r.status_code == (503 if refusal == "busy" else 422), r.text
     assert ("retry-after" in r.headers) is (refusal == "busy")

@@ -15,7 +15,7 @@ from starlette.testclient import TestClient
 from tests.web.conftest import OPEN
 
 from chukker.web import create_app
-from chukker.web.heavy import Busy, Kind, OverLimit
+from chukker.web.heavy import Busy, Kind, OverLimit, Pools
 from chukker.web.refusals import refusal_message
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "gps"
@@ -49,18 +49,19 @@ def test_a_pool_refusal_is_one_translated_answer_with_retry_after_only_when_full
     tmp_path: Path, door: str, ask: Callable[[TestClient], Any], kind: Kind,
     upload_page: bool, refusal: str,
 ) -> None:
-    app = create_app(tmp_path / "refused.sqlite3", **OPEN)
     exc = Busy(kind, 3) if refusal == "busy" else OverLimit(kind, "memory")
+    pools = Pools()
+    real = pools.run
+
+    async def refused(asked: Kind, address: str, fn: Callable[..., Any],
+                      args: list[Any] | tuple[Any, ...]) -> Any:
+        if asked is kind:
+            raise exc
+        return await real(asked, address, fn, args)
+
+    pools.run = refused  # type: ignore[method-assign]  # before the app is made
+    app = create_app(tmp_path / "refused.sqlite3", **OPEN, heavy=pools)
     with TestClient(app) as c:
-        real = app.state.heavy.run
-
-        async def refused(asked: Kind, address: str, fn: Callable[..., Any],
-                          args: list[Any] | tuple[Any, ...]) -> Any:
-            if asked is kind:
-                raise exc
-            return await real(asked, address, fn, args)
-
-        app.state.heavy.run = refused
         r = ask(c)
     assert r.status_code == (503 if refusal == "busy" else 422), (door, r.text)
     assert r.headers.get("retry-after") == ("3" if refusal == "busy" else None)
