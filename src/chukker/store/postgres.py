@@ -3,7 +3,9 @@
 Appends to a match are serialised by a row lock on the match; each append
 sends ``NOTIFY`` on the store's channel with ``<match id>:<seq>`` in the same
 transaction, so every process listening (:meth:`PostgresStore.notifications`)
-hears of it once it is committed and pushes it to its own clients.
+hears of it once it is committed and pushes it to its own clients. Before it goes
+the event itself, signed with the schema's key (:mod:`chukker.store.pgnotify`), so
+that a listener need not read it again (:meth:`PostgresStore.told_events`).
 
 All tables live in one schema (``chukker`` unless told), which lets test runs
 use a throw-away schema each.
@@ -17,12 +19,14 @@ import logging
 import os
 import random
 import re
+import secrets
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any, TypeVar
 
 import psycopg
 from psycopg_pool import ConnectionPool, PoolTimeout
 
+from chukker.store import pgnotify
 from chukker.store.base import (
     EVENT_COLS,
     MATCH_COLS,
@@ -48,6 +52,7 @@ from chukker.store.base import (
     tournament_event_row,
     tournament_key,
 )
+from chukker.store.notify import keep, take
 
 _IDENT = re.compile(r"^[a-z_][a-z0-9_]{0,40}$")
 log = logging.getLogger("chukker.store")
@@ -113,6 +118,11 @@ CREATE TABLE IF NOT EXISTS {schema}.probe (
     id INTEGER PRIMARY KEY,
     at BIGINT NOT NULL
 );
+CREATE TABLE IF NOT EXISTS {schema}.notify_key (
+    id INTEGER PRIMARY KEY CHECK (id = 1),
+    key BYTEA NOT NULL
+);
+REVOKE ALL ON {schema}.notify_key FROM PUBLIC;
 """
 
 
@@ -167,6 +177,17 @@ class PostgresStore:
         self.connect_wait_s = connect_wait_s
         #: True while the LISTEN connection is subscribed (see :meth:`notifications`)
         self.listening = False
+        #: an append's NOTIFY carries the event, signed (issue 43; False: ``<id>:<seq>``)
+        self.carry = True
+        #: a carried NOTIFY is followed by the plain ``<id>:<seq>``, for the listeners of
+        #: older versions (a mixed rollout); this version skips it
+        self.tell_plain = True
+        #: events heard carried and signed, until :meth:`told_events` takes them
+        self._kept: dict[tuple[str, int], StoredEvent] = {}
+        #: carried payloads not believed (a bad or missing signature): the store was read
+        self.forged = 0
+        #: the schema's signing key (None: this role may not read it; nothing carried)
+        self._key: bytes | None = None
         self._full: str | None = None
         kwargs: dict[str, Any] = {"autocommit": True, "connect_timeout": 5,
                                   "application_name": self.application_name}
@@ -191,8 +212,22 @@ class PostgresStore:
                 # one creator at a time: concurrent CREATE ... IF NOT EXISTS can still collide
                 db.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", (schema,))
                 db.execute(_schema_sql(schema).encode())
+                db.execute(f"INSERT INTO {schema}.notify_key (id, key) VALUES (1, %s) "
+                           "ON CONFLICT (id) DO NOTHING".encode(),
+                           (secrets.token_bytes(pgnotify.KEY_BYTES),))
 
         self._write(create)
+        self._key = self._read(self._read_key)
+
+    def _read_key(self, db: psycopg.Connection[Any]) -> bytes | None:
+        try:
+            row = db.execute(
+                f"SELECT key FROM {self.schema}.notify_key WHERE id = 1".encode()).fetchone()
+        except psycopg.errors.InsufficientPrivilege:
+            log.warning("no SELECT on %s.notify_key: appends are told without their event, "
+                        "and every event told is read from the database", self.schema)
+            return None
+        return bytes(row[0]) if row is not None else None
 
     # ------------------------------------------------------------ connections
     def _call(self, pool: ConnectionPool[psycopg.Connection[Any]],
@@ -321,9 +356,23 @@ class PostgresStore:
                         "WHERE id = %s AND start_ms IS NULL".encode(),
                         (start_ms, match_id),
                     )
-                db.execute("SELECT pg_notify(%s, %s)", (self.channel, f"{match_id}:{event.seq}"))
+                self._notify(db, match_id, event)
 
         self._write(write)
+
+    def _notify(self, db: psycopg.Connection[Any], match_id: str, event: StoredEvent) -> None:
+        """Tell every listener of the append, in its transaction: the event itself when it
+        fits, signed, then (:attr:`tell_plain`) or else ``<id>:<seq>``."""
+        plain = pgnotify.plain(match_id, event.seq)
+        key = self._key
+        carried = pgnotify.signed(key, match_id, event) if key is not None and self.carry else None
+        if carried is None:
+            db.execute("SELECT pg_notify(%s, %s)", (self.channel, plain))
+        elif self.tell_plain:  # in this order: a listener of this version skips the twin
+            db.execute("SELECT pg_notify(%s, %s), pg_notify(%s, %s)",
+                       (self.channel, carried, self.channel, plain))
+        else:
+            db.execute("SELECT pg_notify(%s, %s)", (self.channel, carried))
 
     def import_matches(self, batch: list[MatchImport]) -> None:
         """Write an import in one transaction (a failure or a kill leaves nothing)."""
@@ -542,6 +591,26 @@ class PostgresStore:
         return [HornRow(*r) for r in rows]
 
     # ----------------------------------------------------------------- listen
+    def told_events(self, match_id: str, after_seq: int, upto: int) -> list[StoredEvent] | None:
+        """Events ``after_seq + 1 .. upto`` as their signed notifications carried them
+        (:mod:`chukker.store.pgnotify`), without reading the database; None: read it."""
+        return take(self._kept, match_id, after_seq, upto)
+
+    def _heard(self, payload: str) -> pgnotify.Heard | None:
+        told = pgnotify.heard(self._key, payload)
+        if told is None:
+            return None
+        if told.forged:
+            self.forged += 1
+            if self.forged == 1:  # once: a flood of them must not flood the log
+                log.warning("a notification on %s carried an event without a valid "
+                            "signature (match %s, event %d): not believed, read from the "
+                            "database instead; further ones are counted, not logged",
+                            self.channel, told.key, told.seq)
+        elif told.event is not None:
+            keep(self._kept, (told.key, told.seq), told.event)
+        return told
+
     async def notifications(
         self, on_listening: Callable[[], Awaitable[object]] | None = None,
     ) -> AsyncIterator[tuple[str, int]]:
@@ -551,7 +620,9 @@ class PostgresStore:
         (:data:`BACKOFF_S`, with jitter) and LISTEN issued again; after every
         (re)subscription ``on_listening`` is awaited, so the caller can catch up
         with whatever was appended while it was not listening. :attr:`listening`
-        tells whether it is subscribed now.
+        tells whether it is subscribed now. An event a notification carried, signed,
+        is kept for :meth:`told_events`; the plain notification sent after it is not
+        yielded again.
         """
         delay = BACKOFF_S[0]
         while True:
@@ -563,15 +634,23 @@ class PostgresStore:
                 await conn.execute(f"LISTEN {self.channel}".encode())
                 self.listening = True
                 delay = BACKOFF_S[0]
+                self._kept.clear()  # what was missed is read by the catch-up
                 if on_listening is not None:
                     await on_listening()
+                twin: tuple[str, int] | None = None
                 while True:
                     got = False
                     async for n in conn.notifies(timeout=LISTEN_CHECK_S):
                         got = True
-                        match_id, _, seq = n.payload.rpartition(":")
-                        if match_id and seq.isdigit():
-                            yield match_id, int(seq)
+                        told = self._heard(n.payload)
+                        if told is None:
+                            continue
+                        at = (told.key, told.seq)
+                        if told.event is None and at == twin:
+                            twin = None  # the plain twin of the carried one just yielded
+                            continue
+                        twin = at if told.event is not None else None
+                        yield at
                     if not got:  # quiet for a while: is the connection still there?
                         await conn.execute(b"SELECT 1")
             except (psycopg.Error, OSError) as e:

@@ -1,0 +1,129 @@
+"""What a PostgreSQL ``NOTIFY`` of an append says, and what a listener believes of it.
+
+An append is told on the store's channel as ``"<match id>:<seq>"`` (every version) and,
+since issue 43, first as a *signed* payload that carries the stored event too, so
+that no listening process reads it again from the database::
+
+    <match id>:<seq>:<mac>\\n["<command id>","<body>",<recorded ms>,"<actor>"]
+
+``mac`` is HMAC-SHA256 (its first 128 bits, hex) of ``"chukker-notify-1\\n<match
+id>:<seq>\\n<json>"`` under the key kept in the store's schema (``notify_key``, made
+with the schema, readable by the store's own role only). Any role that can connect
+to the database may ``NOTIFY`` on the channel, but only one that can read the key
+can sign: a payload with a bad or missing signature is not believed, the store is
+read instead (:class:`Heard` ``forged``). A replayed payload is a true event of
+that match and seq (events are append-only), so it changes nothing.
+
+The payload is at most :data:`MAX_PAYLOAD` bytes (PostgreSQL refuses 8,000 or more);
+an event too big to fit is told by ``"<match id>:<seq>"`` alone and read. A listener
+of an older version ignores the signed payload (its text after the last ``:`` is no
+number) and acts on the plain one sent with it; a listener of this version skips
+that plain twin.
+
+Hearing is bounded: a payload longer than :data:`MAX_PAYLOAD` is dropped unread; else
+one HMAC over it and (signed) two ``json.loads`` of at most that many bytes. A
+payload names a match (checked against :data:`~chukker.store.base.MATCH_ID`) and a
+number, never a table, a schema, a channel or a path.
+
+>>> key = b"k" * 32
+>>> e = StoredEvent(2, "c2", {"type": "goal", "at": 1.5}, 7, "timekeeper")
+>>> p = signed(key, "m1", e)
+>>> p.split("\\n")[0][:5], heard(key, p) == Heard("m1", 2, e)
+('m1:2:', True)
+>>> heard(key, "m1:2"), heard(b"x" * 32, p).forged, heard(key, "../etc:2")
+(Heard(key='m1', seq=2, event=None, forged=False), True, None)
+"""
+
+from __future__ import annotations
+
+import hmac
+import json
+from dataclasses import dataclass
+
+from chukker.store.base import MATCH_ID, StoredEvent
+from chukker.store.notify import unpack
+
+#: the longest payload sent or read (PostgreSQL: "payload string too long" at 8,000)
+MAX_PAYLOAD = 7999
+#: hex digits of the HMAC kept in a payload (128 bits)
+MAC_HEX = 32
+#: what the HMAC covers first: the format's version (a later format signs another text)
+DOMAIN = b"chukker-notify-1\n"
+#: bytes of a schema's signing key
+KEY_BYTES = 32
+
+
+@dataclass(frozen=True, slots=True)
+class Heard:
+    """A notification as understood: its key (a match id, or ``t.<id>`` for a
+    tournament's log) and seq, the event it carried (signed, intact) or None, and
+    whether it carried something unsigned or wrongly signed (not believed: read)."""
+
+    key: str
+    seq: int
+    event: StoredEvent | None = None
+    forged: bool = False
+
+
+def plain(key: str, seq: int) -> str:
+    """The payload every version understands.
+
+    >>> plain("m1", 3)
+    'm1:3'
+    """
+    return f"{key}:{seq}"
+
+
+def _mac(key: bytes, head: str, body: str) -> bytes:
+    text = DOMAIN + f"{head}\n{body}".encode("utf-8", "surrogatepass")
+    return hmac.new(key, text, "sha256").hexdigest()[:MAC_HEX].encode("ascii")
+
+
+def signed(key: bytes, match_id: str, stored: StoredEvent) -> str | None:
+    """The signed payload carrying ``stored``, or None if it would not fit."""
+    body = json.dumps([stored.command_id, stored.body(), stored.recorded_ms, stored.actor],
+                      separators=(",", ":"), ensure_ascii=True)
+    head = f"{match_id}:{stored.seq}"
+    if len(head) + len(body) + MAC_HEX + 2 > MAX_PAYLOAD:
+        return None
+    return f"{head}:{_mac(key, head, body).decode('ascii')}\n{body}"
+
+
+def _key_seq(key: str, seq: str) -> tuple[str, int] | None:
+    k = key[2:] if key.startswith("t.") else key  # a tournament's log
+    if not MATCH_ID.match(k) or not (seq.isascii() and seq.isdigit()) or len(seq) > 12:
+        return None
+    return key, int(seq)
+
+
+def heard(key: bytes | None, payload: str) -> Heard | None:
+    """What ``payload`` tells, or None (ignored: nothing this store sends).
+
+    ``key`` None (this process cannot read the key): nothing carried is believed.
+
+    >>> heard(b"k", "m1:²"), heard(b"k", "m1:" + "9" * 13), heard(b"k", "x" * 9000)
+    (None, None, None)
+    >>> heard(b"k", "m1:4:" + "é" * 32 + "\\n[]").forged
+    True
+    >>> heard(b"k", 'm1:4\\n["c","{}",5,"tk"]')
+    Heard(key='m1', seq=4, event=None, forged=True)
+    """
+    if len(payload) > MAX_PAYLOAD:
+        return None
+    head, nl, body = payload.partition("\n")
+    parts = head.split(":", 3)
+    if len(parts) < 2:
+        return None
+    told = _key_seq(parts[0], parts[1])
+    if told is None:
+        return None
+    if not nl and len(parts) == 2:
+        return Heard(*told)  # "<id>:<seq>": read it
+    # something carried: believed only if signed with this schema's key
+    mac = parts[2] if len(parts) == 3 else ""
+    if (key is None or len(mac) != MAC_HEX
+            or not hmac.compare_digest(mac.encode("utf-8", "surrogatepass"),
+                                       _mac(key, f"{parts[0]}:{parts[1]}", body))):
+        return Heard(*told, forged=True)
+    event = unpack(body, told[1])
+    return Heard(*told, event) if event is not None else Heard(*told, forged=True)
