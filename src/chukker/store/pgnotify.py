@@ -76,7 +76,7 @@ def plain(key: str, seq: int) -> str:
 
 def _mac(key: bytes, head: str, body: str) -> bytes:
     text = DOMAIN + f"{head}\n{body}".encode("utf-8", "surrogatepass")
-    return hmac.new(key, text, "sha256").hexdigest()[:MAC_HEX].encode("ascii")
+    return hmac.digest(key, text, "sha256")[:MAC_HEX // 2].hex().encode("ascii")
 
 
 def signed(key: bytes, match_id: str, stored: StoredEvent) -> str | None:

@@ -183,7 +183,7 @@ class PostgresStore:
         #: older versions (a mixed rollout); this version skips it
         self.tell_plain = True
         #: events heard carried and signed, until :meth:`told_events` takes them
-        self._kept: dict[tuple[str, int], StoredEvent] = {}
+        self.kept: dict[tuple[str, int], StoredEvent] = {}
         #: carried payloads not believed (a bad or missing signature): the store was read
         self.forged = 0
         #: the schema's signing key (None: this role may not read it; nothing carried)
@@ -594,7 +594,7 @@ class PostgresStore:
     def told_events(self, match_id: str, after_seq: int, upto: int) -> list[StoredEvent] | None:
         """Events ``after_seq + 1 .. upto`` as their signed notifications carried them
         (:mod:`chukker.store.pgnotify`), without reading the database; None: read it."""
-        return take(self._kept, match_id, after_seq, upto)
+        return take(self.kept, match_id, after_seq, upto)
 
     def _heard(self, payload: str) -> pgnotify.Heard | None:
         told = pgnotify.heard(self._key, payload)
@@ -608,7 +608,7 @@ class PostgresStore:
                             "database instead; further ones are counted, not logged",
                             self.channel, told.key, told.seq)
         elif told.event is not None:
-            keep(self._kept, (told.key, told.seq), told.event)
+            keep(self.kept, (told.key, told.seq), told.event)
         return told
 
     async def notifications(
@@ -634,7 +634,7 @@ class PostgresStore:
                 await conn.execute(f"LISTEN {self.channel}".encode())
                 self.listening = True
                 delay = BACKOFF_S[0]
-                self._kept.clear()  # what was missed is read by the catch-up
+                self.kept.clear()  # what was missed is read by the catch-up
                 if on_listening is not None:
                     await on_listening()
                 twin: tuple[str, int] | None = None
