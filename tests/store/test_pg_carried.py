@@ -380,8 +380,11 @@ def test_how_big_a_notification_can_be_under_postgresqls_limit_checked_before_an
     p = pgnotify.signed(key, "m1", ev(2, "b"))
     assert p is not None
     calls.clear()
-    assert pgnotify.heard(key, p + " " * pgnotify.MAX_PAYLOAD) is None
+    assert pgnotify.heard(p + " " * pgnotify.MAX_PAYLOAD) is None
     assert calls == []
+    told = pgnotify.heard(p)  # heard: its head only; checked when taken
+    assert told is not None and calls == []
+    assert pgnotify.believe(key, told) == ev(2, "b") and calls.count("hmac") == 1
 
 
 def test_no_server_path_is_named_by_a_notification_only_a_match_id_and_a_number(
@@ -401,7 +404,7 @@ def test_no_server_path_is_named_by_a_notification_only_a_match_id_and_a_number(
         assert got == [("m1", 1)]  # every other one dropped unread, the listener alive
 
     asyncio.run(body())
-    assert all(pgnotify.heard(b"k", p) is None for p in bad)
+    assert all(pgnotify.heard(p) is None for p in bad)
 
 
 def sign(key: bytes, head: str, body: str) -> str:
@@ -415,8 +418,9 @@ def test_a_carried_notification_cannot_delay_a_horn_its_parse_is_bounded(
         stores: tuple[PostgresStore, PostgresStore], pg_url: str, pg_schema: str,
         monkeypatch: pytest.MonkeyPatch) -> None:
     """A payload is parsed on the event loop, where the horns' timers run: whatever it
-    holds, signed or not, the parse is at most one HMAC and two ``json.loads`` of at most
-    7,999 bytes, it never raises, and a flood of them leaves the listener listening."""
+    holds, signed or not, hearing it splits its head, and taking it is at most one HMAC
+    and two ``json.loads`` of at most 7,999 bytes; neither raises, and a flood of them
+    leaves the listener listening."""
     writer, reader = stores
     key = schema_key(pg_url, pg_schema)  # a role that may read the key can sign
     assert pgnotify.signed(key, "m1", ev(1, "a")) is not None
@@ -442,8 +446,9 @@ def test_a_carried_notification_cannot_delay_a_horn_its_parse_is_bounded(
         m.setattr(json, "loads", loads)
         for p in hostile:
             calls.clear()
-            told = pgnotify.heard(key, p)  # never raises
-            assert told is not None and told.forged and told.event is None
+            told = pgnotify.heard(p)  # never raises
+            assert told is not None and told.carried and calls == []
+            assert pgnotify.believe(key, told) is None  # never raises; not an event
             assert calls.count("hmac") == 1 and calls.count("json") <= 2
 
     async def body() -> None:
@@ -452,7 +457,7 @@ def test_a_carried_notification_cannot_delay_a_horn_its_parse_is_bounded(
                 await asyncio.to_thread(notify, pg_url, reader.channel, p)
             await asyncio.to_thread(writer.append, "m1", ev(1, "a", "bowl_in"), 1000)
             await until(lambda: ("m1", 1) in got, "still listening")
-        assert reader.forged == len(hostile) * 10
         assert reader.told_events("m1", 0, 1) == reader.events("m1")
+        assert reader.told_events("m1", 6, 7) is None and reader.forged == 1  # not believed
 
     asyncio.run(body())

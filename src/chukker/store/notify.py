@@ -38,7 +38,7 @@ import json
 import os
 import socket
 import stat
-from typing import Protocol
+from typing import Protocol, TypeVar
 
 from chukker.store.base import MATCH_ID, StoredEvent, StoreError
 
@@ -50,6 +50,8 @@ MAX_CARRIED = 8192
 MAX_DATAGRAM = MAX_CARRIED + 128
 #: events heard and not yet taken, kept at most (the oldest go first)
 MAX_KEPT = 512
+
+T = TypeVar("T")
 
 
 class Notifier(Protocol):
@@ -117,8 +119,7 @@ def unpack(payload: bytes | str, seq: int) -> StoredEvent | None:
     return StoredEvent(seq, command_id, event, recorded_ms, actor)
 
 
-def keep(kept: dict[tuple[str, int], StoredEvent], told: tuple[str, int],
-         event: StoredEvent) -> None:
+def keep(kept: dict[tuple[str, int], T], told: tuple[str, int], event: T) -> None:
     """Keep ``event`` as heard, until taken; at most :data:`MAX_KEPT` (the oldest go first:
     events of a match not loaded here are never taken)."""
     kept[told] = event
@@ -126,8 +127,8 @@ def keep(kept: dict[tuple[str, int], StoredEvent], told: tuple[str, int],
         del kept[next(iter(kept))]
 
 
-def take(kept: dict[tuple[str, int], StoredEvent], match_id: str, after_seq: int,
-         upto: int) -> list[StoredEvent] | None:
+def take(kept: dict[tuple[str, int], T], match_id: str, after_seq: int,
+         upto: int) -> list[T] | None:
     """Events ``after_seq + 1 .. upto`` of ``match_id`` from ``kept`` (taken out of it), or
     None if one of them is not there (then all of them are read from the store).
 
@@ -135,7 +136,7 @@ def take(kept: dict[tuple[str, int], StoredEvent], match_id: str, after_seq: int
     >>> take(k, "m1", 1, 2), take(k, "m1", 1, 2)
     ([StoredEvent(seq=2, command_id='c', event={}, recorded_ms=5, actor='tk')], None)
     """
-    out: list[StoredEvent] = []
+    out: list[T] = []
     for q in range(after_seq + 1, upto + 1):
         e = kept.pop((match_id, q), None)
         if e is None:

@@ -10,9 +10,9 @@ that no listening process reads it again from the database::
 id>:<seq>\\n<json>"`` under the key kept in the store's schema (``notify_key``, made
 with the schema, readable by the store's own role only). Any role that can connect
 to the database may ``NOTIFY`` on the channel, but only one that can read the key
-can sign: a payload with a bad or missing signature is not believed, the store is
-read instead (:class:`Heard` ``forged``). A replayed payload is a true event of
-that match and seq (events are append-only), so it changes nothing.
+can sign: a payload with a bad or missing signature is not believed (:func:`believe`),
+the store is read instead. A replayed payload is a true event of that match and seq
+(events are append-only), so it changes nothing.
 
 The payload is at most :data:`MAX_PAYLOAD` bytes (PostgreSQL refuses 8,000 or more);
 an event too big to fit is told by ``"<match id>:<seq>"`` alone and read. A listener
@@ -21,17 +21,19 @@ number) and acts on the plain one sent with it; a listener of this version skips
 that plain twin.
 
 Hearing is bounded: a payload longer than :data:`MAX_PAYLOAD` is dropped unread; else
-one HMAC over it and (signed) two ``json.loads`` of at most that many bytes. A
+its head is split (:func:`heard`) and, only when the event is taken, one HMAC over it
+and (signed) two ``json.loads`` of at most that many bytes (:func:`believe`). A
 payload names a match (checked against :data:`~chukker.store.base.MATCH_ID`) and a
 number, never a table, a schema, a channel or a path.
 
 >>> key = b"k" * 32
 >>> e = StoredEvent(2, "c2", {"type": "goal", "at": 1.5}, 7, "timekeeper")
 >>> p = signed(key, "m1", e)
->>> p.split("\\n")[0][:5], heard(key, p) == Heard("m1", 2, e)
-('m1:2:', True)
->>> heard(key, "m1:2"), heard(b"x" * 32, p).forged, heard(key, "../etc:2")
-(Heard(key='m1', seq=2, event=None, forged=False), True, None)
+>>> h = heard(p)
+>>> p.split("\\n")[0][:5], (h.key, h.seq, h.carried), believe(key, h) == e
+('m1:2:', ('m1', 2, True), True)
+>>> heard("m1:2"), believe(b"x" * 32, h), heard("../etc:2")
+(Heard(key='m1', seq=2, mac='', body=None), None, None)
 """
 
 from __future__ import annotations
@@ -55,14 +57,18 @@ KEY_BYTES = 32
 
 @dataclass(frozen=True, slots=True)
 class Heard:
-    """A notification as understood: its key (a match id, or ``t.<id>`` for a
-    tournament's log) and seq, the event it carried (signed, intact) or None, and
-    whether it carried something unsigned or wrongly signed (not believed: read)."""
+    """A notification as heard: its key (a match id, or ``t.<id>`` for a tournament's
+    log) and seq, and what it carried (``mac``, ``body``: not checked yet, see
+    :func:`believe`), or ``body`` None (``<id>:<seq>``)."""
 
     key: str
     seq: int
-    event: StoredEvent | None = None
-    forged: bool = False
+    mac: str = ""
+    body: str | None = None
+
+    @property
+    def carried(self) -> bool:
+        return self.body is not None
 
 
 def plain(key: str, seq: int) -> str:
@@ -96,34 +102,42 @@ def _key_seq(key: str, seq: str) -> tuple[str, int] | None:
     return key, int(seq)
 
 
-def heard(key: bytes | None, payload: str) -> Heard | None:
-    """What ``payload`` tells, or None (ignored: nothing this store sends).
+def heard(payload: str) -> Heard | None:
+    """What ``payload`` tells, or None (ignored: nothing this store sends). Its head
+    only is read here (what it carries is checked when it is taken, by :func:`believe`:
+    a process that never takes it, such as the officials' own, pays nothing for it).
 
-    ``key`` None (this process cannot read the key): nothing carried is believed.
-
-    >>> heard(b"k", "m1:²"), heard(b"k", "m1:" + "9" * 13), heard(b"k", "x" * 9000)
-    (None, None, None)
-    >>> heard(b"k", "m1:4:" + "é" * 32 + "\\n[]").forged
-    True
-    >>> heard(b"k", 'm1:4\\n["c","{}",5,"tk"]')
-    Heard(key='m1', seq=4, event=None, forged=True)
+    >>> heard("m1:²"), heard("m1:" + "9" * 13), heard("x" * 9000), heard("m1:2:3:4")
+    (None, None, None, None)
+    >>> heard('m1:4\\n["c","{}",5,"tk"]')
+    Heard(key='m1', seq=4, mac='', body='["c","{}",5,"tk"]')
     """
     if len(payload) > MAX_PAYLOAD:
         return None
     head, nl, body = payload.partition("\n")
     parts = head.split(":", 3)
-    if len(parts) < 2:
+    if not 2 <= len(parts) <= 3:
         return None
     told = _key_seq(parts[0], parts[1])
     if told is None:
         return None
-    if not nl and len(parts) == 2:
-        return Heard(*told)  # "<id>:<seq>": read it
-    # something carried: believed only if signed with this schema's key
-    mac = parts[2] if len(parts) == 3 else ""
-    if (key is None or len(mac) != MAC_HEX
+    if not nl:
+        return Heard(*told) if len(parts) == 2 else None  # "<id>:<seq>": read it
+    return Heard(*told, parts[2] if len(parts) == 3 else "", body)
+
+
+def believe(key: bytes | None, told: Heard) -> StoredEvent | None:
+    """The event ``told`` carried, if it is signed with ``key`` (this schema's) and is
+    an event; else None (not believed: read the store). ``key`` None (this process may
+    not read the key): nothing is believed. At most one HMAC and two ``json.loads`` of
+    at most :data:`MAX_PAYLOAD` bytes.
+
+    >>> believe(b"k", Heard("m1", 4, "é" * 32, "[]")), believe(b"k", Heard("m1", 4))
+    (None, None)
+    """
+    body, mac = told.body, told.mac
+    if (body is None or key is None or len(mac) != MAC_HEX
             or not hmac.compare_digest(mac.encode("utf-8", "surrogatepass"),
-                                       _mac(key, f"{parts[0]}:{parts[1]}", body))):
-        return Heard(*told, forged=True)
-    event = unpack(body, told[1])
-    return Heard(*told, event) if event is not None else Heard(*told, forged=True)
+                                       _mac(key, f"{told.key}:{told.seq}", body))):
+        return None
+    return unpack(body, told.seq)

@@ -182,9 +182,11 @@ class PostgresStore:
         #: a carried NOTIFY is followed by the plain ``<id>:<seq>``, for the listeners of
         #: older versions (a mixed rollout); this version skips it
         self.tell_plain = True
-        #: events heard carried and signed, until :meth:`told_events` takes them
-        self.kept: dict[tuple[str, int], StoredEvent] = {}
-        #: carried payloads not believed (a bad or missing signature): the store was read
+        #: notifications heard carrying an event, until :meth:`told_events` takes them
+        #: (their signature is checked then)
+        self.kept: dict[tuple[str, int], pgnotify.Heard] = {}
+        #: carried events taken and not believed (a bad or missing signature, or not an
+        #: event): the store was read instead
         self.forged = 0
         #: the schema's signing key (None: this role may not read it; nothing carried)
         self._key: bytes | None = None
@@ -593,23 +595,27 @@ class PostgresStore:
     # ----------------------------------------------------------------- listen
     def told_events(self, match_id: str, after_seq: int, upto: int) -> list[StoredEvent] | None:
         """Events ``after_seq + 1 .. upto`` as their signed notifications carried them
-        (:mod:`chukker.store.pgnotify`), without reading the database; None: read it."""
-        return take(self.kept, match_id, after_seq, upto)
-
-    def _heard(self, payload: str) -> pgnotify.Heard | None:
-        told = pgnotify.heard(self._key, payload)
-        if told is None:
+        (:mod:`chukker.store.pgnotify`), without reading the database; None: read it
+        (one of them was not carried, or is not believed)."""
+        heard = take(self.kept, match_id, after_seq, upto)
+        if heard is None:
             return None
-        if told.forged:
-            self.forged += 1
-            if self.forged == 1:  # once: a flood of them must not flood the log
-                log.warning("a notification on %s carried an event without a valid "
-                            "signature (match %s, event %d): not believed, read from the "
-                            "database instead; further ones are counted, not logged",
-                            self.channel, told.key, told.seq)
-        elif told.event is not None:
-            keep(self.kept, (told.key, told.seq), told.event)
-        return told
+        out: list[StoredEvent] = []
+        for told in heard:
+            e = pgnotify.believe(self._key, told)
+            if e is None:
+                self._not_believed(told)
+                return None
+            out.append(e)
+        return out
+
+    def _not_believed(self, told: pgnotify.Heard) -> None:
+        self.forged += 1
+        if self.forged == 1:  # once: a flood of them must not flood the log
+            log.warning("a notification on %s carried an event without a valid signature "
+                        "(match %s, event %d): not believed, read from the database "
+                        "instead; further ones are counted (forged), not logged",
+                        self.channel, told.key, told.seq)
 
     async def notifications(
         self, on_listening: Callable[[], Awaitable[object]] | None = None,
@@ -620,9 +626,9 @@ class PostgresStore:
         (:data:`BACKOFF_S`, with jitter) and LISTEN issued again; after every
         (re)subscription ``on_listening`` is awaited, so the caller can catch up
         with whatever was appended while it was not listening. :attr:`listening`
-        tells whether it is subscribed now. An event a notification carried, signed,
-        is kept for :meth:`told_events`; the plain notification sent after it is not
-        yielded again.
+        tells whether it is subscribed now. An event a notification carried is kept
+        for :meth:`told_events` (which checks its signature); the plain notification
+        sent after it is not yielded again.
         """
         delay = BACKOFF_S[0]
         while True:
@@ -642,14 +648,18 @@ class PostgresStore:
                     got = False
                     async for n in conn.notifies(timeout=LISTEN_CHECK_S):
                         got = True
-                        told = self._heard(n.payload)
+                        told = pgnotify.heard(n.payload)
                         if told is None:
                             continue
                         at = (told.key, told.seq)
-                        if told.event is None and at == twin:
+                        if told.carried:
+                            keep(self.kept, at, told)
+                            twin = at
+                        elif at == twin:
                             twin = None  # the plain twin of the carried one just yielded
                             continue
-                        twin = at if told.event is not None else None
+                        else:
+                            twin = None
                         yield at
                     if not got:  # quiet for a while: is the connection still there?
                         await conn.execute(b"SELECT 1")
