@@ -365,7 +365,7 @@ def test_how_big_a_notification_can_be_under_postgresqls_limit_checked_before_an
         notify(pg_url, writer.channel, "x" * (pgnotify.MAX_PAYLOAD + 1))  # not 8,000
     # a longer one (no PostgreSQL sends it) is dropped before any HMAC or JSON
     calls: list[str] = []
-    real_new, real_loads = pgnotify.hmac.digest, json.loads
+    real_new, real_loads = pgnotify.Signer.mac, json.loads
 
     def new(*a: Any, **k: Any) -> Any:
         calls.append("hmac")
@@ -375,7 +375,7 @@ def test_how_big_a_notification_can_be_under_postgresqls_limit_checked_before_an
         calls.append("json")
         return real_loads(*a, **k)
 
-    monkeypatch.setattr(pgnotify.hmac, "digest", new)
+    monkeypatch.setattr(pgnotify.Signer, "mac", new)
     monkeypatch.setattr(json, "loads", loads)
     p = pgnotify.signed(key, "m1", ev(2, "b"))
     assert p is not None
@@ -431,7 +431,7 @@ def test_a_carried_notification_cannot_delay_a_horn_its_parse_is_bounded(
     hostile = [sign(key, "m1:7", b)[:pgnotify.MAX_PAYLOAD] for b in bodies]
     hostile += [sign(b"guess", "m1:7", b)[:pgnotify.MAX_PAYLOAD] for b in bodies]
     calls: list[str] = []
-    real_new, real_loads = pgnotify.hmac.digest, json.loads
+    real_new, real_loads = pgnotify.Signer.mac, json.loads
 
     def new(*a: Any, **k: Any) -> Any:
         calls.append("hmac")
@@ -442,7 +442,7 @@ def test_a_carried_notification_cannot_delay_a_horn_its_parse_is_bounded(
         return real_loads(*a, **k)
 
     with monkeypatch.context() as m:
-        m.setattr(pgnotify.hmac, "digest", new)
+        m.setattr(pgnotify.Signer, "mac", new)
         m.setattr(json, "loads", loads)
         for p in hostile:
             calls.clear()

@@ -6,11 +6,11 @@ that no listening process reads it again from the database::
 
     <match id>:<seq>:<mac>\\n["<command id>","<body>",<recorded ms>,"<actor>"]
 
-``mac`` is HMAC-SHA256 (its first 128 bits, hex) of ``"chukker-notify-1\\n<match
+``mac`` is HMAC-SHA256 (its first 128 bits, hex; :class:`Signer`) of ``"chukker-notify-1\\n<match
 id>:<seq>\\n<json>"`` under the key kept in the store's schema (``notify_key``, made
 with the schema, readable by the store's own role only). Any role that can connect
 to the database may ``NOTIFY`` on the channel, but only one that can read the key
-can sign: a payload with a bad or missing signature is not believed (:func:`believe`),
+can sign: a payload with a bad or missing signature is not believed (:meth:`Signer.believe`),
 the store is read instead. A replayed payload is a true event of that match and seq
 (events are append-only), so it changes nothing.
 
@@ -22,7 +22,7 @@ that plain twin.
 
 Hearing is bounded: a payload longer than :data:`MAX_PAYLOAD` is dropped unread; else
 its head is split (:func:`heard`) and, only when the event is taken, one HMAC over it
-and (signed) two ``json.loads`` of at most that many bytes (:func:`believe`). A
+and (signed) two ``json.loads`` of at most that many bytes (:meth:`Signer.believe`). A
 payload names a match (checked against :data:`~chukker.store.base.MATCH_ID`) and a
 number, never a table, a schema, a channel or a path.
 
@@ -38,6 +38,7 @@ number, never a table, a schema, a channel or a path.
 
 from __future__ import annotations
 
+import hashlib
 import hmac
 import json
 from dataclasses import dataclass
@@ -80,19 +81,76 @@ def plain(key: str, seq: int) -> str:
     return f"{key}:{seq}"
 
 
-def _mac(key: bytes, head: str, body: str) -> bytes:
-    text = DOMAIN + f"{head}\n{body}".encode("utf-8", "surrogatepass")
-    return hmac.digest(key, text, "sha256")[:MAC_HEX // 2].hex().encode("ascii")
+#: one encoder for every payload (``json.dumps`` with options makes one per call)
+_ENCODE = json.JSONEncoder(separators=(",", ":"), ensure_ascii=True).encode
+
+
+class Signer:
+    """Signs and checks payloads with one schema's key: HMAC-SHA256 (RFC 2104), its
+    keyed inner and outer states made once, so that a payload costs two copies and two
+    short hashes rather than OpenSSL's digest lookup and key set-up (13-20 us in the
+    officials' append thread, cold, against 3 us).
+
+    >>> Signer(b"k" * 32).mac("m1:2", "[]") == hmac.new(
+    ...     b"k" * 32, DOMAIN + b"m1:2\\n[]", "sha256").hexdigest()[:MAC_HEX].encode()
+    True
+    """
+
+    __slots__ = ("_inner", "_outer")
+
+    def __init__(self, key: bytes) -> None:
+        if len(key) > 64:  # the block size; longer keys are hashed first (RFC 2104)
+            key = hashlib.sha256(key).digest()
+        key = key.ljust(64, b"\0")
+        self._inner = hashlib.sha256(bytes(b ^ 0x36 for b in key))
+        self._outer = hashlib.sha256(bytes(b ^ 0x5C for b in key))
+
+    def mac(self, head: str, body: str) -> bytes:
+        """The MAC of a payload's head and body, as its hex digits (ASCII)."""
+        inner = self._inner.copy()
+        inner.update(DOMAIN + f"{head}\n{body}".encode("utf-8", "surrogatepass"))
+        outer = self._outer.copy()
+        outer.update(inner.digest())
+        return outer.digest()[:MAC_HEX // 2].hex().encode("ascii")
+
+    def signed(self, match_id: str, stored: StoredEvent,
+               text: str | None = None) -> str | None:
+        """The signed payload carrying ``stored`` (``text``: its
+        :meth:`~chukker.store.base.StoredEvent.body`, if made already), or None if it
+        would not fit."""
+        body = _ENCODE([stored.command_id, stored.body() if text is None else text,
+                        stored.recorded_ms, stored.actor])
+        head = f"{match_id}:{stored.seq}"
+        if len(head) + len(body) + MAC_HEX + 2 > MAX_PAYLOAD:
+            return None
+        return f"{head}:{self.mac(head, body).decode('ascii')}\n{body}"
+
+    def believe(self, told: Heard) -> StoredEvent | None:
+        """The event ``told`` carried, if it is signed with this key and is an event;
+        else None (not believed: read the store). At most one MAC and two
+        ``json.loads`` of at most :data:`MAX_PAYLOAD` bytes.
+
+        >>> s = Signer(b"k")
+        >>> s.believe(Heard("m1", 4, "é" * 32, "[]")), s.believe(Heard("m1", 4))
+        (None, None)
+        """
+        body, mac = told.body, told.mac
+        if (body is None or len(mac) != MAC_HEX
+                or not hmac.compare_digest(mac.encode("utf-8", "surrogatepass"),
+                                           self.mac(f"{told.key}:{told.seq}", body))):
+            return None
+        return unpack(body, told.seq)
 
 
 def signed(key: bytes, match_id: str, stored: StoredEvent) -> str | None:
-    """The signed payload carrying ``stored``, or None if it would not fit."""
-    body = json.dumps([stored.command_id, stored.body(), stored.recorded_ms, stored.actor],
-                      separators=(",", ":"), ensure_ascii=True)
-    head = f"{match_id}:{stored.seq}"
-    if len(head) + len(body) + MAC_HEX + 2 > MAX_PAYLOAD:
-        return None
-    return f"{head}:{_mac(key, head, body).decode('ascii')}\n{body}"
+    """:meth:`Signer.signed` with ``key`` (a store keeps its :class:`Signer`)."""
+    return Signer(key).signed(match_id, stored)
+
+
+def believe(key: bytes | None, told: Heard) -> StoredEvent | None:
+    """:meth:`Signer.believe` with ``key``; None believes nothing (a process that may not
+    read the key)."""
+    return Signer(key).believe(told) if key is not None else None
 
 
 def _key_seq(key: str, seq: str) -> tuple[str, int] | None:
@@ -104,7 +162,7 @@ def _key_seq(key: str, seq: str) -> tuple[str, int] | None:
 
 def heard(payload: str) -> Heard | None:
     """What ``payload`` tells, or None (ignored: nothing this store sends). Its head
-    only is read here (what it carries is checked when it is taken, by :func:`believe`:
+    only is read here (what it carries is checked when it is taken, by :meth:`Signer.believe`:
     a process that never takes it, such as the officials' own, pays nothing for it).
 
     >>> heard("m1:²"), heard("m1:" + "9" * 13), heard("x" * 9000), heard("m1:2:3:4")
@@ -124,20 +182,3 @@ def heard(payload: str) -> Heard | None:
     if not nl:
         return Heard(*told) if len(parts) == 2 else None  # "<id>:<seq>": read it
     return Heard(*told, parts[2] if len(parts) == 3 else "", body)
-
-
-def believe(key: bytes | None, told: Heard) -> StoredEvent | None:
-    """The event ``told`` carried, if it is signed with ``key`` (this schema's) and is
-    an event; else None (not believed: read the store). ``key`` None (this process may
-    not read the key): nothing is believed. At most one HMAC and two ``json.loads`` of
-    at most :data:`MAX_PAYLOAD` bytes.
-
-    >>> believe(b"k", Heard("m1", 4, "é" * 32, "[]")), believe(b"k", Heard("m1", 4))
-    (None, None)
-    """
-    body, mac = told.body, told.mac
-    if (body is None or key is None or len(mac) != MAC_HEX
-            or not hmac.compare_digest(mac.encode("utf-8", "surrogatepass"),
-                                       _mac(key, f"{told.key}:{told.seq}", body))):
-        return None
-    return unpack(body, told.seq)

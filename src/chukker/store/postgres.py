@@ -188,8 +188,9 @@ class PostgresStore:
         #: carried events taken and not believed (a bad or missing signature, or not an
         #: event): the store was read instead
         self.forged = 0
-        #: the schema's signing key (None: this role may not read it; nothing carried)
-        self._key: bytes | None = None
+        #: signs and checks with the schema's key (None: this role may not read it;
+        #: nothing is carried or believed)
+        self._signer: pgnotify.Signer | None = None
         self._full: str | None = None
         kwargs: dict[str, Any] = {"autocommit": True, "connect_timeout": 5,
                                   "application_name": self.application_name}
@@ -219,7 +220,8 @@ class PostgresStore:
                            (secrets.token_bytes(pgnotify.KEY_BYTES),))
 
         self._write(create)
-        self._key = self._read(self._read_key)
+        key = self._read(self._read_key)
+        self._signer = pgnotify.Signer(key) if key is not None else None
 
     def _read_key(self, db: psycopg.Connection[Any]) -> bytes | None:
         try:
@@ -321,6 +323,7 @@ class PostgresStore:
     def append(self, match_id: str, event: StoredEvent, start_ms: int) -> None:
         s = self.schema
         tries = 0
+        body = event.body()  # once: stored, and carried by the NOTIFY
 
         def write(db: psycopg.Connection[Any]) -> None:
             nonlocal tries
@@ -337,7 +340,7 @@ class PostgresStore:
                 ).fetchone()
                 if dup is not None:
                     found = event_row(dup)
-                    if tries > 1 and found.seq == event.seq and found.body() == event.body():
+                    if tries > 1 and found.seq == event.seq and found.body() == body:
                         return  # the lost attempt had committed: this is that event
                     raise CommandExists(found)
                 row = db.execute(
@@ -349,7 +352,7 @@ class PostgresStore:
                 db.execute(
                     f"INSERT INTO {s}.events (match_id, {EVENT_COLS}) "
                     "VALUES (%s, %s, %s, %s, %s, %s)".encode(),
-                    (match_id, event.seq, event.command_id, event.body(), event.recorded_ms,
+                    (match_id, event.seq, event.command_id, body, event.recorded_ms,
                      event.actor),
                 )
                 if event.seq == 1:
@@ -358,16 +361,18 @@ class PostgresStore:
                         "WHERE id = %s AND start_ms IS NULL".encode(),
                         (start_ms, match_id),
                     )
-                self._notify(db, match_id, event)
+                self._notify(db, match_id, event, body)
 
         self._write(write)
 
-    def _notify(self, db: psycopg.Connection[Any], match_id: str, event: StoredEvent) -> None:
+    def _notify(self, db: psycopg.Connection[Any], match_id: str, event: StoredEvent,
+                body: str) -> None:
         """Tell every listener of the append, in its transaction: the event itself when it
         fits, signed, then (:attr:`tell_plain`) or else ``<id>:<seq>``."""
         plain = pgnotify.plain(match_id, event.seq)
-        key = self._key
-        carried = pgnotify.signed(key, match_id, event) if key is not None and self.carry else None
+        signer = self._signer
+        carried = (signer.signed(match_id, event, body)
+                   if signer is not None and self.carry else None)
         if carried is None:
             db.execute("SELECT pg_notify(%s, %s)", (self.channel, plain))
         elif self.tell_plain:  # in this order: a listener of this version skips the twin
@@ -602,7 +607,7 @@ class PostgresStore:
             return None
         out: list[StoredEvent] = []
         for told in heard:
-            e = pgnotify.believe(self._key, told)
+            e = self._signer.believe(told) if self._signer is not None else None
             if e is None:
                 self._not_believed(told)
                 return None
