@@ -367,8 +367,9 @@ class PostgresStore:
 
     def _notify(self, db: psycopg.Connection[Any], match_id: str, event: StoredEvent,
                 body: str) -> None:
-        """Tell every listener of the append, in its transaction: the event itself when it
-        fits, signed, then (:attr:`tell_plain`) or else ``<id>:<seq>``."""
+        """Tell every listener of the append, in its transaction: the event itself, signed,
+        when it fits (and :attr:`carry`); then (:attr:`tell_plain`), or instead,
+        ``<id>:<seq>``."""
         plain = pgnotify.plain(match_id, event.seq)
         signer = self._signer
         carried = (signer.signed(match_id, event, body)
@@ -603,11 +604,12 @@ class PostgresStore:
         (:mod:`chukker.store.pgnotify`), without reading the database; None: read it
         (one of them was not carried, or is not believed)."""
         heard = take(self.kept, match_id, after_seq, upto)
-        if heard is None:
+        signer = self._signer
+        if heard is None or signer is None:  # no key: said once at start
             return None
         out: list[StoredEvent] = []
         for told in heard:
-            e = self._signer.believe(told) if self._signer is not None else None
+            e = signer.believe(told)
             if e is None:
                 self._not_believed(told)
                 return None
