@@ -116,7 +116,10 @@ def unpack(payload: bytes | str, seq: int) -> StoredEvent | None:
     if not (isinstance(command_id, str) and isinstance(event, dict)
             and type(recorded_ms) is int and isinstance(actor, str)):
         return None
-    return StoredEvent(seq, command_id, event, recorded_ms, actor)
+    try:
+        return StoredEvent(seq, command_id, event, recorded_ms, actor)
+    except (ValueError, OverflowError):  # what the event is cannot be read (its time)
+        return None
 
 
 def keep(kept: dict[tuple[str, int], T], told: tuple[str, int], event: T) -> None:
