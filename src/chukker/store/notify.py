@@ -38,7 +38,7 @@ import json
 import os
 import socket
 import stat
-from typing import Protocol
+from typing import Protocol, TypeVar
 
 from chukker.store.base import MATCH_ID, StoredEvent, StoreError
 
@@ -50,6 +50,8 @@ MAX_CARRIED = 8192
 MAX_DATAGRAM = MAX_CARRIED + 128
 #: events heard and not yet taken, kept at most (the oldest go first)
 MAX_KEPT = 512
+
+T = TypeVar("T")
 
 
 class Notifier(Protocol):
@@ -86,7 +88,22 @@ def carried(data: bytes, seq: int) -> StoredEvent | None:
     (None, None)
     """
     _, nl, payload = data.partition(b"\n")
-    if not nl or len(payload) > MAX_CARRIED:
+    if not nl:
+        return None
+    return unpack(payload, seq)
+
+
+def unpack(payload: bytes | str, seq: int) -> StoredEvent | None:
+    """Event ``seq`` from the JSON a notification carries (``[command id, body, recorded
+    ms, actor]``), or None: too long, malformed, or nested past the parser's depth. At
+    most :data:`MAX_CARRIED` bytes are parsed, twice.
+
+    >>> unpack('["c","{}",5,"tk"]', 2)
+    StoredEvent(seq=2, command_id='c', event={}, recorded_ms=5, actor='tk')
+    >>> unpack("[" * 5000 + "]" * 5000, 1), unpack('["c","{}",5,"tk"]' + " " * MAX_CARRIED, 1)
+    (None, None)
+    """
+    if len(payload) > MAX_CARRIED:
         return None
     try:
         got = json.loads(payload)
@@ -94,12 +111,41 @@ def carried(data: bytes, seq: int) -> StoredEvent | None:
             return None
         command_id, body, recorded_ms, actor = got
         event = json.loads(body) if isinstance(body, str) else None
-    except ValueError:
+    except (ValueError, RecursionError):  # RecursionError: "[[[[..." past the C parser's depth
         return None
     if not (isinstance(command_id, str) and isinstance(event, dict)
             and type(recorded_ms) is int and isinstance(actor, str)):
         return None
-    return StoredEvent(seq, command_id, event, recorded_ms, actor)
+    try:
+        return StoredEvent(seq, command_id, event, recorded_ms, actor)
+    except (ValueError, OverflowError):  # what the event is cannot be read (its time)
+        return None
+
+
+def keep(kept: dict[tuple[str, int], T], told: tuple[str, int], event: T) -> None:
+    """Keep ``event`` as heard, until taken; at most :data:`MAX_KEPT` (the oldest go first:
+    events of a match not loaded here are never taken)."""
+    kept[told] = event
+    if len(kept) > MAX_KEPT:
+        del kept[next(iter(kept))]
+
+
+def take(kept: dict[tuple[str, int], T], match_id: str, after_seq: int,
+         upto: int) -> list[T] | None:
+    """Events ``after_seq + 1 .. upto`` of ``match_id`` from ``kept`` (taken out of it), or
+    None if one of them is not there (then all of them are read from the store).
+
+    >>> k = {("m1", 2): StoredEvent(2, "c", {}, 5, "tk")}
+    >>> take(k, "m1", 1, 2), take(k, "m1", 1, 2)
+    ([StoredEvent(seq=2, command_id='c', event={}, recorded_ms=5, actor='tk')], None)
+    """
+    out: list[T] = []
+    for q in range(after_seq + 1, upto + 1):
+        e = kept.pop((match_id, q), None)
+        if e is None:
+            return None
+        out.append(e)
+    return out
 
 
 def parse(data: bytes) -> tuple[str, int] | None:
@@ -162,13 +208,7 @@ class LocalNotifier:
     def take(self, match_id: str, after_seq: int, upto: int) -> list[StoredEvent] | None:
         """The events ``after_seq + 1 .. upto`` of ``match_id`` as their datagrams carried
         them, or None if one of them was not carried (read the store)."""
-        out: list[StoredEvent] = []
-        for q in range(after_seq + 1, upto + 1):
-            e = self.kept.pop((match_id, q), None)
-            if e is None:
-                return None
-            out.append(e)
-        return out
+        return take(self.kept, match_id, after_seq, upto)
 
     def _send(self, data: bytes) -> None:
         for peer in self._peers:
@@ -194,10 +234,7 @@ class LocalNotifier:
                 out.append(got)
                 event = carried(data, got[1])
                 if event is not None:
-                    kept = self.kept
-                    kept[got] = event
-                    if len(kept) > MAX_KEPT:  # never taken (a match not loaded here)
-                        del kept[next(iter(kept))]
+                    keep(self.kept, got, event)
 
     async def receive(self, timeout: float) -> list[tuple[str, int]]:
         """What the other workers tell within ``timeout`` seconds (empty if nothing)."""

@@ -3,7 +3,9 @@
 Appends to a match are serialised by a row lock on the match; each append
 sends ``NOTIFY`` on the store's channel with ``<match id>:<seq>`` in the same
 transaction, so every process listening (:meth:`PostgresStore.notifications`)
-hears of it once it is committed and pushes it to its own clients.
+hears of it once it is committed and pushes it to its own clients. Before it goes
+the event itself, signed with the schema's key (:mod:`chukker.store.pgnotify`), so
+that a listener need not read it again (:meth:`PostgresStore.told_events`).
 
 All tables live in one schema (``chukker`` unless told), which lets test runs
 use a throw-away schema each.
@@ -17,12 +19,14 @@ import logging
 import os
 import random
 import re
+import secrets
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any, TypeVar
 
 import psycopg
 from psycopg_pool import ConnectionPool, PoolTimeout
 
+from chukker.store import pgnotify
 from chukker.store.base import (
     EVENT_COLS,
     MATCH_COLS,
@@ -48,6 +52,7 @@ from chukker.store.base import (
     tournament_event_row,
     tournament_key,
 )
+from chukker.store.notify import keep, take
 
 _IDENT = re.compile(r"^[a-z_][a-z0-9_]{0,40}$")
 log = logging.getLogger("chukker.store")
@@ -113,6 +118,11 @@ CREATE TABLE IF NOT EXISTS {schema}.probe (
     id INTEGER PRIMARY KEY,
     at BIGINT NOT NULL
 );
+CREATE TABLE IF NOT EXISTS {schema}.notify_key (
+    id INTEGER PRIMARY KEY CHECK (id = 1),
+    key BYTEA NOT NULL
+);
+REVOKE ALL ON {schema}.notify_key FROM PUBLIC;
 """
 
 
@@ -167,6 +177,20 @@ class PostgresStore:
         self.connect_wait_s = connect_wait_s
         #: True while the LISTEN connection is subscribed (see :meth:`notifications`)
         self.listening = False
+        #: an append's NOTIFY carries the event, signed (issue 43; False: ``<id>:<seq>``)
+        self.carry = True
+        #: a carried NOTIFY is followed by the plain ``<id>:<seq>``, for the listeners of
+        #: older versions (a mixed rollout); this version skips it
+        self.tell_plain = True
+        #: notifications heard carrying an event, until :meth:`told_events` takes them
+        #: (their signature is checked then)
+        self.kept: dict[tuple[str, int], pgnotify.Heard] = {}
+        #: carried events taken and not believed (a bad or missing signature, or not an
+        #: event): the store was read instead
+        self.forged = 0
+        #: signs and checks with the schema's key (None: this role may not read it;
+        #: nothing is carried or believed)
+        self._signer: pgnotify.Signer | None = None
         self._full: str | None = None
         kwargs: dict[str, Any] = {"autocommit": True, "connect_timeout": 5,
                                   "application_name": self.application_name}
@@ -191,8 +215,23 @@ class PostgresStore:
                 # one creator at a time: concurrent CREATE ... IF NOT EXISTS can still collide
                 db.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", (schema,))
                 db.execute(_schema_sql(schema).encode())
+                db.execute(f"INSERT INTO {schema}.notify_key (id, key) VALUES (1, %s) "
+                           "ON CONFLICT (id) DO NOTHING".encode(),
+                           (secrets.token_bytes(pgnotify.KEY_BYTES),))
 
         self._write(create)
+        key = self._read(self._read_key)
+        self._signer = pgnotify.Signer(key) if key is not None else None
+
+    def _read_key(self, db: psycopg.Connection[Any]) -> bytes | None:
+        try:
+            row = db.execute(
+                f"SELECT key FROM {self.schema}.notify_key WHERE id = 1".encode()).fetchone()
+        except psycopg.errors.InsufficientPrivilege:
+            log.warning("no SELECT on %s.notify_key: appends are told without their event, "
+                        "and every event told is read from the database", self.schema)
+            return None
+        return bytes(row[0]) if row is not None else None
 
     # ------------------------------------------------------------ connections
     def _call(self, pool: ConnectionPool[psycopg.Connection[Any]],
@@ -284,6 +323,7 @@ class PostgresStore:
     def append(self, match_id: str, event: StoredEvent, start_ms: int) -> None:
         s = self.schema
         tries = 0
+        body = event.body()  # once: stored, and carried by the NOTIFY
 
         def write(db: psycopg.Connection[Any]) -> None:
             nonlocal tries
@@ -300,7 +340,7 @@ class PostgresStore:
                 ).fetchone()
                 if dup is not None:
                     found = event_row(dup)
-                    if tries > 1 and found.seq == event.seq and found.body() == event.body():
+                    if tries > 1 and found.seq == event.seq and found.body() == body:
                         return  # the lost attempt had committed: this is that event
                     raise CommandExists(found)
                 row = db.execute(
@@ -312,7 +352,7 @@ class PostgresStore:
                 db.execute(
                     f"INSERT INTO {s}.events (match_id, {EVENT_COLS}) "
                     "VALUES (%s, %s, %s, %s, %s, %s)".encode(),
-                    (match_id, event.seq, event.command_id, event.body(), event.recorded_ms,
+                    (match_id, event.seq, event.command_id, body, event.recorded_ms,
                      event.actor),
                 )
                 if event.seq == 1:
@@ -321,9 +361,26 @@ class PostgresStore:
                         "WHERE id = %s AND start_ms IS NULL".encode(),
                         (start_ms, match_id),
                     )
-                db.execute("SELECT pg_notify(%s, %s)", (self.channel, f"{match_id}:{event.seq}"))
+                self._notify(db, match_id, event, body)
 
         self._write(write)
+
+    def _notify(self, db: psycopg.Connection[Any], match_id: str, event: StoredEvent,
+                body: str) -> None:
+        """Tell every listener of the append, in its transaction: the event itself, signed,
+        when it fits (and :attr:`carry`); then (:attr:`tell_plain`), or instead,
+        ``<id>:<seq>``."""
+        plain = pgnotify.plain(match_id, event.seq)
+        signer = self._signer
+        carried = (signer.signed(match_id, event, body)
+                   if signer is not None and self.carry else None)
+        if carried is None:
+            db.execute("SELECT pg_notify(%s, %s)", (self.channel, plain))
+        elif self.tell_plain:  # in this order: a listener of this version skips the twin
+            db.execute("SELECT pg_notify(%s, %s), pg_notify(%s, %s)",
+                       (self.channel, carried, self.channel, plain))
+        else:
+            db.execute("SELECT pg_notify(%s, %s)", (self.channel, carried))
 
     def import_matches(self, batch: list[MatchImport]) -> None:
         """Write an import in one transaction (a failure or a kill leaves nothing)."""
@@ -542,6 +599,31 @@ class PostgresStore:
         return [HornRow(*r) for r in rows]
 
     # ----------------------------------------------------------------- listen
+    def told_events(self, match_id: str, after_seq: int, upto: int) -> list[StoredEvent] | None:
+        """Events ``after_seq + 1 .. upto`` as their signed notifications carried them
+        (:mod:`chukker.store.pgnotify`), without reading the database; None: read it
+        (one of them was not carried, or is not believed)."""
+        heard = take(self.kept, match_id, after_seq, upto)
+        signer = self._signer
+        if heard is None or signer is None:  # no key: said once at start
+            return None
+        out: list[StoredEvent] = []
+        for told in heard:
+            e = signer.believe(told)
+            if e is None:
+                self._not_believed(told)
+                return None
+            out.append(e)
+        return out
+
+    def _not_believed(self, told: pgnotify.Heard) -> None:
+        self.forged += 1
+        if self.forged == 1:  # once: a flood of them must not flood the log
+            log.warning("a notification on %s carried an event without a valid signature "
+                        "(match %s, event %d): not believed, read from the database "
+                        "instead; further ones are counted (forged), not logged",
+                        self.channel, told.key, told.seq)
+
     async def notifications(
         self, on_listening: Callable[[], Awaitable[object]] | None = None,
     ) -> AsyncIterator[tuple[str, int]]:
@@ -551,7 +633,9 @@ class PostgresStore:
         (:data:`BACKOFF_S`, with jitter) and LISTEN issued again; after every
         (re)subscription ``on_listening`` is awaited, so the caller can catch up
         with whatever was appended while it was not listening. :attr:`listening`
-        tells whether it is subscribed now.
+        tells whether it is subscribed now. An event a notification carried is kept
+        for :meth:`told_events` (which checks its signature); the plain notification
+        sent after it is not yielded again.
         """
         delay = BACKOFF_S[0]
         while True:
@@ -563,15 +647,27 @@ class PostgresStore:
                 await conn.execute(f"LISTEN {self.channel}".encode())
                 self.listening = True
                 delay = BACKOFF_S[0]
+                self.kept.clear()  # what was missed is read by the catch-up
                 if on_listening is not None:
                     await on_listening()
+                twin: tuple[str, int] | None = None
                 while True:
                     got = False
                     async for n in conn.notifies(timeout=LISTEN_CHECK_S):
                         got = True
-                        match_id, _, seq = n.payload.rpartition(":")
-                        if match_id and seq.isdigit():
-                            yield match_id, int(seq)
+                        told = pgnotify.heard(n.payload)
+                        if told is None:
+                            continue
+                        at = (told.key, told.seq)
+                        if told.carried:
+                            keep(self.kept, at, told)
+                            twin = at
+                        elif at == twin:
+                            twin = None  # the plain twin of the carried one just yielded
+                            continue
+                        else:
+                            twin = None
+                        yield at
                     if not got:  # quiet for a while: is the connection still there?
                         await conn.execute(b"SELECT 1")
             except (psycopg.Error, OSError) as e:
