@@ -41,11 +41,13 @@ import gc
 import importlib
 import importlib.util
 import json
+import math
 import os
 import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
 from typing import Any, Union
@@ -55,7 +57,7 @@ from msgspec import UNSET, UnsetType
 
 from chukker.engine import NATIVE
 from chukker.record import replay
-from chukker.record.definitions import AT, EVENTS, HEADER, Field, _clean_test
+from chukker.record.definitions import AT, EVENTS, HEADER, Field
 from chukker.record.io import checked_events
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -127,6 +129,82 @@ def _typed(style: str) -> list[str]:
         out += [f"            s += ev.{_attr(k)} is not None" for k in fields] or [ONE]
     out += ["    return s"]
     return out
+
+
+# the generator of the quick yes ``record/quick.py`` was, before issue 46 made msgspec
+# the quick yes: the lines of one field's check
+def _bounds(x: str, lo: float, hi: float, whole: bool) -> str:
+    """``not lo <= x <= hi`` for a float (``whole=False``) or an int ``x``, with each
+    infinite bound left out and, for an int, each bound a whole number (exact)."""
+    parts = []
+    if lo != -math.inf:
+        parts.append(repr(math.ceil(lo)) if whole else repr(float(lo)))
+    parts.append(x)
+    if hi != math.inf:
+        parts.append(repr(math.floor(hi)) if whole else repr(float(hi)))
+    return "False" if len(parts) == 1 else "not " + " <= ".join(parts)
+
+
+def _number_test(x: str, src: str, lo: float, hi: float, pad: str) -> list[str]:
+    """Lines that return ``False`` unless ``src`` (a name, or an expression first named
+    ``x``) is an int or a float in ``[lo, hi]``, each compared as its own type
+    (``xf``, ``xi``: compiled, no boxed comparison)."""
+    v = src if src.isidentifier() else x
+    head = [] if v == src else [f"{pad}{x} = {src}"]
+    return [
+        *head,
+        f"{pad}if type({v}) is float:",
+        f"{pad}    {x}f: float = {v}",
+        f"{pad}    if {_bounds(f'{x}f', lo, hi, False)}:",
+        f"{pad}        return False",
+        f"{pad}elif type({v}) is int:",
+        f"{pad}    {x}i: int = {v}",
+        f"{pad}    if {_bounds(f'{x}i', lo, hi, True)}:",
+        f"{pad}        return False",
+        f"{pad}else:",
+        f"{pad}    return False",
+    ]
+
+
+def _clean_test(i: int, f: Field, required: bool, const: Callable[[frozenset[str]], str]) -> str:
+    """The lines that return ``False`` unless ``v`` passes :func:`_fast` for ``f`` (and
+    count it in ``n`` when present). Each value is first given its own type, so that
+    the compiled module compares numbers and measures strings natively."""
+    k = f.kind
+    lo = -math.inf if f.min is None else f.min
+    hi = math.inf if f.max is None else f.max
+    pad = "        "
+    lines: list[str]
+    if k == "int":
+        lines = [f"{pad}if type(v) is not int:", f"{pad}    return False",
+                 f"{pad}i{i}: int = v",
+                 f"{pad}if {_bounds(f'i{i}', lo, hi, True)}:", f"{pad}    return False"]
+    elif k == "number":
+        lines = _number_test(f"x{i}", "v", lo, hi, pad)
+    elif k == "string":
+        lines = [f"{pad}if type(v) is not str:", f"{pad}    return False",
+                 f"{pad}s{i}: str = v",
+                 f"{pad}if not {int(f.min or 0)} <= len(s{i}) <= {f.max_len or 0}"
+                 f" or not s{i}.isascii():", f"{pad}    return False"]
+    elif k == "bool":
+        lines = [f"{pad}if type(v) is not bool:", f"{pad}    return False"]
+    elif k in ("enum", "penalty"):
+        lines = [f"{pad}if type(v) is not str:", f"{pad}    return False",
+                 f"{pad}s{i}: str = v",
+                 f"{pad}if s{i} not in {const(frozenset(f.values))}:", f"{pad}    return False"]
+    elif k == "spot":
+        lines = [f"{pad}if type(v) is not list:", f"{pad}    return False",
+                 f"{pad}l{i}: list[Any] = v",
+                 f"{pad}if len(l{i}) != 2:", f"{pad}    return False",
+                 *_number_test(f"p{i}", f"l{i}[0]", 0, 100, pad),
+                 *_number_test(f"q{i}", f"l{i}[1]", 0, 50, pad)]
+    else:  # no quick yes (int_or_bool, order): the full check decides
+        lines = [f"{pad}return False"]
+    absent = "        return False" if required else "        pass"
+    body = "\n".join(lines)
+    if lines == [f"{pad}return False"]:
+        return f"    if v is None:\n{absent}\n    else:\n{body}"
+    return f"    if v is None:\n{absent}\n    else:\n{body}\n        n += 1"
 
 
 def _fused() -> list[str]:
