@@ -9,9 +9,10 @@ Every design is built here from the record's definitions
   outside the collector), decoded from the text (``msgspec.json.Decoder``) or converted
   from parsed dicts (``msgspec.convert``);
 * ``frozen dc``: a generated module of ``@final @dataclass(frozen=True)`` classes, one a
-  type, ``at`` held as integer milliseconds, built from the parsed dicts after today's
-  check (``record.io.checked_events``: the quick yes generated from the definitions,
-  ``record/quick.py``, and the full check where it says no);
+  type, ``at`` held as integer milliseconds, built from the parsed dicts after the
+  record's check (``record.io.checked_events``: the quick yes, and the full check where
+  it says no; the figures of ``docs/engine.md`` were taken with the quick yes generated
+  from the tables, ``record/quick.py``, before issue 46 made it the Structs);
 * ``native``: the same classes as plain native classes whose fields are ``Final``
   (read-only to mypy, set once by ``__init__``), built the same way, or by ``decode_N``:
   each event's quick yes and its class in one pass, each value read once (``fused``).
