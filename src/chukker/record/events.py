@@ -207,21 +207,22 @@ class Substitute(Event, tag="substitute", kw_only=True, frozen=True):
 
 
 class Designate(Event, tag="designate", kw_only=True, frozen=True):
-    """The player a team designates to leave the field for a penalty (Rule 16)."""
+    """The player a team designates to leave the field for Penalty 7."""
 
     team: Team
     player: Player
 
 
 class Return(Event, tag="return", kw_only=True, frozen=True):
-    """A player back on the field after a time-out or a penalty (Rule 16)."""
+    """A player back on the field after leaving it to repair equipment (Rule 16)."""
 
     team: Team
     player: Player
 
 
 class Clock(Event, tag="clock", kw_only=True, frozen=True):
-    """The timekeeper corrects the stopped clock (Rule 5): ``remaining`` seconds."""
+    """The timekeeper corrects the stopped clock (a late whistle: the record's correction,
+    not a rule): ``remaining`` seconds."""
 
     remaining: Annotated[float, _m("number", "seconds, ms precision", ge=0, le=3600)]
     reason: Said
