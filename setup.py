@@ -36,7 +36,6 @@ MODULES = (
     "engine.core",
     "engine.fold",
     "engine.allowed",
-    "record.quick",
     "record.definitions",
 )
 

@@ -272,9 +272,9 @@ MUTANTS: tuple[Mutant, ...] = (
     Mutant("whistle-any-source-in-the-engine", "clock.py",
            "        if src is not None and (type(src) is not str or src not in WHISTLE_SOURCES):",
            "        if False:"),
-    Mutant("whistle-any-source-in-the-record", "../record/definitions.py",
-           '            "enum",\n            values=tuple(str(s) for s in WHISTLE_SOURCES),',
-           '            "string",\n            values=tuple(str(s) for s in WHISTLE_SOURCES),'),
+    Mutant("whistle-any-source-in-the-record", "../record/events.py",
+           '    SourceId = _one_of("enum", WhistleSource,',
+           '    SourceId = _one_of("string", WhistleSource,'),
 )
 
 #: the fixed fast subset CI runs (``--fast``; ``tests/engine/test_mutants.py``): one mutant

@@ -41,7 +41,6 @@ MODULES = (
     "engine.core",
     "engine.fold",
     "engine.allowed",
-    "record.quick",
     "record.definitions",
 )
 STAMP = "native.json"

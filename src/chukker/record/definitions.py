@@ -1,9 +1,10 @@
 """The match record's fields, defined once: the validators and the JSON Schema come from here.
 
 Every event type and the header are tables of fields (:class:`Field`): type,
-range, length, allowed values. :func:`validate_event` and
-:func:`validate_header_doc` check a value against them and return a normalised
-copy (strings in NFC); :func:`json_schema` writes the same tables as JSON
+range, length, allowed values; each event type's table is read from its class in
+:mod:`chukker.record.events` (issue 46: one definition per event type).
+:func:`validate_event` and :func:`validate_header_doc` check a value against them
+and return a normalised copy (strings in NFC); :func:`json_schema` writes the same tables as JSON
 Schema. Unknown fields are refused, strings must be valid Unicode (no lone
 surrogates), numbers finite and in range.
 
@@ -22,34 +23,36 @@ import re
 import unicodedata
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Annotated, Any, get_args, get_origin
+
+import msgspec
 
 from chukker.engine.errors import show
 from chukker.engine.setup import by_fields
 from chukker.engine.types import (
     End,
     EventType,
-    MountOutReason,
-    Penalty,
     PeriodsOption,
     ShootoutPlayers,
-    ShotResult,
     Tiebreak,
     TwoPointLine,
     WhistleSource,
 )
-from chukker.record import quick as _quick
+from chukker.record import events as _events
 from chukker.record.errors import RecordError
+from chukker.record.events import (
+    AT_MAX,
+    EVENTS_MAX,
+    ID_MAX,
+    MOUNT_ID_RE,
+    PLAYER_MAX,
+    REASON_MAX,
+    TEAM_ID_MAX,
+)
 from chukker.rules.editions import EDITIONS, FEATURES
 
 NAME_MAX = 60
-REASON_MAX = 200
-ID_MAX = 64
-TEAM_ID_MAX = 16
 HANDICAP_MIN, HANDICAP_MAX = -2, 10  # USPA arena handicaps
-PLAYER_MAX = 99
-AT_MAX = 10**9  # seconds
-EVENTS_MAX = 100_000
 #: ``meta``, the free notes: levels, items per list or object, the largest number
 META_DEPTH, META_ITEMS, META_NUMBER = 4, 50, 10**15
 
@@ -87,8 +90,6 @@ PLAYER = _int(1, PLAYER_MAX, True, "a player's number on the team's sheet")
 OPT_PLAYER = _int(1, PLAYER_MAX, False, "a player's number on the team's sheet")
 SPOT = Field("spot", description="[x, y] in yards; x from the west wall (0-100), y across (0-50)")
 BOOL = Field("bool")
-#: a mount's id (record 1.2): 1-32 characters of ``[a-z0-9-]``
-MOUNT_ID_RE = re.compile(r"^[a-z0-9-]{1,32}$")
 MOUNT = Field("mount_id", True, description="a mount's id on the team's list ([a-z0-9-], 1-32)")
 MOUNTS_MAX = 64
 
@@ -97,85 +98,53 @@ MOUNTS_MAX = 64
 #: definition, the JSON Schema and the API agree (issue 42)
 WHISTLE_SOURCES = tuple(str(s) for s in WhistleSource)
 
-#: the fields of each event type, beside ``at`` and ``type``
+def _meta_of(tp: Any) -> tuple[Any, Any] | None:
+    """The annotated type in ``tp`` whose msgspec ``Meta`` names the detailed check's
+    kind, and that ``Meta`` (an optional field's type is a union with null and unset)."""
+    if get_origin(tp) is Annotated:
+        for m in tp.__metadata__:
+            if isinstance(m, msgspec.Meta) and m.extra and "kind" in m.extra:
+                return tp, m
+    for arg in get_args(tp):
+        found = _meta_of(arg)
+        if found is not None:
+            return found
+    return None
+
+
+def _field_of(tp: Any, required: bool) -> Field:
+    """The :class:`Field` the detailed check and the JSON Schema read, from a Struct
+    field's annotation (:mod:`chukker.record.events`)."""
+    found = _meta_of(tp)
+    assert found is not None, tp
+    base, meta = found
+    extra = meta.extra
+    kind, d = str(extra["kind"]), str(extra.get("description", ""))
+    if kind in ("int", "number"):
+        return Field(kind, required, meta.ge, meta.le, description=d)
+    if kind == "string":
+        return Field(kind, required, meta.min_length or 0, None, meta.max_length, description=d)
+    if kind in ("enum", "penalty"):
+        return Field(kind, required, values=get_args(get_args(base)[0]), description=d)
+    if kind == "int_or_bool":
+        return Field(kind, required, extra["lo"], extra["hi"], description=d)
+    return Field(kind, required, description=d)
+
+
+def _table(cls: type[_events.Event]) -> dict[str, Field]:
+    return {
+        f.encode_name: _field_of(f.type, f.required)
+        for f in msgspec.structs.fields(cls)
+        if f.encode_name != "at"
+    }
+
+
+#: the fields of each event type, beside ``at`` and ``type``: read from its class
+#: (:mod:`chukker.record.events`, the one definition)
 EVENTS: dict[str, dict[str, Field]] = {
-    EventType.BOWL_IN: {},
-    EventType.WHISTLE: {
-        "reason": _str(REASON_MAX),
-        "spot": SPOT,
-        # version 1.3: the whistle heard by the console's microphone (issue 31)
-        "source": Field(
-            "enum",
-            values=tuple(str(s) for s in WHISTLE_SOURCES),
-            description="audio: heard by the console's microphone, stamped at its onset "
-            "(record 1.3); absent: a key press",
-        ),
-    },
-    EventType.GOAL: {"team": TEAM, "player": OPT_PLAYER, "two_point": BOOL},
-    EventType.FOUL: {
-        "team": TEAM,
-        "player": OPT_PLAYER,
-        "penalty": Field("penalty", True, values=tuple(str(p) for p in Penalty)),
-        "clause": _str(ID_MAX),
-        "card": _str(ID_MAX),
-        "spot": SPOT,
-        "disabled": OPT_PLAYER,
-        "removed": OPT_PLAYER,
-        "substitute": Field("int_or_bool", min=1, max=PLAYER_MAX),
-        "equipment": BOOL,
-        "mount": BOOL,
-        "for_periods": _int(1, 99),
-    },
-    EventType.FREE_HIT: {},
-    EventType.TIMEOUT: {
-        "reason": _str(REASON_MAX, True, min_len=1),
-        "team": OPT_TEAM,
-        "player": OPT_PLAYER,
-        "spot": SPOT,
-    },
-    EventType.FORFEIT: {"team": TEAM},
-    EventType.SHOOTOUT_ORDER: {"first": TEAM, "order": Field("order", True)},
-    EventType.SHOT: {
-        "team": TEAM,
-        "player": PLAYER,
-        "result": Field("enum", True, values=tuple(str(r) for r in ShotResult)),
-        "reached_end_wall": BOOL,
-    },
-    EventType.MOVE_TO_15: {},
-    EventType.UNDO: {"event": _int(1, EVENTS_MAX, True, "position of the cancelled event")},
-    EventType.SUBSTITUTE: {"team": TEAM, "out": PLAYER, "in": PLAYER},
-    EventType.DESIGNATE: {"team": TEAM, "player": PLAYER},
-    EventType.RETURN: {"team": TEAM, "player": PLAYER},
-    EventType.CLOCK: {
-        "remaining": Field("number", True, 0, 3600, description="seconds, ms precision"),
-        "reason": _str(REASON_MAX, True, min_len=1),
-    },
-    # version 1.2: mounts
-    EventType.MOUNT: {
-        "team": TEAM,
-        "player": PLAYER,
-        "mount": MOUNT,
-        "umpire_consent": Field(
-            "bool", description="Rule 5: a shootout mount replaced for injury or fatigue"
-        ),
-        # version 1.3 (issue 32): a direct swap in one event
-        "swap": Field(
-            "bool",
-            description="Rule 5: the teammate riding the mount takes the player's own, at once",
-        ),
-    },
-    EventType.MOUNT_OUT: {
-        "team": TEAM,
-        "mount": MOUNT,
-        "reason": Field(
-            "enum",
-            True,
-            values=tuple(str(r) for r in MountOutReason),
-            description="Rule 2 (vice, blood), Rule 16 (runaway), injury, other",
-        ),
-    },
+    EventType(str(c.__struct_config__.tag)): _table(c) for c in _events.CLASSES
 }
-AT = Field("number", True, 0, AT_MAX, description="seconds since the record started (ms)")
+AT = _field_of(msgspec.structs.fields(_events.Event)[0].type, True)
 
 OPTIONS: dict[str, Field] = {
     "periods": Field("enum", values=tuple(str(v) for v in PeriodsOption)),
@@ -451,154 +420,6 @@ _FAST: dict[str, tuple[frozenset[str], tuple[tuple[str, Field, Callable[[Any], b
 _AT_OK = _fast(AT)
 
 
-def quick_source() -> str:
-    """The source of :mod:`chukker.record.quick`: each event type's field table unrolled
-    into straight-line checks (the tests of :func:`_fast`, without a call per field).
-    The module is generated, committed and compiled with the engine;
-    ``tests/record/test_quick.py`` checks it is what the tables say today."""
-    out = [
-        '"""The quick yes of each event type, generated from',
-        "``chukker.record.definitions.EVENTS`` by ``quick_source()``: do not edit. After",
-        "changing the tables: ``python -c 'from chukker.record.definitions import *;",
-        "print(quick_source(), end=\"\")' > src/chukker/record/quick.py``.",
-        "``tests/record/test_quick.py`` fails while it is out of date.",
-        '"""',
-        "",
-        "# ruff: noqa: E501",
-        "from __future__ import annotations",
-        "",
-        "from collections.abc import Callable",
-        "from typing import Any, Final",
-        "",
-        "INF: Final = float(\"inf\")",
-    ]
-    sets: dict[frozenset[str], str] = {}
-
-    def const(values: frozenset[str]) -> str:
-        if values not in sets:
-            sets[values] = f"_S{len(sets)}"
-        return sets[values]
-
-    funcs: list[str] = []
-    for typ, fields in EVENTS.items():
-        keys = const(frozenset({"at", "type", *fields}))
-        body = [f"def clean_{typ}(ev: dict[str, Any]) -> bool:", "    n = 1"]
-        body.append("    v = ev.get('at')")
-        body.append(_clean_test(0, AT, True, const))
-        for i, (k, f) in enumerate(fields.items(), 1):
-            body.append(f"    v = ev.get({k!r})")
-            body.append(_clean_test(i, f, f.required, const))
-        body.append(f"    return len(ev) == n or {keys}.issuperset(ev)")
-        funcs.append("\n".join(body))
-    for values, name in sets.items():
-        out.append(f"{name}: Final = frozenset({sorted(values)!r})")
-    out += ["", ""]
-    out.append("\n\n\n".join(funcs))
-    out += ["", "", "#: the quick yes of each event type",
-            "CLEAN: Final[dict[str, Callable[[dict[str, Any]], bool]]] = {"]
-    out += [f"    {str(t)!r}: clean_{t}," for t in EVENTS]
-    out += ["}", "", "", _first_unclean()]
-    return "\n".join(out) + "\n"
-
-
-def _first_unclean() -> str:
-    """``first_unclean``: the event types tested in turn, each calling its quick yes
-    directly (compiled, a call through the ``CLEAN`` table costs more than the test)."""
-    lines = [
-        "def first_unclean(events: list[Any]) -> int:",
-        '    """The position (0-based) of the first event without a quick yes, or '
-        '``len(events)``."""',
-        "    k = 0",
-        "    for ev in events:",
-        "        if type(ev) is not dict:",
-        "            return k",
-        '        typ = ev.get("type")',
-        "        if type(typ) is not str:",
-        "            return k",
-        "        t: str = typ",
-    ]
-    for j, typ in enumerate(EVENTS):
-        lines.append(f"        {'if' if j == 0 else 'elif'} t == {str(typ)!r}:")
-        lines.append(f"            if not clean_{typ}(ev):")
-        lines.append("                return k")
-    lines += ["        else:", "            return k", "        k += 1", "    return k"]
-    return "\n".join(lines)
-
-
-def _bounds(x: str, lo: float, hi: float, whole: bool) -> str:
-    """``not lo <= x <= hi`` for a float (``whole=False``) or an int ``x``, with each
-    infinite bound left out and, for an int, each bound a whole number (exact)."""
-    parts = []
-    if lo != -math.inf:
-        parts.append(repr(math.ceil(lo)) if whole else repr(float(lo)))
-    parts.append(x)
-    if hi != math.inf:
-        parts.append(repr(math.floor(hi)) if whole else repr(float(hi)))
-    return "False" if len(parts) == 1 else "not " + " <= ".join(parts)
-
-
-def _number_test(x: str, src: str, lo: float, hi: float, pad: str) -> list[str]:
-    """Lines that return ``False`` unless ``src`` (a name, or an expression first named
-    ``x``) is an int or a float in ``[lo, hi]``, each compared as its own type
-    (``xf``, ``xi``: compiled, no boxed comparison)."""
-    v = src if src.isidentifier() else x
-    head = [] if v == src else [f"{pad}{x} = {src}"]
-    return [
-        *head,
-        f"{pad}if type({v}) is float:",
-        f"{pad}    {x}f: float = {v}",
-        f"{pad}    if {_bounds(f'{x}f', lo, hi, False)}:",
-        f"{pad}        return False",
-        f"{pad}elif type({v}) is int:",
-        f"{pad}    {x}i: int = {v}",
-        f"{pad}    if {_bounds(f'{x}i', lo, hi, True)}:",
-        f"{pad}        return False",
-        f"{pad}else:",
-        f"{pad}    return False",
-    ]
-
-
-def _clean_test(i: int, f: Field, required: bool, const: Callable[[frozenset[str]], str]) -> str:
-    """The lines that return ``False`` unless ``v`` passes :func:`_fast` for ``f`` (and
-    count it in ``n`` when present). Each value is first given its own type, so that
-    the compiled module compares numbers and measures strings natively."""
-    k = f.kind
-    lo = -math.inf if f.min is None else f.min
-    hi = math.inf if f.max is None else f.max
-    pad = "        "
-    lines: list[str]
-    if k == "int":
-        lines = [f"{pad}if type(v) is not int:", f"{pad}    return False",
-                 f"{pad}i{i}: int = v",
-                 f"{pad}if {_bounds(f'i{i}', lo, hi, True)}:", f"{pad}    return False"]
-    elif k == "number":
-        lines = _number_test(f"x{i}", "v", lo, hi, pad)
-    elif k == "string":
-        lines = [f"{pad}if type(v) is not str:", f"{pad}    return False",
-                 f"{pad}s{i}: str = v",
-                 f"{pad}if not {int(f.min or 0)} <= len(s{i}) <= {f.max_len or 0}"
-                 f" or not s{i}.isascii():", f"{pad}    return False"]
-    elif k == "bool":
-        lines = [f"{pad}if type(v) is not bool:", f"{pad}    return False"]
-    elif k in ("enum", "penalty"):
-        lines = [f"{pad}if type(v) is not str:", f"{pad}    return False",
-                 f"{pad}s{i}: str = v",
-                 f"{pad}if s{i} not in {const(frozenset(f.values))}:", f"{pad}    return False"]
-    elif k == "spot":
-        lines = [f"{pad}if type(v) is not list:", f"{pad}    return False",
-                 f"{pad}l{i}: list[Any] = v",
-                 f"{pad}if len(l{i}) != 2:", f"{pad}    return False",
-                 *_number_test(f"p{i}", f"l{i}[0]", 0, 100, pad),
-                 *_number_test(f"q{i}", f"l{i}[1]", 0, 50, pad)]
-    else:  # no quick yes (int_or_bool, order): the full check decides
-        lines = [f"{pad}return False"]
-    absent = "        return False" if required else "        pass"
-    body = "\n".join(lines)
-    if lines == [f"{pad}return False"]:
-        return f"    if v is None:\n{absent}\n    else:\n{body}"
-    return f"    if v is None:\n{absent}\n    else:\n{body}\n        n += 1"
-
-
 def is_clean_event(ev: Any) -> bool:
     """A quick yes for an event that :func:`validate_event` accepts unchanged (``at``
     present; plain ASCII strings); ``False`` means: ask :func:`validate_event`.
@@ -608,36 +429,33 @@ def is_clean_event(ev: Any) -> bool:
     >>> is_clean_event({"at": 61.25, "type": "goal", "team": "A", "colour": "red"})
     False
     """
-    if type(ev) is not dict:
-        return False
-    typ = ev.get("type")
-    fn = CLEAN.get(typ) if type(typ) is str else None
-    return fn is not None and fn(ev)
+    return type(ev) is dict and _events.is_clean(ev) and _ascii_upto([ev], 1) == 1
 
 
 
-#: the quick yes of each event type (:mod:`chukker.record.quick`, generated from the tables)
-CLEAN = _quick.CLEAN
-first_unclean = _quick.first_unclean
+def first_unclean(events: list[Any]) -> int:
+    """The position (0-based) of the first event without a quick yes, or ``len(events)``:
+    the first the Structs refuse (:func:`chukker.record.events.clean_events`) or with a
+    string that is not plain ASCII (which the detailed check would put in NFC, or refuse
+    for a lone surrogate)."""
+    return _ascii_upto(events, _events.clean_events(events))
 
 
-def _is_clean_by_table(ev: Any) -> bool:
-    """:func:`is_clean_event` read from the tables field by field (the reference the
-    compiled quick yes is tested against)."""
-    if type(ev) is not dict:
-        return False
-    typ = ev.get("type")
-    fast = _FAST.get(typ) if type(typ) is str else None
-    if fast is None or not fast[0].issuperset(ev) or not _AT_OK(ev.get("at")):
-        return False
-    for k, f, ok in fast[1]:
-        v = ev.get(k)
-        if v is None:
-            if f.required:
-                return False
-        elif not ok(v):
-            return False
-    return True
+def _ascii_upto(events: list[Any], upto: int) -> int:
+    """The first of ``events[:upto]`` (each accepted by the Structs) with a string value,
+    or an ``order`` key, that is not plain ASCII; or ``upto``."""
+    for k in range(upto):
+        ev: dict[str, Any] = events[k]
+        for v in ev.values():
+            if type(v) is str:
+                s: str = v
+                if not s.isascii():
+                    return k
+            elif type(v) is dict:
+                for key in v:
+                    if type(key) is str and not key.isascii():
+                        return k
+    return upto
 
 
 def validate_event(ev: Any, path: str = "event", *, require_at: bool = False) -> dict[str, Any]:
