@@ -314,7 +314,9 @@ def run(m: Mutant, extra: list[str], tests: list[str] | None = None) -> tuple[st
                                                       "native.json"))
         if not apply(m, src):
             return "stale", time.monotonic() - t0
-        env = dict(os.environ, PYTHONPATH=str(src), PYTHONDONTWRITEBYTECODE="1",
+        # a pytest worker's own variables stay with it, not with the mutant's run
+        env = dict({k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")},
+                   PYTHONPATH=str(src), PYTHONDONTWRITEBYTECODE="1",
                    CHUKKER_PURE_PYTHON="1")
         cmd = [sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider",
                f"--timeout={TEST_TIMEOUT_S}",
