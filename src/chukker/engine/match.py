@@ -229,6 +229,13 @@ class Match:
         c = self.state_at(at_ms)
         return _report(self._fold, c, c.now if at_ms is None else at_ms)
 
+    def report_and_horns(self, at_ms: int) -> tuple[dict[str, Any], tuple[int, ...]]:
+        """:meth:`report` at ``at_ms``, and when each of its ``horns`` was due, in whole ms
+        and in the same order: the live service sounds and audits horns by these, without
+        reading the report's seconds back (issue 45)."""
+        c = self.state_at(at_ms)
+        return _report(self._fold, c, at_ms), tuple(h[0] for h in c.horns)
+
     def next_deadline_ms(self, after_ms: int) -> int | None:
         """The next instant after ``after_ms`` at which the state changes by itself
         (a horn, the end of an interval), or ``None``."""

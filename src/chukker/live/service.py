@@ -290,8 +290,7 @@ class LiveService:
                     await self._sync(lm)
                 self._after_change(lm)
         except Exception as e:  # noqa: BLE001 - unknown, quarantined, store away: logged
-            log.warning("match %s: not loaded after another process's append: %s",
-                        match_id, e)
+            log.warning("match %s: not loaded after another process's append: %s", match_id, e)
 
     async def _on_listening(self) -> None:
         self._subscribed.set()
@@ -606,9 +605,11 @@ class LiveService:
     # ----------------------------------------------------------------- reports
     def report(self, lm: LiveMatch, at_ms: int | None = None) -> dict[str, Any]:
         """The replay report as of ``at_ms`` (record ms; default now) with seq and times."""
-        now_at = self._now_at(lm)
-        at = now_at if at_ms is None else at_ms
-        rep = dict(lm.match.report(at))
+        at = self._now_at(lm) if at_ms is None else at_ms
+        return self._dressed(lm, dict(lm.match.report(at)), at)
+
+    def _dressed(self, lm: LiveMatch, rep: dict[str, Any], at: int) -> dict[str, Any]:
+        """``rep``, the report at record ms ``at``, with the match, its seq and the times."""
         server_time = (lm.start_ms + at) if lm.start_ms is not None else self.clock.now_ms()
         rep.update(match_id=lm.id, seq=lm.seq, at=at / 1000, server_time=server_time)
         return rep
@@ -762,33 +763,29 @@ class LiveService:
             self._reschedule(lm)
             return
         assert lm.start_ms is not None
-        rep = self.report(lm, d)
-        sounded = [
-            h for h in rep.get("horns", [])
-            if lm.horn_cursor_ms < round(float(h["at"]) * 1000) <= d
-        ]
+        found, due_ms = lm.match.report_and_horns(d)  # each horn's time in ms, not read back
+        rep, cursor = self._dressed(lm, dict(found), d), lm.horn_cursor_ms
+        sounded = [(h, t) for h, t in zip(rep["horns"], due_ms, strict=True) if cursor < t <= d]
         now = self.clock.now_ms()
         head = "".join(sse("horn", {"horn": h, "deadline": lm.start_ms + d}, lm.seq)
-                       for h in sounded)
+                       for h, _ in sounded)
         self._publish_change(lm, head, rep)
         lm.horn_cursor_ms = d
-        for h in sounded:
+        for h, t in sounded:
             if self._listeners:
                 self._tell("on_horn", lm.id, {"kind": h.get("kind"), "period": h.get("period"),
-                                              "at": lm.start_ms + round(float(h["at"]) * 1000)})
+                                              "at": lm.start_ms + t})
             self.horn_lateness.append((lm.start_ms + d, now))
             metrics.horn_sounded((now - lm.start_ms - d) / 1000)
             if self.keeps_horns:  # one worker of several keeps the audit
-                row = HornRow(round(float(h["at"]) * 1000), int(h.get("period", 0)),
-                              str(h.get("kind", "")), now)
+                row = HornRow(t, int(h.get("period", 0)), str(h.get("kind", "")), now)
                 self._spawn(self._record_horn(lm.id, row))
         self._reschedule(lm)
 
 
 def _with_start(row: MatchRow, start_ms: int) -> MatchRow:
-    return MatchRow(
-        row.id, row.header, row.created_ms, start_ms, row.timekeeper_hash, row.committee_hash
-    )
+    return MatchRow(row.id, row.header, row.created_ms, start_ms, row.timekeeper_hash,
+                    row.committee_hash)
 
 
 def _depth(v: Any, limit: int = MAX_REPORT_DEPTH + 1) -> int:
