@@ -14,7 +14,17 @@ stamp=.venv/.chukker-installed
 if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ] || [ "$LOCK" -nt "$stamp" ]; then
   pip=(.venv/bin/python -m pip -q --disable-pip-version-check)
   if [ -f "$LOCK" ]; then
-    "${pip[@]}" install --require-hashes -r "$LOCK"
+    # uv (pinned in the lock with its hashes) installs the lock in seconds where pip takes
+    # a minute; pip does it if uv cannot be had
+    uvreq=$(mktemp)
+    awk '/^uv==/{on=1; print; next} on && /^ /{print; next} {on=0}' "$LOCK" > "$uvreq"
+    if [ -s "$uvreq" ] && "${pip[@]}" install --require-hashes -r "$uvreq" \
+        && .venv/bin/uv pip install -q --python .venv/bin/python --require-hashes -r "$LOCK"; then
+      :
+    else
+      "${pip[@]}" install --require-hashes -r "$LOCK"
+    fi
+    rm -f "$uvreq"
     want=$(.venv/bin/python scripts/deps_hash.py)
     have=$(sed -n 's/^# pyproject-deps-sha256: //p' "$LOCK")
     if [ "$want" = "$have" ]; then
