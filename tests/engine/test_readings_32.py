@@ -145,12 +145,12 @@ def test_rule_5_a_shootout_shot_waits_for_the_hitters_change_of_mounts() -> None
 
 def test_match_api_mount_swap_check_and_do() -> None:
     m = Match(setup())
-    m.mount(0, "A", 1, "bay")
-    m.mount(0, "A", 2, "chico")
-    assert not m.can_mount(1, "A", 1, "chico")
-    assert m.can_mount(1, "A", 1, "chico", swap=True)
+    m.apply(mount(0, "A", 1, "bay"))
+    m.apply(mount(0, "A", 2, "chico"))
+    assert not m.can(mount(0.001, "A", 1, "chico"))
+    assert m.can(mount(0.001, "A", 1, "chico", swap=True))
     with pytest.raises(EngineError):
-        m.verify_mount(1, "A", 1, "dora", swap=True)
-    e = m.mount(1, "A", 1, "chico", swap=True)
-    assert e.fields["swap"] is True
+        m.verify(mount(0.001, "A", 1, "dora", swap=True))
+    e = m.apply(mount(0.001, "A", 1, "chico", swap=True))
+    assert e["swap"] is True
     assert m.report(2)["mounts"]["A"]["bay"]["rider"] == 2

@@ -147,8 +147,8 @@ def test_record_1_3_the_whistle_source_is_one_list_for_engine_record_and_api() -
         record_replay(doc, strict=False)
     assert e.value.code == "whistle_source_invalid"
     m = Match(Setup.from_dict(header()))
-    m.bowl_in(0)
-    assert m.whistle(5_000, source=WhistleSource.AUDIO).fields["source"] == "audio"
+    m.apply(ev(0, "bowl_in"))
+    assert m.apply(ev(5, "whistle", source=str(WhistleSource.AUDIO)))["source"] == "audio"
     doc["events"][1]["source"] = "audio"
     assert record_replay(doc)["status"] == "stopped"
 

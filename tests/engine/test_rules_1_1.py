@@ -343,12 +343,12 @@ def test_practice_shortens_periods_and_intervals_and_is_flagged() -> None:
 # -------------------------------------------------------------------- undo
 def test_undo_of_an_undo_of_an_undo_cancels_the_goal() -> None:
     m = Match(setup())
-    m.bowl_in(0)
-    m.goal(10_000, "A", 1)
+    m.apply(ev(0, "bowl_in"))
+    m.apply(ev(10, "goal", team="A", player=1))
     for k in range(3, 6):
-        m.undo(10_000 + k * 1000, k - 1)
+        m.apply(ev(10 + k, "undo", event=k - 1))
     assert m.report(20_000)["score"]["A"] == 0  # depth 3: cancelled
-    m.undo(21_000, 5)
+    m.apply(ev(21, "undo", event=5))
     assert m.report(22_000)["score"]["A"] == 1  # depth 4: counted
 
 

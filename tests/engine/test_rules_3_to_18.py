@@ -295,12 +295,12 @@ def test_rule_18_after_the_final_horn_the_record_is_locked() -> None:
 # ---------------------------------------------------------------- undo
 def test_undo_cancels_an_event_and_keeps_it_in_the_record() -> None:
     m = Match(setup())
-    m.bowl_in(0)
-    m.goal(10_000, "A", 1)
-    m.undo(12_000, 2)
+    m.apply(ev(0, "bowl_in"))
+    m.apply(ev(10, "goal", team="A", player=1))
+    m.apply(ev(12, "undo", event=2))
     assert len(m.events) == 3
     assert m.report(13_000)["score"] == {"A": 0, "B": 0}
-    m.undo(14_000, 3)  # undoing the undo reinstates the goal
+    m.apply(ev(14, "undo", event=3))  # undoing the undo reinstates the goal
     assert m.report(15_000)["score"] == {"A": 1, "B": 0}
 
 
@@ -323,13 +323,13 @@ def test_undo_of_a_whistle_restores_the_running_clock() -> None:
 
 def test_refused_event_changes_nothing_in_a_live_match() -> None:
     m = Match(setup())
-    m.bowl_in(0)
+    m.apply(ev(0, "bowl_in"))
     before = m.report(50_000)
     with pytest.raises(EngineError):
-        m.goal(460_000, "A")
+        m.apply(ev(460, "goal", team="A"))
     assert m.report(50_000) == before
     assert len(m.events) == 1
-    assert m.can_goal(60_000, "A") and not m.can_free_hit(60_000)
+    assert m.can(ev(60, "goal", team="A")) and not m.can(ev(60, "free_hit"))
 
 
 def test_events_must_not_go_back_in_time() -> None:
@@ -345,32 +345,36 @@ def test_unknown_event_type_is_refused() -> None:
 def test_next_deadline_is_the_next_horn_or_interval_end() -> None:
     m = Match(setup(warning_horn=True))
     assert m.next_deadline_ms(0) is None
-    m.bowl_in(0)
+    m.apply(ev(0, "bowl_in"))
     assert m.next_deadline_ms(0) == 420_000
     assert m.next_deadline_ms(420_000) == 450_000
     assert m.next_deadline_ms(450_000) == 690_000
 
 
-def test_every_action_has_a_check_and_a_do_returning_an_immutable_event() -> None:
+def test_every_event_has_a_check_and_a_do_and_is_kept_as_an_immutable_event() -> None:
     m = Match(setup(tiebreak="shootout"))
-    for start in (0, 690_000, 1_740_000, 2_430_000):
-        assert m.can_bowl_in(start)
-        m.verify_bowl_in(start)
-        m.bowl_in(start)
-    t = 2_430_000 + 450_000 + 240_000
-    order = {"A": [1, 2, 3], "B": [3, 2, 1]}
-    m.verify_shootout_order(t, "A", order)
-    ev = m.shootout_order(t, "A", order)
-    assert ev.index == 5 and ev.to_dict()["order"] == {"A": [1, 2, 3], "B": [3, 2, 1]}
+    for start in (0, 690, 1740, 2430):
+        assert m.can(ev(start, "bowl_in"))
+        m.verify(ev(start, "bowl_in"))
+        m.apply(ev(start, "bowl_in"))
+    t = 2430 + 450 + 240
+    order = ev(t, "shootout_order", first="A", order={"A": [1, 2, 3], "B": [3, 2, 1]})
+    m.verify(order)
+    done = m.apply(order)
+    assert len(m) == 5 and done["order"] == {"A": [1, 2, 3], "B": [3, 2, 1]}
+    done["first"] = "B"  # a copy: the log keeps the accepted event
+    kept = m.event(5)
+    assert kept.to_dict() == order
     with pytest.raises(TypeError):
-        ev.fields["first"] = "B"  # type: ignore[index]
+        kept.fields["first"] = "B"  # type: ignore[index]
     with pytest.raises(AttributeError):
-        ev.at_ms = 0  # type: ignore[misc]
-    assert not m.can_shot(t + 1, "B", 3, "goal")
-    m.verify_shot(t + 1, "A", 1, "goal")
+        kept.at_ms = 0  # type: ignore[misc]
+    assert not m.can(ev(t + 0.001, "shot", team="B", player=3, result="goal"))
+    m.verify(ev(t + 0.001, "shot", team="A", player=1, result="goal"))
     shots = [("A", 1, "goal"), ("B", 3, "miss"), ("A", 2, "miss"), ("B", 2, "miss"),
              ("A", 3, "miss"), ("B", 1, "miss")]
     for k, (team_, p, res) in enumerate(shots):
-        m.shot(t + 1 + k, team_, p, res, reached_end_wall=False)
+        m.apply(ev(t + (1 + k) / 1000, "shot", team=team_, player=p, result=res,
+                   reached_end_wall=False))
     assert m.is_final() and m.report()["winner"] == "A"
-    assert not m.can_move_to_15(t + 100)
+    assert not m.can(ev(t + 0.1, "move_to_15"))

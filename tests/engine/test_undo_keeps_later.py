@@ -61,9 +61,9 @@ def test_contract_a_refused_undo_leaves_the_match_as_it_was() -> None:
     for e in P2:
         m.apply(e)
     before = m.report(730_000)
-    assert not m.can_undo(730_000, 2)
+    assert not m.can(ev(730, "undo", event=2))
     with pytest.raises(EngineError):
-        m.undo(730_000, 2)
+        m.apply(ev(730, "undo", event=2))
     assert m.report(730_000) == before
 
 

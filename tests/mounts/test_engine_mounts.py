@@ -244,12 +244,13 @@ def test_record_without_mounts_reports_empty_strings_and_no_player_mount() -> No
 
 def test_match_api_mount_and_mount_out_check_and_do() -> None:
     m = Match(setup())
-    assert m.can_mount(0, "A", 1, "bay")
-    assert not m.can_mount(0, "A", 1, "fox")
+    assert m.can(mount(0, "A", 1, "bay"))
+    assert not m.can(mount(0, "A", 1, "fox"))
     with pytest.raises(EngineError):
-        m.verify_mount(0, "A", 1, "fox")
-    e = m.mount(0, "A", 1, "bay")
-    assert e.type == "mount" and e.fields["mount"] == "bay"
-    assert m.can_mount_out(1, "A", "bay", "vice")
-    e = m.mount_out(1, "A", "bay", "vice")
+        m.verify(mount(0, "A", 1, "fox"))
+    e = m.apply(mount(0, "A", 1, "bay"))
+    assert e["type"] == "mount" and e["mount"] == "bay"
+    out = ev(0.001, "mount_out", team="A", mount="bay", reason="vice")
+    assert m.can(out)
+    e = m.apply(out)
     assert m.report(2)["mounts"]["A"]["bay"]["status"] == "out"

@@ -41,9 +41,9 @@ def test_every_refusal_code_is_translated_with_the_same_placeholders(lang: str) 
 )
 def test_an_engine_refusal_in_each_language(lang: str, expected: str) -> None:
     m = Match(default_setup())
-    m.bowl_in(0)
+    m.apply({"at": 0, "type": "bowl_in"})
     with pytest.raises(EngineError) as e:
-        m.goal(460_000, "A")
+        m.apply({"at": 460, "type": "goal", "team": "A"})
     assert refusal_message(e.value.code, e.value.params, lang) == expected
     assert refusal_message(e.value.code, e.value.params, "en") == e.value.reason
 

@@ -1,7 +1,7 @@
 """The match engine: USPA arena rules as a pure fold over operator events.
 
-Public surface: :class:`Match` (check-and-do actions, reports), :class:`Setup`,
-:func:`replay`, :func:`check`, the wire identifiers (:mod:`.types`) and the
+Public surface: :class:`Match` (``verify``/``can``/``apply`` for an event, reports),
+:class:`Setup`, :func:`replay`, :func:`check`, the wire identifiers (:mod:`.types`) and the
 errors (:class:`EngineError`, :class:`SetupError`). Nothing here does I/O or
 reads a clock: time is integer milliseconds, given by the caller.
 :data:`NATIVE` says whether the mypyc-compiled fold runs (:mod:`.native`).

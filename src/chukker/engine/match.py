@@ -1,22 +1,22 @@
 """The public face of the engine: :class:`Match`, an append-only log of operator events.
 
-Every operator action has a check and a do, as in python-chess and PokerKit:
-``verify_goal(...)`` raises :class:`EngineError` with the reason,
-``can_goal(...)`` answers yes or no, ``goal(...)`` verifies, applies and
-returns the immutable :class:`Event` it appended. Time is an argument, in
-integer milliseconds since the record started.
+Every operator event has a check and a do, as in python-chess and PokerKit:
+``verify(ev)`` raises :class:`EngineError` with the reason, ``can(ev)`` answers yes or
+no, ``apply(ev)`` verifies, appends and returns the accepted event. An event is a dict
+as it stands in the record (``at`` in seconds since the record started); the state and
+the report take the instant as an argument, in integer milliseconds.
 
 >>> from chukker.engine import Match, Setup
 >>> players = [{"no": n, "handicap": 1} for n in (1, 2, 3)]
 >>> m = Match(Setup.from_dict({"options": {"handicap": False}, "teams": {
 ...     "A": {"captain": 1, "players": players}, "B": {"captain": 1, "players": players}}}))
->>> m.bowl_in(0).type
-<EventType.BOWL_IN: 'bowl_in'>
->>> m.goal(61_250, "A", 2).at_ms
-61250
->>> m.can_goal(460_000, "B")
+>>> m.apply({"at": 0, "type": "bowl_in"})["type"]
+'bowl_in'
+>>> m.apply({"at": 61.25, "type": "goal", "team": "A", "player": 2})["at"]
+61.25
+>>> m.can({"at": 460, "type": "goal", "team": "B"})
 False
->>> m.verify_goal(460_000, "B")
+>>> m.verify({"at": 460, "type": "goal", "team": "B"})
 Traceback (most recent call last):
 ...
 chukker.engine.errors.EngineError: event 3 (goal at 460.000 s): the ball is dead: period 1 ...
@@ -38,7 +38,7 @@ from chukker.engine.errors import EngineError
 from chukker.engine.fold import Fold
 from chukker.engine.setup import Setup
 from chukker.engine.state import INF
-from chukker.engine.types import EventType, Status, WhistleSource
+from chukker.engine.types import EventType, Status
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,40 +100,6 @@ def _report(fold: Fold, core: Core, at_ms: int) -> dict[str, Any]:
     return r
 
 
-def _ev(type_: EventType, at_ms: int, **fields: Any) -> dict[str, Any]:
-    d: dict[str, Any] = {"at": at_ms / 1000, "type": str(type_)}
-    d.update({k: v for k, v in fields.items() if v is not None})
-    return d
-
-
-def _whistle_ev(at_ms: int, reason: str | None, source: WhistleSource | None) -> dict[str, Any]:
-    return _ev(EventType.WHISTLE, at_ms, reason=reason,
-               source=None if source is None else str(source))
-
-
-def _goal_ev(at_ms: int, team: str, player: int | None, two_point: bool) -> dict[str, Any]:
-    return _ev(EventType.GOAL, at_ms, team=team, player=player, two_point=two_point or None)
-
-
-def _order_ev(at_ms: int, first: str, order: Mapping[str, Sequence[int]]) -> dict[str, Any]:
-    return _ev(
-        EventType.SHOOTOUT_ORDER, at_ms, first=first, order={k: list(v) for k, v in order.items()}
-    )
-
-
-def _shot_ev(
-    at_ms: int, team: str, player: int, result: str, reached_end_wall: bool | None
-) -> dict[str, Any]:
-    return _ev(
-        EventType.SHOT,
-        at_ms,
-        team=team,
-        player=player,
-        result=result,
-        reached_end_wall=reached_end_wall,
-    )
-
-
 class Match:
     """A match: its set-up and the append-only list of operator events."""
 
@@ -166,12 +132,28 @@ class Match:
         return len(self._fold.events)
 
     def verify(self, ev: Mapping[str, Any]) -> None:
-        """Raise :class:`EngineError` if ``ev`` would be refused now; change nothing.
+        """Raise :class:`EngineError` with the reason if ``ev`` (``at`` in seconds) would be
+        refused now; change nothing. Costs one event, not the log (an ``undo`` refolds it).
 
-        Costs one event, not the log (an ``undo`` refolds the log)."""
+        >>> from chukker.engine.simulate import default_setup
+        >>> m = Match(default_setup())
+        >>> m.verify({"at": 0, "type": "free_hit"})
+        Traceback (most recent call last):
+        ...
+        chukker.engine.errors.EngineError: event 1 (free_hit at 0.000 s): ...
+        >>> m.verify({"at": 0, "type": "bowl_in"}), len(m)
+        (None, 0)
+        """
         self._fold.verify(ev)
 
     def can(self, ev: Mapping[str, Any]) -> bool:
+        """Whether ``ev`` (``at`` in seconds) would be accepted now; change nothing.
+
+        >>> from chukker.engine.simulate import default_setup
+        >>> m = Match(default_setup())
+        >>> m.can({"at": 0, "type": "bowl_in"}), m.can({"at": 0, "type": "free_hit"})
+        (True, False)
+        """
         try:
             self.verify(ev)
         except EngineError:
@@ -179,8 +161,17 @@ class Match:
         return True
 
     def apply(self, ev: Mapping[str, Any]) -> dict[str, Any]:
-        """Append ``ev`` (with ``at`` in seconds); raise :class:`EngineError` and change
-        nothing if it is refused. Returns the stored event dict."""
+        """Verify ``ev`` (``at`` in seconds) and append it; returns the accepted event as
+        it stands in the record (a copy). A refused event raises :class:`EngineError`
+        with the reason and changes nothing.
+
+        >>> from chukker.engine.simulate import default_setup
+        >>> m = Match(default_setup())
+        >>> m.apply({"at": 0, "type": "bowl_in"})
+        {'at': 0, 'type': 'bowl_in'}
+        >>> m.apply({"at": 12.5, "type": "whistle", "source": "audio"}) == m.events[-1]
+        True
+        """
         stored = dict(ev) if isinstance(ev, Mapping) else ev
         self._fold.apply_safely(stored)
         return dict(stored)
@@ -198,10 +189,6 @@ class Match:
             return None
         c = self.state_at(at_ms)
         return probe(c, len(self._fold.events), type_, at_ms)
-
-    def _do(self, ev: dict[str, Any]) -> Event:
-        self.apply(ev)
-        return self.event(len(self._fold.events))
 
     # ------------------------------------------------------------ state
     def state_at(self, at_ms: int | None = None) -> Core:
@@ -253,226 +240,6 @@ class Match:
         doc = self.setup.to_dict()
         doc["events"] = [dict(e) for e in self._fold.events]
         return doc
-
-    # ------------------------------------------------------------ actions
-    def verify_bowl_in(self, at_ms: int) -> None:
-        self.verify(_ev(EventType.BOWL_IN, at_ms))
-
-    def can_bowl_in(self, at_ms: int) -> bool:
-        return self.can(_ev(EventType.BOWL_IN, at_ms))
-
-    def bowl_in(self, at_ms: int) -> Event:
-        """Rule 8: the ball leaves the umpire's hand; starts or resumes the clock."""
-        return self._do(_ev(EventType.BOWL_IN, at_ms))
-
-    def verify_whistle(
-        self, at_ms: int, reason: str | None = None, source: WhistleSource | None = None
-    ) -> None:
-        self.verify(_whistle_ev(at_ms, reason, source))
-
-    def can_whistle(
-        self, at_ms: int, reason: str | None = None, source: WhistleSource | None = None
-    ) -> bool:
-        return self.can(_whistle_ev(at_ms, reason, source))
-
-    def whistle(
-        self, at_ms: int, reason: str | None = None, source: WhistleSource | None = None
-    ) -> Event:
-        """Rule 5: the whistle stops play and the clock (``source``: where it was heard,
-        :class:`WhistleSource`; ``None``, a key press)."""
-        return self._do(_whistle_ev(at_ms, reason, source))
-
-    def verify_goal(
-        self, at_ms: int, team: str, player: int | None = None, *, two_point: bool = False
-    ) -> None:
-        self.verify(_goal_ev(at_ms, team, player, two_point))
-
-    def can_goal(
-        self, at_ms: int, team: str, player: int | None = None, *, two_point: bool = False
-    ) -> bool:
-        return self.can(_goal_ev(at_ms, team, player, two_point))
-
-    def goal(
-        self, at_ms: int, team: str, player: int | None = None, *, two_point: bool = False
-    ) -> Event:
-        """Rule 6: a goal; the clock does not stop (Rule 5)."""
-        return self._do(_goal_ev(at_ms, team, player, two_point))
-
-    def verify_foul(self, at_ms: int, team: str, penalty: str | int, **fields: Any) -> None:
-        self.verify(_ev(EventType.FOUL, at_ms, team=team, penalty=str(penalty), **fields))
-
-    def can_foul(self, at_ms: int, team: str, penalty: str | int, **fields: Any) -> bool:
-        return self.can(_ev(EventType.FOUL, at_ms, team=team, penalty=str(penalty), **fields))
-
-    def foul(self, at_ms: int, team: str, penalty: str | int, **fields: Any) -> Event:
-        """Rule 9/10: a foul by ``team`` with its penalty (``player``, ``clause``,
-        ``card``, ``spot`` and, for Penalty 7, ``disabled``/``removed``/``substitute``)."""
-        return self._do(_ev(EventType.FOUL, at_ms, team=team, penalty=str(penalty), **fields))
-
-    def verify_free_hit(self, at_ms: int) -> None:
-        self.verify(_ev(EventType.FREE_HIT, at_ms))
-
-    def can_free_hit(self, at_ms: int) -> bool:
-        return self.can(_ev(EventType.FREE_HIT, at_ms))
-
-    def free_hit(self, at_ms: int) -> Event:
-        """The pending penalty hit is taken; the clock restarts (reset to 5 s if less)."""
-        return self._do(_ev(EventType.FREE_HIT, at_ms))
-
-    def verify_timeout(self, at_ms: int, reason: str, **fields: Any) -> None:
-        self.verify(_ev(EventType.TIMEOUT, at_ms, reason=reason, **fields))
-
-    def can_timeout(self, at_ms: int, reason: str, **fields: Any) -> bool:
-        return self.can(_ev(EventType.TIMEOUT, at_ms, reason=reason, **fields))
-
-    def timeout(self, at_ms: int, reason: str, **fields: Any) -> Event:
-        """Rule 16: a time-out (``injury`` with ``team``/``player`` starts the 15 minutes)."""
-        return self._do(_ev(EventType.TIMEOUT, at_ms, reason=reason, **fields))
-
-    def verify_forfeit(self, at_ms: int, team: str) -> None:
-        self.verify(_ev(EventType.FORFEIT, at_ms, team=team))
-
-    def can_forfeit(self, at_ms: int, team: str) -> bool:
-        return self.can(_ev(EventType.FORFEIT, at_ms, team=team))
-
-    def forfeit(self, at_ms: int, team: str) -> Event:
-        """Penalty 9 by the committee: the match is forfeited by ``team``."""
-        return self._do(_ev(EventType.FORFEIT, at_ms, team=team))
-
-    def verify_shootout_order(
-        self, at_ms: int, first: str, order: Mapping[str, Sequence[int]]
-    ) -> None:
-        self.verify(_order_ev(at_ms, first, order))
-
-    def can_shootout_order(
-        self, at_ms: int, first: str, order: Mapping[str, Sequence[int]]
-    ) -> bool:
-        return self.can(_order_ev(at_ms, first, order))
-
-    def shootout_order(self, at_ms: int, first: str, order: Mapping[str, Sequence[int]]) -> Event:
-        """Rule 5 shootout: the team hitting first (by lot) and each team's order."""
-        return self._do(_order_ev(at_ms, first, order))
-
-    def verify_shot(
-        self,
-        at_ms: int,
-        team: str,
-        player: int,
-        result: str,
-        reached_end_wall: bool | None = None,
-    ) -> None:
-        self.verify(_shot_ev(at_ms, team, player, result, reached_end_wall))
-
-    def can_shot(
-        self,
-        at_ms: int,
-        team: str,
-        player: int,
-        result: str,
-        reached_end_wall: bool | None = None,
-    ) -> bool:
-        return self.can(_shot_ev(at_ms, team, player, result, reached_end_wall))
-
-    def shot(
-        self,
-        at_ms: int,
-        team: str,
-        player: int,
-        result: str,
-        reached_end_wall: bool | None = None,
-    ) -> Event:
-        """One shootout attempt: ``goal``, ``miss`` or ``forfeit``."""
-        return self._do(_shot_ev(at_ms, team, player, result, reached_end_wall))
-
-    def verify_move_to_15(self, at_ms: int) -> None:
-        self.verify(_ev(EventType.MOVE_TO_15, at_ms))
-
-    def can_move_to_15(self, at_ms: int) -> bool:
-        return self.can(_ev(EventType.MOVE_TO_15, at_ms))
-
-    def move_to_15(self, at_ms: int) -> Event:
-        """Rule 5: the umpires move the shootout ball to the 15-yard line."""
-        return self._do(_ev(EventType.MOVE_TO_15, at_ms))
-
-    def substitute(self, at_ms: int, team: str, out: int, in_: int) -> Event:
-        """Rule 3: alternate ``in_`` takes ``out``'s place (only while the ball is dead)."""
-        return self._do(_ev(EventType.SUBSTITUTE, at_ms, team=team, out=out, **{"in": in_}))
-
-    def can_substitute(self, at_ms: int, team: str, out: int, in_: int) -> bool:
-        return self.can(_ev(EventType.SUBSTITUTE, at_ms, team=team, out=out, **{"in": in_}))
-
-    def designate(self, at_ms: int, team: str, player: int) -> Event:
-        """Penalty 7: the fouled team's captain names the fouling team's player to leave."""
-        return self._do(_ev(EventType.DESIGNATE, at_ms, team=team, player=player))
-
-    def can_designate(self, at_ms: int, team: str, player: int) -> bool:
-        return self.can(_ev(EventType.DESIGNATE, at_ms, team=team, player=player))
-
-    def return_(self, at_ms: int, team: str, player: int) -> Event:
-        """Penalty 8: the player (or mount) returns once the equipment is put right."""
-        return self._do(_ev(EventType.RETURN, at_ms, team=team, player=player))
-
-    def can_return(self, at_ms: int, team: str, player: int) -> bool:
-        return self.can(_ev(EventType.RETURN, at_ms, team=team, player=player))
-
-    def clock(self, at_ms: int, remaining_ms: int, reason: str) -> Event:
-        """The timekeeper sets the stopped clock (the umpire's direction)."""
-        return self._do(
-            _ev(EventType.CLOCK, at_ms, remaining=remaining_ms / 1000, reason=reason)
-        )
-
-    def can_clock(self, at_ms: int, remaining_ms: int, reason: str) -> bool:
-        return self.can(_ev(EventType.CLOCK, at_ms, remaining=remaining_ms / 1000, reason=reason))
-
-    # --------------------------------------------------------- mounts (record 1.2)
-    @staticmethod
-    def _mount_ev(
-        at_ms: int, team: str, player: int, mount: str, consent: bool, swap: bool
-    ) -> dict[str, Any]:
-        return _ev(EventType.MOUNT, at_ms, team=team, player=player, mount=mount,
-                   umpire_consent=consent or None, swap=swap or None)
-
-    def verify_mount(
-        self, at_ms: int, team: str, player: int, mount: str, umpire_consent: bool = False,
-        swap: bool = False,
-    ) -> None:
-        """Raise :class:`EngineError` if ``player`` may not ride ``mount`` now (Rules 2, 5)."""
-        self.verify(self._mount_ev(at_ms, team, player, mount, umpire_consent, swap))
-
-    def can_mount(
-        self, at_ms: int, team: str, player: int, mount: str, umpire_consent: bool = False,
-        swap: bool = False,
-    ) -> bool:
-        return self.can(self._mount_ev(at_ms, team, player, mount, umpire_consent, swap))
-
-    def mount(
-        self, at_ms: int, team: str, player: int, mount: str, umpire_consent: bool = False,
-        swap: bool = False,
-    ) -> Event:
-        """From now on ``player`` rides ``mount`` (only while the ball is dead); ``swap``:
-        the teammate riding it takes ``player``'s mount in the same instant (record 1.3)."""
-        return self._do(self._mount_ev(at_ms, team, player, mount, umpire_consent, swap))
-
-    def verify_mount_out(self, at_ms: int, team: str, mount: str, reason: str) -> None:
-        self.verify(_ev(EventType.MOUNT_OUT, at_ms, team=team, mount=mount, reason=reason))
-
-    def can_mount_out(self, at_ms: int, team: str, mount: str, reason: str) -> bool:
-        return self.can(_ev(EventType.MOUNT_OUT, at_ms, team=team, mount=mount, reason=reason))
-
-    def mount_out(self, at_ms: int, team: str, mount: str, reason: str) -> Event:
-        """Rule 2, Rule 16: ``mount`` leaves the game (``vice``, ``blood``, ``runaway``,
-        ``injury`` or ``other``); its rider changes before play resumes."""
-        return self._do(_ev(EventType.MOUNT_OUT, at_ms, team=team, mount=mount, reason=reason))
-
-    def verify_undo(self, at_ms: int, event: int) -> None:
-        self.verify(_ev(EventType.UNDO, at_ms, event=event))
-
-    def can_undo(self, at_ms: int, event: int) -> bool:
-        return self.can(_ev(EventType.UNDO, at_ms, event=event))
-
-    def undo(self, at_ms: int, event: int) -> Event:
-        """Cancel event ``event`` (counting from 1); it stays in the record."""
-        return self._do(_ev(EventType.UNDO, at_ms, event=event))
 
 
 def replay(
