@@ -62,6 +62,18 @@ def goal(i: int) -> dict[str, Any]:
     return {"type": "goal", "team": "AB"[i % 2], "player": 1 + i % 3}
 
 
+async def match_with_history(writer: LiveService, reader: LiveService, history: int
+                             ) -> tuple[Any, Any]:
+    """A match the officials (``writer``) bowled in with ``history`` goals, and the same
+    match loaded by the public process (``reader``)."""
+    created = await writer.create_match(copy.deepcopy(DEMO_HEADER))
+    lm = await writer.load(created.match_id)
+    await writer.submit(lm, Role.TIMEKEEPER, "b", {"type": "bowl_in"})
+    for i in range(history):
+        await writer.submit(lm, Role.TIMEKEEPER, f"h{i}", goal(i))
+    return lm, await reader.load(lm.id)
+
+
 async def bench(a: argparse.Namespace, tmp: Path) -> dict[str, dict[str, list[float]]]:
     run = tmp / "run"
     run.mkdir(mode=0o700)
@@ -71,12 +83,7 @@ async def bench(a: argparse.Namespace, tmp: Path) -> dict[str, dict[str, list[fl
     public.attach(LocalNotifier(str(run), 1, 2))  # type: ignore[attr-defined]
     notifier: Any = public.notifier  # type: ignore[attr-defined]
     writer, reader = LiveService(officials), LiveService(public)
-    created = await writer.create_match(copy.deepcopy(DEMO_HEADER))
-    lm = await writer.load(created.match_id)
-    await writer.submit(lm, Role.TIMEKEEPER, "b", {"type": "bowl_in"})
-    for i in range(a.history):
-        await writer.submit(lm, Role.TIMEKEEPER, f"h{i}", goal(i))
-    seen = await reader.load(lm.id)
+    lm, seen = await match_with_history(writer, reader, a.history)
     notifier.pending()
     notifier.kept.clear()
     out: dict[str, dict[str, list[float]]] = {
@@ -161,12 +168,7 @@ async def bench_pg(a: argparse.Namespace) -> dict[str, dict[str, list[float]]]:
     try:
         await asyncio.wait_for(subscribed.wait(), 30)
         writer, reader = LiveService(officials), LiveService(public)
-        created = await writer.create_match(copy.deepcopy(DEMO_HEADER))
-        lm = await writer.load(created.match_id)
-        await writer.submit(lm, Role.TIMEKEEPER, "b", {"type": "bowl_in"})
-        for i in range(a.history):
-            await writer.submit(lm, Role.TIMEKEEPER, f"h{i}", goal(i))
-        seen = await reader.load(lm.id)
+        lm, seen = await match_with_history(writer, reader, a.history)
         while seen.seq < lm.seq or not told.empty():  # what was told before it loaded
             await asyncio.wait_for(told.get(), 30)
         public.kept.clear()
