@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.store_reads import count_reads
 
 from chukker.live import LiveService, Role, fanout
 from chukker.store import StoredEvent, open_store
@@ -84,14 +85,7 @@ def test_a_worker_applies_an_event_its_datagram_carried_without_reading_the_stor
         await writer.submit(lm, Role.TIMEKEEPER, "c2", {"type": "goal", "team": "A",
                                                           "player": 2})
         await writer.submit(lm, Role.TIMEKEEPER, "c3", {"type": "whistle"})
-        reads: list[Any] = []
-        real = public.events
-
-        def counted(*args: Any) -> Any:
-            reads.append(args)
-            return real(*args)
-
-        monkeypatch.setattr(public, "events", counted)
+        reads = count_reads(monkeypatch, public)
         told = public.notifier.pending()  # type: ignore[attr-defined]
         assert told == [(lm.id, 2), (lm.id, 3)]
         async with seen.lock:

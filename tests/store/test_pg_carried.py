@@ -22,6 +22,7 @@ from typing import Any
 
 import psycopg
 import pytest
+from tests.store_reads import count_reads
 
 from chukker.live import LiveService, Role
 from chukker.store import StoredEvent, pgnotify
@@ -158,14 +159,7 @@ def test_a_public_process_on_postgres_applies_the_carried_event_without_reading_
             await writer.submit(lm, Role.TIMEKEEPER, "c1", {"type": "bowl_in"})
             seen = await reader.load(created.match_id)
             await until(lambda: seen.seq == 1, "loaded")
-            reads: list[Any] = []
-            real = reader_store.events
-
-            def counted(*args: Any) -> Any:
-                reads.append(args)
-                return real(*args)
-
-            monkeypatch.setattr(reader_store, "events", counted)
+            reads = count_reads(monkeypatch, reader_store)
             await writer.submit(lm, Role.TIMEKEEPER, "c2",
                                 {"type": "goal", "team": "A", "player": 2})
             await writer.submit(lm, Role.TIMEKEEPER, "c3", {"type": "whistle"})
@@ -192,14 +186,7 @@ def test_a_forged_notification_is_not_applied_and_the_store_is_read_instead(
             lm = await writer.load(created.match_id)
             await writer.submit(lm, Role.TIMEKEEPER, "c1", {"type": "bowl_in"})
             seen = await reader.load(created.match_id)
-            reads: list[Any] = []
-            real = reader_store.events
-
-            def counted(*args: Any) -> Any:
-                reads.append(args)
-                return real(*args)
-
-            monkeypatch.setattr(reader_store, "events", counted)
+            reads = count_reads(monkeypatch, reader_store)
             # the real event 2 is stored, told by nobody yet
             monkeypatch.setattr(writer_store, "_notify", lambda *a: None)
             await writer.submit(lm, Role.TIMEKEEPER, "c2",
