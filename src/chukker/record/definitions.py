@@ -36,7 +36,6 @@ from chukker.engine.types import (
     ShootoutPlayers,
     Tiebreak,
     TwoPointLine,
-    WhistleSource,
 )
 from chukker.record import events as _events
 from chukker.record.errors import RecordError
@@ -84,19 +83,11 @@ def _str(max_len: int, required: bool = False, d: str = "", min_len: int = 0) ->
     return Field("string", required, min_len, None, max_len, description=d)
 
 
-TEAM = Field("string", True, 1, None, TEAM_ID_MAX, description="a team's key")
 OPT_TEAM = Field("string", False, 1, None, TEAM_ID_MAX, description="a team's key")
 PLAYER = _int(1, PLAYER_MAX, True, "a player's number on the team's sheet")
-OPT_PLAYER = _int(1, PLAYER_MAX, False, "a player's number on the team's sheet")
-SPOT = Field("spot", description="[x, y] in yards; x from the west wall (0-100), y across (0-50)")
 BOOL = Field("bool")
 MOUNT = Field("mount_id", True, description="a mount's id on the team's list ([a-z0-9-], 1-32)")
 MOUNTS_MAX = 64
-
-#: where a whistle event came from (record 1.3): only ``audio`` is written; absent, a key.
-#: The engine's own list (:class:`~chukker.engine.types.WhistleSource`): the engine, this
-#: definition, the JSON Schema and the API agree (issue 42)
-WHISTLE_SOURCES = tuple(str(s) for s in WhistleSource)
 
 def _meta_of(tp: Any) -> tuple[Any, Any] | None:
     """The annotated type in ``tp`` whose msgspec ``Meta`` names the detailed check's
