@@ -182,8 +182,8 @@ MUTANTS: tuple[Mutant, ...] = (
            "        if st is _STOPPED or st is _IN_PLAY:  # a stoppage, or after a goal",
            "        if st is _IN_PLAY:  # a stoppage, or after a goal"),
     Mutant("mount-out-live-no-stop", "mounts.py",
-           "        if self.running:\n            self.on_whistle(",
-           "        if False:\n            self.on_whistle("),
+           "        if self.running:\n            self.whistle(",
+           "        if False:\n            self.whistle("),
     # Rule 16 (issue 32): when an injury time-out ends
     Mutant("injury-runs-through-period-start", "clock.py",
            "        self.injuries = ()  # Rule 16: play resumes, the players on the field",
@@ -272,7 +272,7 @@ MUTANTS: tuple[Mutant, ...] = (
     Mutant("whistle-any-source-in-the-engine", "clock.py",
            "        if src is not None and (type(src) is not str or src not in WHISTLE_SOURCES):",
            "        if False:"),
-    Mutant("whistle-any-source-in-the-record", "../record/events.py",
+    Mutant("whistle-any-source-in-the-record", "events.py",
            '    SourceId = _one_of("enum", WhistleSource,',
            '    SourceId = _one_of("string", WhistleSource,'),
 )

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from chukker.engine.core import CODES, Core, handle
+from chukker.engine.core import CLASS_CODES, Core, handle
+from chukker.engine.events import BY_TAG, Event
 from chukker.engine.state import (
     BY_FORFEIT,
     SP_ONE,
@@ -37,13 +38,21 @@ ACTIONS: tuple[str, ...] = (
 )
 
 
-def probe(core: Core, n_events: int, type_: str, at_ms: int) -> dict[str, Any] | None:
+def probe(core: Core, n_events: int, type_: str, at_ms: int) -> Event | None:
     """The canonical event of ``type_`` an operator would send at ``at_ms``: the one
     ``allowed`` tries. ``None`` when no such event can be formed (e.g. no alternate)."""
+    fields = probe_fields(core, n_events, type_, at_ms)
+    if fields is None:
+        return None
+    return BY_TAG[str(type_)](**fields)
+
+
+def probe_fields(core: Core, n_events: int, type_: str, at_ms: int) -> dict[str, Any] | None:
+    """:func:`probe`'s event as its class's keyword arguments."""
     at = at_ms / 1000
     a = core.team_ids[0]
     type_ = str(type_)
-    ev: dict[str, Any] = {"at": at, "type": type_}
+    ev: dict[str, Any] = {"at": at}
     if type_ in ("bowl_in", "whistle", "free_hit", "move_to_15"):
         return ev
     if type_ == "goal":
@@ -75,7 +84,7 @@ def probe(core: Core, n_events: int, type_: str, at_ms: int) -> dict[str, Any] |
                 if core.out[t].get(p, {}).get("status") in (None, "retired", "equipment")
             ]
             if alts and outs:
-                ev.update(team=t, out=outs[0], **{"in": alts[0]})
+                ev.update(team=t, out=outs[0], in_=alts[0])
                 return ev
         return None
     elif type_ == "designate":
@@ -155,7 +164,7 @@ def allowed_now(core: Core, n_events: int, at_ms: int, undo_ok: bool) -> list[st
         try:
             if at_ms >= scratch.deadline:
                 scratch.advance(at_ms)
-            handle(scratch, CODES[typ], ev, at_ms, n_events + 1)
+            handle(scratch, CLASS_CODES[type(ev)], ev, at_ms, n_events + 1)
         except Refused:
             continue
         out.append(typ)

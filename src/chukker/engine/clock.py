@@ -11,6 +11,8 @@ from __future__ import annotations
 from typing import Any
 
 from chukker.engine.errors import show
+from chukker.engine.events import BowlIn, Timeout, Whistle
+from chukker.engine.events import Clock as ClockEvent
 from chukker.engine.roster import Roster
 from chukker.engine.state import (
     BY_EXTRA_PERIOD,
@@ -280,7 +282,7 @@ class Clock(Roster):
         self.stoppage_spot = None
         self.reschedule()
 
-    def on_bowl_in(self, ev: dict[str, Any], t: int, i: int) -> None:
+    def on_bowl_in(self, event: BowlIn, t: int, i: int) -> None:
         if self.final:
             self.check_not_final()
         if self.mount_wait:
@@ -321,12 +323,16 @@ class Clock(Roster):
             raise Refused("interval_running", period=self.period, until_ms=self.interval_end,
                           **self.club_cite(str(self.opts.periods)))
 
-    def on_whistle(self, ev: dict[str, Any], t: int, i: int) -> None:
+    def on_whistle(self, event: Whistle, t: int, i: int) -> None:
+        ev: Any = event  # its fields unchecked where no one checked them
+        self.whistle(ev.spot, ev.source, t, i)
+
+    def whistle(self, sp: Any, src: Any, t: int, i: int) -> None:
+        """The whistle (Rule 5), at ``sp`` (a spot, or ``None``), heard as ``src``: a
+        whistle event's, a time-out's and a mount's leaving the game (implied)."""
         if self.final:
             self.check_not_final()
-        sp = ev.get("spot")
         spot = None if sp is None else parse_spot(sp)
-        src = ev.get("source")
         if src is not None and (type(src) is not str or src not in WHISTLE_SOURCES):
             raise Refused("whistle_source_invalid", value=show(src),
                           known=sorted(WHISTLE_SOURCES))
@@ -340,21 +346,22 @@ class Clock(Roster):
                 self.restart = R_STOP
                 self.awaiting_bowl_in = True
 
-    def on_timeout(self, ev: dict[str, Any], t: int, i: int) -> None:
+    def on_timeout(self, event: Timeout, t: int, i: int) -> None:
+        ev: Any = event  # its fields unchecked where no one checked them
         if self.final:
             self.check_not_final()
-        reason = ev.get("reason")
+        reason = ev.reason
         if not isinstance(reason, str) or not reason:
             raise Refused("timeout_reason_missing")
-        team = ev.get("team")
+        team = ev.team
         player: int | None = None
         if team is not None:
-            team = self.team_of(ev)
-            player = self.player_of(ev, team)
+            team = self.team_of(ev.team)
+            player = self.player_of(ev.player, team)
             self.check_may_play(team, player)
-        elif ev.get("player") is not None:
-            self.team_of(ev)
-        self.on_whistle(ev, t, i)
+        elif ev.player is not None:
+            self.team_of(ev.team)
+        self.whistle(ev.spot, None, t, i)
         if self.probed:
             return
         if reason == "injury" and self.status is not S_FINAL:
@@ -376,15 +383,16 @@ class Clock(Roster):
             self.injuries = (*self.injuries, inj)
             self.reschedule()
 
-    def on_clock(self, ev: dict[str, Any], t: int, i: int) -> None:
+    def on_clock(self, event: ClockEvent, t: int, i: int) -> None:
+        ev: Any = event  # its fields unchecked where no one checked them
         if self.final:
             self.check_not_final()
         if self.status is not S_STOPPED:
             raise Refused("clock_not_stopped")
-        reason = ev.get("reason")
+        reason = ev.reason
         if not isinstance(reason, str) or not reason.strip():
             raise Refused("field_missing", field="reason")
-        raw = ev.get("remaining")
+        raw = ev.remaining
         try:
             ms = to_ms(raw)
         except Refused:

@@ -1,14 +1,23 @@
-"""The fold: a list of event dicts replayed into a :class:`~chukker.engine.core.Core`,
-with ``undo`` and lenient checking (internal)."""
+"""The fold: a list of events replayed into a :class:`~chukker.engine.core.Core`, with
+``undo`` and lenient checking (internal).
+
+An event is one of :mod:`chukker.engine.events`' classes; the fold matches on the class.
+A dict as it stands in a record is typed once, where it enters (:func:`typed`,
+:func:`typed_all`), and each accepted event is kept as a :class:`Recorded`: its position,
+its time in whole milliseconds, and the event.
+"""
 
 from __future__ import annotations
 
 from bisect import bisect_right
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, Final, final
 
-from chukker.engine.core import CODES, HANDLERS, Core, handle
+import msgspec
+
+from chukker.engine.core import CLASS_CODES, Core, handle
 from chukker.engine.errors import EngineError, show
+from chukker.engine.events import BY_TAG, WIRE_FIELDS, Event, Events, Undo, tag_of
 from chukker.engine.setup import Setup
 from chukker.engine.state import (
     INF,
@@ -16,9 +25,91 @@ from chukker.engine.state import (
     to_ms,
 )
 
+#: what msgspec says of a value it cannot convert (the handlers then word the refusal)
+_NOT_CONVERTED: Final = (msgspec.ValidationError, TypeError, ValueError, RecursionError)
+
+
+@final
+class Recorded:
+    """An event as the fold holds it: its position (from 1), its time in whole
+    milliseconds, and the event (``None`` for one refused before it could be read, kept in
+    lenient mode only to hold its place)."""
+
+    __slots__ = ("at_ms", "event", "index")
+
+    def __init__(self, index: int, at_ms: int, event: Event | None) -> None:
+        self.index = index
+        self.at_ms = at_ms
+        self.event = event
+
+
+def typed(ev: object) -> Event:
+    """``ev`` as its event class: an :class:`Event` as it is; a record's dict converted
+    by msgspec, or, when a field's value is not what the definition says, built field by
+    field, unchecked, for the handler to refuse in the engine's words (a missing field
+    reads ``None``, a field of no definition is left out).
+
+    >>> typed({"at": 1, "type": "goal", "team": "A"})
+    Goal(at=1.0, team='A', player=None, two_point=None)
+    >>> typed({"at": 1, "type": "goal", "team": 7}).team
+    7
+    """
+    if isinstance(ev, Event):
+        return ev
+    if not isinstance(ev, Mapping):
+        raise Refused("not_an_object")
+    typ = ev.get("type")
+    cls = BY_TAG.get(typ) if type(typ) is str else None
+    if cls is None:
+        raise Refused("unknown_event_type", value=show(typ))
+    try:
+        out: Event = msgspec.convert(ev, cls)
+        return out
+    except _NOT_CONVERTED:
+        pass
+    fields: dict[str, Any] = {attr: ev.get(wire) for wire, attr in WIRE_FIELDS[cls]}
+    fields["at"] = ev.get("at")
+    return cls(**fields)
+
+
+def typed_all(events: Sequence[Any]) -> list[Any]:
+    """Each of ``events`` as its class, converted by msgspec in one call; from the first
+    that msgspec does not take as it is, the rest as they came (:meth:`Fold.apply` types
+    each, or refuses it, in turn)."""
+    if type(events) is not list:
+        events = list(events)
+    try:
+        converted: list[Any] = msgspec.convert({"events": events}, Events).events
+        return converted
+    except msgspec.ValidationError as e:
+        k = _position(str(e))
+    except _NOT_CONVERTED:
+        k = 0
+    head: list[Any] = msgspec.convert({"events": events[:k]}, Events).events if k else []
+    return head + events[k:]
+
+
+def _position(message: str) -> int:
+    """The event's position (0-based) in msgspec's ``... at `$.events[k]...``` (0 if none)."""
+    at = message.find("$.events[")
+    if at < 0:
+        return 0
+    digits = message[at + 9 : message.find("]", at)]
+    return int(digits) if digits.isdigit() else 0
+
+
+def _at_of(ev: object) -> Any:
+    """The raw ``at`` of an event or a record's dict (``None`` if neither)."""
+    if isinstance(ev, Event):
+        a: Any = ev
+        return a.at
+    if isinstance(ev, Mapping):
+        return ev.get("at")
+    return None
+
 
 class Fold:
-    """Replays a list of event dicts into a :class:`Core`, handling ``undo``.
+    """Replays a list of events into a :class:`Core`, handling ``undo``.
 
     ``lenient`` collects refused events instead of stopping at the first.
     """
@@ -26,7 +117,7 @@ class Fold:
     def __init__(self, setup: Setup, *, lenient: bool = False) -> None:
         self.setup = setup
         self.lenient = lenient
-        self.events: list[Mapping[str, Any]] = []
+        self.events: list[Recorded] = []
         self.refused: set[int] = set()  # 0-based
         self.cancelled: set[int] = set()  # 0-based, cancelled by an effective undo
         self.undo_of: dict[int, int] = {}  # undo event (0-based) -> target (0-based)
@@ -35,8 +126,9 @@ class Fold:
         #: answers that depend on the log only, keyed by its length (see ``match._undo_ok``)
         self.memo: dict[str, tuple[int, Any]] = {}
 
-    def apply(self, ev: Mapping[str, Any]) -> None:
-        """Append one event (its index is ``len(events) + 1``); raise if refused.
+    def apply(self, ev: Event | Mapping[str, Any]) -> Event:
+        """Append one event (its index is ``len(events) + 1``) and return it as its class;
+        raise if refused.
 
         On a refusal ``core`` may be left half-changed: callers that go on (the live
         :class:`~chukker.engine.Match`) apply to a copy (:meth:`apply_safely`).
@@ -44,12 +136,9 @@ class Fold:
         i = len(self.events) + 1
         core = self.core
         try:
-            if type(ev) is not dict:
-                if not isinstance(ev, Mapping):
-                    raise Refused("not_an_object")
-                ev = dict(ev)  # the handlers read dicts (the record's events are)
-            typ = ev.get("type")
-            at = ev.get("at")
+            if not isinstance(ev, Event) and not isinstance(ev, Mapping):
+                raise Refused("not_an_object")
+            at = _at_of(ev)
             # fast path for the common case: a float of seconds with ms precision
             if type(at) is float and 0.0 <= at < 1e9:
                 x = at * 1000.0
@@ -60,37 +149,37 @@ class Fold:
                 t = to_ms(at)
             if t < core.last_at:
                 raise Refused("time_backwards", at_ms=t, last_ms=core.last_at)
-            if typ == "undo":
-                self.events.append(ev)
+            e = typed(ev)
+            if isinstance(e, Undo):
+                self.events.append(Recorded(i, t, e))
                 try:
-                    self._undo(ev, t, i)
+                    self._undo(e, t, i)
                 except BaseException:
                     self.events.pop()
                     raise
-                return
-            handler = HANDLERS.get(typ) if isinstance(typ, str) else None
-            if handler is None:
-                raise Refused("unknown_event_type", value=show(typ))
+                return e
+            code = CLASS_CODES[type(e)]
             if t >= core.deadline:
                 core.advance(t)
-            handler(core, ev, t, i)
+            handle(core, code, e, t, i)
             core.last_at = core.now = t
             core.reschedule()
         except Refused as r:
             raise _error(i, ev, r) from None
-        self.events.append(ev)
+        self.events.append(Recorded(i, t, e))
+        return e
 
-    def apply_safely(self, ev: Mapping[str, Any]) -> None:
+    def apply_safely(self, ev: Event | Mapping[str, Any]) -> Event:
         """:meth:`apply`, leaving everything as it was when ``ev`` is refused."""
         keep = self.core
         self.core = keep.copy()
         try:
-            self.apply(ev)
+            return self.apply(ev)
         except BaseException:
             self.core = keep
             raise
 
-    def verify(self, ev: Mapping[str, Any]) -> None:
+    def verify(self, ev: Event | Mapping[str, Any]) -> None:
         """Raise :class:`EngineError` if ``ev`` would be refused now; change nothing."""
         keep = (self.core, len(self.events), set(self.cancelled), dict(self.undo_of))
         self.core = keep[0].copy()
@@ -102,9 +191,14 @@ class Fold:
             self.cancelled = keep[2]
             self.undo_of = keep[3]
 
+    def typed_events(self) -> list[Event]:
+        """The accepted events, in order (cancelled ones and undos included; not the
+        refused, which lenient mode alone keeps)."""
+        return [r.event for r in self.events if r.event is not None]
+
     def _time(self, j: int) -> int:
         """The time of accepted event ``j`` (0-based), in ms."""
-        return to_ms(self.events[j]["at"])
+        return self.events[j].at_ms
 
     def effective_cancelled(self, undo_of: Mapping[int, int]) -> set[int]:
         """The events cancelled by the undos in ``undo_of``, at any depth: an event counts
@@ -121,8 +215,9 @@ class Fold:
                 counts[j] = False
         return {j for j in range(n) if not counts[j]}
 
-    def _undo(self, ev: dict[str, Any], t: int, i: int) -> None:
-        target = ev.get("event")
+    def _undo(self, ev: Undo, t: int, i: int) -> None:
+        u: Any = ev  # its fields unchecked where no one checked them
+        target = u.event
         if type(target) is not int:
             raise Refused("undo_target_invalid", value=show(target))
         if not 1 <= target < i:
@@ -149,7 +244,7 @@ class Fold:
         self.undo_of = undo_of
         self.core = core
 
-    def feed(self, events: Sequence[Mapping[str, Any]], until_ms: float = INF) -> None:
+    def feed(self, events: Sequence[Event | Mapping[str, Any]], until_ms: float = INF) -> None:
         """Apply events in order (those after ``until_ms`` are left out)."""
         apply = self.apply
         if until_ms == INF and not self.lenient:
@@ -158,8 +253,8 @@ class Fold:
         for ev in events:
             if until_ms != INF:
                 try:
-                    t = to_ms(ev.get("at"))
-                except (Refused, AttributeError):
+                    t = to_ms(_at_of(ev))
+                except Refused:
                     t = -1
                 if t > until_ms:
                     break
@@ -169,53 +264,55 @@ class Fold:
                 if not self.lenient:
                     raise
                 self.problems.append(e)
-                self.events.append(ev)
+                self.events.append(Recorded(len(self.events) + 1, -1, None))
                 self.refused.add(len(self.events) - 1)
                 self._rebuild()
 
-    def _feed_all(self, events: Sequence[Mapping[str, Any]]) -> None:
+    def _feed_all(self, events: Sequence[Event | Mapping[str, Any]]) -> None:
         """:meth:`apply` each event, in one loop: the replay's hot path.
 
-        The common event (a dict, ``at`` a number of seconds with ms precision, a known
-        type, not an ``undo``) is applied here; any other goes through :meth:`apply`,
-        which refuses it or handles the ``undo``. The clock's primitives keep
-        ``deadline`` up to date (:meth:`Core.reschedule`), so it is not recomputed after
-        each event; ``tests/engine/test_fast_paths.py`` holds this loop to :meth:`apply`.
+        A record's dicts are typed in one call first (:func:`typed_all`). The common event
+        (of a handled class, ``at`` a number of seconds with ms precision, not an
+        ``undo``) is applied here; any other goes through :meth:`apply`, which types it,
+        refuses it or handles the ``undo``. The clock's primitives keep ``deadline`` up to
+        date (:meth:`Core.reschedule`), so it is not recomputed after each event;
+        ``tests/engine/test_fast_paths.py`` holds this loop to :meth:`apply`.
         """
-        codes = CODES
+        if events and not isinstance(events[0], Event):
+            events = typed_all(events)
+        codes = CLASS_CODES
         log = self.events  # appended to directly (natively where compiled), not by a bound method
         core = self.core
         i = len(self.events)
         for ev in events:
             i += 1
-            if type(ev) is dict:
-                typ = ev.get("type")
-                at: Any = ev.get("at")
+            code = codes.get(type(ev), -1)  # type: ignore[arg-type]
+            if code >= 0:
+                e: Any = ev  # its fields unchecked where no one checked them
+                at: Any = e.at
                 tat = type(at)
-                code = codes.get(typ, -1) if type(typ) is str else -1
-                if code >= 0:
-                    ok = False
-                    if tat is float:
-                        af: float = at  # a native double in the compiled loop
-                        if 0.0 <= af < 1e9:
-                            x = af * 1000.0
-                            t = int(x + 0.5)
-                            ok = -1e-3 < x - t < 1e-3
-                    elif tat is int:
-                        ai: int = at
-                        if 0 <= ai < 1_000_000_000:
-                            t = ai * 1000
-                            ok = True
-                    if ok and t >= core.last_at:
-                        try:
-                            if t >= core.deadline:
-                                core.advance(t)
-                            handle(core, code, ev, t, i)
-                        except Refused as r:
-                            raise _error(i, ev, r) from None
-                        core.last_at = core.now = t
-                        log.append(ev)
-                        continue
+                ok = False
+                if tat is float:
+                    af: float = at  # a native double in the compiled loop
+                    if 0.0 <= af < 1e9:
+                        x = af * 1000.0
+                        t = int(x + 0.5)
+                        ok = -1e-3 < x - t < 1e-3
+                elif tat is int:
+                    ai: int = at
+                    if 0 <= ai < 1_000_000_000:
+                        t = ai * 1000
+                        ok = True
+                if ok and t >= core.last_at:
+                    try:
+                        if t >= core.deadline:
+                            core.advance(t)
+                        handle(core, code, e, t, i)
+                    except Refused as r:
+                        raise _error(i, ev, r) from None
+                    core.last_at = core.now = t
+                    log.append(Recorded(i, t, e))
+                    continue
             self.apply(ev)  # the uncommon event (or an undo, which refolds: a new core)
             core = self.core
 
@@ -239,26 +336,22 @@ class Fold:
         its restart of play (:class:`Later`): the first such event is named."""
         core = Core(self.setup)
         events = self.events
-        codes = CODES
+        codes = CLASS_CODES
         skip = cancelled | self.refused
         for j in range(upto):
             if j in skip:
                 continue
-            e: Any = events[j]  # accepted: a dict, its time checked
-            at: Any = e["at"]
-            if type(at) is float:
-                af: float = at
-                tj = int(af * 1000.0 + 0.5)
-            else:
-                tj = to_ms(at)
+            rec = events[j]  # accepted: an event, its time checked
+            tj = rec.at_ms
             if j in undo_of:
                 core.advance(tj)
                 core.last_at = max(core.last_at, tj)
                 continue
+            e: Any = rec.event
             try:
                 if tj >= core.deadline:
                     core.advance(tj)
-                handle(core, codes[e["type"]], e, tj, j + 1)
+                handle(core, codes[type(e)], e, tj, j + 1)
             except Refused as r:
                 if undoing is None:
                     raise
@@ -268,7 +361,7 @@ class Fold:
                     "undo_leaves_refused",
                     target=undoing,
                     event=j + 1,
-                    type=str(e["type"]),
+                    type=tag_of(e),
                     at_ms=tj,
                     cause={"code": r.code, "params": r.params},
                 ) from None
@@ -325,12 +418,12 @@ class Later:
         if not found:
             return
         j, code, params = min(found, key=lambda x: x[0])
-        e = self.fold.events[j]
+        e = self.fold.events[j].event
         raise Refused(
             code,
             target=self.target,
             event=j + 1,
-            type=str(e.get("type")),
+            type=tag_of(e) if e is not None else "",
             at_ms=self.fold._time(j),
             **params,
         )
@@ -391,8 +484,11 @@ class Later:
 
 
 def _error(i: int, ev: Any, r: Refused) -> EngineError:
-    typ_s = ev.get("type") if isinstance(ev, Mapping) else None
-    at_raw = ev.get("at") if isinstance(ev, Mapping) else None
+    if isinstance(ev, Event):
+        typ_s: Any = tag_of(ev)
+    else:
+        typ_s = ev.get("type") if isinstance(ev, Mapping) else None
+    at_raw = _at_of(ev)
     try:
         at_ms: int | None = to_ms(at_raw)
     except Refused:

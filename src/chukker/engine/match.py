@@ -35,6 +35,8 @@ from typing import Any
 from chukker.engine.allowed import allowed_now, probe
 from chukker.engine.core import Core
 from chukker.engine.errors import EngineError
+from chukker.engine.events import Event as TypedEvent
+from chukker.engine.events import Undo, to_wire
 from chukker.engine.fold import Fold
 from chukker.engine.setup import Setup
 from chukker.engine.state import INF
@@ -64,6 +66,14 @@ def _event(index: int, d: Mapping[str, Any]) -> Event:
     return Event(index, EventType(d["type"]), at_ms, MappingProxyType(fields))
 
 
+def _wire(ev: Any) -> Any:
+    """An event as the record holds it: a record's dict copied, a typed event as a dict
+    (anything else as it came: the fold refuses it)."""
+    if isinstance(ev, TypedEvent):
+        return to_wire(ev)
+    return dict(ev) if isinstance(ev, Mapping) else ev
+
+
 def _clone(core: Core) -> Core:
     return core.copy()
 
@@ -77,13 +87,13 @@ def _undo_ok(fold: Fold, at_ms: int) -> bool:
     n = len(fold.events)
     if n == 0 or at_ms < fold.core.last_at:
         return False
-    if fold.events[-1].get("type") != "undo":
+    if not isinstance(fold.events[-1].event, Undo):
         return True
     cached = fold.memo.get("undo_ok")
     if cached is not None and cached[0] == n:
         return bool(cached[1])  # the refold does not depend on the instant
     try:
-        fold.verify({"at": at_ms / 1000, "type": "undo", "event": n})
+        fold.verify(Undo(at=at_ms / 1000, event=n))
         ok = True
     except EngineError:
         ok = False
@@ -103,10 +113,15 @@ def _report(fold: Fold, core: Core, at_ms: int) -> dict[str, Any]:
 class Match:
     """A match: its set-up and the append-only list of operator events."""
 
-    def __init__(self, setup: Setup, events: Iterable[Mapping[str, Any]] = ()) -> None:
+    def __init__(
+        self, setup: Setup, events: Iterable[TypedEvent | Mapping[str, Any]] = ()
+    ) -> None:
         self.setup = setup
         self._fold = Fold(setup)
-        self._fold.feed(list(events))
+        given = list(events)
+        self._fold.feed(given)
+        #: the events as they stand in the record (what came, kept as it came)
+        self._wire: list[Mapping[str, Any]] = [_wire(e) for e in given]
 
     def __reduce__(self) -> tuple[Any, ...]:
         """Pickled (and deep-copied) as its set-up and events, folded again when loaded:
@@ -122,16 +137,16 @@ class Match:
     @property
     def events(self) -> tuple[dict[str, Any], ...]:
         """The stored event dicts, in order (cancelled ones included)."""
-        return tuple(dict(e) for e in self._fold.events)
+        return tuple(dict(e) for e in self._wire)
 
     def event(self, index: int) -> Event:
         """Event ``index`` (counting from 1) as an immutable :class:`Event`."""
-        return _event(index, self._fold.events[index - 1])
+        return _event(index, self._wire[index - 1])
 
     def __len__(self) -> int:
         return len(self._fold.events)
 
-    def verify(self, ev: Mapping[str, Any]) -> None:
+    def verify(self, ev: TypedEvent | Mapping[str, Any]) -> None:
         """Raise :class:`EngineError` with the reason if ``ev`` (``at`` in seconds) would be
         refused now; change nothing. Costs one event, not the log (an ``undo`` refolds it).
 
@@ -146,7 +161,7 @@ class Match:
         """
         self._fold.verify(ev)
 
-    def can(self, ev: Mapping[str, Any]) -> bool:
+    def can(self, ev: TypedEvent | Mapping[str, Any]) -> bool:
         """Whether ``ev`` (``at`` in seconds) would be accepted now; change nothing.
 
         >>> from chukker.engine.simulate import default_setup
@@ -160,7 +175,7 @@ class Match:
             return False
         return True
 
-    def apply(self, ev: Mapping[str, Any]) -> dict[str, Any]:
+    def apply(self, ev: TypedEvent | Mapping[str, Any]) -> dict[str, Any]:
         """Verify ``ev`` (``at`` in seconds) and append it; returns the accepted event as
         it stands in the record (a copy). A refused event raises :class:`EngineError`
         with the reason and changes nothing.
@@ -172,8 +187,9 @@ class Match:
         >>> m.apply({"at": 12.5, "type": "whistle", "source": "audio"}) == m.events[-1]
         True
         """
-        stored = dict(ev) if isinstance(ev, Mapping) else ev
-        self._fold.apply_safely(stored)
+        stored = _wire(ev)
+        self._fold.apply_safely(ev)
+        self._wire.append(stored)
         return dict(stored)
 
     def allowed(self, at_ms: int) -> list[str]:
@@ -188,7 +204,8 @@ class Match:
         if at_ms < self._fold.core.last_at:
             return None
         c = self.state_at(at_ms)
-        return probe(c, len(self._fold.events), type_, at_ms)
+        ev = probe(c, len(self._fold.events), type_, at_ms)
+        return None if ev is None else to_wire(ev)
 
     # ------------------------------------------------------------ state
     def state_at(self, at_ms: int | None = None) -> Core:
@@ -204,7 +221,7 @@ class Match:
             c.now = max(c.now, at_ms)
             return c
         fold = Fold(self.setup)
-        fold.feed(self._fold.events, until_ms=at_ms)
+        fold.feed(self._fold.typed_events(), until_ms=at_ms)
         c = fold.core
         c.advance(at_ms)
         c.now = max(c.now, at_ms)
@@ -238,7 +255,7 @@ class Match:
 
     def to_record(self) -> dict[str, Any]:
         doc = self.setup.to_dict()
-        doc["events"] = [dict(e) for e in self._fold.events]
+        doc["events"] = [dict(e) for e in self._wire]
         return doc
 
 

@@ -21,6 +21,8 @@ from __future__ import annotations
 from typing import Any, Self, TypeVar
 
 from chukker.engine.errors import show
+from chukker.engine.events import Mount as MountEvent
+from chukker.engine.events import MountOut, Return
 from chukker.engine.plan import next_mount
 from chukker.engine.report import Report
 from chukker.engine.setup import Mount, Setup
@@ -145,8 +147,8 @@ class Mounts(Report):
                 if self.may_play(team, p):
                     self.note_ridden(team, m, period, p)
 
-    def listed(self, team: str, ev: dict[str, Any]) -> str:
-        m = ev.get("mount")
+    def listed(self, team: str, m: Any) -> str:
+        """``m``, an event's ``mount``, as a mount on ``team``'s list."""
         if type(m) is not str or m not in self.strings[team]:
             raise Refused("mount_not_listed", team=team, mount=show(m) if type(m) is not str
                           else m)
@@ -173,18 +175,19 @@ class Mounts(Report):
         return None
 
     # --------------------------------------------------------------- handlers
-    def on_mount(self, ev: dict[str, Any], t: int, i: int) -> None:
+    def on_mount(self, event: MountEvent, t: int, i: int) -> None:
         """``mount {team, player, mount, umpire_consent?, swap?}``: the player rides that
         mount; with ``swap: true`` (record 1.3) the teammate who rides it takes the player's
         mount in the same instant (Rule 5: "switch horses with members of their own team")."""
+        ev: Any = event  # its fields unchecked where no one checked them
         if self.final or (self.status is _IN_PLAY and not self.awaiting_bowl_in):
             self.check_dead_ball("a change of mounts")  # after a goal the ball is dead
-        team = ev.get("team")
+        team = ev.team
         if type(team) is not str or team not in self.strings:
-            team = self.team_of(ev)
-        player = ev.get("player")
+            team = self.team_of(ev.team)
+        player = ev.player
         if type(player) is not int or player not in self.sheet[team]:
-            player = self.player_of(ev, team, required=True)
+            player = self.player_of(ev.player, team, required=True)
             assert player is not None
         why = None if self.may_play(team, player) else self.why_not(team, player)
         if why is not None:
@@ -194,13 +197,13 @@ class Mounts(Report):
                 player=player,
                 cause={"code": why[0], "params": why[1]},
             )
-        mount = ev.get("mount")
+        mount = ev.mount
         if type(mount) is not str or mount not in self.strings[team]:
-            mount = self.listed(team, ev)
+            mount = self.listed(team, ev.mount)
         gone = self.mounts_gone[team]
         if gone and mount in gone:
             self.check_in_game(team, mount)
-        swap = ev.get("swap") is not None and bool_field(ev, "swap")
+        swap = ev.swap is not None and bool_field(ev.swap, "swap")
         ride = self.riding[team]
         stale = None
         partner = None
@@ -217,7 +220,7 @@ class Mounts(Report):
             raise Refused("mount_swap_without_partner", team=team, player=player, mount=mount)
         st = self.status
         if (st is _SHOOTOUT or st is _INTERVAL) and self.before_shootout():
-            consent = bool_field(ev, "umpire_consent")
+            consent = bool_field(ev.umpire_consent, "umpire_consent")
             # a swap keeps the same horses in the shootout; the 2006 summary has no
             # shootout-mount clause (issue 32): its shootout takes any mount
             if not consent and not swap and self.periods and self.ed.has("shootout_mounts"):
@@ -226,8 +229,8 @@ class Mounts(Report):
                     raise Refused(
                         "shootout_mount_not_final_period", team=team, mount=mount, period=last
                     )
-        elif ev.get("umpire_consent") is not None:
-            bool_field(ev, "umpire_consent")
+        elif ev.umpire_consent is not None:
+            bool_field(ev.umpire_consent, "umpire_consent")
         if self.accept():  # valid: change the pony line
             return
         self.mounts_kept = True
@@ -250,14 +253,15 @@ class Mounts(Report):
             if partner is not None and own is not None:
                 self.note_ridden(team, own, self.shootout_period(), partner)
 
-    def on_mount_out(self, ev: dict[str, Any], t: int, i: int) -> None:
+    def on_mount_out(self, event: MountOut, t: int, i: int) -> None:
         """``mount_out {team, mount, reason}``: Rule 2 (vice, blood), Rule 16 (runaway):
         the umpire stops play (an implied whistle, as a foul's) and orders it removed."""
+        ev: Any = event  # its fields unchecked where no one checked them
         if self.final:
             self.check_not_final()
-        team = self.team_of(ev)
-        mount = self.listed(team, ev)
-        reason = ev.get("reason")
+        team = self.team_of(ev.team)
+        mount = self.listed(team, ev.mount)
+        reason = ev.reason
         if type(reason) is not str or reason not in _REASONS:
             raise Refused("mount_reason_invalid", value=show(reason))
         self.check_in_game(team, mount)
@@ -265,7 +269,7 @@ class Mounts(Report):
             return
         self.mounts_kept = True
         if self.running:
-            self.on_whistle({"reason": f"mount {reason}"}, t, i)
+            self.whistle(None, None, t, i)
         rider = self.take_off(team, mount, _CLAUSE[reason])
         self.mounts_gone[team][mount] = {
             "status": MountStatus.OUT,
@@ -288,15 +292,15 @@ class Mounts(Report):
             self.note_all_ridden(self.shootout_period())
 
     def penalty_8(
-        self, t: int, i: int, ev: dict[str, Any], team: str, player: int | None
+        self, t: int, i: int, ev: Any, team: str, player: int | None
     ) -> None:
         super().penalty_8(t, i, ev, team, player)
-        if player is None or not self.mounts_kept or not bool_field(ev, "mount"):
+        if player is None or not self.mounts_kept or not bool_field(ev.mount, "mount"):
             return
         mount = self.riding[team].get(player)
         if mount is None:
             return
-        equipment = bool_field(ev, "equipment")
+        equipment = bool_field(ev.equipment, "equipment")
         self.take_off(team, mount, "Penalty 8")
         self.mounts_gone[team][mount] = {
             "status": MountStatus.DISQUALIFIED,
@@ -307,9 +311,10 @@ class Mounts(Report):
             "may_return": equipment,
         }
 
-    def on_return(self, ev: dict[str, Any], t: int, i: int) -> None:
-        team = ev.get("team")
-        player = ev.get("player")
+    def on_return(self, event: Return, t: int, i: int) -> None:
+        ev: Any = event  # its fields unchecked where no one checked them
+        team = ev.team
+        player = ev.player
         had = (
             type(team) is str
             and team in self.mounts_out
@@ -317,7 +322,7 @@ class Mounts(Report):
             and self.mounts_out[team].get(player) == "equipment"
             and self.out[team].get(player, {}).get("status") != "equipment"
         )
-        super().on_return(ev, t, i)
+        super().on_return(event, t, i)
         if self.probed:
             return
         if had and type(team) is str:

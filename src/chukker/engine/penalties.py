@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from chukker.engine.errors import show
+from chukker.engine.events import Forfeit, Foul, FreeHit, Goal
 from chukker.engine.shootout import Shootout
 from chukker.engine.state import (
     BY_EXTRA_PERIOD,
@@ -43,15 +44,16 @@ _NOT_BEFORE_SHOOTOUT = _FREE_HIT_PENALTIES | {"6"}
 class Penalties(Shootout):
     """Scoring, fouls and their penalties."""
 
-    def on_goal(self, ev: dict[str, Any], t: int, i: int) -> None:
+    def on_goal(self, event: Goal, t: int, i: int) -> None:
+        ev: Any = event  # its fields unchecked where no one checked them
         if self.final:
             self.check_not_final()
-        team = self.team_of(ev)
-        player = self.player_of(ev, team)
+        team = self.team_of(ev.team)
+        player = self.player_of(ev.player, team)
         if self.status is not S_IN_PLAY or not self.running:
             raise self.dead()
         self.check_may_play(team, player)
-        two = bool_field(ev, "two_point")
+        two = bool_field(ev.two_point, "two_point")
         if two and self.opts.two_point_line is TPL_NONE:
             raise Refused("no_two_point_line")
         points = self.ed.two_point_goal.value if two else 1
@@ -105,9 +107,10 @@ class Penalties(Shootout):
             # a Penalty 1 goal awarded after the last horn of a tied match breaks the tie
             self.finish(t, team, BY_PENALTY)
 
-    def on_foul(self, ev: dict[str, Any], t: int, i: int) -> None:
-        team = self.team_of(ev)
-        raw = ev.get("penalty")
+    def on_foul(self, event: Foul, t: int, i: int) -> None:
+        ev: Any = event  # its fields unchecked where no one checked them
+        team = self.team_of(ev.team)
+        raw = ev.penalty
         if type(raw) is str and raw in _PENALTIES:
             pen = raw
         elif isinstance(raw, int | str) and not isinstance(raw, bool) and len(str(raw)) < 4:
@@ -123,9 +126,9 @@ class Penalties(Shootout):
             and team not in self.forfeited
         ):
             self.check_not_final()
-        player = self.player_of(ev, team)
+        player = self.player_of(ev.player, team)
         self.check_may_play(team, player)
-        sp = ev.get("spot")
+        sp = ev.spot
         spot = None if sp is None else parse_spot(sp)
         if self.status is S_SHOOTOUT and pen in _NOT_IN_SHOOTOUT:
             raise Refused("penalty_not_in_shootout", penalty=pen)
@@ -149,8 +152,8 @@ class Penalties(Shootout):
             "team": team,
             "player": player,
             "penalty": pen,
-            "clause": ev.get("clause"),
-            "card": ev.get("card"),
+            "clause": ev.clause,
+            "card": ev.card,
             "event": i,
         }
         self.foul_log.append(rec)
@@ -230,21 +233,21 @@ class Penalties(Shootout):
         self.restart = R_CENTER
         self.awaiting_bowl_in = True
 
-    def penalty_7(self, t: int, i: int, ev: dict[str, Any], team: str, fouled: str) -> None:
+    def penalty_7(self, t: int, i: int, ev: Any, team: str, fouled: str) -> None:
         """Penalty 7: the fouled team's captain chooses one remedy (Rule 9): a qualified
         substitute for the disabled player, or the removal of a fouling player designated
         by handicap ("nearest and above"). With a substitute no one is removed."""
-        if ev.get("disabled") is None:
+        if ev.disabled is None:
             self.notice(t, i, "9", "p7_name_disabled")
             return
-        dis = self.player_of(ev, fouled, key="disabled")
+        dis = self.player_of(ev.disabled, fouled, key="disabled")
         assert dis is not None
         self.check_may_play(fouled, dis)
-        sub = ev.get("substitute")
+        sub = ev.substitute
         sub_no: int | None = None
         if sub is not None and sub is not True and sub is not False:
             sub_no = self.check_alternate(fouled, sub)
-        chosen = ev.get("removed")
+        chosen = ev.removed
         if sub is not None and sub is not False:
             if chosen is not None:
                 raise Refused("p7_one_remedy", team=fouled)
@@ -288,10 +291,10 @@ class Penalties(Shootout):
         self.remove(team, int(chosen), "7")
 
     def penalty_8(
-        self, t: int, i: int, ev: dict[str, Any], team: str, player: int | None
+        self, t: int, i: int, ev: Any, team: str, player: int | None
     ) -> None:
-        mount = bool_field(ev, "mount")
-        equipment = bool_field(ev, "equipment")
+        mount = bool_field(ev.mount, "mount")
+        equipment = bool_field(ev.equipment, "equipment")
         if player is None:
             return
         if mount:
@@ -304,8 +307,8 @@ class Penalties(Shootout):
             return
         self.remove(team, player, "8")
 
-    def penalty_10(self, t: int, i: int, ev: dict[str, Any], team: str, player: int) -> None:
-        n = ev.get("for_periods")
+    def penalty_10(self, t: int, i: int, ev: Any, team: str, player: int) -> None:
+        n = ev.for_periods
         if n is None:
             self.remove(team, player, "10")
             return
@@ -330,13 +333,14 @@ class Penalties(Shootout):
             return
         self.finish(t, self.setup.other(team), BY_FORFEIT)
 
-    def on_forfeit(self, ev: dict[str, Any], t: int, i: int) -> None:
-        team = self.team_of(ev)
+    def on_forfeit(self, event: Forfeit, t: int, i: int) -> None:
+        ev: Any = event  # its fields unchecked where no one checked them
+        team = self.team_of(ev.team)
         if self.final and not (self.decided_by is BY_FORFEIT and len(self.forfeited) == 1):
             self.check_not_final()
         self.forfeit(t, team)
 
-    def on_free_hit(self, ev: dict[str, Any], t: int, i: int) -> None:
+    def on_free_hit(self, event: FreeHit, t: int, i: int) -> None:
         if self.final:
             self.check_not_final()
         p = self.pending

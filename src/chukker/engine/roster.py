@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from chukker.engine.errors import show
+from chukker.engine.events import Designate, Return, Substitute
 from chukker.engine.state import (
     S_IN_PLAY,
     S_INTERVAL,
@@ -102,10 +103,11 @@ class Roster(State):
         if self.status is S_IN_PLAY:
             raise Refused("ball_live", action=action)
 
-    def on_substitute(self, ev: dict[str, Any], t: int, i: int) -> None:
+    def on_substitute(self, event: Substitute, t: int, i: int) -> None:
+        ev: Any = event  # its fields unchecked where no one checked them
         self.check_dead_ball("a substitution is made")
-        team = self.team_of(ev)
-        out_no = self.player_of(ev, team, required=True, key="out")
+        team = self.team_of(ev.team)
+        out_no = self.player_of(ev.out, team, required=True, key="out")
         assert out_no is not None
         o = self.out[team].get(out_no)
         if o is not None and o["status"] in ("removed", "suspended"):
@@ -119,19 +121,20 @@ class Roster(State):
             raise Refused("player_replaced", team=team, player=out_no, by=o.get("by") or "?")
         if out_no not in self.field[team]:
             raise Refused("player_not_on_field", team=team, player=out_no)
-        in_no = self.check_alternate(team, ev.get("in"))
+        in_no = self.check_alternate(team, ev.in_)
         if self.accept():
             return
         self.bring_in(team, out_no, in_no)
 
-    def on_designate(self, ev: dict[str, Any], t: int, i: int) -> None:
+    def on_designate(self, event: Designate, t: int, i: int) -> None:
+        ev: Any = event  # its fields unchecked where no one checked them
         if self.final:
             self.check_not_final()
-        team = self.team_of(ev)
+        team = self.team_of(ev.team)
         d = self.designation[team]
         if d is None:
             raise Refused("nothing_to_designate", team=team)
-        player = self.player_of(ev, team, required=True)
+        player = self.player_of(ev.player, team, required=True)
         if player not in d["candidates"] or self.why_not(team, int(player or 0)) is not None:
             raise Refused(
                 "p7_not_designable", team=team, player=show(player), eligible=d["candidates"]
@@ -140,11 +143,12 @@ class Roster(State):
             return
         self.remove(team, int(player or 0), "7")
 
-    def on_return(self, ev: dict[str, Any], t: int, i: int) -> None:
+    def on_return(self, event: Return, t: int, i: int) -> None:
+        ev: Any = event  # its fields unchecked where no one checked them
         if self.final:
             self.check_not_final()
-        team = self.team_of(ev)
-        player = self.player_of(ev, team, required=True)
+        team = self.team_of(ev.team)
+        player = self.player_of(ev.player, team, required=True)
         assert player is not None
         o = self.out[team].get(player)
         if o is not None and o["status"] == "equipment":

@@ -7,6 +7,7 @@ from typing import Any
 
 from chukker.engine.clock import Clock
 from chukker.engine.errors import show
+from chukker.engine.events import MoveTo15, ShootoutOrder, Shot
 from chukker.engine.state import (
     BY_SHOOTOUT,
     IV_SHOOTOUT,
@@ -34,7 +35,8 @@ class Shootout(Clock):
         if self.status is not S_SHOOTOUT:
             raise Refused("no_shootout")
 
-    def on_shootout_order(self, ev: dict[str, Any], t: int, i: int) -> None:
+    def on_shootout_order(self, event: ShootoutOrder, t: int, i: int) -> None:
+        ev: Any = event  # its fields unchecked where no one checked them
         if self.final:
             self.check_not_final()
         in_so_interval = (
@@ -44,8 +46,8 @@ class Shootout(Clock):
             raise Refused("no_shootout")
         if self.so_shots:
             raise Refused("shootout_order_fixed")
-        first = self.team_of(ev, "first")
-        order = ev.get("order")
+        first = self.team_of(ev.first, "first")
+        order = ev.order
         if not isinstance(order, Mapping) or set(order) != set(self.team_ids):
             a, b = self.team_ids
             raise Refused("shootout_order_invalid", a=a, b=b)
@@ -78,12 +80,13 @@ class Shootout(Clock):
         self.so_seq = seq
         self.so_pos = 0
 
-    def on_shot(self, ev: dict[str, Any], t: int, i: int) -> None:
+    def on_shot(self, event: Shot, t: int, i: int) -> None:
+        ev: Any = event  # its fields unchecked where no one checked them
         self.check_shootout(t)
         if self.so_order is None:
             raise Refused("order_missing")
-        team = self.team_of(ev)
-        player = self.player_of(ev, team, required=True)
+        team = self.team_of(ev.team)
+        player = self.player_of(ev.player, team, required=True)
         assert player is not None
         self.check_may_play(team, player)
         want_team, want_player = self.so_seq[self.so_pos]
@@ -92,10 +95,10 @@ class Shootout(Clock):
         if t < self.so_next_at:
             raise Refused("round_interval_running", until_ms=self.so_next_at,
                           **self.club_cite("shootout_round_interval_ms"))
-        result = ev.get("result")
+        result = ev.result
         if not isinstance(result, str) or result not in _SHOT_RESULTS:
             raise Refused("shot_result_invalid", value=show(result))
-        reached = ev.get("reached_end_wall")
+        reached = ev.reached_end_wall
         if reached is not None and not isinstance(reached, bool):
             raise Refused(
                 "field_invalid",
@@ -176,7 +179,7 @@ class Shootout(Clock):
         if self.status is S_SHOOTOUT and self.so_seq and not self.final:
             self.skip_turns(d)
 
-    def on_move_to_15(self, ev: dict[str, Any], t: int, i: int) -> None:
+    def on_move_to_15(self, event: MoveTo15, t: int, i: int) -> None:
         self.check_edition("move_to_15")
         self.check_shootout(t)
         if self.so_moved:

@@ -94,8 +94,8 @@ def ms_s(ms: int) -> float:
     return ms / 1000
 
 
-def bool_field(ev: dict[str, Any], key: str) -> bool:
-    v = ev.get(key, False)
+def bool_field(v: Any, key: str) -> bool:
+    """An optional true-or-false field's value (``None``: absent, false)."""
     if v is None:
         return False
     if not isinstance(v, bool):
@@ -356,8 +356,8 @@ class State:
             }
         )
 
-    def team_of(self, ev: dict[str, Any], key: str = "team") -> str:
-        t = ev.get(key)
+    def team_of(self, t: Any, key: str = "team") -> str:
+        """``t``, an event's ``key`` field, as one of the match's teams."""
         if not isinstance(t, str) or t not in self.goals:
             a, b = self.team_ids
             if t is None:
@@ -372,9 +372,10 @@ class State:
         raise Refused("unknown_player", value=show(value), team=team)
 
     def player_of(
-        self, ev: dict[str, Any], team: str, *, required: bool = False, key: str = "player"
+        self, p: Any, team: str, *, required: bool = False, key: str = "player"
     ) -> int | None:
-        p = ev.get(key)
+        """``p``, an event's ``key`` field, as a number on ``team``'s sheet (``None``:
+        absent, when not ``required``)."""
         if p is None:
             if required:
                 raise Refused("field_missing", field=key)
