@@ -9,7 +9,11 @@ JSON, then times, in the same run and on one core (CPU time, best of ``--repeat`
 * strict:  the same, each event first checked against the record's definitions
   (``chukker.record.replay``: what ``chukker replay`` and the loader do);
 * short:   ``strict`` on records of 16 events (the education benchmark's size), where
-  the header, the set-up and the report (with ``allowed``) weigh most.
+  the header, the set-up and the report (with ``allowed``) weigh most;
+* text:    from the record's text to its report, as ``chukker replay`` does it
+  (``chukker.record.replay_text``: the events decoded straight into their classes,
+  issue 46), against ``json.loads`` alone and against ``json.loads`` then ``strict``
+  (how a text was replayed before; a revision without ``replay_text`` runs that).
 
 It says which engine ran (``compiled``: the mypyc build, ``chukker.engine.NATIVE``;
 ``pure``: the Python source, e.g. ``CHUKKER_PURE_PYTHON=1``). Targets (issue 20):
@@ -48,9 +52,18 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from chukker import record as _record
 from chukker.engine import NATIVE
 from chukker.engine.simulate import default_setup, simulate
 from chukker.record import dumps, replay
+
+
+def _old_text(text: str) -> dict[str, Any]:
+    return replay(json.loads(text))
+
+
+#: from text to report (issue 46); before it, ``json.loads`` then ``replay``
+replay_text: Callable[[str], dict[str, Any]] = getattr(_record, "replay_text", _old_text)
 
 VARIANTS = [
     {},
@@ -83,8 +96,9 @@ def best(fn: Callable[[], object], repeat: int) -> float:
     return min(times)
 
 
-def measure(texts: list[str], repeat: int) -> tuple[int, float, float, float]:
-    """Events, and the seconds of ``json.loads``, the engine and strict replay."""
+def measure(texts: list[str], repeat: int) -> tuple[int, float, float, float, float, float]:
+    """Events, and the seconds of ``json.loads``, the engine, strict replay, from text to
+    report, and ``json.loads`` then strict replay."""
     docs = [json.loads(t) for t in texts]
     n_events = sum(len(d["events"]) for d in docs)
     # the parsed records are input, not garbage: keep the collector from rescanning
@@ -94,8 +108,10 @@ def measure(texts: list[str], repeat: int) -> tuple[int, float, float, float]:
     t_json = best(lambda: [json.loads(t) for t in texts], repeat)
     t_engine = best(lambda: [replay(d, strict=False) for d in docs], repeat)
     t_strict = best(lambda: [replay(d) for d in docs], repeat)
+    t_text = best(lambda: [replay_text(t) for t in texts], repeat)
+    t_old = best(lambda: [_old_text(t) for t in texts], repeat)
     gc.unfreeze()
-    return n_events, t_json, t_engine, t_strict
+    return n_events, t_json, t_engine, t_strict, t_text, t_old
 
 
 CLUB = {"base": "uspa-arena-2026", "name": "Bench club", "warning_at_s": 20,
@@ -206,16 +222,22 @@ def main() -> None:
         f"engine: {'compiled (mypyc)' if NATIVE else 'pure Python'}; generated {a.matches} "
         f"matches and {a.short} short records in {time.perf_counter() - t0:.1f} s"
     )
-    n, t_json, t_engine, t_strict = measure(texts, a.repeat)
+    n, t_json, t_engine, t_strict, t_text, t_old = measure(texts, a.repeat)
     print(f"{n} events ({n / a.matches:.0f} per match)")
     print(f"json.loads : {t_json:8.3f} s  {n / t_json:12,.0f} events/s")
     print(f"engine     : {t_engine:8.3f} s  {n / t_engine:12,.0f} events/s"
           f"  ({t_engine / t_json:.2f}x json.loads)")
     print(f"strict     : {t_strict:8.3f} s  {n / t_strict:12,.0f} events/s"
           f"  ({t_strict / t_json:.2f}x json.loads; events checked against the definitions)")
-    sn, s_json, _, s_strict = measure(shorts, a.repeat)
+    print(f"text       : {t_text:8.3f} s  {n / t_text:12,.0f} events/s"
+          f"  ({t_text / t_json:.2f}x json.loads; json.loads then strict: "
+          f"{t_old / t_json:.2f}x, {t_old / t_text:.2f}x as long)")
+    sn, s_json, _, s_strict, s_text, s_old = measure(shorts, a.repeat)
     print(f"short      : {s_strict / a.short * 1e6:8.1f} us a record of {sn / a.short:.0f} events"
           f"  ({s_strict / s_json:.2f}x json.loads: {s_json / a.short * 1e6:.1f} us)")
+    print(f"short text : {s_text / a.short * 1e6:8.1f} us from text to report"
+          f"  ({s_text / s_json:.2f}x json.loads; json.loads then strict: "
+          f"{s_old / s_json:.2f}x)")
     print(f"strict events/s: {n / t_strict:,.0f}  (target >= 1,000,000)")
     print(f"ratio strict/json.loads: {t_strict / t_json:.2f}x  (target <= 1.5x)")
     print(f"ratio short/json.loads: {s_strict / s_json:.2f}x  (target <= 3x)")

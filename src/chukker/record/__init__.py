@@ -20,7 +20,6 @@ from chukker.record.definitions import validate_event
 from chukker.record.errors import RecordError
 from chukker.record.io import (
     Format,
-    checked_events,
     dumps,
     format_of,
     header_and_setup,
@@ -28,7 +27,9 @@ from chukker.record.io import (
     loads,
     normalised,
     parse,
+    read_typed,
     setup_of,
+    typed_events,
     validate_header,
     validate_record,
 )
@@ -49,11 +50,30 @@ def replay(
     events = record.get("events", [])
     if not strict:
         return _replay(setup, events, at_ms)
-    events, bad = checked_events(events)  # normalised: the engine sees what the API stores
+    events, bad = typed_events(events)  # normalised: the engine sees what the API stores
     if bad is None:
         return _replay(setup, events, at_ms)
     _replay(setup, events, at_ms)  # an earlier refusal by the engine comes first
     raise bad[1]
+
+
+def replay_text(text: str, fmt: Format = "json", at_ms: int | None = None) -> dict[str, Any]:
+    """:func:`replay` of a record's text, read once: a JSON record's events decoded
+    straight into their classes (:func:`read_typed`, issue 46), any other text parsed
+    (:func:`parse`) and replayed as a dict. The same report and the same refusals.
+
+    >>> text = ('{"teams": {"A": {"captain": 1, "players": [{"no": 1}, {"no": 2}, {"no": 3}]},'
+    ...         ' "B": {"captain": 1, "players": [{"no": 1}, {"no": 2}, {"no": 3}]}},'
+    ...         ' "events": [{"at": 0, "type": "bowl_in"}, {"at": 61.25, "type": "goal",'
+    ...         ' "team": "A"}]}')
+    >>> replay_text(text, at_ms=70_000)["score"]
+    {'A': 1, 'B': 0}
+    """
+    if fmt == "json":
+        got = read_typed(text)
+        if got is not None:
+            return _replay(got[1], got[2], at_ms)
+    return replay(parse(text, fmt), at_ms)
 
 
 def check(record: Mapping[str, Any]) -> list[ValueError]:
@@ -95,7 +115,9 @@ __all__ = [
     "loads",
     "normalised",
     "parse",
+    "read_typed",
     "replay",
+    "replay_text",
     "schema",
     "setup_of",
     "validate_event",

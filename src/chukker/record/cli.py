@@ -18,9 +18,10 @@ from rich.markup import escape
 from rich.table import Table
 
 from chukker.engine import EngineError
+from chukker.engine import replay as replay_events
 from chukker.record import check, parse, replay, schema
 from chukker.record.errors import RecordError
-from chukker.record.io import format_of
+from chukker.record.io import format_of, read_typed
 
 EXIT_REFUSED = 1
 EXIT_UNREADABLE = 3
@@ -31,17 +32,39 @@ def _fail(message: str, code: int) -> typer.Exit:
     return typer.Exit(code)
 
 
-def _read(path: Path) -> dict[str, Any]:
+def _text(path: Path) -> str:
     try:
-        text = path.read_text(encoding="utf-8")
+        return path.read_text(encoding="utf-8")
     except OSError as e:
         raise _fail(f"{path}: cannot read: {e.strerror or e}", EXIT_UNREADABLE) from None
     except UnicodeDecodeError:
         raise _fail(f"{path}: not UTF-8 text", EXIT_UNREADABLE) from None
+
+
+def _parsed(path: Path, text: str) -> dict[str, Any]:
     try:
         return parse(text, format_of(path))
     except RecordError as e:
         raise _fail(f"{path}: {e}", EXIT_UNREADABLE) from None
+
+
+def _read(path: Path) -> dict[str, Any]:
+    return _parsed(path, _text(path))
+
+
+def _replayed(path: Path, at_ms: int | None) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The record's header (or whole record) and its report: a JSON record read once, its
+    events straight into their classes (:func:`chukker.record.io.read_typed`), any other
+    parsed and replayed as a dict. Refused: exit 3."""
+    text = _text(path)
+    try:
+        got = read_typed(text) if format_of(path) == "json" else None
+        if got is not None:
+            return got[0], replay_events(got[1], got[2], at_ms)
+        record = _parsed(path, text)
+        return record, replay(record, at_ms)
+    except (EngineError, RecordError) as e:
+        raise _fail(f"{path}: {e}", EXIT_REFUSED) from None
 
 
 def _seconds_to_ms(at: float | None) -> int | None:
@@ -68,11 +91,7 @@ def replay_cmd(
     failed: int | None = None
     for file in files:
         try:
-            record = _read(file)
-            try:
-                report = replay(record, at_ms)
-            except (EngineError, RecordError) as e:
-                raise _fail(f"{file}: {e}", EXIT_REFUSED) from None
+            record, report = _replayed(file, at_ms)
         except typer.Exit as ex:
             if len(files) == 1:
                 raise

@@ -432,6 +432,12 @@ def first_unclean(events: list[Any]) -> int:
     return _ascii_upto(events, _events.clean_events(events))
 
 
+def plain_ascii(events: list[Any]) -> bool:
+    """Whether every string of ``events`` (dicts the Structs accept), and every ``order``
+    key, is plain ASCII: so already in NFC, as the detailed check would leave it."""
+    return _ascii_upto(events, len(events)) == len(events)
+
+
 def _ascii_upto(events: list[Any], upto: int) -> int:
     """The first of ``events[:upto]`` (each accepted by the Structs) with a string value,
     or an ``order`` key, that is not plain ASCII; or ``upto``."""

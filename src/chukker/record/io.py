@@ -23,15 +23,19 @@ import re
 import tomllib
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Final, Literal
 
+import msgspec
 import tomli_w
 
 from chukker.engine import SetupError
+from chukker.engine.events import AnyEvent, Events
+from chukker.engine.fold import typed_all
 from chukker.engine.setup import Setup
 from chukker.record.definitions import (
     first_unclean,
     is_clean_event,
+    plain_ascii,
     validate_event,
     validate_header_doc,
 )
@@ -123,6 +127,66 @@ def checked_events(events: Any) -> tuple[list[Any], tuple[int, RecordError] | No
         except RecordError as e:
             return out, (k, e)
     return out, None
+
+
+def typed_events(events: Any) -> tuple[list[Any], tuple[int, RecordError] | None]:
+    """:func:`checked_events`, each event typed as its class (issue 46): checked and typed
+    in one msgspec call when the events are as the definitions would leave them (the
+    common case), else normalised one by one and then typed.
+
+    >>> typed_events([{"at": 0, "type": "bowl_in"}])
+    ([BowlIn(at=0.0)], None)
+    """
+    if not isinstance(events, list):
+        return [], None
+    try:
+        typed: list[Any] = msgspec.convert({"events": events}, Events).events
+    except (msgspec.ValidationError, TypeError, ValueError, RecursionError):
+        pass
+    else:
+        if plain_ascii(events):
+            return typed, None
+    checked, bad = checked_events(events)
+    return typed_all(checked), bad
+
+
+#: a JSON record's top level, each value left as its text (the events are read typed)
+_TOP: Final = msgspec.json.Decoder(dict[str, msgspec.Raw])
+_TYPED: Final = msgspec.json.Decoder(list[AnyEvent])
+_ANY: Final = msgspec.json.Decoder()
+#: what msgspec says of a text it does not read as the fast path needs
+_NOT_READ: Final = (msgspec.DecodeError, msgspec.ValidationError, TypeError, ValueError,
+                    RecursionError)
+
+
+def read_typed(text: str) -> tuple[dict[str, Any], Setup, list[Any]] | None:
+    """A JSON record read once, its events decoded straight into their classes (issue 46):
+    the normalised header, its :class:`~chukker.engine.Setup` and the typed events.
+
+    This is the common case's path: a text of plain ASCII without ``\\u`` escapes (so
+    every string is in NFC already), each event as its definition says. ``None`` when it
+    is not that case: :func:`parse` and :func:`normalised` read it, and word what is
+    wrong. A header the definitions refuse raises :class:`RecordError` here as there.
+
+    >>> head, setup, events = read_typed(
+    ...     '{"teams": {"A": {"captain": 1, "players": [{"no": 1}, {"no": 2}, {"no": 3}]},'
+    ...     ' "B": {"captain": 1, "players": [{"no": 1}, {"no": 2}, {"no": 3}]}},'
+    ...     ' "events": [{"at": 0, "type": "bowl_in"}]}')
+    >>> events
+    [BowlIn(at=0.0)]
+    """
+    if not text.isascii() or "\\u" in text:
+        return None
+    try:
+        top = _TOP.decode(text)
+        raw = top.get("events")
+        events: list[Any] = [] if raw is None else _TYPED.decode(raw)
+        doc: dict[str, Any] = {k: events if k == "events" else _ANY.decode(v)
+                               for k, v in top.items()}
+    except _NOT_READ:
+        return None
+    header, setup = header_and_setup(doc)
+    return header, setup, events
 
 
 def normalised(doc: Any) -> tuple[dict[str, Any], Setup]:
