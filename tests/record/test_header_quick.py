@@ -276,3 +276,32 @@ def test_generated_mutations_have_the_same_answers(base: dict[str, Any], data: A
             continue
         doc = _nested(doc, path, value)
     same_answers(doc)
+
+
+def test_the_set_up_made_from_remembered_players_and_options_is_a_fresh_ones_equal() -> None:
+    """Setup.from_dict remembers the players and options it made (values): a set-up made
+    with them is equal, field by field, to one made afresh; an int's subclass or a bool
+    is never taken for a remembered int."""
+    import enum
+
+    from chukker.engine import setup as s
+
+    class No(enum.IntEnum):
+        ONE = 1
+
+    for doc in VALID:
+        clean = d.validate_header_doc(doc)
+        clean.pop("events", None)
+        warm = setup_answer(clean)
+        s._PLAYERS.clear()
+        s._OPTIONS.clear()
+        assert setup_answer(clean) == warm
+    doc = header()
+    setup_of({k: v for k, v in doc.items() if k != "events"})
+    doc["teams"]["A"]["players"][0]["no"] = No.ONE
+    got = s.Setup.from_dict({k: v for k, v in doc.items() if k != "events"})
+    assert type(got.teams[0].players[0].no) is No
+    doc["teams"]["A"]["players"][0]["no"] = True
+    with pytest.raises(SetupError) as e:
+        s.Setup.from_dict({k: v for k, v in doc.items() if k != "events"})
+    assert e.value.code == "setup_not_whole"
