@@ -255,7 +255,7 @@ class Setup:
     @classmethod
     def from_dict(cls, doc: Mapping[str, Any]) -> Setup:
         """Validate a record's header; raise :class:`SetupError` naming the field."""
-        if not isinstance(doc, Mapping):
+        if type(doc) is not dict and not isinstance(doc, Mapping):
             raise SetupError("record", "must be an object", "setup_not_an_object")
         fmt = doc.get("format", FORMAT)
         if fmt != FORMAT:
@@ -281,14 +281,16 @@ class Setup:
                 raise SetupError("edition", "an edition object goes with \"rules\": \"club\"",
                                  "club_edition_without_club")
         teams_doc = doc.get("teams")
-        if not isinstance(teams_doc, Mapping):
+        if type(teams_doc) is not dict and not isinstance(teams_doc, Mapping):
             raise SetupError("teams", "missing: a record has exactly two teams",
                              "setup_teams_missing")
         if len(teams_doc) != 2:
             raise SetupError("teams", f"a match has exactly two teams, got {len(teams_doc)}",
                              "setup_teams_count", got=len(teams_doc))
-        teams = tuple(_team(str(k), v, ed) for k, v in teams_doc.items())
-        _one_team_per_mount(teams[0], teams[1])
+        (ka, va), (kb, vb) = teams_doc.items()
+        teams = (_team(str(ka), va, ed), _team(str(kb), vb, ed))
+        if teams[0].mounts and teams[1].mounts:
+            _one_team_per_mount(teams[0], teams[1])
         for t, o in ((teams[0], teams[1]), (teams[1], teams[0])):
             if t.plan:
                 check_plan(t.id, t.plan, [p.no for p in t.players + t.alternates],
@@ -297,9 +299,13 @@ class Setup:
         options = _options(doc.get("options", {}), (teams[0].id, teams[1].id))
         _edition_has(ed, options)
         _club_fits(ed, options)
-        known = {"format", "rules", "options", "teams", "events"}
-        extra = tuple((k, v) for k, v in doc.items() if k not in known)
-        return cls(rules, ed, options, (teams[0], teams[1]), extra)
+        extra = () if doc.keys() <= _KNOWN else tuple(
+            (k, v) for k, v in doc.items() if k not in _KNOWN)
+        return cls(rules, ed, options, teams, extra)
+
+
+#: the header's fields the set-up reads (any other is kept in ``extra``, in order)
+_KNOWN: Final = frozenset({"format", "rules", "options", "teams", "events"})
 
 
 def _one_team_per_mount(a: Team, b: Team) -> None:
@@ -444,7 +450,7 @@ _DEFAULT_OPTIONS: Final = Options()
 
 
 def _options(doc: Any, team_ids: tuple[str, str]) -> Options:
-    if not isinstance(doc, Mapping):
+    if type(doc) is not dict and not isinstance(doc, Mapping):
         raise SetupError("options", "must be an object", "setup_not_an_object")
     d = _DEFAULT_OPTIONS
     fd: tuple[tuple[str, End], ...] | None = None
@@ -467,23 +473,57 @@ def _options(doc: Any, team_ids: tuple[str, str]) -> Options:
                 "opposite_ends",
             )
         fd = tuple((t, ends[t]) for t in team_ids)
-    return Options(
-        periods=_enum("options.periods", doc.get("periods", d.periods), PeriodsOption),
-        split_periods=_bool("options.split_periods", doc.get("split_periods", d.split_periods)),
-        tiebreak=_enum("options.tiebreak", doc.get("tiebreak", d.tiebreak), Tiebreak),
-        shootout_players=_enum(
+    # each value checked in the fields' order (the first refusal is the one said)
+    key = (
+        _enum("options.periods", doc.get("periods", d.periods), PeriodsOption),
+        _bool("options.split_periods", doc.get("split_periods", d.split_periods)),
+        _enum("options.tiebreak", doc.get("tiebreak", d.tiebreak), Tiebreak),
+        _enum(
             "options.shootout_players",
             doc.get("shootout_players", d.shootout_players),
             ShootoutPlayers,
         ),
-        handicap=_bool("options.handicap", doc.get("handicap", d.handicap)),
-        warning_horn=_bool("options.warning_horn", doc.get("warning_horn", d.warning_horn)),
-        two_point_line=_enum(
-            "options.two_point_line", doc.get("two_point_line", d.two_point_line), TwoPointLine
-        ),
-        first_defends=fd,
-        practice=_practice(doc.get("practice")),
+        _bool("options.handicap", doc.get("handicap", d.handicap)),
+        _bool("options.warning_horn", doc.get("warning_horn", d.warning_horn)),
+        _enum("options.two_point_line", doc.get("two_point_line", d.two_point_line),
+              TwoPointLine),
+        fd,
+        _practice(doc.get("practice")),
     )
+    # Options are values: the same checked values give an equal one, made once (a frozen
+    # dataclass is built field by field; the values are enum members, bools, and tuples
+    # of them and of ints, so equal keys are equal options)
+    options = _OPTIONS.get(key)
+    if options is None:
+        options = Options(*key)
+        _remember(_OPTIONS, key, options)
+    return options
+
+
+#: the options made, by their checked values (at most :data:`_REMEMBERED` of them)
+_OPTIONS: dict[tuple[Any, ...], Options] = {}
+#: the players made, by (number, name, handicap), each checked (see :func:`_player`)
+_PLAYERS: dict[tuple[int, str, int], Player] = {}
+_REMEMBERED: Final = 4096
+
+
+def _remember(cache: dict[Any, Any], key: Any, value: Any) -> None:
+    """``cache[key] = value``, the cache emptied first when it is full (a bound on the
+    memory a long-running server gives it; the next records fill it again)."""
+    if len(cache) >= _REMEMBERED:
+        cache.clear()
+    cache[key] = value
+
+
+def _player(no: int, name: str, handicap: int) -> Player:
+    """``Player(no, name, handicap)`` (each of its exact type: ``True`` is not ``1`` here),
+    the one made before for the same three values."""
+    key = (no, name, handicap)
+    p = _PLAYERS.get(key)
+    if p is None:
+        p = Player(no, name, handicap)
+        _remember(_PLAYERS, key, p)
+    return p
 
 
 def _int(path: str, value: Any) -> int:
@@ -499,7 +539,7 @@ def _team(team_id: str, doc: Any, ed: Edition) -> Team:
         raise SetupError(
             path, "a team key is a short identifier (letters, digits, - or _)", "team_key"
         )
-    if not isinstance(doc, Mapping):
+    if type(doc) is not dict and not isinstance(doc, Mapping):
         raise SetupError(path, "must be an object with name, captain and players",
                          "setup_team_not_an_object")
     name = doc.get("name", team_id)
@@ -531,9 +571,14 @@ def _team(team_id: str, doc: Any, ed: Edition) -> Team:
             if not isinstance(pname, str):
                 raise SetupError(f"{ppath}.name", "must be a string", "setup_not_a_string")
             hcp = _int(f"{ppath}.handicap", hcp)
-        players.append(Player(no, pname, hcp))
-    numbers = sorted(p.no for p in players)
-    if numbers != list(range(1, n + 1)):
+            players.append(Player(no, pname, hcp))  # an int's subclass kept as it came
+        else:
+            players.append(_player(no, pname, hcp))
+    numbers = [p.no for p in players]
+    if numbers != _numbered(n):  # not 1-n in order: sorted, then checked
+        numbers.sort()
+        players.sort(key=_no)
+    if numbers != _numbered(n):
         raise SetupError(
             f"{path}.players",
             f"Rule 3: players are numbered 1-{n}, each once; got {sorted(numbers)}",
@@ -541,7 +586,6 @@ def _team(team_id: str, doc: Any, ed: Edition) -> Team:
             count=n,
             got=sorted(numbers),
         )
-    players.sort(key=lambda p: p.no)
     if "captain" not in doc:
         raise SetupError(
             f"{path}.captain", "Rule 3: each team designates one captain", "captain_missing"
@@ -582,8 +626,25 @@ def _team(team_id: str, doc: Any, ed: Edition) -> Team:
         pname = p.get("name", "")
         if not isinstance(pname, str):
             raise SetupError(f"{ppath}.name", "must be a string", "setup_not_a_string")
-        alternates.append(Player(no, pname, _int(f"{ppath}.handicap", p.get("handicap", 0))))
+        alternates.append(_player(no, pname, _int(f"{ppath}.handicap", p.get("handicap", 0))))
     mounts = _mounts(f"{path}.mounts", doc["mounts"]) if doc.get("mounts") is not None else ()
     plan = read_plan(f"{path}.plan", doc["plan"]) if doc.get("plan") is not None else ()
-    extra = tuple((k, v) for k, v in doc.items() if k not in _TEAM_KEYS)
+    extra = () if doc.keys() <= _TEAM_KEYS else tuple(
+        (k, v) for k, v in doc.items() if k not in _TEAM_KEYS)
     return Team(team_id, name, captain, tuple(players), extra, tuple(alternates), mounts, plan)
+
+
+def _no(p: Player) -> int:
+    return p.no
+
+
+#: 1-n, for each team size asked (Rule 3's numbering)
+_NUMBERED: dict[int, list[int]] = {}
+
+
+def _numbered(n: int) -> list[int]:
+    """``[1, ..., n]``, made once per ``n`` (never changed by its callers)."""
+    got = _NUMBERED.get(n)
+    if got is None:
+        got = _NUMBERED[n] = list(range(1, n + 1))
+    return got

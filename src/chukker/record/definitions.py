@@ -38,6 +38,7 @@ from chukker.engine.types import (
     TwoPointLine,
 )
 from chukker.record import events as _events
+from chukker.record import header as _header
 from chukker.record.errors import RecordError
 from chukker.record.events import (
     AT_MAX,
@@ -48,10 +49,16 @@ from chukker.record.events import (
     REASON_MAX,
     TEAM_ID_MAX,
 )
+from chukker.record.header import (
+    HANDICAP_MAX,
+    HANDICAP_MIN,
+    MOUNTS_MAX,
+    NAME_MAX,
+    PLAN_KEY_RE,
+    ROSTER_MAX,
+)
 from chukker.rules.editions import EDITIONS, FEATURES
 
-NAME_MAX = 60
-HANDICAP_MIN, HANDICAP_MAX = -2, 10  # USPA arena handicaps
 #: ``meta``, the free notes: levels, items per list or object, the largest number
 META_DEPTH, META_ITEMS, META_NUMBER = 4, 50, 10**15
 
@@ -87,7 +94,6 @@ OPT_TEAM = Field("string", False, 1, None, TEAM_ID_MAX, description="a team's ke
 PLAYER = _int(1, PLAYER_MAX, True, "a player's number on the team's sheet")
 BOOL = Field("bool")
 MOUNT = Field("mount_id", True, description="a mount's id on the team's list ([a-z0-9-], 1-32)")
-MOUNTS_MAX = 64
 
 def _meta_of(tp: Any) -> tuple[Any, Any] | None:
     """The annotated type in ``tp`` whose msgspec ``Meta`` names the detailed check's
@@ -163,15 +169,13 @@ TEAM_DOC: dict[str, Field] = {
     "name": _str(NAME_MAX),
     "captain": PLAYER,
     # how many (Rule 3: three, numbered 1-3) is the set-up's check, in Rule 3's words
-    "players": Field("players", True, 0, 12),
-    "alternates": Field("players", False, 0, 12),
+    "players": Field("players", True, 0, ROSTER_MAX),
+    "alternates": Field("players", False, 0, ROSTER_MAX),
     # version 1.2: the team's string of mounts (Rule 2: no mount plays for two teams)
     "mounts": Field("mounts", False, 0, MOUNTS_MAX),
     # version 1.3: the grooms' plan, player number -> the mounts in the order they go in
     "plan": Field("plan", False, 0, MOUNTS_MAX),
 }
-#: a plan's key: a player's number, "1" to "99" (record 1.3)
-PLAN_KEY_RE = re.compile(r"^[1-9][0-9]?$")
 MOUNT_DOC: dict[str, Field] = {
     "id": MOUNT,
     "name": _str(NAME_MAX),
@@ -686,10 +690,112 @@ def _plans_listed(teams: Mapping[str, Any], path: str) -> None:
 
 def validate_header_doc(doc: Any) -> dict[str, Any]:
     """A normalised copy of a record's header (``events`` are left to
-    :func:`validate_event`); :class:`RecordError` naming the field."""
+    :func:`validate_event`); :class:`RecordError` naming the field.
+
+    A header with a quick yes (:func:`is_clean_header`) is returned as a shallow copy,
+    its values the document's own (the detailed check would copy them unchanged: callers
+    do not change a header's values in place); any other is checked field by field, which
+    words the refusal or normalises the value."""
     if type(doc) is not dict:
         raise RecordError(code="record_not_an_object")
+    if is_clean_header(doc):
+        return dict(doc)
     return _object(doc, HEADER, "", _header_special)
+
+
+def is_clean_header(doc: dict[str, Any]) -> bool:
+    """A quick yes for a header :func:`validate_header_doc` accepts unchanged; ``False``
+    means: ask the detailed check. The header's Structs (:mod:`chukker.record.header`)
+    accept it, and beside them: every value of its exact JSON type and every string plain
+    ASCII (so already in NFC), ``events`` a list short enough (each event is
+    :func:`validate_event`'s), ``meta`` and a club's ``edition`` as the detailed check
+    would keep them, no mount on both teams' lists and a plan naming its own team's."""
+    for k, v in doc.items():
+        if k == "events":
+            if v is not None and (type(v) is not list or len(v) > EVENTS_MAX):
+                return False
+        elif k == "meta":
+            if not _plain_meta(v, 0):
+                return False
+        elif k == "edition":
+            if v is not None and (type(v) is not dict or not _plain_edition(v)):
+                return False
+        elif not _exact(v, 0):
+            return False
+    if not _header.conforms(doc):
+        return False
+    teams: dict[str, Any] = doc["teams"]
+    try:
+        _one_team_per_mount(teams, "teams")
+        _plans_listed(teams, "teams")
+    except RecordError:
+        return False
+    return True
+
+
+#: the header's objects nest no deeper than this below a top-level field
+#: (``teams.A.plan.1[0]``): anything deeper is the detailed check's to refuse
+_EXACT_DEPTH = 6
+
+
+def _exact(v: Any, depth: int) -> bool:
+    """Whether ``v`` is made of exact JSON types only (``dict`` with string keys, ``list``,
+    ``str``, ``int``, ``float``, ``bool``, ``None``), its strings and keys plain ASCII."""
+    t = type(v)
+    if t is str:
+        s: str = v
+        return s.isascii()
+    if t is int or t is float or t is bool or v is None:
+        return True
+    if depth >= _EXACT_DEPTH:
+        return False
+    if t is dict:
+        d: dict[Any, Any] = v
+        for k, x in d.items():
+            if type(k) is not str:
+                return False
+            key: str = k
+            if not key.isascii() or not _exact(x, depth + 1):
+                return False
+        return True
+    if t is list:
+        items: list[Any] = v
+        return all(_exact(x, depth + 1) for x in items)
+    return False
+
+
+def _plain_meta(v: Any, depth: int) -> bool:
+    """Whether :func:`_meta` keeps ``v`` (at ``depth``) unchanged: exact JSON types within
+    its bounds, the strings and keys plain ASCII."""
+    if depth > META_DEPTH:
+        return False
+    t = type(v)
+    if t is str:
+        s: str = v
+        return len(s) <= REASON_MAX and s.isascii()
+    if t is int:
+        return -META_NUMBER <= v <= META_NUMBER  # type: ignore[no-any-return]
+    if t is float:
+        return bool(math.isfinite(v) and -META_NUMBER <= v <= META_NUMBER)
+    if v is None or t is bool:
+        return True
+    if t is dict:
+        d: dict[Any, Any] = v
+        if len(d) > META_ITEMS:
+            return False
+        for k, x in d.items():
+            if type(k) is not str:
+                return False
+            key: str = k
+            if len(key) > ID_MAX or not key.isascii() or not _plain_meta(x, depth + 1):
+                return False
+        return True
+    if t is list:
+        items: list[Any] = v
+        if len(items) > META_ITEMS:
+            return False
+        return all(_plain_meta(x, depth + 1) for x in items)
+    return False
 
 
 # ------------------------------------------------------------------ schema
