@@ -24,6 +24,7 @@ ROOT = Path(__file__).resolve().parent
 PACKAGE = Path("src", "chukker")
 #: as chukker.engine.native.MODULES (setup.py cannot import the package it builds)
 MODULES = (
+    "engine.options",
     "engine.setup",
     "engine.state",
     "engine.roster",

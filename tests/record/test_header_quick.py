@@ -284,6 +284,7 @@ def test_the_set_up_made_from_remembered_players_and_options_is_a_fresh_ones_equ
     is never taken for a remembered int."""
     import enum
 
+    from chukker.engine import options as o
     from chukker.engine import setup as s
 
     class No(enum.IntEnum):
@@ -294,7 +295,7 @@ def test_the_set_up_made_from_remembered_players_and_options_is_a_fresh_ones_equ
         clean.pop("events", None)
         warm = setup_answer(clean)
         s._PLAYERS.clear()
-        s._OPTIONS.clear()
+        o._OPTIONS.clear()
         assert setup_answer(clean) == warm
     doc = header()
     setup_of({k: v for k, v in doc.items() if k != "events"})

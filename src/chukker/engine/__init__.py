@@ -14,7 +14,8 @@ from chukker.engine.native import NATIVE
 from chukker.engine.allowed import ACTIONS
 from chukker.engine.errors import MESSAGES, NOTICES, EngineError, SetupError, fmt_s
 from chukker.engine.match import Event, Match, check, replay
-from chukker.engine.setup import FORMAT, Options, Player, Setup, Team
+from chukker.engine.options import Options
+from chukker.engine.setup import FORMAT, Player, Setup, Team
 from chukker.engine.types import (
     DecidedBy,
     End,

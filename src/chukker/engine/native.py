@@ -29,6 +29,7 @@ from types import ModuleType
 #: the modules compiled together (the fold, everything it calls per event, and the
 #: record's quick yes), under ``chukker``
 MODULES = (
+    "engine.options",
     "engine.setup",
     "engine.state",
     "engine.roster",

@@ -28,7 +28,7 @@ from typing import Annotated, Any, get_args, get_origin
 import msgspec
 
 from chukker.engine.errors import show
-from chukker.engine.setup import by_fields
+from chukker.engine.options import by_fields
 from chukker.engine.types import (
     End,
     EventType,
