@@ -54,10 +54,11 @@ def typed(ev: object) -> Event:
     >>> typed({"at": 1, "type": "goal", "team": 7}).team
     7
     """
-    if isinstance(ev, Event):
-        return ev
-    if not isinstance(ev, Mapping):
-        raise Refused("not_an_object")
+    if type(ev) is not dict:  # the common case first: a record's (or a body's) dict
+        if isinstance(ev, Event):
+            return ev
+        if not isinstance(ev, Mapping):
+            raise Refused("not_an_object")
     typ = ev.get("type")
     cls = BY_TAG.get(typ) if type(typ) is str else None
     if cls is None:
@@ -100,6 +101,8 @@ def _position(message: str) -> int:
 
 def _at_of(ev: object) -> Any:
     """The raw ``at`` of an event or a record's dict (``None`` if neither)."""
+    if type(ev) is dict:
+        return ev.get("at")
     if isinstance(ev, Event):
         a: Any = ev
         return a.at
@@ -136,7 +139,8 @@ class Fold:
         i = len(self.events) + 1
         core = self.core
         try:
-            if not isinstance(ev, Event) and not isinstance(ev, Mapping):
+            if (type(ev) is not dict and not isinstance(ev, Event)
+                    and not isinstance(ev, Mapping)):
                 raise Refused("not_an_object")
             at = _at_of(ev)
             # fast path for the common case: a float of seconds with ms precision

@@ -69,6 +69,8 @@ def _event(index: int, d: Mapping[str, Any]) -> Event:
 def _wire(ev: Any) -> Any:
     """An event as the record holds it: a record's dict copied, a typed event as a dict
     (anything else as it came: the fold refuses it)."""
+    if type(ev) is dict:
+        return dict(ev)
     if isinstance(ev, TypedEvent):
         return to_wire(ev)
     return dict(ev) if isinstance(ev, Mapping) else ev
