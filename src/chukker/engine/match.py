@@ -2,9 +2,10 @@
 
 Every operator event has a check and a do, as in python-chess and PokerKit:
 ``verify(ev)`` raises :class:`EngineError` with the reason, ``can(ev)`` answers yes or
-no, ``apply(ev)`` verifies, appends and returns the accepted event. An event is a dict
-as it stands in the record (``at`` in seconds since the record started); the state and
-the report take the instant as an argument, in integer milliseconds.
+no, ``apply(ev)`` verifies, appends and returns the accepted event. An event is its
+class from :mod:`chukker.engine.events`, or a dict as it stands in the record, typed
+where it enters (``at`` in seconds since the record started); the state and the report
+take the instant as an argument, in integer milliseconds.
 
 >>> from chukker.engine import Match, Setup
 >>> players = [{"no": n, "handicap": 1} for n in (1, 2, 3)]
