@@ -3,10 +3,9 @@ actions the state would accept (the report's ``allowed``) (internal)."""
 
 from __future__ import annotations
 
-from typing import Any
-
+from chukker.engine import events as E
 from chukker.engine.core import CLASS_CODES, Core, handle
-from chukker.engine.events import BY_TAG, Event
+from chukker.engine.events import Event
 from chukker.engine.state import (
     BY_FORFEIT,
     SP_ONE,
@@ -41,39 +40,37 @@ ACTIONS: tuple[str, ...] = (
 def probe(core: Core, n_events: int, type_: str, at_ms: int) -> Event | None:
     """The canonical event of ``type_`` an operator would send at ``at_ms``: the one
     ``allowed`` tries. ``None`` when no such event can be formed (e.g. no alternate)."""
-    fields = probe_fields(core, n_events, type_, at_ms)
-    if fields is None:
-        return None
-    return BY_TAG[str(type_)](**fields)
-
-
-def probe_fields(core: Core, n_events: int, type_: str, at_ms: int) -> dict[str, Any] | None:
-    """:func:`probe`'s event as its class's keyword arguments."""
     at = at_ms / 1000
     a = core.team_ids[0]
     type_ = str(type_)
-    ev: dict[str, Any] = {"at": at}
-    if type_ in ("bowl_in", "whistle", "free_hit", "move_to_15"):
-        return ev
+    if type_ == "bowl_in":
+        return E.BowlIn(at=at)
+    if type_ == "whistle":
+        return E.Whistle(at=at)
+    if type_ == "free_hit":
+        return E.FreeHit(at=at)
+    if type_ == "move_to_15":
+        return E.MoveTo15(at=at)
     if type_ == "goal":
-        ev["team"] = a
-    elif type_ == "foul":
-        ev.update(team=a, penalty="3")
-    elif type_ == "timeout":
-        ev["reason"] = "equipment"
-    elif type_ == "forfeit":
-        ev["team"] = next((t for t in core.team_ids if t not in core.forfeited), a)
-    elif type_ == "shootout_order":
+        return E.Goal(at=at, team=a)
+    if type_ == "foul":
+        return E.Foul(at=at, team=a, penalty="3")
+    if type_ == "timeout":
+        return E.Timeout(at=at, reason="equipment")
+    if type_ == "forfeit":
+        return E.Forfeit(at=at, team=next((t for t in core.team_ids if t not in core.forfeited),
+                                          a))
+    if type_ == "shootout_order":
         order = {t: sorted(core.playing(t)) for t in core.team_ids}
         if core.opts.shootout_players is SP_ONE:
             order = {t: v[:1] for t, v in order.items()}
-        ev.update(first=a, order=order)
-    elif type_ == "shot":
+        return E.ShootoutOrder(at=at, first=a, order=order)
+    if type_ == "shot":
         if not core.so_seq or core.so_pos >= len(core.so_seq):
             return None
         team, player = core.so_seq[core.so_pos]
-        ev.update(team=team, player=player, result="miss")
-    elif type_ == "substitute":
+        return E.Shot(at=at, team=team, player=player, result="miss")
+    if type_ == "substitute":
         for t in core.team_ids:
             alts = [
                 p for p in sorted(core.sheet[t]) if p not in core.field[t] and p not in core.out[t]
@@ -84,50 +81,44 @@ def probe_fields(core: Core, n_events: int, type_: str, at_ms: int) -> dict[str,
                 if core.out[t].get(p, {}).get("status") in (None, "retired", "equipment")
             ]
             if alts and outs:
-                ev.update(team=t, out=outs[0], in_=alts[0])
-                return ev
+                return E.Substitute(at=at, team=t, out=outs[0], in_=alts[0])
         return None
-    elif type_ == "designate":
+    if type_ == "designate":
         for t in core.team_ids:
             d = core.designation[t]
             if d is not None:
-                ev.update(team=t, player=d["candidates"][0])
-                return ev
+                return E.Designate(at=at, team=t, player=d["candidates"][0])
         return None
-    elif type_ == "return":
+    if type_ == "return":
         for t in core.team_ids:
             for p, o in sorted(core.out[t].items()):
                 if o["status"] == "equipment":
-                    ev.update(team=t, player=p)
-                    return ev
+                    return E.Return(at=at, team=t, player=p)
             for p, m in sorted(core.mounts_out[t].items()):
                 if m == "equipment":
-                    ev.update(team=t, player=p)
-                    return ev
+                    return E.Return(at=at, team=t, player=p)
         return None
-    elif type_ == "clock":
-        ev.update(remaining=max(core.remaining, 0) / 1000, reason="correction")
-    elif type_ == "mount":
+    if type_ == "clock":
+        return E.Clock(at=at, remaining=max(core.remaining, 0) / 1000, reason="correction")
+    if type_ == "mount":
         for t in core.team_ids:
             for p in core.playing(t) if core.strings[t] else ():
                 for m in core.strings[t]:
                     if (m not in core.mounts_gone[t] and core.riding[t].get(p) != m
                             and core.rider(t, m) is None):
-                        ev.update(team=t, player=p, mount=m, umpire_consent=True)
-                        return ev
+                        return E.Mount(at=at, team=t, player=p, mount=m, umpire_consent=True)
         return None
-    elif type_ == "mount_out":
+    if type_ == "mount_out":
         for t in core.team_ids:
             for m in core.strings[t]:
                 if m not in core.mounts_gone[t]:
-                    ev.update(team=t, mount=m, reason="other")
-                    return ev
+                    return E.MountOut(at=at, team=t, mount=m, reason="other")
         return None
-    elif type_ == "undo":
+    if type_ == "undo":
         if n_events == 0:
             return None
-        ev["event"] = n_events
-    return ev
+        return E.Undo(at=at, event=n_events)
+    return None  # not an action a console offers
 
 
 def allowed_now(core: Core, n_events: int, at_ms: int, undo_ok: bool) -> list[str]:
