@@ -23,9 +23,11 @@ import time
 from pathlib import Path
 from typing import Any
 
+import msgspec
+
 from chukker.engine import NATIVE, Match
 from chukker.engine.simulate import default_setup
-from chukker.web.api.routes import check_event
+from chukker.web.api.routes import check_event, checked_event
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from replay import VARIANTS, best, build
@@ -60,9 +62,9 @@ def main() -> None:
         for setup, events, bodies in cases:
             m = Match(setup)
             for e, b in zip(events, bodies, strict=True):
-                ev = check_event(b)
-                ev["at"] = e["at"]
-                m.apply(ev)
+                body, as_class = checked_event(b)  # checked and typed in one step
+                ev = {**body, "at": e["at"]}  # stamped, as the service does
+                m.apply(ev, typed=msgspec.structs.replace(as_class, at=e["at"]))
 
     gc.collect()
     gc.freeze()

@@ -31,7 +31,7 @@ def test_an_engine_that_fails_answers_500_with_an_incident_logged_with_its_trace
         caplog: pytest.LogCaptureFixture, boom: Exception) -> None:
     m = make_match(client)
 
-    def fails(self: Match, ev: Mapping[str, Any]) -> dict[str, Any]:
+    def fails(self: Match, ev: Mapping[str, Any], **typed: Any) -> dict[str, Any]:
         raise boom
 
     monkeypatch.setattr(Match, "apply", fails)
@@ -57,7 +57,7 @@ def test_a_refusal_the_engine_raises_on_purpose_stays_a_422_with_its_code(
         monkeypatch: pytest.MonkeyPatch) -> None:
     m = make_match(client)
 
-    def refuses(self: Match, ev: Mapping[str, Any]) -> dict[str, Any]:
+    def refuses(self: Match, ev: Mapping[str, Any], **typed: Any) -> dict[str, Any]:
         raise RecordError(code="field_type", path="event.team", expected="a string")
 
     monkeypatch.setattr(Match, "apply", refuses)

@@ -123,8 +123,10 @@ class Match:
         self._fold = Fold(setup)
         given = list(events)
         self._fold.feed(given)
-        #: the events as they stand in the record (what came, kept as it came)
-        self._wire: list[Mapping[str, Any]] = [_wire(e) for e in given]
+        #: the events as they stand in the record: a given dict kept as it came (not
+        #: copied: :attr:`events` gives copies), a typed event as its dict
+        self._wire: list[Mapping[str, Any]] = [
+            e if type(e) is dict else _wire(e) for e in given]
 
     def __reduce__(self) -> tuple[Any, ...]:
         """Pickled (and deep-copied) as its set-up and events, folded again when loaded:
@@ -178,7 +180,9 @@ class Match:
             return False
         return True
 
-    def apply(self, ev: TypedEvent | Mapping[str, Any]) -> dict[str, Any]:
+    def apply(
+        self, ev: TypedEvent | Mapping[str, Any], *, typed: TypedEvent | None = None
+    ) -> dict[str, Any]:
         """Verify ``ev`` (``at`` in seconds) and append it; returns the accepted event as
         it stands in the record (a copy). A refused event raises :class:`EngineError`
         with the reason and changes nothing.
@@ -189,9 +193,12 @@ class Match:
         {'at': 0, 'type': 'bowl_in'}
         >>> m.apply({"at": 12.5, "type": "whistle", "source": "audio"}) == m.events[-1]
         True
+
+        ``typed``: ``ev`` already as its class (a caller that typed it when it checked
+        it, as the live API does), folded as it is; ``ev`` is what the record keeps.
         """
         stored = _wire(ev)
-        self._fold.apply_safely(ev)
+        self._fold.apply_safely(ev if typed is None else typed)
         self._wire.append(stored)
         return dict(stored)
 

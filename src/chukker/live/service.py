@@ -39,6 +39,8 @@ from collections import deque
 from collections.abc import Callable
 from typing import Any, TypeVar
 
+import msgspec
+
 from chukker.errors import ChukkerError
 from chukker.live import fanout
 from chukker.live.clock import Clock
@@ -74,7 +76,7 @@ from chukker.store import (
     StoreUnavailable,
 )
 from chukker.store.base import TOURNAMENT_PREFIX, tournament_of
-from chukker.store.engine import EngineError, Match, Setup
+from chukker.store.engine import EngineError, Match, Setup, TypedEvent
 
 #: the live match and its values live in :mod:`chukker.live.match`; named here too
 __all__ = ["Accepted", "Created", "Listener", "LiveMatch", "LiveService", "WorkerRole",
@@ -514,9 +516,12 @@ class LiveService:
 
     async def submit(
         self, lm: LiveMatch, role: Role, command_id: str, event: dict[str, Any],
-        posted_at: float | None = None,
+        posted_at: float | None = None, *, typed: TypedEvent | None = None,
     ) -> Accepted:
         """Stamp, check, store durably, then acknowledge and publish one operator event.
+
+        ``typed``: the event as its class, from the API's one-step check (its ``at`` is
+        stamped here); without it the engine types the dict where it enters.
 
         The event is applied to the match's folded state (constant cost per
         event); readers of the match wait until it is durable, and if storing
@@ -540,7 +545,8 @@ class LiveService:
                     ):
                         raise ServiceError("committee_only")
                     try:
-                        lm.match.apply(ev)
+                        lm.match.apply(ev, typed=None if typed is None
+                                       else msgspec.structs.replace(typed, at=at_ms / 1000))
                     except EngineError as err:
                         if not synced and self.shares_store():
                             # another process may have appended what makes it valid (a

@@ -29,7 +29,7 @@ import msgspec
 import tomli_w
 
 from chukker.engine import SetupError
-from chukker.engine.events import AnyEvent, Events
+from chukker.engine.events import BY_TAG, AnyEvent, Events
 from chukker.engine.fold import typed_all
 from chukker.engine.setup import Setup
 from chukker.record.definitions import (
@@ -148,6 +148,30 @@ def typed_events(events: Any) -> tuple[list[Any], tuple[int, RecordError] | None
             return typed, None
     checked, bad = checked_events(events)
     return typed_all(checked), bad
+
+
+def typed_event(ev: Any) -> Any:
+    """A record's event dict as its class when the definitions would take it unchanged
+    (msgspec's check of its class, every string plain ASCII): the quick yes, typed in the
+    same step. ``None``: ask :func:`~chukker.record.definitions.validate_event`, which
+    normalises it or words the refusal.
+
+    >>> typed_event({"at": 1, "type": "goal", "team": "A"})
+    Goal(at=1.0, team='A', player=None, two_point=None)
+    >>> typed_event({"at": 1, "type": "goal", "team": "A", "colour": "red"}) is None
+    True
+    """
+    if type(ev) is not dict:
+        return None
+    typ = ev.get("type")
+    cls = BY_TAG.get(typ) if type(typ) is str else None
+    if cls is None:
+        return None
+    try:
+        typed = msgspec.convert(ev, cls)
+    except (msgspec.ValidationError, TypeError, ValueError, RecursionError):
+        return None
+    return typed if plain_ascii([ev]) else None
 
 
 #: a JSON record's top level, each value left as its text (the events are read typed)

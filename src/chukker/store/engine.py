@@ -6,8 +6,12 @@ Switching engines (or faking one in a test) touches only this module.
 from __future__ import annotations
 
 from chukker.engine import EngineError, EventType, Match, Setup, SetupError
+from chukker.engine.events import Event as TypedEvent
+from chukker.engine.fold import typed
 from chukker.record import RecordError, dumps, loads
+from chukker.record.io import typed_event
 
 __all__ = [
-    "EngineError", "EventType", "Match", "RecordError", "Setup", "SetupError", "dumps", "loads",
+    "EngineError", "EventType", "Match", "RecordError", "Setup", "SetupError", "TypedEvent",
+    "dumps", "loads", "typed", "typed_event",
 ]
