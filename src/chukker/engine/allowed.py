@@ -8,6 +8,10 @@ from chukker.engine.core import CLASS_CODES, Core, handle
 from chukker.engine.events import Event
 from chukker.engine.state import (
     BY_FORFEIT,
+    S_IN_PLAY,
+    S_INTERVAL,
+    S_SHOOTOUT,
+    S_STOPPED,
     SP_ONE,
     Refused,
 )
@@ -141,10 +145,13 @@ def allowed_now(core: Core, n_events: int, at_ms: int, undo_ok: bool) -> list[st
     # ``accept`` on its way) is accepted too, and may have changed its copy: the next
     # probe gets a new one. The property tests of ``allowed`` hold us to all of that.
     scratch: Core | None = None
+    settled = at_ms < core.deadline  # the probes see ``core``'s phase: nothing fires first
     for typ in _ACTION_NAMES:
         if typ == "undo":
             if undo_ok:
                 out.append(typ)
+            continue
+        if settled and refused_at_once(core, typ, at_ms):
             continue
         ev = probe(core, n_events, typ, at_ms)
         if ev is None:
@@ -167,3 +174,35 @@ def allowed_now(core: Core, n_events: int, at_ms: int, undo_ok: bool) -> list[st
 
 
 _ACTION_NAMES: tuple[str, ...] = tuple(str(t) for t in ACTIONS)
+
+
+def refused_at_once(core: Core, typ: str, at_ms: int) -> bool:
+    """Whether the handler of ``typ``'s probe refuses it on its first checks, which read
+    the match's phase alone: ``allowed`` then skips the probe (a refusal raised and caught
+    costs more than the rest of a probe). Each answer is the handler's own first test:
+
+    * ``bowl_in``: no penalty pending, no shootout, no interval still running at ``at_ms``
+      (``Clock.on_bowl_in``);
+    * ``goal``: the ball is in play and the clock runs (``Penalties.on_goal``);
+    * ``free_hit``: a free hit is pending (``Penalties.on_free_hit``);
+    * ``clock``: the clock is stopped (``Clock.on_clock``);
+    * ``shot``, ``move_to_15``, ``shootout_order``: a shootout, or the interval before it
+      (``Shootout.check_shootout``, ``Shootout.on_shootout_order``).
+
+    ``core`` is the state the probe would see (no deadline before the instant); the
+    property test of ``allowed`` (``tests/engine/test_probe.py``) compares every answer
+    with the real check of the probe.
+    """
+    st = core.status
+    if typ == "bowl_in":
+        return (core.pending is not None or st is S_SHOOTOUT
+                or (st is S_INTERVAL and at_ms < core.interval_end))
+    if typ == "goal":
+        return st is not S_IN_PLAY or not core.running
+    if typ == "free_hit":
+        return core.pending is None
+    if typ == "clock":
+        return st is not S_STOPPED
+    if typ == "shot" or typ == "move_to_15" or typ == "shootout_order":
+        return st is not S_SHOOTOUT and st is not S_INTERVAL
+    return False

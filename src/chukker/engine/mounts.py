@@ -62,27 +62,26 @@ class Mounts(Report):
         super().__init__(setup, blank=blank)
         if blank:
             return
+        a, b = self.team_ids
+        ta, tb = setup.teams
         #: each team's string, by id (shared, never changed)
         self.strings: dict[str, dict[str, Mount]] = {
-            t.id: {m.id: m for m in t.mounts} for t in setup.teams
-        }
+            a: {m.id: m for m in ta.mounts}, b: {m.id: m for m in tb.mounts}}
         #: who rides what now: team -> player -> mount id
-        self.riding: dict[str, dict[int, str]] = {t: {} for t in self.team_ids}
+        self.riding: dict[str, dict[int, str]] = {a: {}, b: {}}
         #: when each player's last ``mount`` was recorded: team -> player -> ms (the groom's
         #: ``next_mount.from``: a change recorded at the split, a horse saddled before a period)
-        self.mounted_at: dict[str, dict[int, int]] = {t: {} for t in self.team_ids}
+        self.mounted_at: dict[str, dict[int, int]] = {a: {}, b: {}}
         #: the periods each mount was ridden in: team -> mount id -> [period, ...]
-        self.ridden: dict[str, dict[str, list[int]]] = {t: {} for t in self.team_ids}
+        self.ridden: dict[str, dict[str, list[int]]] = {a: {}, b: {}}
         #: who rode it in each: team -> mount id -> [(period, player), ...]
-        self.rides: dict[str, dict[str, list[tuple[int, int]]]] = {t: {} for t in self.team_ids}
+        self.rides: dict[str, dict[str, list[tuple[int, int]]]] = {a: {}, b: {}}
         #: mounts out of the game: team -> mount id -> {status, reason, clause, event, ...}
-        self.mounts_gone: dict[str, dict[str, dict[str, Any]]] = {t: {} for t in self.team_ids}
+        self.mounts_gone: dict[str, dict[str, dict[str, Any]]] = {a: {}, b: {}}
         #: any mount event accepted (the hooks do nothing until then)
         self.mounts_kept = False
         #: the grooms' plans (record 1.3): team -> player -> (mount id, ...) (shared)
-        self.plans: dict[str, dict[int, tuple[str, ...]]] = {
-            t.id: dict(t.plan) for t in setup.teams
-        }
+        self.plans: dict[str, dict[int, tuple[str, ...]]] = {a: dict(ta.plan), b: dict(tb.plan)}
 
     def copy(self) -> Self:
         c = super().copy()

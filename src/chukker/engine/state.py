@@ -150,13 +150,18 @@ class State:
         self.plan = setup.plan
         self.length = self.plan.length_ms
         self.team_ids = setup.team_ids
-        self.other = {self.team_ids[0]: self.team_ids[1], self.team_ids[1]: self.team_ids[0]}
+        # the per-team tables have the two teams as keys, in this order: displays of two
+        # are cheaper than comprehensions (as in :meth:`copy`)
+        a, b = self.team_ids
+        ta, tb = setup.teams
+        self.other = {a: b, b: a}
         self.hcp = setup.handicap_goals()
         self.warn = self.opts.warning_horn
         self.warn_at = self.ed.warning_at_ms.value
         self.split = self.opts.split_periods and self.ed.has("split_periods")
         self.split_after = self.ed.split_after_ms.value
-        self.sheet = {t.id: {p.no: p for p in t.players + t.alternates} for t in setup.teams}
+        self.sheet = {a: {p.no: p for p in ta.players + ta.alternates},
+                      b: {p.no: p for p in tb.players + tb.alternates}}
 
         self.now = 0
         self.last_at = 0
@@ -182,8 +187,8 @@ class State:
         self.interval_over = False
         self.deadline: float = INF
         # score and history
-        self.goals = {t: 0 for t in self.team_ids}
-        self.bonus = {t: 0 for t in self.team_ids}
+        self.goals = {a: 0, b: 0}
+        self.bonus = {a: 0, b: 0}
         self.goal_log: list[dict[str, Any]] = []
         self.foul_log: list[dict[str, Any]] = []
         self.horns: list[tuple[int, int, str]] = []
@@ -199,15 +204,15 @@ class State:
         self.stoppage_fouls: set[str] = set()
         self.stoppage_spot: tuple[float, float] | None = None
         # roster (who is on the field; who may not play and why)
-        self.field = {t.id: [p.no for p in t.players] for t in setup.teams}
-        self.out: dict[str, dict[int, dict[str, Any]]] = {t: {} for t in self.team_ids}
-        self.mounts_out: dict[str, dict[int, str]] = {t: {} for t in self.team_ids}
+        self.field = {a: [p.no for p in ta.players], b: [p.no for p in tb.players]}
+        self.out: dict[str, dict[int, dict[str, Any]]] = {a: {}, b: {}}
+        self.mounts_out: dict[str, dict[int, str]] = {a: {}, b: {}}
         #: riders whose mount left the game (record 1.2, :mod:`.mounts`): they change mounts
         #: before play resumes; (team, player) -> (mount id, clause)
         self.mount_wait: dict[tuple[str, int], tuple[str, str]] = {}
-        self.designation: dict[str, dict[str, Any] | None] = {t: None for t in self.team_ids}
-        self.removed: dict[str, dict[int, str]] = {t: {} for t in self.team_ids}
-        self.disabled: dict[str, dict[int, str]] = {t: {} for t in self.team_ids}
+        self.designation: dict[str, dict[str, Any] | None] = {a: None, b: None}
+        self.removed: dict[str, dict[int, str]] = {a: {}, b: {}}
+        self.disabled: dict[str, dict[int, str]] = {a: {}, b: {}}
         #: the injury time-outs running (Rule 16), each ``{team, player, since, deadline,
         #: event}``: replaced, never changed in place; ended when play resumes
         self.injuries: tuple[dict[str, Any], ...] = ()
@@ -224,7 +229,7 @@ class State:
         self.so_pos = 0
         self.so_round = 1
         self.so_shots: list[dict[str, Any]] = []
-        self.so_goals = {t: 0 for t in self.team_ids}
+        self.so_goals = {a: 0, b: 0}
         self.so_moved = False
         self.so_next_at = 0
         self.so_attempts: dict[tuple[str, int], list[bool]] = {}
