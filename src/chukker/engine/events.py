@@ -283,6 +283,29 @@ class Events(msgspec.Struct, frozen=True):
     events: list[AnyEvent]
 
 
+#: what msgspec raises for a value it does not convert (a lone surrogate, a nesting too
+#: deep, a type it cannot read are not ``ValidationError``)
+NOT_CONVERTED: Final = (msgspec.ValidationError, TypeError, ValueError, RecursionError)
+_POS: Final = re.compile(r"\$\.events\[(\d+)\]")
+
+
+def convert_events(events: list[Any]) -> tuple[list[Event], int]:
+    """``events`` as their classes, converted by msgspec in one call, and how many it took
+    as they are: ``len(events)`` and the whole list, or the position (0-based) of the
+    first it refuses and no list.
+
+    >>> convert_events([{"at": 0, "type": "bowl_in"}, {"at": 1, "type": "goal"}])
+    ([], 1)
+    """
+    try:
+        return msgspec.convert({"events": events}, Events).events, len(events)
+    except msgspec.ValidationError as e:
+        m = _POS.search(str(e))
+        return [], int(m.group(1)) if m else 0
+    except NOT_CONVERTED:
+        return [], 0
+
+
 def tag_of(ev: Event) -> str:
     """The event's ``type``.
 

@@ -11,22 +11,27 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from collections.abc import Mapping, Sequence
-from typing import Any, Final, final
+from typing import Any, final
 
 import msgspec
 
 from chukker.engine.core import CLASS_CODES, Core, handle
 from chukker.engine.errors import EngineError, show
-from chukker.engine.events import BY_TAG, WIRE_FIELDS, Event, Events, Undo, tag_of
+from chukker.engine.events import (
+    BY_TAG,
+    NOT_CONVERTED,
+    WIRE_FIELDS,
+    Event,
+    Undo,
+    convert_events,
+    tag_of,
+)
 from chukker.engine.setup import Setup
 from chukker.engine.state import (
     INF,
     Refused,
     to_ms,
 )
-
-#: what msgspec says of a value it cannot convert (the handlers then word the refusal)
-_NOT_CONVERTED: Final = (msgspec.ValidationError, TypeError, ValueError, RecursionError)
 
 
 @final
@@ -66,7 +71,7 @@ def typed(ev: object) -> Event:
     try:
         out: Event = msgspec.convert(ev, cls)
         return out
-    except _NOT_CONVERTED:
+    except NOT_CONVERTED:  # the handler words the refusal
         pass
     fields: dict[str, Any] = {attr: ev.get(wire) for wire, attr in WIRE_FIELDS[cls]}
     fields["at"] = ev.get("at")
@@ -79,24 +84,11 @@ def typed_all(events: Sequence[Any]) -> list[Any]:
     each, or refuses it, in turn)."""
     if type(events) is not list:
         events = list(events)
-    try:
-        converted: list[Any] = msgspec.convert({"events": events}, Events).events
+    converted, k = convert_events(events)
+    if k == len(events):
         return converted
-    except msgspec.ValidationError as e:
-        k = _position(str(e))
-    except _NOT_CONVERTED:
-        k = 0
-    head: list[Any] = msgspec.convert({"events": events[:k]}, Events).events if k else []
+    head: list[Any] = convert_events(events[:k])[0] if k else []
     return head + events[k:]
-
-
-def _position(message: str) -> int:
-    """The event's position (0-based) in msgspec's ``... at `$.events[k]...``` (0 if none)."""
-    at = message.find("$.events[")
-    if at < 0:
-        return 0
-    digits = message[at + 9 : message.find("]", at)]
-    return int(digits) if digits.isdigit() else 0
 
 
 def _at_of(ev: object) -> Any:

@@ -14,10 +14,7 @@ normalises the value: :func:`chukker.record.definitions.first_unclean`).
 
 from __future__ import annotations
 
-import re
 from typing import Any
-
-import msgspec
 
 from chukker.engine.events import (
     AT_MAX,
@@ -49,6 +46,7 @@ from chukker.engine.events import (
     Timeout,
     Undo,
     Whistle,
+    convert_events,
 )
 
 __all__ = [
@@ -56,10 +54,8 @@ __all__ = [
     "REASON_MAX", "TEAM_ID_MAX", "AnyEvent", "BowlIn", "Clock", "Designate", "Event",
     "Events", "Forfeit", "Foul", "FreeHit", "Goal", "Mount", "MountOut", "MoveTo15",
     "Return", "ShootoutOrder", "Shot", "Substitute", "Timeout", "Undo", "Whistle",
-    "clean_events", "is_clean",
+    "clean_events",
 ]
-
-_POS = re.compile(r"\$\.events\[(\d+)\]")
 
 
 def clean_events(events: list[Any]) -> int:
@@ -67,16 +63,4 @@ def clean_events(events: list[Any]) -> int:
     ``len(events)`` (a string is accepted whatever its characters: whether it is plain
     ASCII, and so already in NFC, is :func:`~chukker.record.definitions.first_unclean`'s
     question, asked natively)."""
-    try:
-        msgspec.convert({"events": events}, Events)
-    except msgspec.ValidationError as e:
-        m = _POS.search(str(e))
-        return int(m.group(1)) if m else 0
-    except (ValueError, TypeError, RecursionError):  # e.g. a lone surrogate: not at once
-        return 0
-    return len(events)
-
-
-def is_clean(ev: Any) -> bool:
-    """Whether the Structs accept ``ev`` as it is (see :func:`clean_events`)."""
-    return clean_events([ev]) == 1
+    return convert_events(events)[1]

@@ -29,7 +29,7 @@ import msgspec
 import tomli_w
 
 from chukker.engine import SetupError
-from chukker.engine.events import BY_TAG, AnyEvent, Events
+from chukker.engine.events import NOT_CONVERTED, AnyEvent, convert_events
 from chukker.engine.fold import typed_all
 from chukker.engine.setup import Setup
 from chukker.record.definitions import (
@@ -139,39 +139,11 @@ def typed_events(events: Any) -> tuple[list[Any], tuple[int, RecordError] | None
     """
     if not isinstance(events, list):
         return [], None
-    try:
-        typed: list[Any] = msgspec.convert({"events": events}, Events).events
-    except (msgspec.ValidationError, TypeError, ValueError, RecursionError):
-        pass
-    else:
-        if plain_ascii(events):
-            return typed, None
+    typed, k = convert_events(events)
+    if k == len(events) and plain_ascii(events):
+        return typed, None
     checked, bad = checked_events(events)
     return typed_all(checked), bad
-
-
-def typed_event(ev: Any) -> Any:
-    """A record's event dict as its class when the definitions would take it unchanged
-    (msgspec's check of its class, every string plain ASCII): the quick yes, typed in the
-    same step. ``None``: ask :func:`~chukker.record.definitions.validate_event`, which
-    normalises it or words the refusal.
-
-    >>> typed_event({"at": 1, "type": "goal", "team": "A"})
-    Goal(at=1.0, team='A', player=None, two_point=None)
-    >>> typed_event({"at": 1, "type": "goal", "team": "A", "colour": "red"}) is None
-    True
-    """
-    if type(ev) is not dict:
-        return None
-    typ = ev.get("type")
-    cls = BY_TAG.get(typ) if type(typ) is str else None
-    if cls is None:
-        return None
-    try:
-        typed = msgspec.convert(ev, cls)
-    except (msgspec.ValidationError, TypeError, ValueError, RecursionError):
-        return None
-    return typed if plain_ascii([ev]) else None
 
 
 #: a JSON record's top level, each value left as its text (the events are read typed)
@@ -179,8 +151,7 @@ _TOP: Final = msgspec.json.Decoder(dict[str, msgspec.Raw])
 _TYPED: Final = msgspec.json.Decoder(list[AnyEvent])
 _ANY: Final = msgspec.json.Decoder()
 #: what msgspec says of a text it does not read as the fast path needs
-_NOT_READ: Final = (msgspec.DecodeError, msgspec.ValidationError, TypeError, ValueError,
-                    RecursionError)
+_NOT_READ: Final = (msgspec.DecodeError, *NOT_CONVERTED)
 
 
 def read_typed(text: str) -> tuple[dict[str, Any], Setup, list[Any]] | None:

@@ -9,7 +9,7 @@ from chukker.engine import EngineError, EventType, Match, Setup, SetupError
 from chukker.engine.events import Event as TypedEvent
 from chukker.engine.fold import typed
 from chukker.record import RecordError, dumps, loads
-from chukker.record.io import typed_event
+from chukker.record.definitions import typed_event
 
 __all__ = [
     "EngineError", "EventType", "Match", "RecordError", "Setup", "SetupError", "TypedEvent",
