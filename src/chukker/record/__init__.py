@@ -27,6 +27,7 @@ from chukker.record.io import (
     loads,
     normalised,
     parse,
+    read_setup_and_events,
     read_typed,
     setup_of,
     typed_events,
@@ -70,9 +71,9 @@ def replay_text(text: str, fmt: Format = "json", at_ms: int | None = None) -> di
     {'A': 1, 'B': 0}
     """
     if fmt == "json":
-        got = read_typed(text)
+        got = read_setup_and_events(text)
         if got is not None:
-            return _replay(got[1], got[2], at_ms)
+            return _replay(got[0], got[1], at_ms)
     return replay(parse(text, fmt), at_ms)
 
 

@@ -35,11 +35,13 @@ from chukker.engine.setup import Setup
 from chukker.record.definitions import (
     first_unclean,
     is_clean_event,
+    is_clean_header,
     plain_ascii,
     validate_event,
     validate_header_doc,
 )
 from chukker.record.errors import RecordError as RecordError
+from chukker.record.events import EVENTS_MAX
 
 Format = Literal["json", "toml"]
 _HEAD = ("format", "rules", "options", "teams", "events")
@@ -92,10 +94,47 @@ def validate_header(doc: Any) -> dict[str, Any]:
 
 
 def header_and_setup(doc: Any) -> tuple[dict[str, Any], Setup]:
-    """:func:`validate_header` and the :class:`~chukker.engine.Setup` it describes."""
+    """:func:`validate_header` and the :class:`~chukker.engine.Setup` it describes.
+
+    A header with the quick yes (exact JSON types, plain ASCII) and no field beyond the
+    set-up's own has its set-up kept (:func:`known_setup`), keyed by its canonical JSON."""
+    if type(doc) is dict and is_clean_header(doc):
+        clean = dict(doc)
+        clean.pop("events", None)
+        if clean.keys() <= _SETUP_FIELDS:
+            # exact types: equal keys are equal headers (1, 1.0 and true differ; no
+            # float of these fields may be NaN, the Structs' bounds refuse it)
+            return clean, known_setup(_CANONICAL.encode(clean), clean)
+        return clean, setup_of(clean)
     clean = validate_header_doc(doc)
     clean.pop("events", None)
     return clean, setup_of(clean)
+
+
+#: the set-ups of headers read before (issue 46), by the header's text: a set-up is frozen
+#: and a function of its header alone, so a header seen again (the same match replayed, a
+#: generator's records of one pair of teams) is not checked and built again. Only
+#: accepted headers are kept; at most ``SETUPS_MAX``, emptied when full.
+_SETUPS: dict[bytes, Setup] = {}
+SETUPS_MAX: Final = 1024
+#: the header's fields a set-up reads (a club's ``edition``, ``meta`` and any other field
+#: are not keyed: their set-ups are built each time)
+_SETUP_FIELDS: Final = frozenset({"format", "rules", "options", "teams"})
+_CANONICAL: Final = msgspec.json.Encoder()
+
+
+def known_setup(key: bytes, clean: Mapping[str, Any]) -> Setup:
+    """The set-up of the checked header ``clean``, whose text (or canonical JSON) is
+    ``key``: the one kept for ``key``, or :func:`setup_of` ``clean``, kept."""
+    setup = _SETUPS.get(key)
+    return _keep(key, setup_of(clean)) if setup is None else setup  # refused: raises
+
+
+def _keep(key: bytes, setup: Setup) -> Setup:
+    if len(_SETUPS) >= SETUPS_MAX:
+        _SETUPS.clear()
+    _SETUPS[key] = setup
+    return setup
 
 
 def setup_of(doc: Mapping[str, Any]) -> Setup:
@@ -182,6 +221,34 @@ def read_typed(text: str) -> tuple[dict[str, Any], Setup, list[Any]] | None:
         return None
     header, setup = header_and_setup(doc)
     return header, setup, events
+
+
+def read_setup_and_events(text: str) -> tuple[Setup, list[Any]] | None:
+    """:func:`read_typed` without the header's copy: the set-up and the typed events. A
+    header whose text was read before (byte for byte, its key order and spacing too) is
+    neither decoded nor checked again: its set-up is the one kept (:func:`known_setup`).
+    """
+    if not text.isascii() or "\\u" in text:
+        return None
+    try:
+        top = _TOP.decode(text)
+        raw = top.get("events")
+        events: list[Any] = [] if raw is None else _TYPED.decode(raw)
+    except _NOT_READ:
+        return None
+    if len(events) > EVENTS_MAX:
+        got = read_typed(text)  # the header's check refuses it
+        return None if got is None else (got[1], got[2])
+    key = b"\0".join(k.encode() + b"\0" + bytes(v) for k, v in top.items() if k != "events")
+    setup = _SETUPS.get(key)  # the text's keys hold a NUL, a canonical JSON never does
+    if setup is None:
+        try:
+            doc: dict[str, Any] = {k: _ANY.decode(v) for k, v in top.items() if k != "events"}
+        except _NOT_READ:
+            return None
+        doc["events"] = events
+        setup = _keep(key, header_and_setup(doc)[1])
+    return setup, events
 
 
 def normalised(doc: Any) -> tuple[dict[str, Any], Setup]:
