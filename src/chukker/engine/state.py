@@ -110,7 +110,9 @@ _WIDTH: Final = spots.WIDTH
 def parse_spot(raw: Any) -> tuple[float, float] | None:
     if raw is None:
         return None
-    if type(raw) is list and len(raw) == 2:  # the record's spot: two floats, on the field
+    tr = type(raw)
+    if (tr is tuple or tr is list) and len(raw) == 2:
+        # the record's spot, two floats on the field: a typed event's pair, a dict's list
         x0, y0 = raw[0], raw[1]
         if type(x0) is float and type(y0) is float:
             xf: float = x0
