@@ -31,6 +31,7 @@ them, ``docs/engine.md`` ("Speed") the instruction counts and where the time goe
     python benchmarks/replay.py [--matches 10000] [--short 20000] [--repeat 3]
     python benchmarks/replay.py --club [--matches 4000]
     python benchmarks/replay.py --undo [--matches 2000]
+    python benchmarks/replay.py --fold [--matches 600]
 
 ``--club`` (issue 33) replays the same records twice: under their base edition, and as a
 club's edition of it (``"rules": "club"``, a warning 20 s before the end and an injury
@@ -208,12 +209,45 @@ def undo(a: argparse.Namespace) -> None:
     print(f"ratio undo/replay: {u / r:.3f}x  (target <= 1.1x); the check alone: {u / b:.3f}x")
 
 
+def fold(a: argparse.Namespace) -> None:
+    """The fold alone on typed events, gc off (issue 46): what a change inside the
+    handlers moves, without the reader, the report or the collector."""
+    from chukker.engine.fold import Fold
+    from chukker.engine.state import INF
+    from chukker.record.io import header_and_setup, typed_events
+
+    texts = build(a.matches, a.seed)
+    docs = [json.loads(t) for t in texts]
+    n = sum(len(d["events"]) for d in docs)
+    pairs = [(header_and_setup(d)[1], typed_events(d["events"])[0]) for d in docs]
+
+    def folds() -> None:
+        for setup, events in pairs:
+            Fold(setup).feed(events, until_ms=INF)
+
+    def loads() -> None:
+        for t in texts:
+            json.loads(t)
+
+    gc.disable()
+    try:
+        t_fold, t_json = best(folds, a.repeat), best(loads, a.repeat)
+    finally:
+        gc.enable()
+    print(f"engine: {'compiled (mypyc)' if NATIVE else 'pure Python'}; {n} events")
+    print(f"fold of typed events: {t_fold / n * 1e9:7.1f} ns an event "
+          f"({t_fold / t_json:.2f}x json.loads of the same records, gc off: "
+          f"{t_json / n * 1e9:.1f} ns)")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--club", action="store_true",
                     help="club edition against its base on the same records (issue 33)")
     ap.add_argument("--undo", action="store_true",
                     help="an undo with its check against a replay (issue 42)")
+    ap.add_argument("--fold", action="store_true",
+                    help="the fold alone on typed events, gc off (issue 46)")
     ap.add_argument("--matches", type=int, default=10_000)
     ap.add_argument("--short", type=int, default=20_000, help="records of 16 events")
     ap.add_argument("--repeat", type=int, default=3)
@@ -224,6 +258,9 @@ def main() -> None:
         return
     if a.undo:
         undo(a)
+        return
+    if a.fold:
+        fold(a)
         return
     t0 = time.perf_counter()
     texts = build(a.matches, a.seed)
