@@ -37,6 +37,7 @@ _WEB_COMMANDS = {"plays"}
 #: A module may register several commands; list each of them here.
 _REGISTERED: dict[str, str] = {
     "serve": "chukker.web.cli",
+    "edge": "chukker.web.edge",
     "organiser-token": "chukker.web.organiser_cli",
     "config": "chukker.ops_cli",
     "backup": "chukker.ops_cli",

@@ -31,7 +31,8 @@ from chukker.web import holders
 
 ROOT = Path(__file__).resolve().parents[2]
 METRICS_TOKEN = "test-metrics-token-0123456789"
-#: the refusal's bound (issue 40); a start-up that refuses takes about 1.5 s here
+#: the refusal's bound (issue 40); a start-up that refuses takes 0.3-0.4 s here, idle (0.75 s
+#: while `serve` imported the edge's web app to register `chukker edge`)
 REFUSE_WITHIN_S = 10
 
 

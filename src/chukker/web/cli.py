@@ -384,7 +384,6 @@ def register_plays(plays: typer.Typer) -> None:
 
 
 def register(app: typer.Typer) -> None:
-    """Add ``serve`` and ``organiser-token`` to the ``chukker`` command."""
+    """Add ``serve`` to the ``chukker`` command (``edge`` is :mod:`chukker.web.edge`'s own:
+    a ``serve`` that refuses, its port taken, does not import the web app first)."""
     app.command("serve")(serve)
-    from chukker.web.edge import edge  # issue 35: the public plane on NATS
-    app.command("edge")(edge)

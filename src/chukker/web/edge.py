@@ -261,3 +261,8 @@ def edge(
                         state_of(app).service).run(sockets=[sock])
     finally:
         sock.close()
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``edge`` (issue 35: the public plane on NATS) to the ``chukker`` command."""
+    app.command("edge")(edge)
