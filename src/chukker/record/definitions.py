@@ -721,11 +721,18 @@ def validate_header_doc(doc: Any) -> dict[str, Any]:
     its values the document's own (the detailed check would copy them unchanged: callers
     do not change a header's values in place); any other is checked field by field, which
     words the refusal or normalises the value."""
+    return checked_header_doc(doc)[0]
+
+
+def checked_header_doc(doc: Any) -> tuple[dict[str, Any], bool]:
+    """:func:`validate_header_doc`'s copy, and whether the header had the quick yes (every
+    value of its exact JSON type: what :func:`chukker.record.io.header_and_setup` keys a
+    kept set-up by)."""
     if type(doc) is not dict:
         raise RecordError(code="record_not_an_object")
     if is_clean_header(doc):
-        return dict(doc)
-    return _object(doc, HEADER, "", _header_special)
+        return dict(doc), True
+    return _object(doc, HEADER, "", _header_special), False
 
 
 def is_clean_header(doc: dict[str, Any]) -> bool:

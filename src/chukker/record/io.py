@@ -33,12 +33,11 @@ from chukker.engine.events import NOT_CONVERTED, AnyEvent, convert_events
 from chukker.engine.fold import typed_all
 from chukker.engine.setup import Setup
 from chukker.record.definitions import (
+    checked_header_doc,
     first_unclean,
     is_clean_event,
-    is_clean_header,
     plain_ascii,
     validate_event,
-    validate_header_doc,
 )
 from chukker.record.errors import RecordError as RecordError
 from chukker.record.events import EVENTS_MAX
@@ -98,16 +97,12 @@ def header_and_setup(doc: Any) -> tuple[dict[str, Any], Setup]:
 
     A header with the quick yes (exact JSON types, plain ASCII) and no field beyond the
     set-up's own has its set-up kept (:func:`known_setup`), keyed by its canonical JSON."""
-    if type(doc) is dict and is_clean_header(doc):
-        clean = dict(doc)
-        clean.pop("events", None)
-        if clean.keys() <= _SETUP_FIELDS:
-            # exact types: equal keys are equal headers (1, 1.0 and true differ; no
-            # float of these fields may be NaN, the Structs' bounds refuse it)
-            return clean, known_setup(_CANONICAL.encode(clean), clean)
-        return clean, setup_of(clean)
-    clean = validate_header_doc(doc)
+    clean, quick = checked_header_doc(doc)
     clean.pop("events", None)
+    if quick and clean.keys() <= _SETUP_FIELDS:
+        # exact types: equal keys are equal headers (1, 1.0 and true differ; no float of
+        # these fields may be NaN, the Structs' bounds refuse it)
+        return clean, known_setup(_CANONICAL.encode(clean), clean)
     return clean, setup_of(clean)
 
 
@@ -209,18 +204,12 @@ def read_typed(text: str) -> tuple[dict[str, Any], Setup, list[Any]] | None:
     >>> events
     [BowlIn(at=0.0)]
     """
-    if not text.isascii() or "\\u" in text:
-        return None
-    try:
-        top = _TOP.decode(text)
-        raw = top.get("events")
-        events: list[Any] = [] if raw is None else _TYPED.decode(raw)
-        doc: dict[str, Any] = {k: events if k == "events" else _ANY.decode(v)
-                               for k, v in top.items()}
-    except _NOT_READ:
+    got = _read_top(text)
+    doc = None if got is None else _header_doc(*got)
+    if got is None or doc is None:
         return None
     header, setup = header_and_setup(doc)
-    return header, setup, events
+    return header, setup, got[1]
 
 
 def read_setup_and_events(text: str) -> tuple[Setup, list[Any]] | None:
@@ -228,27 +217,48 @@ def read_setup_and_events(text: str) -> tuple[Setup, list[Any]] | None:
     header whose text was read before (byte for byte, its key order and spacing too) is
     neither decoded nor checked again: its set-up is the one kept (:func:`known_setup`).
     """
+    got = _read_top(text)
+    if got is None:
+        return None
+    top, events = got
+    key = None  # too many events: the header's check refuses them, nothing is kept
+    setup = None
+    if len(events) <= EVENTS_MAX:
+        # the text's keys hold a NUL, a canonical JSON never does
+        key = b"\0".join(k.encode() + b"\0" + bytes(v) for k, v in top.items()
+                         if k != "events")
+        setup = _SETUPS.get(key)
+    if setup is None:
+        doc = _header_doc(top, events)
+        if doc is None:
+            return None
+        setup = header_and_setup(doc)[1]
+        if key is not None:
+            _keep(key, setup)
+    return setup, events
+
+
+def _read_top(text: str) -> tuple[dict[str, msgspec.Raw], list[Any]] | None:
+    """A JSON record's top level, each value as its text, and its events decoded into
+    their classes; ``None`` unless the text is plain ASCII without ``\\u`` escapes and
+    msgspec reads it so."""
     if not text.isascii() or "\\u" in text:
         return None
     try:
         top = _TOP.decode(text)
         raw = top.get("events")
-        events: list[Any] = [] if raw is None else _TYPED.decode(raw)
+        return top, [] if raw is None else _TYPED.decode(raw)
     except _NOT_READ:
         return None
-    if len(events) > EVENTS_MAX:
-        got = read_typed(text)  # the header's check refuses it
-        return None if got is None else (got[1], got[2])
-    key = b"\0".join(k.encode() + b"\0" + bytes(v) for k, v in top.items() if k != "events")
-    setup = _SETUPS.get(key)  # the text's keys hold a NUL, a canonical JSON never does
-    if setup is None:
-        try:
-            doc: dict[str, Any] = {k: _ANY.decode(v) for k, v in top.items() if k != "events"}
-        except _NOT_READ:
-            return None
-        doc["events"] = events
-        setup = _keep(key, header_and_setup(doc)[1])
-    return setup, events
+
+
+def _header_doc(top: dict[str, msgspec.Raw], events: list[Any]) -> dict[str, Any] | None:
+    """The record's dict from :func:`_read_top`: the header's values decoded, in the
+    text's key order, ``events`` the typed ones; ``None`` if msgspec cannot read one."""
+    try:
+        return {k: events if k == "events" else _ANY.decode(v) for k, v in top.items()}
+    except _NOT_READ:
+        return None
 
 
 def normalised(doc: Any) -> tuple[dict[str, Any], Setup]:
