@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 from tests.engine.generated_matches import OPTIONS, with_alternates
 
 from chukker.engine import Match, Setup
-from chukker.engine.allowed import ACTIONS, probe
+from chukker.engine.allowed import ACTIONS, allowed_now, probe
 from chukker.engine.core import CODES, handle
 from chukker.engine.simulate import simulate, with_mounts
 from chukker.engine.state import Refused
@@ -85,6 +85,40 @@ def test_allowed_with_a_string_of_mounts_lists_exactly_the_probes_accepted(
     for action in ACTIONS:
         ev = m.probe(action, at_ms)
         assert (ev is not None and m.can(ev)) == (action in allowed), (action, ev, allowed)
+
+
+@SETTINGS
+@given(OPTIONS, st.integers(0, 2**32), st.floats(0, 1), st.floats(0, 700), st.booleans())
+def test_allowed_on_its_own_copy_no_probe_of_a_settled_state_runs_to_its_end(
+    options: dict[str, Any], seed: int, cut: float, later: float, mounts: bool
+) -> None:
+    """The report's ``allowed`` probes the copy its caller made (``own``): that holds only
+    if every canonical probe of a settled state (no deadline due) is refused before any
+    change or returns at ``accept``. The same answers as on a scratch copy, and the
+    state's report unchanged by the probes."""
+    setup, events = _setup_and_events(options, seed, mounts)
+    m = Match(setup, events[: int(cut * len(events))])
+    start = events[len(m) - 1]["at"] if len(m) else 0.0
+    at_ms = round((start + later) * 1000)
+    core = m.state_at(at_ms)
+    assert at_ms < core.deadline  # what state_at leaves: every deadline up to at_ms fired
+    if not core.final:
+        for action in ACTIONS:
+            ev = probe(core, len(m), action, at_ms)
+            if ev is None or action == "undo":
+                continue
+            scratch = core.copy()
+            scratch.probing = True
+            try:
+                handle(scratch, CODES[str(action)], ev, at_ms, len(m) + 1)
+            except Refused:
+                continue
+            assert scratch.probed, (action, ev)
+    before = core.report(at_ms)
+    shared = allowed_now(core, len(m), at_ms, True)
+    assert allowed_now(core, len(m), at_ms, True, own=True) == shared
+    assert (core.probing, core.probed) == (False, False)
+    assert core.report(at_ms) == before
 
 
 def test_allowed_probes_are_checked_field_by_field_on_the_pure_engine_too() -> None:

@@ -125,11 +125,16 @@ def probe(core: Core, n_events: int, type_: str, at_ms: int) -> Event | None:
     return None  # not an action a console offers
 
 
-def allowed_now(core: Core, n_events: int, at_ms: int, undo_ok: bool) -> list[str]:
+def allowed_now(core: Core, n_events: int, at_ms: int, undo_ok: bool,
+                own: bool = False) -> list[str]:
     """The actions (event types) whose :func:`probe` ``core`` would accept at ``at_ms``.
 
     ``core`` is the state at ``at_ms`` (deadlines up to it fired); it is not changed.
-    ``undo_ok`` is the caller's answer for ``undo`` (it needs the whole log).
+    ``undo_ok`` is the caller's answer for ``undo`` (it needs the whole log). ``own``:
+    the caller made ``core`` for this answer (a copy, or a replay's own fold) and reads
+    nothing of it after but its fields as they stand: the probes run on it, where
+    otherwise they share a scratch copy (every canonical probe of a settled state stops
+    at ``accept`` or is refused before any change, ``tests/engine/test_probe.py``).
     """
     if at_ms < core.last_at:
         return []
@@ -146,6 +151,20 @@ def allowed_now(core: Core, n_events: int, at_ms: int, undo_ok: bool) -> list[st
     # probe gets a new one. The property tests of ``allowed`` hold us to all of that.
     scratch: Core | None = None
     settled = at_ms < core.deadline  # the probes see ``core``'s phase: nothing fires first
+    if own and settled:
+        scratch = core
+        core.probing = True
+    try:
+        _probe_all(core, n_events, at_ms, undo_ok, settled, scratch, out)
+    finally:
+        if scratch is core:
+            core.probing = False
+            core.probed = False
+    return out
+
+
+def _probe_all(core: Core, n_events: int, at_ms: int, undo_ok: bool, settled: bool,
+               scratch: Core | None, out: list[str]) -> None:
     for typ in _ACTION_NAMES:
         if typ == "undo":
             if undo_ok:
@@ -170,7 +189,6 @@ def allowed_now(core: Core, n_events: int, at_ms: int, undo_ok: bool) -> list[st
             scratch.probed = False
         else:
             scratch = None
-    return out
 
 
 _ACTION_NAMES: tuple[str, ...] = tuple(str(t) for t in ACTIONS)

@@ -109,7 +109,8 @@ def _report(fold: Fold, core: Core, at_ms: int) -> dict[str, Any]:
     if at_ms < fold.core.last_at:
         r["allowed"] = []  # nothing may be sent before the last event
     else:
-        r["allowed"] = allowed_now(core, len(fold.events), at_ms, _undo_ok(fold, at_ms))
+        # ``core`` is the caller's own (a copy, or a replay's fold): the probes run on it
+        r["allowed"] = allowed_now(core, len(fold.events), at_ms, _undo_ok(fold, at_ms), True)
     return r
 
 
@@ -207,7 +208,7 @@ class Match:
         if at_ms < self._fold.core.last_at:
             return []
         c = self.state_at(at_ms)
-        return allowed_now(c, len(self._fold.events), at_ms, _undo_ok(self._fold, at_ms))
+        return allowed_now(c, len(self._fold.events), at_ms, _undo_ok(self._fold, at_ms), True)
 
     def probe(self, type_: str, at_ms: int) -> dict[str, Any] | None:
         """The canonical event of ``type_`` that ``allowed`` tries at ``at_ms``."""

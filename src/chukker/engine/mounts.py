@@ -39,6 +39,7 @@ from chukker.engine.state import (
     S_STOPPED,
     Refused,
     bool_field,
+    tables,
 )
 from chukker.engine.types import MountOutReason, MountStatus
 
@@ -63,10 +64,9 @@ class Mounts(Report):
         if blank:
             return
         a, b = self.team_ids
-        ta, tb = setup.teams
+        k = tables(setup)
         #: each team's string, by id (shared, never changed)
-        self.strings: dict[str, dict[str, Mount]] = {
-            a: {m.id: m for m in ta.mounts}, b: {m.id: m for m in tb.mounts}}
+        self.strings: dict[str, dict[str, Mount]] = k.strings
         #: who rides what now: team -> player -> mount id
         self.riding: dict[str, dict[int, str]] = {a: {}, b: {}}
         #: when each player's last ``mount`` was recorded: team -> player -> ms (the groom's
@@ -81,7 +81,7 @@ class Mounts(Report):
         #: any mount event accepted (the hooks do nothing until then)
         self.mounts_kept = False
         #: the grooms' plans (record 1.3): team -> player -> (mount id, ...) (shared)
-        self.plans: dict[str, dict[int, tuple[str, ...]]] = {a: dict(ta.plan), b: dict(tb.plan)}
+        self.plans: dict[str, dict[int, tuple[str, ...]]] = k.plans
 
     def copy(self) -> Self:
         c = super().copy()

@@ -108,9 +108,20 @@ class Report(Penalties):
         return out
 
     def roster_report(self, team: str) -> dict[str, Any]:
-        players: dict[str, Any] = {}
         on_field = self.field[team]
-        for no in sorted(self.sheet[team]):
+        if not (self.out[team] or self.mounts_out[team] or self.removed[team]
+                or self.disabled[team]):
+            # no one out: each player plays, or waits as an alternate (``why_not``)
+            return {
+                "on_field": list(on_field),
+                "players": {k: {"status": "playing" if no in on_field else "alternate"}
+                            for no, k in self.sheet_keys[team]},
+                "designate": self.designation[team],
+                "removed": {},
+                "disabled": {},
+            }
+        players: dict[str, Any] = {}
+        for no, key in self.sheet_keys[team]:
             why = self.why_not(team, no)
             if why is None:
                 entry: dict[str, Any] = {"status": "playing"}
@@ -130,7 +141,7 @@ class Report(Penalties):
                 }
             if no in self.mounts_out[team]:
                 entry["mount"] = self.mounts_out[team][no]
-            players[str(no)] = entry
+            players[key] = entry
         return {
             "on_field": list(on_field),
             "players": players,

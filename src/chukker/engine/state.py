@@ -13,7 +13,7 @@ from typing import Any, Final, Self
 
 from chukker.engine import spots
 from chukker.engine.errors import message, show
-from chukker.engine.setup import Setup
+from chukker.engine.setup import Mount, Setup
 from chukker.engine.types import (
     DecidedBy,
     HornKind,
@@ -134,6 +134,53 @@ def parse_spot(raw: Any) -> tuple[float, float] | None:
     raise Refused("spot_invalid", value=show(raw))
 
 
+class Tables:
+    """What a state reads of its set-up and never changes (shared by every state of one
+    set-up and by their copies): computed once per set-up, :func:`tables`."""
+
+    def __init__(self, setup: Setup) -> None:
+        self.setup = setup
+        self.ed = setup.edition
+        self.opts = setup.options
+        self.plan = setup.plan
+        self.length = self.plan.length_ms
+        self.team_ids = setup.team_ids
+        a, b = self.team_ids
+        ta, tb = setup.teams
+        self.other = {a: b, b: a}
+        self.hcp = setup.handicap_goals()
+        self.warn = self.opts.warning_horn
+        self.warn_at = self.ed.warning_at_ms.value
+        self.split = self.opts.split_periods and self.ed.has("split_periods")
+        self.split_after = self.ed.split_after_ms.value
+        self.sheet = {a: {p.no: p for p in ta.players + ta.alternates},
+                      b: {p.no: p for p in tb.players + tb.alternates}}
+        self.sheet_keys: dict[str, tuple[tuple[int, str], ...]] = {
+            a: tuple((n, str(n)) for n in sorted(self.sheet[a])),
+            b: tuple((n, str(n)) for n in sorted(self.sheet[b]))}
+        #: each team's string by mount id, the grooms' plans (record 1.2, 1.3; ``.mounts``)
+        self.strings: dict[str, dict[str, Mount]] = {
+            a: {m.id: m for m in ta.mounts}, b: {m.id: m for m in tb.mounts}}
+        self.plans: dict[str, dict[int, tuple[str, ...]]] = {a: dict(ta.plan), b: dict(tb.plan)}
+
+
+#: the tables of recent set-ups, by ``id`` (each holds its set-up, so no other set-up
+#: takes that ``id`` while it is kept); at most ``TABLES_MAX``, emptied when full
+_TABLES: dict[int, Tables] = {}
+TABLES_MAX: Final = 1024
+
+
+def tables(setup: Setup) -> Tables:
+    """The :class:`Tables` of ``setup``, made once (a replay of many records of one
+    set-up, the live service's copies of a match's state)."""
+    k = _TABLES.get(id(setup))
+    if k is None or k.setup is not setup:
+        if len(_TABLES) >= TABLES_MAX:
+            _TABLES.clear()
+        k = _TABLES[id(setup)] = Tables(setup)
+    return k
+
+
 class State:
     """The derived state of a match after some events, and the checks every handler
     shares. :class:`~chukker.engine.core.Core` adds the handlers, one layer per concern."""
@@ -147,23 +194,25 @@ class State:
         self.probed = False
         if blank:
             return
-        self.ed = setup.edition
-        self.opts = setup.options
-        self.plan = setup.plan
-        self.length = self.plan.length_ms
-        self.team_ids = setup.team_ids
+        k = tables(setup)  # what the set-up decides, read once per set-up
+        self.ed = k.ed
+        self.opts = k.opts
+        self.plan = k.plan
+        self.length = k.length
+        self.team_ids = k.team_ids
         # the per-team tables have the two teams as keys, in this order: displays of two
         # are cheaper than comprehensions (as in :meth:`copy`)
         a, b = self.team_ids
         ta, tb = setup.teams
-        self.other = {a: b, b: a}
-        self.hcp = setup.handicap_goals()
-        self.warn = self.opts.warning_horn
-        self.warn_at = self.ed.warning_at_ms.value
-        self.split = self.opts.split_periods and self.ed.has("split_periods")
-        self.split_after = self.ed.split_after_ms.value
-        self.sheet = {a: {p.no: p for p in ta.players + ta.alternates},
-                      b: {p.no: p for p in tb.players + tb.alternates}}
+        self.other = k.other
+        self.hcp = k.hcp
+        self.warn = k.warn
+        self.warn_at = k.warn_at
+        self.split = k.split
+        self.split_after = k.split_after
+        self.sheet = k.sheet
+        #: each team's sheet in order, each number with its report key (shared, never changed)
+        self.sheet_keys = k.sheet_keys
 
         self.now = 0
         self.last_at = 0
@@ -258,6 +307,7 @@ class State:
         c.split = self.split
         c.split_after = self.split_after
         c.sheet = self.sheet
+        c.sheet_keys = self.sheet_keys
         c.now = self.now
         c.last_at = self.last_at
         c.status = self.status

@@ -29,6 +29,7 @@ from chukker.record.io import (
     parse,
     read_setup_and_events,
     read_typed,
+    record_setup,
     setup_of,
     typed_events,
     validate_header,
@@ -47,7 +48,7 @@ def replay(
     ``strict=False`` leaves the events to the engine alone (which refuses any bad input
     with an :class:`EngineError`, never another exception): for records already checked,
     e.g. by :func:`loads`."""
-    setup = header_and_setup(record)[1]
+    setup = record_setup(record)
     events = record.get("events", [])
     if not strict:
         return _replay(setup, events, at_ms)

@@ -19,6 +19,7 @@ not_well_formed 2 13
 from __future__ import annotations
 
 import json
+import pickle
 import re
 import tomllib
 from collections.abc import Mapping
@@ -104,6 +105,28 @@ def header_and_setup(doc: Any) -> tuple[dict[str, Any], Setup]:
         # these fields may be NaN, the Structs' bounds refuse it)
         return clean, known_setup(_CANONICAL.encode(clean), clean)
     return clean, setup_of(clean)
+
+
+def record_setup(doc: Any) -> Setup:
+    """``header_and_setup(doc)[1]`` without the header's copy, for a replay: a record whose
+    header was read before, as the same Python values of the same types (its pickle, key
+    order included), has the set-up kept for it (:func:`known_setup`), neither checked
+    nor built again; the events' own limit is checked each time. A record without an
+    events list, or with a value pickle cannot write, is read by :func:`header_and_setup`.
+
+    Equal pickles are equal headers: pickle writes each value's type (``1``, ``1.0`` and
+    ``True``, a tuple and a list, a ``str`` and its subclass differ) and a float's bits.
+    """
+    if type(doc) is dict:
+        events = doc.get("events")
+        if type(events) is list and len(events) <= EVENTS_MAX:
+            try:
+                key = pickle.dumps({k: v for k, v in doc.items() if k != "events"}, 5)
+            except Exception:  # noqa: BLE001 (not a value pickle writes: read it afresh)
+                return header_and_setup(doc)[1]
+            setup = _SETUPS.get(key)  # a pickle starts with 0x80, never a JSON key
+            return _keep(key, header_and_setup(doc)[1]) if setup is None else setup
+    return header_and_setup(doc)[1]
 
 
 #: the set-ups of headers read before (issue 46), by the header's text: a set-up is frozen
