@@ -142,3 +142,42 @@ def test_a_kept_set_up_answers_as_one_built_afresh(place: tuple[Any, ...], value
     for _ in range(2):  # the second time from what was kept, by either path
         assert _answer(replay, copy.deepcopy(doc)) == fresh
         assert _answer(replay_text, text) == fresh
+
+
+class _Name(str):
+    """A ``str`` of another class: pickle names the class, so it keys a header of its own."""
+
+
+@pytest.mark.parametrize("first, then", [
+    ([{"no": 1}, {"no": 2}, {"no": 3}], ({"no": 1}, {"no": 2}, {"no": 3})),
+    (({"no": 1}, {"no": 2}, {"no": 3}), [{"no": 1}, {"no": 2}, {"no": 3}]),
+    ("Blue", _Name("Blue")), (_Name("Blue"), "Blue"), (2, 2.0), (0.0, -0.0),
+    (2, float("nan")), ("Blue", lambda: "Blue"),
+])
+def test_a_replayed_dict_header_is_kept_by_its_pickle_each_type_its_own(
+        first: Any, then: Any) -> None:
+    """``replay`` of a dict keys a header read before by its pickle (``record_setup``):
+    values that differ only in their type (a tuple for a list, a ``str`` subclass, ``2.0``
+    for ``2``, ``-0.0``, NaN) each get the answer built afresh; a value pickle cannot
+    write (a function) is read afresh each time."""
+    place = ("teams", "A", "players") if isinstance(first, list | tuple) else (
+        ("teams", "A", "name") if isinstance(first, str) else
+        ("teams", "A", "players", 0, "handicap"))
+    answers = {}
+    for value in (first, then):
+        doc = _record()
+        node: Any = doc
+        for k in place[:-1]:
+            node = node[k]
+        node[place[-1]] = value
+        record_io._SETUPS.clear()
+        answers[id(value)] = _answer(replay, copy.deepcopy(doc))
+    record_io._SETUPS.clear()
+    for _ in range(2):
+        for value in (first, then):
+            doc = _record()
+            node = doc
+            for k in place[:-1]:
+                node = node[k]
+            node[place[-1]] = value
+            assert _answer(replay, doc) == answers[id(value)], value
