@@ -8,6 +8,7 @@ from chukker.engine.core import CLASS_CODES, Core, handle
 from chukker.engine.events import Event
 from chukker.engine.state import (
     BY_FORFEIT,
+    IV_SHOOTOUT,
     S_IN_PLAY,
     S_INTERVAL,
     S_SHOOTOUT,
@@ -204,8 +205,8 @@ def refused_at_once(core: Core, typ: str, at_ms: int) -> bool:
     * ``goal``: the ball is in play and the clock runs (``Penalties.on_goal``);
     * ``free_hit``: a free hit is pending (``Penalties.on_free_hit``);
     * ``clock``: the clock is stopped (``Clock.on_clock``);
-    * ``shot``, ``move_to_15``, ``shootout_order``: a shootout, or the interval before it
-      (``Shootout.check_shootout``, ``Shootout.on_shootout_order``).
+    * ``shot``, ``move_to_15``, ``shootout_order``: a shootout, or the interval before it,
+      not another interval (``Shootout.check_shootout``, ``Shootout.on_shootout_order``).
 
     ``core`` is the state the probe would see (no deadline before the instant); the
     property test of ``allowed`` (``tests/engine/test_probe.py``) compares every answer
@@ -222,5 +223,6 @@ def refused_at_once(core: Core, typ: str, at_ms: int) -> bool:
     if typ == "clock":
         return st is not S_STOPPED
     if typ == "shot" or typ == "move_to_15" or typ == "shootout_order":
-        return st is not S_SHOOTOUT and st is not S_INTERVAL
+        return st is not S_SHOOTOUT and not (st is S_INTERVAL
+                                             and core.interval_kind is IV_SHOOTOUT)
     return False
