@@ -55,7 +55,7 @@ class Report(Penalties):
         if r is None or self.final:
             return None
         # the restart is taken in the current period, or in the next one between periods
-        ends = self.setup.defends(self.restart_period())
+        ends = self.defends_in(self.restart_period())
         ed = self.ed
         out: dict[str, Any] = {"kind": str(r["kind"]), "spot": None}
         where = r["where"]
@@ -195,7 +195,7 @@ class Report(Penalties):
                 "event": self.pending["event"],
                 "period": p,
             }
-            pending.update(self.free_hit_spot(self.pending, self.setup.defends(p)))
+            pending.update(self.free_hit_spot(self.pending, self.defends_in(p)))
         shootout = None
         if self.so_order is not None or st is S_SHOOTOUT or self.so_shots:
             nxt = None
@@ -238,7 +238,7 @@ class Report(Penalties):
             "pending_penalty": pending,
             "interval": interval,
             "mount_change": mount,
-            "defends": {k: str(v) for k, v in self.setup.defends(self.restart_period()).items()},
+            "defends": dict(self.tables.ends_said[0 if self.restart_period() % 2 else 1]),
             "roster": {t: self.roster_report(t) for t in self.team_ids},
             "forfeited": list(self.forfeited),
             "shootout": shootout,

@@ -16,6 +16,7 @@ from chukker.engine.errors import message, show
 from chukker.engine.setup import Mount, Setup
 from chukker.engine.types import (
     DecidedBy,
+    End,
     HornKind,
     IntervalKind,
     RestartKind,
@@ -162,6 +163,12 @@ class Tables:
         self.strings: dict[str, dict[str, Mount]] = {
             a: {m.id: m for m in ta.mounts}, b: {m.id: m for m in tb.mounts}}
         self.plans: dict[str, dict[int, tuple[str, ...]]] = {a: dict(ta.plan), b: dict(tb.plan)}
+        #: the end each team defends in an odd and in an even period (Rule 8), and as the
+        #: report spells them
+        self.ends: tuple[dict[str, End], dict[str, End]] = (setup.defends(1), setup.defends(2))
+        self.ends_said: tuple[dict[str, str], dict[str, str]] = (
+            {t: str(e) for t, e in self.ends[0].items()},
+            {t: str(e) for t, e in self.ends[1].items()})
 
 
 #: the tables of recent set-ups, by ``id`` (each holds its set-up, so no other set-up
@@ -195,6 +202,7 @@ class State:
         if blank:
             return
         k = tables(setup)  # what the set-up decides, read once per set-up
+        self.tables = k
         self.ed = k.ed
         self.opts = k.opts
         self.plan = k.plan
@@ -308,6 +316,7 @@ class State:
         c.split_after = self.split_after
         c.sheet = self.sheet
         c.sheet_keys = self.sheet_keys
+        c.tables = self.tables
         c.now = self.now
         c.last_at = self.last_at
         c.status = self.status
@@ -376,6 +385,10 @@ class State:
         if ps:
             ps[-1] = list(ps[-1])
         return c
+
+    def defends_in(self, period: int) -> dict[str, End]:
+        """``setup.defends(period)``, read once per set-up (shared: never change it)."""
+        return self.tables.ends[0 if period % 2 else 1]
 
     def accept(self) -> bool:
         """The point of no refusal: every check of the event is behind, its first change
