@@ -157,8 +157,7 @@ class Tables:
         self.sheet = {a: {p.no: p for p in ta.players + ta.alternates},
                       b: {p.no: p for p in tb.players + tb.alternates}}
         self.sheet_keys: dict[str, tuple[tuple[int, str], ...]] = {
-            a: tuple((n, str(n)) for n in sorted(self.sheet[a])),
-            b: tuple((n, str(n)) for n in sorted(self.sheet[b]))}
+            a: _keyed(self.sheet[a]), b: _keyed(self.sheet[b])}
         #: each team's string by mount id, the grooms' plans (record 1.2, 1.3; ``.mounts``)
         self.strings: dict[str, dict[str, Mount]] = {
             a: {m.id: m for m in ta.mounts}, b: {m.id: m for m in tb.mounts}}
@@ -166,15 +165,25 @@ class Tables:
         #: the end each team defends in an odd and in an even period (Rule 8), and as the
         #: report spells them
         self.ends: tuple[dict[str, End], dict[str, End]] = (setup.defends(1), setup.defends(2))
-        self.ends_said: tuple[dict[str, str], dict[str, str]] = (
-            {t: str(e) for t, e in self.ends[0].items()},
-            {t: str(e) for t, e in self.ends[1].items()})
+        said: list[dict[str, str]] = [{}, {}]
+        for k in (0, 1):
+            for t, e in self.ends[k].items():  # in the set-up's order (``first_defends``)
+                said[k][t] = str(e)
+        self.ends_said: tuple[dict[str, str], dict[str, str]] = (said[0], said[1])
+
+
+def _keyed(sheet: dict[int, Any]) -> tuple[tuple[int, str], ...]:
+    """A sheet's numbers in order, each with its key in the report."""
+    out: list[tuple[int, str]] = []
+    for n in sorted(sheet):
+        out.append((n, str(n)))
+    return tuple(out)
 
 
 #: the tables of recent set-ups, by ``id`` (each holds its set-up, so no other set-up
 #: takes that ``id`` while it is kept); at most ``TABLES_MAX``, emptied when full
 _TABLES: dict[int, Tables] = {}
-TABLES_MAX: Final = 1024
+TABLES_MAX: Final = 64
 
 
 def tables(setup: Setup) -> Tables:

@@ -125,7 +125,11 @@ def record_setup(doc: Any) -> Setup:
             except Exception:  # noqa: BLE001 (not a value pickle writes: read it afresh)
                 return header_and_setup(doc)[1]
             setup = _SETUPS.get(key)  # a pickle starts with 0x80, never a JSON key
-            return _keep(key, header_and_setup(doc)[1]) if setup is None else setup
+            if setup is None:  # checked and built once, kept by this key alone
+                clean = checked_header_doc(doc)[0]
+                clean.pop("events", None)
+                setup = _keep(key, setup_of(clean))
+            return setup
     return header_and_setup(doc)[1]
 
 
