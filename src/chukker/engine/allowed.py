@@ -63,8 +63,12 @@ def probe(core: Core, n_events: int, type_: str, at_ms: int) -> Event | None:
     if type_ == "timeout":
         return E.Timeout(at=at, reason="equipment")
     if type_ == "forfeit":
-        return E.Forfeit(at=at, team=next((t for t in core.team_ids if t not in core.forfeited),
-                                          a))
+        team = a
+        for t in core.team_ids:
+            if t not in core.forfeited:
+                team = t
+                break
+        return E.Forfeit(at=at, team=team)
     if type_ == "shootout_order":
         order = {t: sorted(core.playing(t)) for t in core.team_ids}
         if core.opts.shootout_players is SP_ONE:
@@ -77,6 +81,8 @@ def probe(core: Core, n_events: int, type_: str, at_ms: int) -> Event | None:
         return E.Shot(at=at, team=team, player=player, result="miss")
     if type_ == "substitute":
         for t in core.team_ids:
+            if len(core.sheet[t]) <= len(core.field[t]):
+                continue  # every player on the sheet is on the field: no alternate
             alts = [
                 p for p in sorted(core.sheet[t]) if p not in core.field[t] and p not in core.out[t]
             ]
@@ -96,6 +102,8 @@ def probe(core: Core, n_events: int, type_: str, at_ms: int) -> Event | None:
         return None
     if type_ == "return":
         for t in core.team_ids:
+            if not core.out[t] and not core.mounts_out[t]:
+                continue  # no one out
             for p, o in sorted(core.out[t].items()):
                 if o["status"] == "equipment":
                     return E.Return(at=at, team=t, player=p)
@@ -171,8 +179,14 @@ def _probe_all(core: Core, n_events: int, at_ms: int, undo_ok: bool, settled: bo
             if undo_ok:
                 out.append(typ)
             continue
-        if settled and refused_at_once(core, typ, at_ms):
-            continue
+        if settled:
+            if typ == "whistle" or typ == "timeout":
+                # their probes (no spot, no source, no team) meet no check but the final's
+                # (``Clock.whistle``, ``Clock.on_timeout``): accepted, no probe run
+                out.append(typ)
+                continue
+            if refused_at_once(core, typ, at_ms):
+                continue
         ev = probe(core, n_events, typ, at_ms)
         if ev is None:
             continue
