@@ -25,7 +25,10 @@ compiled): strict 953,000-1,149,000 events/s = 0.74-0.86x ``json.loads`` (which 
 ran at 787,000-915,000 events/s; 1,067,000 and 1,149,000 with ``--repeat 5`` on the
 quiet machine), short records 2.07-2.59x; at 03:51-04:15, on a machine 25-35 % slower,
 strict was 563,000-802,000 events/s (0.79-0.99x); the README's *Figures* has
-them, ``docs/engine.md`` ("Speed") the instruction counts and where the time goes;
+them, ``docs/engine.md`` ("Speed") the instruction counts and where the time goes.
+On 2026-12-06 (05:42-05:52 UTC, load 0.9-1.1, compiled) short records ran at 1.31-1.41x
+(issue 46's target: 1.5x; ``docs/engine.md``, "The short record under 1.5x"), strict
+replay at 0.84-1.00x;
 ``benchmarks/replay_msgspec.py`` measures msgspec as the record's typed decoder.
 
     python benchmarks/replay.py [--matches 10000] [--short 20000] [--repeat 3]
