@@ -49,7 +49,7 @@ def test_engine_copy_copies_every_field_and_shares_no_table() -> None:
     assert vars(c) == vars(core)
     for k, v in vars(core).items():
         shared = ("other", "hcp", "sheet", "pending", "injuries", "so_order", "so_seq",
-                  "restart", "last_free_hit", "strings", "sheet_keys",
+                  "restart", "last_free_hit", "strings",
                   "plans")  # replaced, never changed in place
         if isinstance(v, list | set | dict) and k not in shared:
             assert vars(c)[k] is not v, k  # every container the fold changes is copied

@@ -115,13 +115,13 @@ class Report(Penalties):
             return {
                 "on_field": list(on_field),
                 "players": {k: {"status": "playing" if no in on_field else "alternate"}
-                            for no, k in self.sheet_keys[team]},
+                            for no, k in self.tables.sheet_keys[team]},
                 "designate": self.designation[team],
                 "removed": {},
                 "disabled": {},
             }
         players: dict[str, Any] = {}
-        for no, key in self.sheet_keys[team]:
+        for no, key in self.tables.sheet_keys[team]:
             why = self.why_not(team, no)
             if why is None:
                 entry: dict[str, Any] = {"status": "playing"}
@@ -238,7 +238,7 @@ class Report(Penalties):
             "pending_penalty": pending,
             "interval": interval,
             "mount_change": mount,
-            "defends": dict(self.tables.ends_said[0 if self.restart_period() % 2 else 1]),
+            "defends": dict(self.tables.ends_said[self.tables.half(self.restart_period())]),
             "roster": {t: self.roster_report(t) for t in self.team_ids},
             "forfeited": list(self.forfeited),
             "shootout": shootout,

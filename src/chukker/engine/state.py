@@ -156,8 +156,9 @@ class Tables:
         self.split_after = self.ed.split_after_ms.value
         self.sheet = {a: {p.no: p for p in ta.players + ta.alternates},
                       b: {p.no: p for p in tb.players + tb.alternates}}
+        #: each team's sheet in order, each number with its key in the report
         self.sheet_keys: dict[str, tuple[tuple[int, str], ...]] = {
-            a: _keyed(self.sheet[a]), b: _keyed(self.sheet[b])}
+            t: tuple([(n, str(n)) for n in sorted(self.sheet[t])]) for t in (a, b)}
         #: each team's string by mount id, the grooms' plans (record 1.2, 1.3; ``.mounts``)
         self.strings: dict[str, dict[str, Mount]] = {
             a: {m.id: m for m in ta.mounts}, b: {m.id: m for m in tb.mounts}}
@@ -165,19 +166,13 @@ class Tables:
         #: the end each team defends in an odd and in an even period (Rule 8), and as the
         #: report spells them
         self.ends: tuple[dict[str, End], dict[str, End]] = (setup.defends(1), setup.defends(2))
-        said: list[dict[str, str]] = [{}, {}]
-        for k in (0, 1):
-            for t, e in self.ends[k].items():  # in the set-up's order (``first_defends``)
-                said[k][t] = str(e)
-        self.ends_said: tuple[dict[str, str], dict[str, str]] = (said[0], said[1])
+        odd, even = self.ends  # each in the set-up's order (``first_defends``)
+        self.ends_said: tuple[dict[str, str], dict[str, str]] = (
+            {t: str(e) for t, e in odd.items()}, {t: str(e) for t, e in even.items()})
 
-
-def _keyed(sheet: dict[int, Any]) -> tuple[tuple[int, str], ...]:
-    """A sheet's numbers in order, each with its key in the report."""
-    out: list[tuple[int, str]] = []
-    for n in sorted(sheet):
-        out.append((n, str(n)))
-    return tuple(out)
+    def half(self, period: int) -> int:
+        """Which of :attr:`ends` and :attr:`ends_said` holds ``period``'s ends."""
+        return 0 if period % 2 else 1
 
 
 #: the tables of recent set-ups, by ``id`` (each holds its set-up, so no other set-up
@@ -228,8 +223,6 @@ class State:
         self.split = k.split
         self.split_after = k.split_after
         self.sheet = k.sheet
-        #: each team's sheet in order, each number with its report key (shared, never changed)
-        self.sheet_keys = k.sheet_keys
 
         self.now = 0
         self.last_at = 0
@@ -324,7 +317,6 @@ class State:
         c.split = self.split
         c.split_after = self.split_after
         c.sheet = self.sheet
-        c.sheet_keys = self.sheet_keys
         c.tables = self.tables
         c.now = self.now
         c.last_at = self.last_at
@@ -397,7 +389,7 @@ class State:
 
     def defends_in(self, period: int) -> dict[str, End]:
         """``setup.defends(period)``, read once per set-up (shared: never change it)."""
-        return self.tables.ends[0 if period % 2 else 1]
+        return self.tables.ends[self.tables.half(period)]
 
     def accept(self) -> bool:
         """The point of no refusal: every check of the event is behind, its first change

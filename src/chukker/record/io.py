@@ -98,8 +98,7 @@ def header_and_setup(doc: Any) -> tuple[dict[str, Any], Setup]:
 
     A header with the quick yes (exact JSON types, plain ASCII) and no field beyond the
     set-up's own has its set-up kept (:func:`known_setup`), keyed by its canonical JSON."""
-    clean, quick = checked_header_doc(doc)
-    clean.pop("events", None)
+    clean, quick = _checked_header(doc)
     if quick and clean.keys() <= _SETUP_FIELDS:
         # exact types: equal keys are equal headers (1, 1.0 and true differ; no float of
         # these fields may be NaN, the Structs' bounds refuse it)
@@ -126,11 +125,16 @@ def record_setup(doc: Any) -> Setup:
                 return header_and_setup(doc)[1]
             setup = _SETUPS.get(key)  # a pickle starts with 0x80, never a JSON key
             if setup is None:  # checked and built once, kept by this key alone
-                clean = checked_header_doc(doc)[0]
-                clean.pop("events", None)
-                setup = _keep(key, setup_of(clean))
+                setup = _keep(key, setup_of(_checked_header(doc)[0]))
             return setup
     return header_and_setup(doc)[1]
+
+
+def _checked_header(doc: Any) -> tuple[dict[str, Any], bool]:
+    """The header's checked copy without its events, and whether it had the quick yes."""
+    clean, quick = checked_header_doc(doc)
+    clean.pop("events", None)
+    return clean, quick
 
 
 #: the set-ups of headers read before (issue 46), by the header's text: a set-up is frozen
