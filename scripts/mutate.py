@@ -270,7 +270,7 @@ MUTANTS: tuple[Mutant, ...] = (
            '            if club is not None and "shootout_rounds" in club.without:',
            "            if False:"),
     Mutant("whistle-any-source-in-the-engine", "clock.py",
-           "        if src is not None and (type(src) is not str or src not in WHISTLE_SOURCES):",
+           "        if src is not None and (type(src) is not str or src not in _SOURCES):",
            "        if False:"),
     Mutant("whistle-any-source-in-the-record", "events.py",
            '    SourceId = _one_of("enum", WhistleSource,',

@@ -18,7 +18,7 @@ This layer sits on top of the others and reaches them only through ``super()``.
 
 from __future__ import annotations
 
-from typing import Any, Self, TypeVar
+from typing import Any, Final, Self, TypeVar
 
 from chukker.engine.errors import show
 from chukker.engine.events import Mount as MountEvent
@@ -44,10 +44,13 @@ from chukker.engine.state import (
 from chukker.engine.types import MountOutReason, MountStatus
 
 _T = TypeVar("_T")
-_REASONS = frozenset(str(r) for r in MountOutReason)
-_IN_PLAY, _STOPPED, _SHOOTOUT, _INTERVAL = S_IN_PLAY, S_STOPPED, S_SHOOTOUT, S_INTERVAL
+_REASONS: Final = frozenset(str(r) for r in MountOutReason)
+_IN_PLAY: Final = S_IN_PLAY
+_STOPPED: Final = S_STOPPED
+_SHOOTOUT: Final = S_SHOOTOUT
+_INTERVAL: Final = S_INTERVAL
 #: the clause each reason for leaving the game comes from
-_CLAUSE = {"vice": "Rule 2", "blood": "Rule 2", "runaway": "Rule 16", "injury": "Rule 16",
+_CLAUSE: Final = {"vice": "Rule 2", "blood": "Rule 2", "runaway": "Rule 16", "injury": "Rule 16",
            "other": "Rule 2"}
 
 

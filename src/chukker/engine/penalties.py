@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Final
 
 from chukker.engine.errors import show
 from chukker.engine.events import Forfeit, Foul, FreeHit, Goal
@@ -33,12 +33,12 @@ from chukker.engine.types import (
     Penalty,
 )
 
-_FREE_HIT_PENALTIES = frozenset({"2", "3", "4", "5", "5a", "5b"})
+_FREE_HIT_PENALTIES: Final = frozenset({"2", "3", "4", "5", "5a", "5b"})
 #: the penalties whose foul is accepted once the checks common to every foul pass
-_ACCEPTED_HERE = _FREE_HIT_PENALTIES | {"1"}
-_PENALTIES = frozenset(str(p) for p in Penalty)
-_NOT_IN_SHOOTOUT = _FREE_HIT_PENALTIES | {"1", "6"}
-_NOT_BEFORE_SHOOTOUT = _FREE_HIT_PENALTIES | {"6"}
+_ACCEPTED_HERE: Final = _FREE_HIT_PENALTIES | {"1"}
+_PENALTIES: Final = frozenset(str(p) for p in Penalty)
+_NOT_IN_SHOOTOUT: Final = _FREE_HIT_PENALTIES | {"1", "6"}
+_NOT_BEFORE_SHOOTOUT: Final = _FREE_HIT_PENALTIES | {"6"}
 
 
 class Penalties(Shootout):

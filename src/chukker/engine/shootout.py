@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Final
 
 from chukker.engine.clock import Clock
 from chukker.engine.errors import show
@@ -21,7 +21,7 @@ from chukker.engine.types import (
     ShotResult,
 )
 
-_SHOT_RESULTS = frozenset(str(r) for r in ShotResult)
+_SHOT_RESULTS: Final = frozenset(str(r) for r in ShotResult)
 
 
 class Shootout(Clock):

@@ -27,7 +27,7 @@ from chukker.engine.types import (
 )
 from chukker.rules.editions import introduced_in
 
-INF = math.inf
+INF: Final = math.inf
 # enum members as module constants: in Python 3.11 ``Status.IN_PLAY`` goes through
 # ``EnumType.__getattr__`` (about 0.3 us a time); a module constant costs a global load
 # (and is a C static in the compiled engine)
@@ -56,10 +56,10 @@ SP_ONE: Final = ShootoutPlayers.ONE
 TB_SHOOTOUT: Final = Tiebreak.SHOOTOUT
 
 # shared restart descriptors (read-only; the report builds fresh objects from them)
-R_CENTER: Mapping[str, Any] = {"kind": RK_BOWL_IN, "where": "center"}
-R_STOP: Mapping[str, Any] = {"kind": RK_BOWL_IN, "where": "stop"}
-R_PENDING: Mapping[str, Any] = {"kind": RK_FREE_HIT, "where": "pending"}
-R_RULE10: Mapping[str, Any] = {"kind": RK_BOWL_IN, "where": "rule10"}
+R_CENTER: Final[Mapping[str, Any]] = {"kind": RK_BOWL_IN, "where": "center"}
+R_STOP: Final[Mapping[str, Any]] = {"kind": RK_BOWL_IN, "where": "stop"}
+R_PENDING: Final[Mapping[str, Any]] = {"kind": RK_FREE_HIT, "where": "pending"}
+R_RULE10: Final[Mapping[str, Any]] = {"kind": RK_BOWL_IN, "where": "rule10"}
 
 class Refused(Exception):
     """Raised inside a handler; the fold turns it into an :class:`EngineError`."""
@@ -177,7 +177,7 @@ class Tables:
 
 #: the tables of recent set-ups, by ``id`` (each holds its set-up, so no other set-up
 #: takes that ``id`` while it is kept); at most ``TABLES_MAX``, emptied when full
-_TABLES: dict[int, Tables] = {}
+_TABLES: Final[dict[int, Tables]] = {}
 TABLES_MAX: Final = 64
 
 

@@ -16,7 +16,8 @@ from typing import Any
 from chukker.engine import EngineError
 from chukker.engine import check as _check
 from chukker.engine import replay as _replay
-from chukker.record.definitions import validate_event
+from chukker.engine.events import convert_events
+from chukker.record.definitions import free_text_plain, plain_ascii, validate_event
 from chukker.record.errors import RecordError
 from chukker.record.io import (
     Format,
@@ -52,6 +53,17 @@ def replay(
     events = record.get("events", [])
     if not strict:
         return _replay(setup, events, at_ms)
+    if at_ms is None and type(events) is list:
+        # the common case: every event as its class takes it, every free text plain ASCII
+        typed, k = convert_events(events)
+        if k == len(events) and free_text_plain(typed):
+            try:
+                return _replay(setup, typed, None)  # type: ignore[arg-type]
+            except EngineError:
+                if plain_ascii(events):
+                    raise
+            # a string not plain ASCII (a team's, say) that the fold refused: the
+            # detailed check below normalises it, or refuses it in its own words
     events, bad = typed_events(events)  # normalised: the engine sees what the API stores
     if bad is None:
         return _replay(setup, events, at_ms)

@@ -23,12 +23,20 @@ import re
 import unicodedata
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Annotated, Any, get_args, get_origin
+from typing import Annotated, Any, Final, get_args, get_origin
 
 import msgspec
 
 from chukker.engine.errors import show
-from chukker.engine.events import BY_TAG, NOT_CONVERTED
+from chukker.engine.events import (
+    BY_TAG,
+    NOT_CONVERTED,
+    Clock,
+    Foul,
+    ShootoutOrder,
+    Timeout,
+    Whistle,
+)
 from chukker.engine.options import by_fields
 from chukker.engine.types import (
     End,
@@ -465,6 +473,68 @@ def plain_ascii(events: list[Any]) -> bool:
     """Whether every string of ``events`` (dicts the Structs accept), and every ``order``
     key, is plain ASCII: so already in NFC, as the detailed check would leave it."""
     return _ascii_upto(events, len(events)) == len(events)
+
+
+#: each event class's fields of free text (not a team's key, an enum or a mount's id),
+#: what :func:`free_text_plain` reads (``tests/record/test_free_text.py`` derives it)
+FREE_TEXT: Final[dict[type, tuple[str, ...]]] = {
+    Whistle: ("reason",), Timeout: ("reason",), Clock: ("reason",),
+    Foul: ("clause", "card"), ShootoutOrder: ("order",),
+}
+#: how :func:`free_text_plain` reads each class of :data:`FREE_TEXT`
+_REASON: Final = 1
+_FOUL: Final = 2
+_ORDER: Final = 3
+_FREE_CODES: Final[dict[type, int]] = {
+    Whistle: _REASON, Timeout: _REASON, Clock: _REASON, Foul: _FOUL, ShootoutOrder: _ORDER,
+}
+
+
+def free_text_plain(typed: list[Any]) -> bool:
+    """Whether every free text of ``typed`` (events as their classes, as msgspec built
+    them) is plain ASCII: a reason, a foul's clause and card, a shootout order's keys.
+
+    A team's key is not read: the header's keys are plain ASCII (``[A-Za-z0-9_-]``) and
+    the fold takes a team only if it is one of them, so a team that is not plain ASCII is
+    refused there (and the caller then asks :func:`plain_ascii`, the dicts' whole check).
+    Enums and mounts' ids are plain ASCII once msgspec took them.
+
+    >>> from chukker.engine.events import Whistle
+    >>> free_text_plain([Whistle(at=1, reason="pony lame")])
+    True
+    >>> free_text_plain([Whistle(at=1, reason="caballo cojo, ¡alto!")])
+    False
+    """
+    codes = _FREE_CODES
+    for ev in typed:
+        code = codes.get(type(ev), 0)
+        if code == 0:
+            continue
+        e: Any = ev
+        if code == _REASON:
+            r = e.reason
+            if r is not None:
+                s: str = r
+                if not s.isascii():
+                    return False
+        elif code == _FOUL:
+            clause = e.clause
+            if clause is not None:
+                s = clause
+                if not s.isascii():
+                    return False
+            card = e.card
+            if card is not None:
+                s = card
+                if not s.isascii():
+                    return False
+        else:
+            order: dict[str, Any] = e.order
+            for key in order:
+                s = key
+                if not s.isascii():
+                    return False
+    return True
 
 
 def _ascii_upto(events: list[Any], upto: int) -> int:
