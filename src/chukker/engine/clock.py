@@ -249,7 +249,8 @@ class Clock(Roster):
         """A stoppage while the clock runs (whistle, foul, time-out)."""
         self.pause(t)
         self.status = S_STOPPED
-        self.stoppage_fouls = set()
+        if self.stoppage_fouls:  # this state's own (a copy copies it): emptied in place
+            self.stoppage_fouls.clear()
         self.stoppage_spot = None
         self.check_split(t)
 
@@ -281,7 +282,8 @@ class Clock(Roster):
         self.run_since = t
         self.restart = None
         self.awaiting_bowl_in = False
-        self.stoppage_fouls = set()
+        if self.stoppage_fouls:
+            self.stoppage_fouls.clear()
         self.stoppage_spot = None
         self.reschedule()
 

@@ -481,13 +481,13 @@ FREE_TEXT: Final[dict[type, tuple[str, ...]]] = {
     Whistle: ("reason",), Timeout: ("reason",), Clock: ("reason",),
     Foul: ("clause", "card"), ShootoutOrder: ("order",),
 }
-#: how :func:`free_text_plain` reads each class of :data:`FREE_TEXT`
-_REASON: Final = 1
-_FOUL: Final = 2
-_ORDER: Final = 3
-_FREE_CODES: Final[dict[type, int]] = {
-    Whistle: _REASON, Timeout: _REASON, Clock: _REASON, Foul: _FOUL, ShootoutOrder: _ORDER,
-}
+#: the classes of :data:`FREE_TEXT`, read natively in the compiled module (an imported
+#: name is a lookup in the module's dict at each use)
+_WHISTLE: Final = Whistle
+_TIMEOUT: Final = Timeout
+_CLOCK: Final = Clock
+_FOUL: Final = Foul
+_ORDER: Final = ShootoutOrder
 
 
 def free_text_plain(typed: list[Any]) -> bool:
@@ -505,19 +505,16 @@ def free_text_plain(typed: list[Any]) -> bool:
     >>> free_text_plain([Whistle(at=1, reason="caballo cojo, ¡alto!")])
     False
     """
-    codes = _FREE_CODES
     for ev in typed:
-        code = codes.get(type(ev), 0)
-        if code == 0:
-            continue
+        c = type(ev)
         e: Any = ev
-        if code == _REASON:
+        if c is _WHISTLE or c is _TIMEOUT or c is _CLOCK:
             r = e.reason
             if r is not None:
                 s: str = r
                 if not s.isascii():
                     return False
-        elif code == _FOUL:
+        elif c is _FOUL:
             clause = e.clause
             if clause is not None:
                 s = clause
@@ -528,7 +525,7 @@ def free_text_plain(typed: list[Any]) -> bool:
                 s = card
                 if not s.isascii():
                     return False
-        else:
+        elif c is _ORDER:
             order: dict[str, Any] = e.order
             for key in order:
                 s = key
