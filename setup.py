@@ -33,6 +33,7 @@ MODULES = (
     "engine.penalties",
     "engine.report",
     "engine.plan",
+    "engine.spots",
     "engine.mounts",
     "engine.core",
     "engine.fold",

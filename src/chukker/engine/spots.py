@@ -16,12 +16,13 @@ x runs along the length from the west wall (the west goal's centre is at
 from __future__ import annotations
 
 import math
+from typing import Final
 
 from chukker.engine.types import End
 
-LENGTH = 100.0
-WIDTH = 50.0
-CENTER = (LENGTH / 2, WIDTH / 2)
+LENGTH: Final = 100.0
+WIDTH: Final = 50.0
+CENTER: Final = (LENGTH / 2, WIDTH / 2)
 
 Spot = tuple[float, float]
 
