@@ -277,7 +277,8 @@ def replay(
 ) -> dict[str, Any]:
     """Replay ``events`` and report the state at ``at_ms`` (``None``: run on).
 
-    The fast path used by ``chukker replay``: no :class:`Event` objects are built.
+    The path ``chukker replay`` and :func:`chukker.record.replay` take: ``events`` as
+    their classes (a record's dicts are typed in one msgspec call), folded, then reported.
     """
     fold = Fold(setup)
     fold.feed(events, until_ms=INF if at_ms is None else at_ms)
