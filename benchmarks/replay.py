@@ -28,7 +28,10 @@ strict was 563,000-802,000 events/s (0.79-0.99x); the README's *Figures* has
 them, ``docs/engine.md`` ("Speed") the instruction counts and where the time goes.
 On 2026-12-06 (05:42-05:52 UTC, load 0.9-1.1, compiled) short records ran at 1.31-1.41x
 (issue 46's target: 1.5x; ``docs/engine.md``, "The short record under 1.5x"), strict
-replay at 0.84-1.00x;
+replay at 0.84-1.00x; on another machine (an AMD EPYC, 08:05-08:17 UTC, load 0.4-1.0), where
+that revision gave 1.15-1.28x and 1.92-2.07x, the free-text check and the fold's ``Final``
+constants gave strict replay 1.01-1.07x and short records 1.76-1.93x (``docs/engine.md``,
+"Strict replay: the free texts, and constants read natively");
 ``benchmarks/replay_msgspec.py`` measures msgspec as the record's typed decoder.
 
     python benchmarks/replay.py [--matches 10000] [--short 20000] [--repeat 3]
