@@ -15,6 +15,7 @@ import random
 import typing
 from typing import Any
 
+import msgspec
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -102,14 +103,20 @@ def test_a_whistle_reason_in_nfd_is_replayed_in_nfc() -> None:
     assert _answer(replay, doc) == _answer(_detailed, doc)
 
 
+def _minimal(cls: type, **fields: Any) -> Any:
+    """An event of ``cls`` with its required fields plain, ``fields`` set on top."""
+    base: dict[str, Any] = {"at": 1, "team": "A", "penalty": "2", "reason": "lame",
+                            "remaining": 1, "first": "A", "order": {"A": [1], "B": [1]}}
+    names = {f.name for f in msgspec.structs.fields(cls)}
+    return cls(**{k: v for k, v in {**base, **fields}.items() if k in names})
+
+
 def test_free_text_plain_reads_each_free_text() -> None:
-    from chukker.engine.events import Clock, Foul, Goal, ShootoutOrder, Timeout, Whistle
+    from chukker.engine.events import Goal
 
     assert free_text_plain([Goal(at=1, team="A\u030a")])  # a team: the fold's to refuse
-    for ev in (Whistle(at=1, reason="\u00e9"), Timeout(at=1, reason="\u00e9"),
-               Clock(at=1, remaining=1, reason="\u00e9"),
-               Foul(at=1, team="A", penalty="2", clause="\u00e9"),
-               Foul(at=1, team="A", penalty="2", card="\u00e9"),
-               ShootoutOrder(at=1, first="A", order={"\u00c5": [1], "B": [1]})):
-        assert not free_text_plain([Goal(at=0, team="A"), ev])
-    assert free_text_plain([Whistle(at=1), Foul(at=1, team="A", penalty="2", clause="9a")])
+    for cls, names in FREE_TEXT.items():
+        assert free_text_plain([_minimal(cls)])
+        for name in names:
+            odd: Any = {"\u00c5": [1], "B": [1]} if name == "order" else "\u00e9"
+            assert not free_text_plain([Goal(at=0, team="A"), _minimal(cls, **{name: odd})])

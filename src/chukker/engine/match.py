@@ -272,7 +272,7 @@ class Match:
 
 def replay(
     setup: Setup,
-    events: Sequence[Mapping[str, Any]],
+    events: Sequence[TypedEvent | Mapping[str, Any]],
     at_ms: int | None = None,
 ) -> dict[str, Any]:
     """Replay ``events`` and report the state at ``at_ms`` (``None``: run on).

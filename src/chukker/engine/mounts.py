@@ -50,8 +50,8 @@ _STOPPED: Final = S_STOPPED
 _SHOOTOUT: Final = S_SHOOTOUT
 _INTERVAL: Final = S_INTERVAL
 #: the clause each reason for leaving the game comes from
-_CLAUSE: Final = {"vice": "Rule 2", "blood": "Rule 2", "runaway": "Rule 16", "injury": "Rule 16",
-           "other": "Rule 2"}
+_CLAUSE: Final = {"vice": "Rule 2", "blood": "Rule 2", "runaway": "Rule 16",
+                  "injury": "Rule 16", "other": "Rule 2"}
 
 
 def _deep(d: dict[str, list[_T]]) -> dict[str, list[_T]]:

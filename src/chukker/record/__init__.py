@@ -58,7 +58,7 @@ def replay(
         typed, k = convert_events(events)
         if k == len(events) and free_text_plain(typed):
             try:
-                return _replay(setup, typed, None)  # type: ignore[arg-type]
+                return _replay(setup, typed, None)
             except EngineError:
                 if plain_ascii(events):
                     raise

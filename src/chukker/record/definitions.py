@@ -509,29 +509,22 @@ def free_text_plain(typed: list[Any]) -> bool:
         c = type(ev)
         e: Any = ev
         if c is _WHISTLE or c is _TIMEOUT or c is _CLOCK:
-            r = e.reason
-            if r is not None:
-                s: str = r
-                if not s.isascii():
-                    return False
+            if not _plain(e.reason):
+                return False
         elif c is _FOUL:
-            clause = e.clause
-            if clause is not None:
-                s = clause
-                if not s.isascii():
-                    return False
-            card = e.card
-            if card is not None:
-                s = card
-                if not s.isascii():
-                    return False
+            if not (_plain(e.clause) and _plain(e.card)):
+                return False
         elif c is _ORDER:
             order: dict[str, Any] = e.order
             for key in order:
-                s = key
-                if not s.isascii():
+                if not _plain(key):
                     return False
     return True
+
+
+def _plain(text: str | None) -> bool:
+    """Whether an optional free text is absent or plain ASCII."""
+    return text is None or text.isascii()
 
 
 def _ascii_upto(events: list[Any], upto: int) -> int:
