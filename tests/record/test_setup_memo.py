@@ -145,7 +145,7 @@ def test_a_kept_set_up_answers_as_one_built_afresh(place: tuple[Any, ...], value
 
 
 class _Name(str):
-    """A ``str`` of another class: pickle names the class, so it keys a header of its own."""
+    """A ``str`` of another class: marshal refuses it, so its header is read afresh."""
 
 
 @pytest.mark.parametrize("first, then", [
@@ -154,12 +154,13 @@ class _Name(str):
     ("Blue", _Name("Blue")), (_Name("Blue"), "Blue"), (2, 2.0), (0.0, -0.0),
     (2, float("nan")), ("Blue", lambda: "Blue"),
 ])
-def test_a_replayed_dict_header_is_kept_by_its_pickle_each_type_its_own(
+def test_a_replayed_dict_header_is_kept_by_its_marshal_each_type_its_own(
         first: Any, then: Any) -> None:
-    """``replay`` of a dict keys a header read before by its pickle (``record_setup``):
-    values that differ only in their type (a tuple for a list, a ``str`` subclass, ``2.0``
-    for ``2``, ``-0.0``, NaN) each get the answer built afresh; a value pickle cannot
-    write (a function) is read afresh each time."""
+    """``replay`` of a dict keys a header read before by its ``marshal``
+    (``record_setup``): values that differ only in their type (a tuple for a list, a
+    ``str`` subclass, ``2.0`` for ``2``, ``-0.0``, NaN) each get the answer built afresh;
+    a value marshal cannot write (a function, a ``str`` subclass) is read afresh each
+    time."""
     place = ("teams", "A", "players") if isinstance(first, list | tuple) else (
         ("teams", "A", "name") if isinstance(first, str) else
         ("teams", "A", "players", 0, "handicap"))
@@ -181,3 +182,28 @@ def test_a_replayed_dict_header_is_kept_by_its_pickle_each_type_its_own(
                 node = node[k]
             node[place[-1]] = value
             assert _answer(replay, doc) == answers[id(value)], value
+
+
+def test_the_same_header_shared_otherwise_is_a_miss_with_the_same_answer() -> None:
+    """marshal's bytes say which objects a header shares (one dict for two players, an
+    interned name): the same values shared otherwise are another key, and its set-up is
+    built again, never another header's taken."""
+    import sys
+
+    from chukker.record.io import record_setup
+
+    plain = _record()
+    shared = copy.deepcopy(plain)
+    one = shared["teams"]["A"]["players"][1]
+    shared["teams"]["A"]["players"][2] = one  # the same dict twice: a header of two no. 2s
+    interned = copy.deepcopy(plain)
+    interned["teams"]["A"]["name"] = sys.intern("Blue side")
+    plain["teams"]["A"]["name"] = "".join(["Blue", " side"])
+    record_io._SETUPS.clear()
+    fresh = [_answer(replay, copy.deepcopy(d)) for d in (plain, shared, interned)]
+    record_io._SETUPS.clear()
+    for _ in range(2):
+        assert [_answer(replay, d) for d in (plain, shared, interned)] == fresh
+    assert fresh[1][0] == "RecordError"  # the shared dict is a second player no. 2
+    assert record_setup(plain) is record_setup(plain)
+    assert len(record_io._SETUPS) <= 3

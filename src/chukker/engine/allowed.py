@@ -3,6 +3,8 @@ actions the state would accept (the report's ``allowed``) (internal)."""
 
 from __future__ import annotations
 
+from typing import Final
+
 from chukker.engine import events as E
 from chukker.engine.core import CLASS_CODES, Core, handle
 from chukker.engine.events import Event
@@ -187,7 +189,11 @@ def _probe_all(core: Core, n_events: int, at_ms: int, undo_ok: bool, settled: bo
                 continue
             if refused_at_once(core, typ, at_ms):
                 continue
-        ev = probe(core, n_events, typ, at_ms)
+        ev = _SAME.get(typ)
+        if ev is None:
+            ev = probe(core, n_events, typ, at_ms)
+        elif typ == "goal" or typ == "foul":
+            ev = _same_for(core.team_ids[0], typ, at_ms)
         if ev is None:
             continue
         if scratch is None:
@@ -207,6 +213,36 @@ def _probe_all(core: Core, n_events: int, at_ms: int, undo_ok: bool, settled: bo
 
 
 _ACTION_NAMES: tuple[str, ...] = tuple(str(t) for t in ACTIONS)
+
+#: the probes that read nothing of the state, built once: a handler reads the instant
+#: from its ``at_ms`` argument, never from the event's ``at`` (which these leave at 0;
+#: ``tests/engine/test_properties_1_1.py`` holds ``allowed`` to the real check of each
+#: probe :func:`probe` builds at the instant)
+_SAME: Final[dict[str, Event]] = {
+    "bowl_in": E.BowlIn(at=0), "whistle": E.Whistle(at=0), "free_hit": E.FreeHit(at=0),
+    "move_to_15": E.MoveTo15(at=0), "timeout": E.Timeout(at=0, reason="equipment"),
+    # read by ``_same_for``: a goal and a foul for the set-up's first team
+    "goal": E.Goal(at=0, team=""), "foul": E.Foul(at=0, team="", penalty="3"),
+}
+#: a goal's and a foul's probe for each first team seen (at most ``_TEAMS_MAX`` teams)
+_BY_TEAM: Final[dict[str, tuple[Event, Event]]] = {}
+_TEAMS_MAX: Final = 256
+
+
+def _same_for(a: str, typ: str, at_ms: int) -> Event:
+    pair = _BY_TEAM.get(a)
+    if pair is None:
+        if len(_BY_TEAM) >= _TEAMS_MAX:
+            _BY_TEAM.clear()
+        pair = _BY_TEAM[a] = (probe_of(a, "goal"), probe_of(a, "foul"))
+    return pair[0] if typ == "goal" else pair[1]
+
+
+def probe_of(a: str, typ: str) -> Event:
+    """The goal's or the foul's probe for first team ``a``, at 0 (``_same_for``)."""
+    if typ == "goal":
+        return E.Goal(at=0, team=a)
+    return E.Foul(at=0, team=a, penalty="3")
 
 
 def refused_at_once(core: Core, typ: str, at_ms: int) -> bool:

@@ -19,7 +19,7 @@ not_well_formed 2 13
 from __future__ import annotations
 
 import json
-import pickle
+import marshal
 import re
 import tomllib
 from collections.abc import Mapping
@@ -108,22 +108,29 @@ def header_and_setup(doc: Any) -> tuple[dict[str, Any], Setup]:
 
 def record_setup(doc: Any) -> Setup:
     """``header_and_setup(doc)[1]`` without the header's copy, for a replay: a record whose
-    header was read before, as the same Python values of the same types (its pickle, key
-    order included), has the set-up kept for it (:func:`known_setup`), neither checked
+    header was read before, as the same Python values of the same types (its ``marshal``,
+    key order included), has the set-up kept for it (:func:`known_setup`), neither checked
     nor built again; the events' own limit is checked each time. A record without an
-    events list, or with a value pickle cannot write, is read by :func:`header_and_setup`.
+    events list, or with a value ``marshal`` cannot write, is read by
+    :func:`header_and_setup`.
 
-    Equal pickles are equal headers: pickle writes each value's type (``1``, ``1.0`` and
-    ``True``, a tuple and a list, a ``str`` and its subclass differ) and a float's bits.
+    Equal keys are equal headers: ``marshal`` (version 4) writes each value's type (``1``,
+    ``1.0`` and ``True``, a tuple and a list differ), a float's bits, and refuses any
+    subclass (a ``str`` of another class, an ``IntEnum``), which is then read afresh. Its
+    bytes also say which objects the header shares, and whether a string is interned: the
+    same values shared otherwise are another key, a miss that builds the same set-up
+    again, never another header's hit (``docs/engine.md``, "Keyed by its marshal").
     """
     if type(doc) is dict:
         events = doc.get("events")
         if type(events) is list and len(events) <= EVENTS_MAX:
             try:
-                key = pickle.dumps({k: v for k, v in doc.items() if k != "events"}, 5)
-            except Exception:  # noqa: BLE001 (not a value pickle writes: read it afresh)
+                key = marshal.dumps({k: v for k, v in doc.items() if k != "events"}, 4)
+            except Exception:  # noqa: BLE001 (not a value marshal writes: read it afresh)
                 return header_and_setup(doc)[1]
-            setup = _SETUPS.get(key)  # a pickle starts with 0x80, never a JSON key
+            # marshal's dict starts with "{" (or 0xfb) then a type code, never '"' or "}":
+            # never a canonical JSON key (``known_setup``), nor a text's (a field's name)
+            setup = _SETUPS.get(key)
             if setup is None:  # checked and built once, kept by this key alone
                 setup = _keep(key, setup_of(_checked_header(doc)[0]))
             return setup
