@@ -294,7 +294,7 @@ class Clock(Roster):
             self.check_mounted()
         st = self.status
         if self.pending is not None:
-            raise Refused("penalty_pending", penalty=self.pending["penalty"])
+            raise Refused("penalty_pending", penalty=self.pending.penalty)
         if st is S_INTERVAL:
             self.check_interval_over(t)
         elif st is S_SHOOTOUT:

@@ -24,6 +24,7 @@ from chukker.engine.state import (
     S_SHOOTOUT,
     S_STOPPED,
     TPL_NONE,
+    Pending,
     Refused,
     bool_field,
     ms_s,
@@ -60,7 +61,7 @@ class Penalties(Shootout):
         if self.accept():
             return
         from_free_hit = (
-            self.fh_open and self.last_free_hit is not None and team == self.last_free_hit["to"]
+            self.fh_open and self.last_free_hit is not None and team == self.last_free_hit.to
         )
         self.fh_open = False
         self.score_goal(t, i, team, player, points, "field")
@@ -177,14 +178,7 @@ class Penalties(Shootout):
         elif pen in _FREE_HIT_PENALTIES:
             if pen == "5":
                 pen = "5b" if spot is not None else "5a"
-            self.pending = {
-                "penalty": pen,
-                "fouling": team,
-                "to": fouled,
-                "spot": spot,
-                "at": t,
-                "event": i,
-            }
+            self.pending = Pending(pen, team, fouled, spot, t, i)
             self.restart = R_PENDING
         elif pen == "6":
             self.penalty_6(t, i, team)
@@ -213,13 +207,13 @@ class Penalties(Shootout):
             raise Refused("p6_without_free_hit")
         scored = self.pending is None and self.fh_goal is not None
         self.fh_open = False
-        if team == ref["fouling"]:
+        if team == ref.fouling:
             if scored:
                 # "another free hit ... if a goal has not been scored": the goal stands
                 self.notice(t, i, "9", "p6_goal_stands")
                 return
             # the fouling team failed to carry out the penalty: the hit is taken again
-            self.pending = dict(ref, at=t, event=i, repeat=True)
+            self.pending = ref.again(t, i)
             self.restart = R_PENDING
             return
         # the team fouled failed: a bowl-in at the centre, and a goal from the hit is not counted

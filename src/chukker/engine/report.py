@@ -17,6 +17,7 @@ from chukker.engine.state import (
     S_PRE_MATCH,
     S_SHOOTOUT,
     S_STOPPED,
+    Pending,
     ms_s,
 )
 from chukker.engine.types import (
@@ -84,11 +85,11 @@ class Report(Penalties):
             out.update(self.free_hit_spot(pen, ends))
         return out
 
-    def free_hit_spot(self, pen: Mapping[str, Any], ends: Mapping[str, End]) -> dict[str, Any]:
+    def free_hit_spot(self, pen: Pending, ends: Mapping[str, End]) -> dict[str, Any]:
         ed = self.ed
-        code = pen["penalty"]
-        goal_end = ends[pen["fouling"]]
-        out: dict[str, Any] = {"penalty": code, "team": pen["to"], "clause": "9"}
+        code = pen.penalty
+        goal_end = ends[pen.fouling]
+        out: dict[str, Any] = {"penalty": code, "team": pen.to, "clause": "9"}
         if code == "2":
             out["spot"] = list(spots.in_front_of(goal_end, ed.p2_spot_yd.value))
         elif code == "3":
@@ -96,13 +97,13 @@ class Report(Penalties):
         elif code == "4":
             out["spot"] = list(spots.in_front_of(goal_end, ed.p4_spot_yd.value))
             out["defender_in_goal_arc"] = {
-                "team": pen["fouling"],
+                "team": pen.fouling,
                 "within_yd": ed.p4_goal_arc_yd.value,
             }
         elif code == "5a":
             out["spot"] = list(spots.CENTER)
         elif code == "5b":
-            sp = pen.get("spot")
+            sp = pen.spot
             out["spot"] = list(spots.off_the_wall(sp, ed.p5b_wall_min_yd.value)) if sp else None
             out["note"] = "point of infraction, at least 5 yards from the wall"
         return out
@@ -185,17 +186,18 @@ class Report(Penalties):
                 "remaining_ms": self.mount_change_since + limit - at_ms,
             }
         pending = None
-        if self.pending is not None:
+        pen = self.pending
+        if pen is not None:
             p = self.restart_period()
             pending = {
-                "penalty": self.pending["penalty"],
-                "against": self.pending["fouling"],
-                "to": self.pending["to"],
-                "awarded_at": ms_s(self.pending["at"]),
-                "event": self.pending["event"],
+                "penalty": pen.penalty,
+                "against": pen.fouling,
+                "to": pen.to,
+                "awarded_at": ms_s(pen.at),
+                "event": pen.event,
                 "period": p,
             }
-            pending.update(self.free_hit_spot(self.pending, self.defends_in(p)))
+            pending.update(self.free_hit_spot(pen, self.defends_in(p)))
         shootout = None
         if self.so_order is not None or st is S_SHOOTOUT or self.so_shots:
             nxt = None

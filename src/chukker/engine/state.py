@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from typing import Any, Final, Self
+from typing import Any, Final, Self, final
 
 from chukker.engine import spots
 from chukker.engine.errors import message, show
@@ -54,6 +54,47 @@ RK_FREE_HIT: Final = RestartKind.FREE_HIT
 TPL_NONE: Final = TwoPointLine.NONE
 SP_ONE: Final = ShootoutPlayers.ONE
 TB_SHOOTOUT: Final = Tiebreak.SHOOTOUT
+
+@final
+class Pending:
+    """A free hit awarded and not yet taken (Rule 9): the penalty (``5`` already ``5a`` or
+    ``5b``), the fouling team, the team that takes it, the foul's spot, the instant (ms)
+    and the event (from 1) that awarded it. Replaced, never changed in place; the report
+    spells it as the contract's ``pending_penalty``. A native object, not a dict: a foul
+    builds one (issue 46), and a dict of six keys costs about three times as much.
+
+    >>> Pending("3", "A", "B", None, 61_250, 4) == Pending("3", "A", "B", None, 61_250, 4)
+    True
+    """
+
+    __slots__ = ("at", "event", "fouling", "penalty", "spot", "to")
+
+    def __init__(self, penalty: str, fouling: str, to: str, spot: tuple[float, float] | None,
+                 at: int, event: int) -> None:
+        self.penalty = penalty
+        self.fouling = fouling
+        self.to = to
+        self.spot = spot
+        self.at = at
+        self.event = event
+
+    def again(self, at: int, event: int) -> Pending:
+        """The same free hit, awarded again at ``at`` by ``event`` (Penalty 6)."""
+        return Pending(self.penalty, self.fouling, self.to, self.spot, at, event)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Pending):
+            return NotImplemented
+        return (self.penalty, self.fouling, self.to, self.spot, self.at, self.event) == (
+            other.penalty, other.fouling, other.to, other.spot, other.at, other.event)
+
+    def __hash__(self) -> int:
+        return hash((self.penalty, self.fouling, self.to, self.spot, self.at, self.event))
+
+    def __repr__(self) -> str:
+        return (f"Pending({self.penalty!r}, {self.fouling!r}, {self.to!r}, {self.spot!r}, "
+                f"{self.at!r}, {self.event!r})")
+
 
 # shared restart descriptors (read-only; the report builds fresh objects from them)
 R_CENTER: Final[Mapping[str, Any]] = {"kind": RK_BOWL_IN, "where": "center"}
@@ -258,8 +299,8 @@ class State:
         # restarts and penalties
         self.awaiting_bowl_in = True
         self.restart: Mapping[str, Any] | None = R_CENTER
-        self.pending: dict[str, Any] | None = None
-        self.last_free_hit: dict[str, Any] | None = None
+        self.pending: Pending | None = None
+        self.last_free_hit: Pending | None = None
         self.fh_open = False  # play since the last free hit has not been stopped or scored
         self.fh_goal: int | None = None  # goal_log index of a goal scored from that free hit
         self.stoppage_fouls: set[str] = set()
