@@ -32,6 +32,12 @@ replay at 0.84-1.00x; on another machine (an AMD EPYC, 08:05-08:17 UTC, load 0.4
 that revision gave 1.15-1.28x and 1.92-2.07x, the free-text check and the fold's ``Final``
 constants gave strict replay 1.01-1.07x and short records 1.76-1.93x (``docs/engine.md``,
 "Strict replay: the free texts, and constants read natively");
+on a faster AMD EPYC (2026-12-06 10:02-10:15 UTC, load 1.0), the header's ``marshal``,
+the probes built once and the native pending free hit gave strict 0.76x-0.82x and short
+records 1.57x-1.69x at ``--matches 1000 --short 5000`` (``3761c42``: 0.77x-0.93x,
+1.59x-1.89x), strict 0.79x and short 1.40x with the defaults, and with ``--dropped``
+0.99x-1.00x and 1.58x-1.62x (``docs/engine.md``, "The short record: the header's
+marshal, probes built once, a native pending free hit, and the collector");
 ``benchmarks/replay_msgspec.py`` measures msgspec as the record's typed decoder.
 
     python benchmarks/replay.py [--matches 10000] [--short 20000] [--repeat 3]
