@@ -193,7 +193,7 @@ def _probe_all(core: Core, n_events: int, at_ms: int, undo_ok: bool, settled: bo
         if ev is None:
             ev = probe(core, n_events, typ, at_ms)
         elif typ == "goal" or typ == "foul":
-            ev = _same_for(core.team_ids[0], typ, at_ms)
+            ev = _same_for(core.team_ids[0], typ)
         if ev is None:
             continue
         if scratch is None:
@@ -229,20 +229,14 @@ _BY_TEAM: Final[dict[str, tuple[Event, Event]]] = {}
 _TEAMS_MAX: Final = 256
 
 
-def _same_for(a: str, typ: str, at_ms: int) -> Event:
+def _same_for(a: str, typ: str) -> Event:
+    """The goal's (``typ`` ``goal``) or the foul's probe for first team ``a``, at 0."""
     pair = _BY_TEAM.get(a)
     if pair is None:
         if len(_BY_TEAM) >= _TEAMS_MAX:
             _BY_TEAM.clear()
-        pair = _BY_TEAM[a] = (probe_of(a, "goal"), probe_of(a, "foul"))
+        pair = _BY_TEAM[a] = (E.Goal(at=0, team=a), E.Foul(at=0, team=a, penalty="3"))
     return pair[0] if typ == "goal" else pair[1]
-
-
-def probe_of(a: str, typ: str) -> Event:
-    """The goal's or the foul's probe for first team ``a``, at 0 (``_same_for``)."""
-    if typ == "goal":
-        return E.Goal(at=0, team=a)
-    return E.Foul(at=0, team=a, penalty="3")
 
 
 def refused_at_once(core: Core, typ: str, at_ms: int) -> bool:

@@ -55,6 +55,7 @@ TPL_NONE: Final = TwoPointLine.NONE
 SP_ONE: Final = ShootoutPlayers.ONE
 TB_SHOOTOUT: Final = Tiebreak.SHOOTOUT
 
+
 @final
 class Pending:
     """A free hit awarded and not yet taken (Rule 9): the penalty (``5`` already ``5a`` or
