@@ -124,8 +124,10 @@ def record_setup(doc: Any) -> Setup:
     if type(doc) is dict:
         events = doc.get("events")
         if type(events) is list and len(events) <= EVENTS_MAX:
+            header = doc.copy()  # one copy of the table, cheaper than a comprehension
+            del header["events"]
             try:
-                key = marshal.dumps({k: v for k, v in doc.items() if k != "events"}, 4)
+                key = marshal.dumps(header, 4)
             except Exception:  # noqa: BLE001 (not a value marshal writes: read it afresh)
                 return header_and_setup(doc)[1]
             # marshal's dict starts with "{" (or 0xfb) then a type code, never '"' or "}":
