@@ -26,5 +26,12 @@ class Clock:
         return self._wall0 + (time.monotonic_ns() - self._mono0) // 1_000_000
 
     def loop_time(self, wall_ms: int) -> float:
-        """The ``loop.time()`` (``time.monotonic``) instant of a wall-clock instant."""
-        return (self._mono0 + (wall_ms - self._wall0) * 1_000_000) / 1e9
+        """The ``loop.time()`` (``time.monotonic``) instant of a wall-clock instant, one
+        microsecond after it: asyncio runs a timer up to its clock's resolution (1 ns)
+        early, and a float of seconds rounds, so a horn timed at the instant itself could
+        read :meth:`now_ms` one millisecond short and be recorded as sounding early."""
+        return (self._mono0 + (wall_ms - self._wall0) * 1_000_000 + _MARGIN_NS) / 1e9
+
+
+#: how far after its instant a timer is set (:meth:`Clock.loop_time`)
+_MARGIN_NS = 1_000
