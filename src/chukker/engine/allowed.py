@@ -176,6 +176,7 @@ def allowed_now(core: Core, n_events: int, at_ms: int, undo_ok: bool,
 
 def _probe_all(core: Core, n_events: int, at_ms: int, undo_ok: bool, settled: bool,
                scratch: Core | None, out: list[str]) -> None:
+    same = _same_for(core.team_ids[0])
     for typ in _ACTION_NAMES:
         if typ == "undo":
             if undo_ok:
@@ -189,11 +190,14 @@ def _probe_all(core: Core, n_events: int, at_ms: int, undo_ok: bool, settled: bo
                 continue
             if refused_at_once(core, typ, at_ms):
                 continue
-        ev = _SAME.get(typ)
+        ev = same.get(typ)
         if ev is None:
-            ev = probe(core, n_events, typ, at_ms)
-        elif typ == "goal" or typ == "foul":
-            ev = _same_for(core.team_ids[0], typ)
+            if typ in _STATE_FREE:  # built once for this first team, at 0
+                ev = probe(core, n_events, typ, 0)
+                if ev is not None:
+                    same[typ] = ev
+            else:
+                ev = probe(core, n_events, typ, at_ms)
         if ev is None:
             continue
         if scratch is None:
@@ -214,29 +218,26 @@ def _probe_all(core: Core, n_events: int, at_ms: int, undo_ok: bool, settled: bo
 
 _ACTION_NAMES: tuple[str, ...] = tuple(str(t) for t in ACTIONS)
 
-#: the probes that read nothing of the state, built once: a handler reads the instant
-#: from its ``at_ms`` argument, never from the event's ``at`` (which these leave at 0;
-#: ``tests/engine/test_properties_1_1.py`` holds ``allowed`` to the real check of each
+#: the actions whose canonical probe (:func:`probe`) reads nothing of the state but the
+#: set-up's first team: built once for each first team, at 0. A handler reads the instant
+#: from its ``at_ms`` argument, never from the event's ``at``
+#: (``tests/engine/test_properties_1_1.py`` holds ``allowed`` to the real check of each
 #: probe :func:`probe` builds at the instant)
-_SAME: Final[dict[str, Event]] = {
-    "bowl_in": E.BowlIn(at=0), "whistle": E.Whistle(at=0), "free_hit": E.FreeHit(at=0),
-    "move_to_15": E.MoveTo15(at=0), "timeout": E.Timeout(at=0, reason="equipment"),
-    # read by ``_same_for``: a goal and a foul for the set-up's first team
-    "goal": E.Goal(at=0, team=""), "foul": E.Foul(at=0, team="", penalty="3"),
-}
-#: a goal's and a foul's probe for each first team seen (at most ``_TEAMS_MAX`` teams)
-_BY_TEAM: Final[dict[str, tuple[Event, Event]]] = {}
+_STATE_FREE: Final = frozenset({"bowl_in", "whistle", "free_hit", "move_to_15", "timeout",
+                                "goal", "foul"})
+#: those probes, by the first team's key (at most ``_TEAMS_MAX`` teams)
+_BY_TEAM: Final[dict[str, dict[str, Event]]] = {}
 _TEAMS_MAX: Final = 256
 
 
-def _same_for(a: str, typ: str) -> Event:
-    """The goal's (``typ`` ``goal``) or the foul's probe for first team ``a``, at 0."""
-    pair = _BY_TEAM.get(a)
-    if pair is None:
+def _same_for(a: str) -> dict[str, Event]:
+    """The state-free probes kept for first team ``a`` (filled as ``allowed`` builds them)."""
+    same = _BY_TEAM.get(a)
+    if same is None:
         if len(_BY_TEAM) >= _TEAMS_MAX:
             _BY_TEAM.clear()
-        pair = _BY_TEAM[a] = (E.Goal(at=0, team=a), E.Foul(at=0, team=a, penalty="3"))
-    return pair[0] if typ == "goal" else pair[1]
+        same = _BY_TEAM[a] = {}
+    return same
 
 
 def refused_at_once(core: Core, typ: str, at_ms: int) -> bool:
