@@ -19,7 +19,8 @@ if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ] || [ "$LOCK" -nt "$stamp
     uvreq=$(mktemp)
     awk '/^uv==/{on=1; print; next} on && /^ /{print; next} {on=0}' "$LOCK" > "$uvreq"
     if [ -s "$uvreq" ] && "${pip[@]}" install --require-hashes -r "$uvreq" \
-        && .venv/bin/uv pip install -q --python .venv/bin/python --require-hashes -r "$LOCK"; then
+        && .venv/bin/uv pip install -q --python .venv/bin/python --compile-bytecode \
+          --require-hashes -r "$LOCK"; then
       :
     else
       "${pip[@]}" install --require-hashes -r "$LOCK"

@@ -3,16 +3,26 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
-# The wheel's plain build (tests/ops/test_wheel.py) starts now, beside the first tests,
-# rather than holding one worker for half a minute; its fixture waits for it.
+# Python may keep what it compiles (a machine may say otherwise): pytest's rewritten test
+# modules and the package's bytecode are then compiled once, not again by each of the
+# workers and by every server process the tests start (README "Figures": the suite's time).
+unset PYTHONDONTWRITEBYTECODE
+# Two slow checks start now, beside the first tests, rather than each holding a worker:
+# the wheel's plain build (tests/ops/test_wheel.py: half a minute of compiling) and
+# mypy --strict over the package (tests/test_static.py: a minute cold, as on a clean
+# clone). Their tests wait for the answers left in these folders.
 ahead=$(mktemp -d "${TMPDIR:-/tmp}/chukker-wheel.XXXXXX")
+typed=$(mktemp -d "${TMPDIR:-/tmp}/chukker-mypy.XXXXXX")
 setsid .venv/bin/python -m tests.wheel_build "$ahead" >/dev/null 2>&1 &
 builder=$!
-# whatever pytest ran, the build stops with it (its own process group) and leaves nothing
-trap 'kill -- "-$builder" 2>/dev/null || true; rm -rf "$ahead"' EXIT
-export CHUKKER_TEST_WHEEL_AHEAD="$ahead"
+setsid .venv/bin/python -m tests.mypy_ahead "$typed" >/dev/null 2>&1 &
+checker=$!
+# whatever pytest ran, both stop with it (each its own process group) and leave nothing
+trap 'kill -- "-$builder" "-$checker" 2>/dev/null || true; rm -rf "$ahead" "$typed"' EXIT
+export CHUKKER_TEST_WHEEL_AHEAD="$ahead" CHUKKER_TEST_MYPY_AHEAD="$typed"
 # One worker more than the machine has cores: many tests wait on servers they started
-# (measured on 2 cores: the CPU was busy 55 % of the run with two workers).
+# (measured on 2 cores: the CPU was busy 55 % of the run with two workers, 64 % with
+# three; four took longer than three and broke two timing tests, README "Figures").
 workers=$(( $(nproc 2>/dev/null || echo 2) + 1 ))
 status=0
 .venv/bin/python -m pytest -n "$workers" --dist loadgroup "$@" || status=$?
