@@ -1,6 +1,6 @@
 """What one viewer costs the server per message, against a bare write to its socket.
 
-    python benchmarks/fanout_write.py [--viewers 2000] [--rounds 30] [--repeat 8]
+    python benchmarks/fanout_write.py [--viewers 2000] [--rounds 30] [--repeat 8] [--floor]
 
 Opens ``--viewers`` loopback TCP connections to a uvloop server in this process
 (a reader process drains them), then, alternately and ``--repeat`` times each:
@@ -12,6 +12,11 @@ Opens ``--viewers`` loopback TCP connections to a uvloop server in this process
 Prints this process's CPU time per viewer per message (median and best) and the
 ratio of the two: what the fan-out adds to the system call. On loopback the write
 also runs the viewer's TCP receive and its wake-up, so the baseline is most of it.
+
+``--floor`` also compiles ``benchmarks/send_floor.c`` with the machine's C compiler and
+runs it with the same viewers and rounds, after the Python measurements: a bare
+``send()`` from C, the kernel's own cost, under which no server written in any language
+goes on this machine (issue 43: the figure of 10 us a viewer is read against it).
 """
 
 from __future__ import annotations
@@ -20,9 +25,12 @@ import argparse
 import asyncio
 import multiprocessing
 import selectors
+import shutil
 import socket
 import statistics
+import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -109,13 +117,32 @@ async def bench(args: argparse.Namespace) -> dict[str, Any]:
             "fanout_median_us": statistics.median(fan), "fanout_best_us": min(fan)}
 
 
+def floor(viewers: int, rounds: int) -> tuple[float, float] | None:
+    """The C program's CPU per socket per message (median, best), or ``None`` with no C
+    compiler (said on stderr)."""
+    cc = shutil.which("cc") or shutil.which("gcc")
+    if cc is None:
+        print("--floor: no C compiler (cc, gcc) on this machine", file=sys.stderr)
+        return None
+    with tempfile.TemporaryDirectory(prefix="chukker-floor-") as tmp:
+        exe = Path(tmp) / "send_floor"
+        subprocess.run([cc, "-O2", "-o", str(exe), str(Path(__file__).with_name("send_floor.c"))],
+                       check=True)
+        out = subprocess.run([str(exe), str(viewers), str(rounds)], check=True,
+                             capture_output=True, text=True, timeout=600).stdout.split()
+    return float(out[0]), float(out[1])
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--viewers", type=int, default=2000)
     ap.add_argument("--rounds", type=int, default=30)
     ap.add_argument("--repeat", type=int, default=8)
+    ap.add_argument("--floor", action="store_true",
+                    help="also a bare send() from C (benchmarks/send_floor.c), compiled here")
     args = ap.parse_args()
     r = uvloop.run(bench(args))
+    c = floor(args.viewers, args.rounds * args.repeat) if args.floor else None
     print(f"CPU per viewer per message, {args.viewers} loopback sockets (this process):")
     print(f"  baseline, bare transport.write: median {r['bare_median_us']:.2f} us, "
           f"best {r['bare_best_us']:.2f} us")
@@ -123,6 +150,10 @@ def main() -> None:
           f"best {r['fanout_best_us']:.2f} us")
     print(f"  fan-out / bare write: {r['fanout_median_us'] / r['bare_median_us']:.2f}x (median), "
           f"{r['fanout_best_us'] / r['bare_best_us']:.2f}x (best)")
+    if c is not None:
+        print(f"  floor, a bare send() from C:    median {c[0]:.2f} us, best {c[1]:.2f} us")
+        print(f"  bare write / C floor: {r['bare_median_us'] / c[0]:.2f}x; fan-out / C floor: "
+              f"{r['fanout_median_us'] / c[0]:.2f}x (medians)")
 
 
 if __name__ == "__main__":
