@@ -65,15 +65,23 @@ def _internal(target: str) -> str | None:
     return None
 
 
-GRAPH: dict[str, set[str]] = {
-    name: {m for t in _imports(name, path) if (m := _internal(t)) is not None and m != name}
-    for name, path in MODULES.items()
-}
-#: a package's ``__init__`` re-exporting its own modules is not an arrow back up
-for _name, _deps in GRAPH.items():
-    if MODULES[_name].name == "__init__.py":
-        _deps -= {d for d in _deps if d.startswith(_name + ".")}
-    # importing ``chukker.x.y`` runs ``chukker.x``'s __init__, which the graph need not say
+_GRAPH: dict[str, set[str]] = {}
+
+
+def graph() -> dict[str, set[str]]:
+    """Each module's imports of the project's own modules, read once, when a test first
+    asks (not at collection, where every worker of the run would read the whole package)."""
+    if not _GRAPH:
+        for name, path in MODULES.items():
+            deps = {m for t in _imports(name, path)
+                    if (m := _internal(t)) is not None and m != name}
+            # a package's ``__init__`` re-exporting its own modules is not an arrow back up
+            # (importing ``chukker.x.y`` runs ``chukker.x``'s __init__, which the graph need
+            # not say)
+            if path.name == "__init__.py":
+                deps -= {d for d in deps if d.startswith(name + ".")}
+            _GRAPH[name] = deps
+    return _GRAPH
 
 
 def _cycles() -> list[list[str]]:
@@ -84,12 +92,13 @@ def _cycles() -> list[list[str]]:
     stack: list[str] = []
     on: set[str] = set()
     out: list[list[str]] = []
+    g = graph()
 
     def visit(v: str) -> None:
         index[v] = low[v] = len(index)
         stack.append(v)
         on.add(v)
-        for w in GRAPH[v]:
+        for w in g[v]:
             if w not in index:
                 visit(w)
                 low[v] = min(low[v], low[w])
@@ -106,7 +115,7 @@ def _cycles() -> list[list[str]]:
             if len(comp) > 1:
                 out.append(sorted(comp))
 
-    for v in GRAPH:
+    for v in g:
         if v not in index:
             visit(v)
     return out
@@ -117,14 +126,15 @@ def test_architecture_no_import_cycle_between_modules() -> None:
 
 
 def test_architecture_cycle_finder_finds_a_circle() -> None:
-    saved = {k: set(v) for k, v in GRAPH.items()}
+    g = graph()
+    saved = {k: set(v) for k, v in g.items()}
     try:
-        GRAPH["chukker.engine.core"].add("chukker.record")
-        GRAPH["chukker.record"].add("chukker.engine.core")
+        g["chukker.engine.core"].add("chukker.record")
+        g["chukker.record"].add("chukker.engine.core")
         assert any({"chukker.engine.core", "chukker.record"} <= set(c) for c in _cycles())
     finally:
-        GRAPH.clear()
-        GRAPH.update(saved)
+        g.clear()
+        g.update(saved)
 
 
 def _outside(prefix: str) -> Iterator[tuple[str, str]]:
@@ -407,7 +417,7 @@ def test_architecture_the_pages_folders_are_the_planes() -> None:
         return next((f for f in folders if m == f or m.startswith(f + ".")), None)
 
     bad = []
-    for name, deps in GRAPH.items():
+    for name, deps in graph().items():
         mine = folder(name)
         if mine is None:
             continue
