@@ -5,6 +5,7 @@ and another revision's sources, for a baseline measured in the same run (issue 4
   (``/proc/sys/net/ipv4/ip_local_port_range``), so that none of the thousands of client
   sockets a benchmark opens can take the server's port first; each one checked by binding
   it, starting from a random place so that two runs side by side do not collide.
+* :func:`cpu_s`: a process's user and system CPU seconds so far (``/proc``).
 * :func:`revision_tree`: ``git archive REV src`` unpacked in a temporary folder (removed
   by the caller): the server of another revision, run from its own sources.
   Compiled engine modules (``.so``) are not in git, so both sides then run the pure
@@ -18,6 +19,7 @@ True
 from __future__ import annotations
 
 import io
+import os
 import random
 import subprocess
 import sys
@@ -29,6 +31,13 @@ sys.path.insert(0, str(ROOT))  # the tests' port helpers: one reading of the ran
 
 from tests.ports import bindable  # noqa: E402
 from tests.ports import ephemeral as ephemeral_range  # noqa: E402
+
+
+def cpu_s(pid: int) -> float:
+    """User + system CPU seconds of process ``pid`` so far (Linux ``/proc``)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
 
 #: the lowest port picked (below: well-known and registered services people run)
 LOWEST = 20_000

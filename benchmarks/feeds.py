@@ -46,8 +46,10 @@ import httpx
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
+sys.path.insert(0, str(ROOT / "benchmarks"))
 
 import aiomqtt  # noqa: E402
+from benchports import cpu_s  # noqa: E402
 
 from chukker.feeds.payloads import public_state  # noqa: E402
 from chukker.live import hash_token  # noqa: E402
@@ -56,7 +58,6 @@ from chukker.web.demo import DEMO_HEADER  # noqa: E402
 
 PERIOD_MS = 450_000
 TK = "bench-timekeeper-token"
-CLK_TCK = os.sysconf("SC_CLK_TCK")
 
 
 def wall_ms() -> int:
@@ -75,12 +76,6 @@ def free_port() -> int:
         s.bind(("127.0.0.1", 0))
         port: int = s.getsockname()[1]
         return port
-
-
-def cpu_s(pid: int) -> float:
-    """User + system CPU seconds of a process (Linux /proc)."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / CLK_TCK
 
 
 class Broker:

@@ -28,16 +28,10 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from benchports import pick_ports  # noqa: E402
+from benchports import cpu_s, pick_ports  # noqa: E402
 from planes import plane_pids  # noqa: E402
 
 from chukker.web.demo import DEMO_HEADER  # noqa: E402
-
-
-def cpu_s(pid: int) -> float:
-    """The process's user and system CPU seconds (``/proc/<pid>/stat``)."""
-    f = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(f[11]) + int(f[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def main() -> None:
