@@ -4,7 +4,7 @@
 tests.mypy_ahead DIR``): on a clean clone mypy has no cache and takes a minute, which now
 runs beside the first tests instead of holding one worker. It writes mypy's output to
 ``DIR/out`` and then its exit status to ``DIR/rc``; ``tests/test_static.py`` waits for
-``DIR/rc``. Run alone, the test runs mypy itself, the same way (:func:`command`).
+``DIR/rc``. Run alone, the test runs mypy itself, with the same options (:func:`command`).
 
 It starts while ``scripts/setup.sh`` may still compile the engine with mypyc, whose own
 mypy run writes the tree's ``.mypy_cache`` with other options: so this run keeps its cache
@@ -24,9 +24,9 @@ ROOT = Path(__file__).resolve().parents[1]
 STRICT = ["src/chukker"]
 
 
-def command() -> list[str]:
-    """mypy of this venv, strict, over the package."""
-    return [str(Path(sys.executable).with_name("mypy")), "--strict", *STRICT]
+def command(mypy: str) -> list[str]:
+    """``mypy`` (the executable), strict, over the package."""
+    return [mypy, "--strict", *STRICT]
 
 
 def main() -> int:
@@ -35,7 +35,8 @@ def main() -> int:
     cache = out / "cache"
     if (ROOT / ".mypy_cache").is_dir():
         shutil.copytree(ROOT / ".mypy_cache", cache, dirs_exist_ok=True)
-    p = subprocess.run([*command(), "--cache-dir", str(cache)], cwd=ROOT,
+    mypy = str(Path(sys.executable).with_name("mypy"))
+    p = subprocess.run([*command(mypy), "--cache-dir", str(cache)], cwd=ROOT,
                        capture_output=True, text=True, check=False)
     (out / "out").write_text(p.stdout + p.stderr, encoding="utf-8")
     (out / "rc.tmp").write_text(str(p.returncode), encoding="utf-8")

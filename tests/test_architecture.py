@@ -13,6 +13,7 @@
 from __future__ import annotations
 
 import ast
+import functools
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -65,23 +66,20 @@ def _internal(target: str) -> str | None:
     return None
 
 
-_GRAPH: dict[str, set[str]] = {}
-
-
+@functools.cache
 def graph() -> dict[str, set[str]]:
     """Each module's imports of the project's own modules, read once, when a test first
     asks (not at collection, where every worker of the run would read the whole package)."""
-    if not _GRAPH:
-        for name, path in MODULES.items():
-            deps = {m for t in _imports(name, path)
-                    if (m := _internal(t)) is not None and m != name}
-            # a package's ``__init__`` re-exporting its own modules is not an arrow back up
-            # (importing ``chukker.x.y`` runs ``chukker.x``'s __init__, which the graph need
-            # not say)
-            if path.name == "__init__.py":
-                deps -= {d for d in deps if d.startswith(name + ".")}
-            _GRAPH[name] = deps
-    return _GRAPH
+    out: dict[str, set[str]] = {}
+    for name, path in MODULES.items():
+        deps = {m for t in _imports(name, path) if (m := _internal(t)) is not None and m != name}
+        # a package's ``__init__`` re-exporting its own modules is not an arrow back up
+        # (importing ``chukker.x.y`` runs ``chukker.x``'s __init__, which the graph need
+        # not say)
+        if path.name == "__init__.py":
+            deps -= {d for d in deps if d.startswith(name + ".")}
+        out[name] = deps
+    return out
 
 
 def _cycles() -> list[list[str]]:

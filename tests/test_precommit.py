@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.test_static import STRICT
+from tests.mypy_ahead import STRICT
 
 ROOT = Path(__file__).resolve().parents[1]
 
