@@ -38,10 +38,13 @@ def axe_or_skip() -> str:
 
 
 def _kind(path: str, ids: list[str]) -> str:
-    """One page of each kind: ids and numbers folded, the query's keys kept."""
+    """One page of each kind: ids and numbers folded, the query's keys kept. The
+    tournament's own matches (every other match id) are one kind beside the match made
+    here: their pages differ from it (a fixture, its teams), not from one another."""
     p, _, q = path.partition("?")
     for i in ids:
         p = p.replace(i, "{id}")
+    p = re.sub(r"/m/[0-9a-f]{10}(?=/|$)", "/m/{fixture}", p)
     p = re.sub(r"\d+", "{n}", p)
     keys = sorted(k.split("=")[0] for k in q.split("&") if k)
     return p + ("?" + "&".join(keys) if keys else "")
