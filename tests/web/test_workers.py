@@ -603,6 +603,34 @@ def _alive(pid: int) -> bool:
     return True
 
 
+def _children(pid: int) -> set[int]:
+    """The processes whose parent is ``pid`` (from ``/proc``)."""
+    found = set()
+    for d in Path("/proc").iterdir():
+        if d.name.isdigit():
+            with contextlib.suppress(OSError, IndexError, ValueError):
+                if int((d / "stat").read_text().rsplit(")", 1)[1].split()[1]) == pid:
+                    found.add(int(d.name))
+    return found
+
+
+def test_the_fork_servers_preload_imports_no_metrics_starts_no_thread_opens_no_file() -> None:
+    """What the fork server imports once is inherited by every worker it forks: it must
+    not choose prometheus_client's mode before the workers' folder is set, start a
+    thread (a fork keeps only the forking one) or keep a file open."""
+    from chukker.web.workers import PRELOAD
+
+    code = ("import importlib, os, sys\n"
+            "fds = set(os.listdir('/proc/self/fd'))\n"
+            f"for m in {list(PRELOAD)!r}: importlib.import_module(m)\n"
+            "print(sorted(m for m in ('prometheus_client', 'numpy') if m in sys.modules),"
+            " len(os.listdir('/proc/self/task')),"
+            " sorted(set(os.listdir('/proc/self/fd')) - fds))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True, timeout=60).stdout.split()
+    assert out == ["[]", "1", "[]"], out
+
+
 def test_serve_workers_end_with_their_supervisor_killed_9(tmp_path: Path) -> None:
     """``kill -9`` of ``chukker serve``: Linux tells its workers at once (prctl's parent
     death signal), so a server started again on the same ports never shares a port
@@ -611,11 +639,17 @@ def test_serve_workers_end_with_their_supervisor_killed_9(tmp_path: Path) -> Non
     try:
         pids = [ready_worker(w.conn(i)) for i in (0, 1)]
         assert all(p is not None for p in pids)
+        # on Linux the workers' parent is the supervisor's fork server: it ends too
+        helpers = _children(w.proc.pid)
+        assert {p["pid"] for p in pids if p is not None} <= helpers | {
+            c for h in helpers for c in _children(h)}
         os.kill(w.proc.pid, signal.SIGKILL)
         w.proc.wait(10)
         for p in pids:
             assert p is not None
             _wait(lambda pid=p["pid"]: not _alive(pid), "a worker outlived its supervisor", 30)
+        for h in helpers:
+            _wait(lambda pid=h: not _alive(pid), "the fork server outlived its supervisor", 30)
         with socket.socket() as s:  # nobody listens on the old ports
             assert s.connect_ex(("127.0.0.1", w.port)) != 0
     finally:

@@ -102,13 +102,19 @@ def serve(
         nonlocal kept
         kept = True
 
+    runtime: list[str] = []  # the workers' folder, once made
     try:
-        _start(s, sock, demo=demo, on_serving=keep, officials_sock=officials_sock)
+        _start(s, sock, demo=demo, on_serving=keep, officials_sock=officials_sock,
+               runtime=runtime)
     except BaseException:
         if new_file and not kept:
             _remove_sqlite(path)
         raise
     finally:
+        if runtime:
+            from chukker.web.workers import release_runtime
+
+            release_runtime(runtime[0])
         holders.take_note_away(note)
         for held in (sock, officials_sock):
             if held is not None:
@@ -157,7 +163,8 @@ def _leave_note(s: Any, sock: socket.socket | None,
 
 
 def _start(s: Any, sock: socket.socket | None, *, demo: bool,
-           on_serving: Callable[[], None], officials_sock: socket.socket | None = None) -> None:
+           on_serving: Callable[[], None], officials_sock: socket.socket | None = None,
+           runtime: list[str] | None = None) -> None:
     from chukker.store import is_postgres_url, open_store
 
     host, open_ = s.server.host, s.open
@@ -176,6 +183,12 @@ def _start(s: Any, sock: socket.socket | None, *, demo: bool,
             holders.write_lock_note(lock, holders.Holder(
                 "chukker serve", os.getpid(), host, _ports(sock, officials_sock),
                 holders.shown_database(target)))
+    if planes:  # the workers' fork server imports its libraries while this process
+        from chukker.web.workers import prepare_runtime  # opens the database and prints
+
+        folder = prepare_runtime()
+        if runtime is not None:
+            runtime.append(folder)
     from chukker.live import LiveService
     from chukker.ops.logging import configure
     from chukker.web.api.links import created_display_token
@@ -262,7 +275,8 @@ def _start(s: Any, sock: socket.socket | None, *, demo: bool,
         code = supervise(s, host, port, s.server.public_workers, organiser=token,
                          open_mode=open_, officials_port=officials_port,
                          listening={x.getsockname()[1]: x for x in (sock, officials_sock)
-                                    if x is not None})
+                                    if x is not None},
+                         runtime=folder)
         if code:
             raise typer.Exit(code)
         return

@@ -4,7 +4,8 @@ supervisor (issue 35: two planes; docs/operations.md).
 The supervisor (the process ``chukker serve`` started as) does what one server
 does before serving: the settings, both ports, the database, the organiser
 token, demo content. Then it makes a private runtime folder (mode 0700) and
-starts 1 + N processes (``multiprocessing``, spawned). Each opens the store and
+starts 1 + N processes (``multiprocessing``: on Linux forked from a fork server that
+imported the libraries once, :data:`PRELOAD`; elsewhere spawned). Each opens the store and
 serves, on the listening socket of its port that the supervisor bound once (without
 ``SO_REUSEPORT``: nobody else can share the port, issue 40) and handed to it, with a
 :class:`~chukker.live.LiveService` of its own:
@@ -51,7 +52,6 @@ from typing import Any
 
 from chukker.ops import metrics
 from chukker.web.holders import listen
-from chukker.web.state import state_of
 
 #: seconds the supervisor waits for its workers to stop before killing them
 STOP_WAIT_S = 10.0
@@ -66,6 +66,55 @@ MAX_WORKERS = 64
 #: how much lower the public plane's CPU priority is (``os.nice``): the officials' process
 #: gets the cores first when the crowd and the match both want them
 PUBLIC_NICE = 10
+
+
+#: what the fork server imports once, before the supervisor's work, so that a worker
+#: (and a worker started again) is forked with them instead of importing them (0.6 of
+#: its 0.9 s). Nothing here may import ``prometheus_client`` (it picks its multiprocess
+#: mode from the environment when imported: :func:`prepare_runtime` sets it for the
+#: workers), start a thread (numpy's BLAS does: it stays out, and what imports it) or
+#: open a file: a forked process inherits them (``tests/web/test_workers.py``).
+PRELOAD = (
+    "anyio", "babel", "fastapi", "fastapi.openapi.models", "fastapi.responses",
+    "fastapi.routing", "jinja2", "msgspec", "PIL.Image", "pydantic", "starlette.applications",
+    "uvicorn", "uvicorn.config", "uvicorn.server", "uvicorn.protocols.http.httptools_impl",
+    "uvloop", "chukker.engine", "chukker.record", "chukker.rules", "chukker.store",
+    "chukker.tournament", "chukker.rulebook", "chukker.education",
+)
+
+
+def start_method() -> str:
+    """``forkserver`` on Linux (a worker's parent is then the fork server, which ends with
+    the supervisor, and the kernel's parent-death signal reaches the worker through it),
+    ``spawn`` elsewhere."""
+    return "forkserver" if sys.platform.startswith("linux") else "spawn"
+
+
+def prepare_runtime() -> str:
+    """The workers' private runtime folder, their metrics' folder in the environment,
+    and (Linux) the fork server started with :data:`PRELOAD`: called by ``chukker serve``
+    as soon as it knows it will supervise, so the fork server imports while the
+    supervisor opens the database. The caller removes the folder
+    (:func:`supervise` does once it is handed it)."""
+    runtime = make_runtime_folder()
+    # the workers keep their metrics side by side, so any of them answers /metrics for
+    # all (prometheus_client's multiprocess mode, read when a worker starts)
+    folder = os.path.join(runtime, "metrics")
+    os.mkdir(folder, 0o700)
+    os.environ[metrics.MULTIPROC_ENV] = folder
+    if start_method() == "forkserver":
+        from multiprocessing import forkserver
+
+        multiprocessing.get_context("forkserver").set_forkserver_preload(list(PRELOAD))
+        forkserver.ensure_running()
+    return runtime
+
+
+def release_runtime(runtime: str) -> None:
+    """The folder :func:`prepare_runtime` made, removed, and its variable unset (the fork
+    server ends with this process)."""
+    os.environ.pop(metrics.MULTIPROC_ENV, None)
+    shutil.rmtree(runtime, ignore_errors=True)
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,7 +180,8 @@ def stopping_server(config: Any, service: Any) -> Any:
 
 
 def _watch_supervisor(parent: int) -> None:
-    """Stop this worker (as SIGTERM would) once its supervisor is gone."""
+    """Stop this worker (as SIGTERM would) once ``parent`` (its supervisor, or the fork
+    server that ends with it) is gone."""
     while True:
         time.sleep(ORPHAN_CHECK_S)
         if os.getppid() != parent:
@@ -139,21 +189,59 @@ def _watch_supervisor(parent: int) -> None:
             return
 
 
+def _parent_of(pid: int) -> int | None:
+    """``pid``'s parent, from ``/proc`` (None where it cannot be read)."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            return int(f.read().rsplit(b")", 1)[1].split()[1])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def _let_go_of_fork_server() -> None:
+    """Close the fork server's "alive" pipe that ``multiprocessing`` hands to each process
+    it forks (so that the server outlives them). Held here, it would keep the fork server
+    running after the supervisor's end, and this worker (whose parent the server is)
+    would never get its parent-death signal."""
+    from multiprocessing import forkserver
+
+    server = getattr(forkserver, "_forkserver", None)
+    fd = getattr(server, "_forkserver_alive_fd", None)
+    if fd is not None and server is not None:
+        with contextlib.suppress(OSError):
+            os.close(fd)
+        server._forkserver_alive_fd = None
+
+
+def watched_parent(supervisor: int) -> int | None:
+    """The process whose end ends this worker: the supervisor that spawned it, or the
+    supervisor's fork server that forked it; None if it is neither (the supervisor is
+    already gone)."""
+    ppid = os.getppid()
+    return ppid if ppid == supervisor or _parent_of(ppid) == supervisor else None
+
+
 #: prctl(2)'s option: the signal a process gets when its parent dies
 PR_SET_PDEATHSIG = 1
 
 
-def stop_with_supervisor(parent: int) -> None:
-    """Ask Linux to send this process SIGTERM the moment its supervisor dies (``kill -9``
-    included), so that a supervisor started again at once never shares its port with the
-    old one's workers; elsewhere :func:`_watch_supervisor` notices within a second."""
+def stop_with_supervisor(supervisor: int) -> int:
+    """Ask Linux to send this process SIGTERM the moment its parent dies (``kill -9``
+    included): the supervisor, or its fork server, which ends when the supervisor does.
+    So a supervisor started again at once never shares its port with the old one's
+    workers; elsewhere :func:`_watch_supervisor` notices within a second. The parent
+    to watch."""
     if sys.platform.startswith("linux"):
         import ctypes
 
         with contextlib.suppress(OSError, AttributeError):
             ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
-    if os.getppid() != parent:  # gone before the request was made
+    _let_go_of_fork_server()
+    parent = watched_parent(supervisor)
+    if parent is None:  # gone before the request was made
         os.kill(os.getpid(), signal.SIGTERM)
+        return os.getppid()
+    return parent
 
 
 def run_worker(spec: WorkerSpec, parent: int, sock: socket.socket) -> None:
@@ -162,7 +250,7 @@ def run_worker(spec: WorkerSpec, parent: int, sock: socket.socket) -> None:
     the spawned process as a file descriptor, at every start)."""
     with contextlib.suppress(OSError):  # a terminal's Ctrl-C goes to the supervisor only
         os.setpgid(0, 0)
-    stop_with_supervisor(parent)
+    parent = stop_with_supervisor(parent)
     from chukker.live import WorkerRole
     from chukker.ops.logging import configure
     from chukker.store import open_store
@@ -170,6 +258,7 @@ def run_worker(spec: WorkerSpec, parent: int, sock: socket.socket) -> None:
     from chukker.web.app import create_app
     from chukker.web.ops.observe import process_settings
     from chukker.web.planes import Addresses, Plane
+    from chukker.web.state import state_of
 
     plane = {p.label: p for p in (Plane.OFFICIALS, Plane.PUBLIC, Plane.BOTH)}[spec.plane]
     if plane == Plane.PUBLIC:
@@ -217,7 +306,8 @@ class Supervisor:
         self.listening = listening
         self.planes = planes
         self.workers = workers
-        self.ctx = multiprocessing.get_context("spawn")
+        self.ctx = (multiprocessing.get_context("forkserver") if start_method() == "forkserver"
+                    else multiprocessing.get_context("spawn"))
         self.procs: list[Any] = [None] * workers
         self.started = [0.0] * workers
         self.pause = [RESTART_PAUSE_S[0]] * workers
@@ -289,7 +379,8 @@ class Supervisor:
 
 def supervise(settings: Any, host: str, port: int, workers: int, *,
               organiser: str | None, open_mode: bool, officials_port: int = 0,
-              listening: Mapping[int, socket.socket] | None = None) -> int:
+              listening: Mapping[int, socket.socket] | None = None,
+              runtime: str | None = None) -> int:
     """Run the processes until told to stop; the exit status.
 
     With ``officials_port``: the officials' process on it and ``workers`` public
@@ -297,18 +388,15 @@ def supervise(settings: Any, host: str, port: int, workers: int, *,
     serve both planes, process 0 keeping the horns (before issue 35).
 
     ``listening``: the ports' listening sockets (:func:`chukker.web.holders.listen`),
-    bound by the caller before anything else; a port missing there is bound here."""
+    bound by the caller before anything else; a port missing there is bound here.
+    ``runtime``: the folder :func:`prepare_runtime` made (and its fork server), or None
+    to prepare them here; removed when the processes end."""
     listening = dict(listening or {})
     for p in (port, officials_port):
         if p and p not in listening:
             listening[p] = listen(settings.server.officials_address
                                   if p == officials_port and p != port else host, p)
-    runtime = make_runtime_folder()
-    # the workers keep their metrics side by side, so any of them answers /metrics for
-    # all (prometheus_client's multiprocess mode, read when a worker starts)
-    folder = os.path.join(runtime, "metrics")
-    os.mkdir(folder, 0o700)
-    os.environ[metrics.MULTIPROC_ENV] = folder
+    runtime = runtime or prepare_runtime()
     planes = officials_port > 0
     total = workers + 1 if planes else workers
 
@@ -330,6 +418,5 @@ def supervise(settings: Any, host: str, port: int, workers: int, *,
     try:
         return Supervisor(spec_of, total, planes=planes, listening=listening).run()
     finally:
-        os.environ.pop(metrics.MULTIPROC_ENV, None)
-        shutil.rmtree(runtime, ignore_errors=True)
+        release_runtime(runtime)
         sys.stdout.flush()
