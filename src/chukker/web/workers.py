@@ -205,8 +205,9 @@ def _let_go_of_fork_server() -> None:
     would never get its parent-death signal."""
     from multiprocessing import forkserver
 
-    server = getattr(forkserver, "_forkserver", None)
-    fd = getattr(server, "_forkserver_alive_fd", None)
+    # multiprocessing's own fields, not typed and not public: read where they are
+    server = getattr(forkserver, "_forkserver", None)  # the module's one ForkServer
+    fd = getattr(server, "_forkserver_alive_fd", None)  # set in a forked process only
     if fd is not None and server is not None:
         with contextlib.suppress(OSError):
             os.close(fd)
