@@ -302,7 +302,8 @@ async def huge_heads(port: int, n: int, size: int = 1 << 20, at_once: int = 20
 
 
 def plane_pids(server: int, port: int) -> list[int]:
-    """The server's child processes listening on ``port`` (/proc: their sockets)."""
+    """The server's processes listening on ``port`` (/proc: their sockets): its children,
+    or on Linux its fork server's (``chukker.web.workers.start_method``)."""
     inodes: set[str] = set()
     for table in ("/proc/net/tcp", "/proc/net/tcp6"):
         try:
@@ -313,10 +314,17 @@ def plane_pids(server: int, port: int) -> list[int]:
             f = line.split()
             if f[3] == "0A" and int(f[1].rsplit(":", 1)[1], 16) == port:
                 inodes.add(f[9])
+    parents: dict[int, int] = {}
+    for st in Path("/proc").glob("[0-9]*/stat"):
+        with contextlib.suppress(OSError, ValueError, IndexError):
+            parents[int(st.parent.name)] = int(st.read_text().rsplit(")", 1)[1].split()[1])
+    family = {server}
+    for _ in range(2):  # children, then grandchildren
+        family |= {c for c, pp in parents.items() if pp in family}
     pids = []
     for st in Path("/proc").glob("[0-9]*/stat"):
         try:
-            if int(st.read_text().rsplit(")", 1)[1].split()[1]) != server:
+            if int(st.parent.name) not in family - {server}:
                 continue
             fds = list((st.parent / "fd").iterdir())
         except (OSError, ValueError):

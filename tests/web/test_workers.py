@@ -631,6 +631,18 @@ def test_the_fork_servers_preload_imports_no_metrics_starts_no_thread_opens_no_f
     assert out == ["[]", "1", "[]"], out
 
 
+def test_the_workers_are_spawned_again_when_the_environment_says_spawn(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """``CHUKKER_WORKER_START=spawn``: the way back (and the start-up benchmark's
+    baseline); anything else leaves the fork server on Linux."""
+    from chukker.web.workers import START_ENV, start_method
+
+    monkeypatch.setenv(START_ENV, "spawn")
+    assert start_method() == "spawn"
+    monkeypatch.setenv(START_ENV, "fork")  # not a choice: the default stays
+    assert start_method() == ("forkserver" if sys.platform.startswith("linux") else "spawn")
+
+
 def test_serve_workers_end_with_their_supervisor_killed_9(tmp_path: Path) -> None:
     """``kill -9`` of ``chukker serve``: Linux tells its workers at once (prctl's parent
     death signal), so a server started again on the same ports never shares a port

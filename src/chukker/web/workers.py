@@ -83,11 +83,23 @@ PRELOAD = (
 )
 
 
+#: the environment variable that makes ``chukker serve`` spawn its workers, each importing
+#: everything itself, as before the fork server (a way back, and the benchmark's baseline:
+#: ``benchmarks/startup.py``)
+START_ENV = "CHUKKER_WORKER_START"
+
+
 def start_method() -> str:
     """``forkserver`` on Linux (a worker's parent is then the fork server, which ends with
     the supervisor, and the kernel's parent-death signal reaches the worker through it),
-    ``spawn`` elsewhere."""
-    return "forkserver" if sys.platform.startswith("linux") else "spawn"
+    ``spawn`` elsewhere or when :data:`START_ENV` says ``spawn``.
+
+    >>> start_method() in ("forkserver", "spawn")
+    True
+    """
+    if os.environ.get(START_ENV) == "spawn" or not sys.platform.startswith("linux"):
+        return "spawn"
+    return "forkserver"
 
 
 def prepare_runtime() -> str:
