@@ -643,6 +643,60 @@ def test_the_workers_are_spawned_again_when_the_environment_says_spawn(
     assert start_method() == ("forkserver" if sys.platform.startswith("linux") else "spawn")
 
 
+def test_a_worker_reported_ended_but_still_running_is_waited_for_then_killed() -> None:
+    """The supervisor starts a worker again only once its last process is gone (its fork
+    server may report it ended while it still stops), and kills it past STOP_WAIT_S."""
+    from chukker.web import workers
+
+    sup = workers.Supervisor(lambda i: None, 1, listening={})
+    slow = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        sup.leaving[0] = (slow.pid, 100.0)
+        assert sup._still_leaving(0, 101.0)  # still running: wait
+        assert slow.poll() is None
+        assert sup._still_leaving(0, 100.0 + workers.STOP_WAIT_S + 1)  # too long: killed
+        assert slow.wait(10) == -signal.SIGKILL
+        assert not sup._still_leaving(0, 200.0) and sup.leaving[0] is None
+        assert not sup._still_leaving(0, 200.0)  # nothing left to wait for
+    finally:
+        if slow.poll() is None:
+            slow.kill()
+            slow.wait()
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the fork server: Linux")
+def test_a_fork_server_killed_9_never_leaves_two_horn_keepers_side_by_side(
+        tmp_path: Path) -> None:
+    """``kill -9`` of the fork server: its workers stop on their parent-death signal, and
+    the supervisor, told at once that they ended, starts them again once the old horn
+    keeper is gone (one at a time); both planes answer again."""
+    w = Workers(tmp_path)
+    try:
+        old = ready_worker(w.conn(0))
+        assert old is not None
+        (server,) = [c for c in _children(w.proc.pid)
+                     if b"forkserver" in Path(f"/proc/{c}/cmdline").read_bytes()]
+        os.kill(server, signal.SIGKILL)
+        gone_at = None
+        end = time.monotonic() + 60
+        while True:
+            now = time.monotonic()
+            assert now < end, "".join(w.out)
+            if gone_at is None and not _alive(old["pid"]):
+                gone_at = now
+            started = [c for h in _children(w.proc.pid) for c in _children(h)
+                       if c != old["pid"] and _alive(c)]
+            if started:
+                assert gone_at is not None, "a new worker beside the old horn keeper"
+                break
+            time.sleep(0.01)
+        new = ready_worker(w.conn(0))
+        assert new is not None and new["pid"] != old["pid"] and new["horn_keeper"]
+        assert ready_worker(w.conn(1)) is not None
+    finally:
+        w.stop()
+
+
 def test_serve_workers_end_with_their_supervisor_killed_9(tmp_path: Path) -> None:
     """``kill -9`` of ``chukker serve``: Linux tells its workers at once (prctl's parent
     death signal), so a server started again on the same ports never shares a port

@@ -309,6 +309,23 @@ def _say(msg: str) -> None:
     print(f"chukker: {msg}", flush=True)
 
 
+def _running(pid: int) -> bool:
+    """Whether process ``pid`` runs (a zombie, ended and not yet reaped, does not)."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            return f.read().rsplit(b")", 1)[1].split()[0] not in (b"Z", b"X")
+    except FileNotFoundError:
+        return False
+    except (OSError, IndexError):  # no /proc: ask the kernel
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return False
+        except OSError:
+            return True
+        return True
+
+
 class Supervisor:
     """Starts ``workers`` worker processes, starts again one that dies, stops them all."""
 
@@ -325,6 +342,9 @@ class Supervisor:
         self.started = [0.0] * workers
         self.pause = [RESTART_PAUSE_S[0]] * workers
         self.due = [0.0] * workers
+        #: a worker seen ended whose process may still run (its fork server died first,
+        #: and it is stopping on its parent-death signal), and when it was seen
+        self.leaving: list[tuple[int, float] | None] = [None] * workers
         self.restarts = 0
         self.stopping = False
 
@@ -364,9 +384,11 @@ class Supervisor:
                                          if lived < YOUNG_S else RESTART_PAUSE_S[0])
                         self.due[i] = now + self.pause[i]
                         self.procs[i] = None
+                        self.leaving[i] = (p.pid, now)
                         _say(f"worker {i} (pid {p.pid}) ended with status {p.exitcode}; "
                              f"starting it again in {self.pause[i]:.1f} s")
-                    if self.procs[i] is None and now >= self.due[i]:
+                    if (self.procs[i] is None and now >= self.due[i]
+                            and not self._still_leaving(i, now)):
                         self.restarts += 1
                         self._start(i)
         finally:
@@ -374,6 +396,24 @@ class Supervisor:
             for sig, handler in old.items():
                 signal.signal(sig, handler)
         return 0
+
+    def _still_leaving(self, i: int, now: float) -> bool:
+        """Whether worker ``i``'s last process still runs. A worker's end is known through
+        its fork server; if that server died (``kill -9``), every worker is reported
+        ended while it is still stopping on its parent-death signal. Its successor waits
+        for it, so that two horn keepers never run side by side; past
+        :data:`STOP_WAIT_S` it is killed."""
+        gone = self.leaving[i]
+        if gone is None:
+            return False
+        pid, seen = gone
+        if not _running(pid):
+            self.leaving[i] = None
+            return False
+        if now - seen > STOP_WAIT_S:
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
+        return True
 
     def stop_all(self) -> None:
         """SIGTERM to every worker; SIGKILL to those still there after STOP_WAIT_S."""
