@@ -643,6 +643,28 @@ def test_the_workers_are_spawned_again_when_the_environment_says_spawn(
     assert start_method() == ("forkserver" if sys.platform.startswith("linux") else "spawn")
 
 
+def test_a_worker_stops_once_its_supervisor_is_gone_even_if_its_parent_lives_on() -> None:
+    """The worker's watch asks for the supervisor itself, not only its parent: a fork
+    server kept alive by something else never keeps a worker without a supervisor."""
+    supervisor = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    code = ("import os, sys; sys.path.insert(0, sys.argv[2]); from chukker.web import workers;"
+            "workers.ORPHAN_CHECK_S = 0.05;"
+            "workers._watch_supervisor(os.getppid(), int(sys.argv[1]))")
+    worker = subprocess.Popen([sys.executable, "-c", code, str(supervisor.pid),
+                               str(ROOT / "src")])
+    try:
+        time.sleep(0.5)
+        assert worker.poll() is None  # both there: it keeps watching
+        supervisor.kill()
+        supervisor.wait()
+        assert worker.wait(30) == -signal.SIGTERM
+    finally:
+        for p in (worker, supervisor):
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+
+
 def test_a_worker_reported_ended_but_still_running_is_waited_for_then_killed() -> None:
     """The supervisor starts a worker again only once its last process is gone (its fork
     server may report it ended while it still stops), and kills it past STOP_WAIT_S."""

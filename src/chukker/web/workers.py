@@ -191,12 +191,14 @@ def stopping_server(config: Any, service: Any) -> Any:
     return Server(config)
 
 
-def _watch_supervisor(parent: int) -> None:
+def _watch_supervisor(parent: int, supervisor: int) -> None:
     """Stop this worker (as SIGTERM would) once ``parent`` (its supervisor, or the fork
-    server that ends with it) is gone."""
+    server that ends with it) or the ``supervisor`` itself is gone: a fork server that
+    outlived the supervisor (a Python whose ``multiprocessing`` kept its pipe elsewhere)
+    never leaves a worker behind."""
     while True:
         time.sleep(ORPHAN_CHECK_S)
-        if os.getppid() != parent:
+        if os.getppid() != parent or not _running(supervisor):
             os.kill(os.getpid(), signal.SIGTERM)
             return
 
@@ -257,13 +259,13 @@ def stop_with_supervisor(supervisor: int) -> int:
     return parent
 
 
-def run_worker(spec: WorkerSpec, parent: int, sock: socket.socket) -> None:
+def run_worker(spec: WorkerSpec, supervisor: int, sock: socket.socket) -> None:
     """One worker: its store (told of the others' appends), its app, and ``sock``: its
     port's listening socket, bound by the supervisor (``multiprocessing`` passes it to
-    the spawned process as a file descriptor, at every start)."""
+    the worker as a file descriptor, at every start)."""
     with contextlib.suppress(OSError):  # a terminal's Ctrl-C goes to the supervisor only
         os.setpgid(0, 0)
-    parent = stop_with_supervisor(parent)
+    parent = stop_with_supervisor(supervisor)
     from chukker.live import WorkerRole
     from chukker.ops.logging import configure
     from chukker.store import open_store
@@ -295,7 +297,7 @@ def run_worker(spec: WorkerSpec, parent: int, sock: socket.socket) -> None:
 
         config.backlog = OFFICIALS_BACKLOG  # dropped by the kernel
         gate.guard(sock)
-    threading.Thread(target=_watch_supervisor, args=(parent,), daemon=True,
+    threading.Thread(target=_watch_supervisor, args=(parent, supervisor), daemon=True,
                      name="chukker-orphan-check").start()
     try:
         stopping_server(config, state_of(app).service).run(sockets=[sock])
