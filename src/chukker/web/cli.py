@@ -190,14 +190,11 @@ def _start(s: Any, sock: socket.socket | None, *, demo: bool,
         if runtime is not None:
             runtime.append(folder)
     from chukker.live import LiveService
-    from chukker.ops.logging import configure
     from chukker.web.api.links import created_display_token
-    from chukker.web.app import create_app
     from chukker.web.demo import DEMO_HEADER, DemoError, seed_finished_match, seed_tournament
     from chukker.web.ops.observe import process_settings
     from chukker.web.security import organiser_token
-    from chukker.web.state import state_of
-    from chukker.web.workers import supervise, uvicorn_config
+    from chukker.web.workers import supervise
 
     configured = process_settings(s)  # read once, handed to the app; nothing written
     try:
@@ -280,6 +277,13 @@ def _start(s: Any, sock: socket.socket | None, *, demo: bool,
         if code:
             raise typer.Exit(code)
         return
+    # one process serves both planes; a supervisor (above) never imports the app itself:
+    # its workers do, forked from the fork server that imported most of it
+    from chukker.ops.logging import configure
+    from chukker.web.app import create_app
+    from chukker.web.state import state_of
+    from chukker.web.workers import uvicorn_config
+
     app = create_app(store, organiser=token, open_mode=open_, settings=s, warm=True,
                      configured=configured)
     server_config = uvicorn_config(app, host, port)
