@@ -131,7 +131,7 @@ def release_runtime(runtime: str) -> None:
 
 @dataclass(frozen=True, slots=True)
 class WorkerSpec:
-    """What a worker is told by its supervisor (pickled to the spawned process)."""
+    """What a worker is told by its supervisor (pickled to the worker, forked or spawned)."""
 
     settings: Any
     index: int
