@@ -665,6 +665,20 @@ def test_a_worker_stops_once_its_supervisor_is_gone_even_if_its_parent_lives_on(
                 p.wait()
 
 
+def test_without_proc_a_process_is_asked_of_the_kernel(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Where there is no ``/proc`` (macOS), a worker's watch never takes a supervisor that
+    runs for gone: the kernel is asked instead."""
+    from chukker.web import workers
+
+    gone = subprocess.Popen([sys.executable, "-c", "pass"])
+    gone.wait()
+    real = os.path.isdir
+    monkeypatch.setattr(workers.os.path, "isdir",
+                        lambda p: False if p == "/proc/self" else real(p))
+    assert workers._running(os.getpid())
+    assert not workers._running(gone.pid)
+
+
 def test_a_worker_reported_ended_but_still_running_is_waited_for_then_killed() -> None:
     """The supervisor starts a worker again only once its last process is gone (its fork
     server may report it ended while it still stops), and kills it past STOP_WAIT_S."""

@@ -312,20 +312,25 @@ def _say(msg: str) -> None:
 
 
 def _running(pid: int) -> bool:
-    """Whether process ``pid`` runs (a zombie, ended and not yet reaped, does not)."""
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as f:
-            return f.read().rsplit(b")", 1)[1].split()[0] not in (b"Z", b"X")
-    except FileNotFoundError:
-        return False
-    except (OSError, IndexError):  # no /proc: ask the kernel
+    """Whether process ``pid`` runs (a zombie, ended and not yet reaped, does not; without
+    ``/proc``, as on macOS, the kernel is asked and a zombie counts as running).
+
+    >>> _running(os.getpid())
+    True
+    """
+    if not os.path.isdir("/proc/self"):
         try:
             os.kill(pid, 0)
         except ProcessLookupError:
             return False
-        except OSError:
+        except OSError:  # there, but not ours to signal
             return True
         return True
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            return f.read().rsplit(b")", 1)[1].split()[0] not in (b"Z", b"X")
+    except (OSError, IndexError):  # gone (or gone while read)
+        return False
 
 
 class Supervisor:
