@@ -5,7 +5,8 @@ and another revision's sources, for a baseline measured in the same run (issue 4
   (``/proc/sys/net/ipv4/ip_local_port_range``), so that none of the thousands of client
   sockets a benchmark opens can take the server's port first; each one checked by binding
   it, starting from a random place so that two runs side by side do not collide.
-* :func:`cpu_s`: a process's user and system CPU seconds so far (``/proc``).
+* :func:`cpu_s`: a process's user and system CPU seconds so far (``/proc``);
+  :func:`descendants`: a process and its descendants; :func:`stop`: SIGTERM, then SIGKILL.
 * :func:`revision_tree`: ``git archive REV src`` unpacked in a temporary folder (removed
   by the caller): the server of another revision, run from its own sources.
   Compiled engine modules (``.so``) are not in git, so both sides then run the pure
@@ -25,6 +26,7 @@ import subprocess
 import sys
 import tarfile
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # the tests' port helpers: one reading of the range, one check
@@ -37,6 +39,36 @@ def cpu_s(pid: int) -> float:
     """User + system CPU seconds of process ``pid`` so far (Linux ``/proc``)."""
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def descendants(pid: int) -> list[int]:
+    """``pid`` and its descendants, ``pid`` first (``/proc``): a server's supervisor, its
+    fork server and the workers forked from it."""
+    parents: dict[int, int] = {}
+    for d in os.listdir("/proc"):
+        if d.isdigit():
+            try:
+                stat = Path(f"/proc/{d}/stat").read_text()
+                parents[int(d)] = int(stat.rsplit(")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                continue
+    found, todo = [pid], [pid]
+    while todo:
+        parent = todo.pop()
+        kids = [c for c, pp in parents.items() if pp == parent]
+        found.extend(kids)
+        todo.extend(kids)
+    return found
+
+
+def stop(proc: subprocess.Popen[Any], wait_s: float) -> None:
+    """SIGTERM to ``proc`` (a supervisor stops its workers), SIGKILL after ``wait_s``."""
+    proc.terminate()
+    try:
+        proc.wait(wait_s)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait(10)
 
 
 #: the lowest port picked (below: well-known and registered services people run)

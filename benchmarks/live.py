@@ -87,7 +87,7 @@ ROOT = Path(__file__).resolve().parents[1]
 #: the sources the matches are prepared with (``--prepare`` runs with the server's own)
 sys.path.insert(0, os.environ.get("CHUKKER_BENCH_SRC") or str(ROOT / "src"))
 
-from benchports import compiled, pick_ports, revision_tree  # noqa: E402
+from benchports import compiled, descendants, pick_ports, revision_tree, stop  # noqa: E402
 
 from chukker.live import Clock, hash_token  # noqa: E402
 from chukker.store import StoredEvent, open_store  # noqa: E402
@@ -284,20 +284,7 @@ METRICS_AUTH = {"authorization": "Bearer " + METRICS_TOKEN}
 
 def server_pids(pid: int) -> list[int]:
     """``pid`` and its descendants (the workers of ``serve --workers``)."""
-    parents: dict[int, int] = {}
-    for d in os.listdir("/proc"):
-        if d.isdigit():
-            try:
-                parents[int(d)] = int(_stat(int(d))[1])
-            except (OSError, IndexError, ValueError):
-                continue
-    found, todo = [pid], [pid]
-    while todo:
-        p = todo.pop()
-        kids = [c for c, pp in parents.items() if pp == p]
-        found.extend(kids)
-        todo.extend(kids)
-    return found
+    return descendants(pid)
 
 
 def cpu_s(pid: int) -> float:
@@ -618,12 +605,7 @@ async def _bench(args: argparse.Namespace, src: Path, tmp: Path) -> dict[str, An
         for p in procs:
             if p.is_alive():
                 p.kill()
-        server.terminate()  # the supervisor stops its workers
-        try:
-            server.wait(30)
-        except subprocess.TimeoutExpired:
-            server.kill()
-            server.wait(10)
+        stop(server, 30)  # the supervisor stops its workers
     viewers = len(clients) + in_procs
     return {
         "revision": getattr(args, "label", "this tree"),

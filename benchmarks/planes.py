@@ -61,6 +61,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
+from benchports import descendants  # noqa: E402
 from hostile import (  # noqa: E402
     free_port,
     horn_lateness,
@@ -314,27 +315,18 @@ def plane_pids(server: int, port: int) -> list[int]:
             f = line.split()
             if f[3] == "0A" and int(f[1].rsplit(":", 1)[1], 16) == port:
                 inodes.add(f[9])
-    parents: dict[int, int] = {}
-    for st in Path("/proc").glob("[0-9]*/stat"):
-        with contextlib.suppress(OSError, ValueError, IndexError):
-            parents[int(st.parent.name)] = int(st.read_text().rsplit(")", 1)[1].split()[1])
-    family = {server}
-    for _ in range(2):  # children, then grandchildren
-        family |= {c for c, pp in parents.items() if pp in family}
     pids = []
-    for st in Path("/proc").glob("[0-9]*/stat"):
+    for pid in descendants(server)[1:]:
         try:
-            if int(st.parent.name) not in family - {server}:
-                continue
-            fds = list((st.parent / "fd").iterdir())
-        except (OSError, ValueError):
+            fds = list(Path(f"/proc/{pid}/fd").iterdir())
+        except OSError:
             continue
         links = set()
         for fd in fds:
             with contextlib.suppress(OSError):
                 links.add(os.readlink(fd))
         if any(f"socket:[{i}]" in links for i in inodes):
-            pids.append(int(st.parent.name))
+            pids.append(pid)
     return pids
 
 

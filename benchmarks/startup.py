@@ -31,27 +31,10 @@ import httpx
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from benchports import cpu_s, pick_ports  # noqa: E402
+from benchports import cpu_s, descendants, pick_ports, stop  # noqa: E402
 from planes import plane_pids  # noqa: E402
 
 CHUKKER = str(Path(sys.executable).with_name("chukker"))
-
-
-def _family(pid: int) -> list[int]:
-    """``pid`` and its descendants."""
-    parents: dict[int, int] = {}
-    for st in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            parents[int(st.parent.name)] = int(st.read_text().rsplit(")", 1)[1].split()[1])
-        except (OSError, ValueError, IndexError):
-            continue
-    found, todo = [pid], [pid]
-    while todo:
-        parent = todo.pop()
-        kids = [c for c, pp in parents.items() if pp == parent]
-        found += kids
-        todo += kids
-    return found
 
 
 def _answers(url: str) -> bool:
@@ -79,7 +62,7 @@ def one(method: str, folder: Path) -> dict[str, float]:
                 raise RuntimeError(f"{method}: the server did not answer in 60 s")
             time.sleep(0.005)
         ready = time.perf_counter() - t0
-        cpu = sum(cpu_s(p) for p in _family(proc.pid) if Path(f"/proc/{p}").exists())
+        cpu = sum(cpu_s(p) for p in descendants(proc.pid) if Path(f"/proc/{p}").exists())
         (old,) = plane_pids(proc.pid, public)
         time.sleep(0.5)
         t1 = time.perf_counter()
@@ -91,12 +74,7 @@ def one(method: str, folder: Path) -> dict[str, float]:
             time.sleep(0.005)
         back = time.perf_counter() - t1
     finally:
-        proc.send_signal(signal.SIGTERM)
-        try:
-            proc.wait(20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+        stop(proc, 20)
     return {"ready_s": ready, "cpu_s": cpu, "back_s": back}
 
 
