@@ -107,7 +107,7 @@ def prepare_runtime() -> str:
     and (Linux) the fork server started with :data:`PRELOAD`: called by ``chukker serve``
     as soon as it knows it will supervise, so the fork server imports while the
     supervisor opens the database. The caller removes the folder
-    (:func:`supervise` does once it is handed it)."""
+    (:func:`release_runtime`)."""
     runtime = make_runtime_folder()
     # the workers keep their metrics side by side, so any of them answers /metrics for
     # all (prometheus_client's multiprocess mode, read when a worker starts)
@@ -203,13 +203,20 @@ def _watch_supervisor(parent: int, supervisor: int) -> None:
             return
 
 
-def _parent_of(pid: int) -> int | None:
-    """``pid``'s parent, from ``/proc`` (None where it cannot be read)."""
+def _stat(pid: int) -> list[bytes] | None:
+    """The fields of ``/proc/<pid>/stat`` after the command's name (state, parent, ...);
+    None where they cannot be read (the process is gone, or there is no ``/proc``)."""
     try:
         with open(f"/proc/{pid}/stat", "rb") as f:
-            return int(f.read().rsplit(b")", 1)[1].split()[1])
-    except (OSError, ValueError, IndexError):
+            return f.read().rsplit(b")", 1)[1].split()
+    except (OSError, IndexError):
         return None
+
+
+def _parent_of(pid: int) -> int | None:
+    """``pid``'s parent, from ``/proc`` (None where it cannot be read)."""
+    fields = _stat(pid)
+    return int(fields[1]) if fields is not None and len(fields) > 1 else None
 
 
 def _let_go_of_fork_server() -> None:
@@ -326,11 +333,8 @@ def _running(pid: int) -> bool:
         except OSError:  # there, but not ours to signal
             return True
         return True
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as f:
-            return f.read().rsplit(b")", 1)[1].split()[0] not in (b"Z", b"X")
-    except (OSError, IndexError):  # gone (or gone while read)
-        return False
+    fields = _stat(pid)  # None: gone (or gone while read)
+    return fields is not None and len(fields) > 0 and fields[0] not in (b"Z", b"X")
 
 
 class Supervisor:
@@ -449,13 +453,14 @@ def supervise(settings: Any, host: str, port: int, workers: int, *,
 
     ``listening``: the ports' listening sockets (:func:`chukker.web.holders.listen`),
     bound by the caller before anything else; a port missing there is bound here.
-    ``runtime``: the folder :func:`prepare_runtime` made (and its fork server), or None
-    to prepare them here; removed when the processes end."""
+    ``runtime``: the folder :func:`prepare_runtime` made (and its fork server), which its
+    maker removes; or None to prepare them here and remove them when the processes end."""
     listening = dict(listening or {})
     for p in (port, officials_port):
         if p and p not in listening:
             listening[p] = listen(settings.server.officials_address
                                   if p == officials_port and p != port else host, p)
+    own = runtime is None  # a folder handed in is its maker's to remove
     runtime = runtime or prepare_runtime()
     planes = officials_port > 0
     total = workers + 1 if planes else workers
@@ -478,5 +483,6 @@ def supervise(settings: Any, host: str, port: int, workers: int, *,
     try:
         return Supervisor(spec_of, total, planes=planes, listening=listening).run()
     finally:
-        release_runtime(runtime)
+        if own:
+            release_runtime(runtime)
         sys.stdout.flush()
