@@ -35,7 +35,7 @@ from tests import ports
 
 from chukker.config import MqttSettings, Settings
 from chukker.live import Clock, LiveService, Role, WorkerRole, hash_token
-from chukker.store import StoredEvent, StoreError, open_store
+from chukker.store import StoredEvent, StoreError, TournamentEvent, TournamentWrite, open_store
 from chukker.store.notify import LocalNotifier, check_private, parse
 from chukker.store.sqlite import SQLiteStore
 from chukker.web.app import create_app
@@ -112,9 +112,21 @@ def test_workers_a_lost_datagram_costs_latency_never_the_event(tmp_path: Path) -
             lm0 = await w0.load(created.match_id)
             lm1 = await w1.load(created.match_id)
             notifier = w1.store.notifier  # type: ignore[attr-defined]
-            notifier.tell = lambda match_id, seq: None  # every datagram lost
+            # every datagram lost, the plain one and the one that carries the event (an
+            # append sends the latter since issue 43: replacing ``tell`` alone lost none)
+            notifier.tell = lambda match_id, seq: None
+            notifier.tell_event = lambda match_id, stored: None
+            sent = notifier.sent
             await w1.submit(lm1, Role.TIMEKEEPER, "c1", {"type": "bowl_in"})
             await _until(lambda: lm0.seq == 1, "the poll of data_version found the event")
+            assert notifier.sent == sent  # found by the poll, not told
+            # and a tournament's, found in the same trip to the file
+            heard: list[tuple[str | None, int]] = []
+            w0.tournament_hooks.append(lambda tid, seq: heard.append((tid, seq)))
+            write = TournamentWrite(TournamentEvent(1, "moved", {"match": "p1"}, 5))
+            await asyncio.to_thread(w1.store.append_tournament, "cup", write)
+            await _until(lambda: ("cup", 1) in heard, "the poll found the tournament's event")
+            assert notifier.sent == sent
 
     asyncio.run(body())
 
