@@ -236,19 +236,6 @@ class SQLiteStore:
                 "WHERE rowid > ? AND rowid <= ? GROUP BY tournament_id", (rowid, top)).fetchall()
         return int(top), [(tournament_key(str(t)), int(q)) for t, q in rows]
 
-    def _poll(self, version: int, rowid: int, trowid: int
-              ) -> tuple[int, int, int, list[tuple[str, int]]]:
-        """One poll of :meth:`notifications`, in one trip to a thread (issue 43: three
-        trips woke the event loop three times a poll): the file's ``data_version`` and,
-        if it changed, the matches' and the tournaments' appends since ``rowid`` and
-        ``trowid``. Returns the new version, rowids and ``(match_id, last seq)``s."""
-        now = self.data_version()
-        if now == version:
-            return version, rowid, trowid, []
-        rowid, found = self.appended_since(rowid)
-        trowid, more = self.tournaments_appended_since(trowid)
-        return now, rowid, trowid, found + more
-
     async def notifications(
         self, on_listening: Callable[[], Awaitable[object]] | None = None,
     ) -> AsyncIterator[tuple[str, int]]:
@@ -279,8 +266,14 @@ class SQLiteStore:
                 if time.monotonic() < next_poll:
                     continue
                 next_poll = time.monotonic() + POLL_S
-                version, rowid, trowid, found = await asyncio.to_thread(
-                    self._poll, version, rowid, trowid)
+                now = await asyncio.to_thread(self.data_version)
+                if now == version:
+                    continue
+                version = now
+                rowid, found = await asyncio.to_thread(self.appended_since, rowid)
+                for told in found:
+                    yield told
+                trowid, found = await asyncio.to_thread(self.tournaments_appended_since, trowid)
                 for told in found:
                     yield told
         finally:
