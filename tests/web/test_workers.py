@@ -724,6 +724,10 @@ def test_a_fork_server_killed_9_never_leaves_two_horn_keepers_side_by_side(
         assert old is not None
         (server,) = [c for c in _children(w.proc.pid)
                      if b"forkserver" in Path(f"/proc/{c}/cmdline").read_bytes()]
+        # every worker of the old fork server: for a moment after the kill they are still
+        # its children (a SIGKILL is delivered, not yet done), and not new ones
+        before = {c for h in _children(w.proc.pid) for c in _children(h)}
+        assert old["pid"] in before
         os.kill(server, signal.SIGKILL)
         gone_at = None
         end = time.monotonic() + 60
@@ -733,7 +737,7 @@ def test_a_fork_server_killed_9_never_leaves_two_horn_keepers_side_by_side(
             if gone_at is None and not _alive(old["pid"]):
                 gone_at = now
             started = [c for h in _children(w.proc.pid) for c in _children(h)
-                       if c != old["pid"] and _alive(c)]
+                       if c not in before and _alive(c)]
             if started:
                 assert gone_at is not None, "a new worker beside the old horn keeper"
                 break
