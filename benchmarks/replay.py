@@ -45,6 +45,11 @@ marshal, probes built once, a native pending free hit, and the collector");
     python benchmarks/replay.py --undo [--matches 2000]
     python benchmarks/replay.py --fold [--matches 600]
     python benchmarks/replay.py --dropped [--matches 300] [--short 5000]
+    python benchmarks/replay.py --collector-off [--matches 1000] [--short 5000]
+
+``--collector-off`` (issue 46) runs the main measurements with the cyclic garbage
+collector off, to tell what it takes of each side: every parsed record and every report
+is kept until the run ends, and the collector reads them again as they accumulate.
 
 ``--club`` (issue 33) replays the same records twice: under their base edition, and as a
 club's edition of it (``"rules": "club"``, a warning 20 s before the end and an injury
@@ -120,20 +125,25 @@ def best(fn: Callable[[], object], repeat: int) -> float:
     return min(times)
 
 
-def measure(texts: list[str], repeat: int) -> tuple[int, float, float, float, float, float]:
+def measure(texts: list[str], repeat: int, collector: bool = True,
+            ) -> tuple[int, float, float, float, float, float]:
     """Events, and the seconds of ``json.loads``, the engine, strict replay, from text to
-    report, and ``json.loads`` then strict replay."""
+    report, and ``json.loads`` then strict replay (``collector=False``: with the cyclic
+    garbage collector off, to tell its share on each side)."""
     docs = [json.loads(t) for t in texts]
     n_events = sum(len(d["events"]) for d in docs)
     # the parsed records are input, not garbage: keep the collector from rescanning
     # them during the measurements (each still pays for its own objects)
     gc.collect()
     gc.freeze()
+    if not collector:
+        gc.disable()
     t_json = best(lambda: [json.loads(t) for t in texts], repeat)
     t_engine = best(lambda: [replay(d, strict=False) for d in docs], repeat)
     t_strict = best(lambda: [replay(d) for d in docs], repeat)
     t_text = best(lambda: [replay_text(t) for t in texts], repeat)
     t_old = best(lambda: [_old_text(t) for t in texts], repeat)
+    gc.enable()
     gc.unfreeze()
     return n_events, t_json, t_engine, t_strict, t_text, t_old
 
@@ -293,6 +303,8 @@ def main() -> None:
                     help="the fold alone on typed events, gc off (issue 46)")
     ap.add_argument("--dropped", action="store_true",
                     help="each report and each parsed record dropped at once (issue 46)")
+    ap.add_argument("--collector-off", action="store_true",
+                    help="the garbage collector off during the measurements: its share")
     ap.add_argument("--matches", type=int, default=10_000)
     ap.add_argument("--short", type=int, default=20_000, help="records of 16 events")
     ap.add_argument("--repeat", type=int, default=3)
@@ -317,8 +329,10 @@ def main() -> None:
         f"engine: {'compiled (mypyc)' if NATIVE else 'pure Python'}; generated {a.matches} "
         f"matches and {a.short} short records in {time.perf_counter() - t0:.1f} s"
     )
-    n, t_json, t_engine, t_strict, t_text, t_old = measure(texts, a.repeat)
-    print(f"{n} events ({n / a.matches:.0f} per match)")
+    on = not a.collector_off
+    n, t_json, t_engine, t_strict, t_text, t_old = measure(texts, a.repeat, on)
+    print(f"{n} events ({n / a.matches:.0f} per match)"
+          + ("" if on else "; the garbage collector off during the measurements"))
     print(f"json.loads : {t_json:8.3f} s  {n / t_json:12,.0f} events/s")
     print(f"engine     : {t_engine:8.3f} s  {n / t_engine:12,.0f} events/s"
           f"  ({t_engine / t_json:.2f}x json.loads)")
@@ -327,13 +341,13 @@ def main() -> None:
     print(f"text       : {t_text:8.3f} s  {n / t_text:12,.0f} events/s"
           f"  ({t_text / t_json:.2f}x json.loads; json.loads then strict: "
           f"{t_old / t_json:.2f}x, {t_old / t_text:.2f}x as long)")
-    sn, s_json, _, s_strict, s_text, s_old = measure(shorts, a.repeat)
+    sn, s_json, _, s_strict, s_text, s_old = measure(shorts, a.repeat, on)
     print(f"short      : {s_strict / a.short * 1e6:8.1f} us a record of {sn / a.short:.0f} events"
           f"  ({s_strict / s_json:.2f}x json.loads: {s_json / a.short * 1e6:.1f} us)")
     print(f"short text : {s_text / a.short * 1e6:8.1f} us from text to report"
           f"  ({s_text / s_json:.2f}x json.loads; json.loads then strict: "
           f"{s_old / s_json:.2f}x)")
-    _, u_json, _, u_strict, u_text, _ = measure(distinct(shorts), a.repeat)
+    _, u_json, _, u_strict, u_text, _ = measure(distinct(shorts), a.repeat, on)
     print(f"short new  : {u_strict / a.short * 1e6:8.1f} us, every header new"
           f"  ({u_strict / u_json:.2f}x json.loads: {u_json / a.short * 1e6:.1f} us); "
           f"from text {u_text / a.short * 1e6:.1f} us ({u_text / u_json:.2f}x)")
