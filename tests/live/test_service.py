@@ -120,6 +120,55 @@ def test_listener_hears_each_key_press_as_stored_and_the_state_after_it(tmp_path
     assert last["server_time"] == WALL0 + 12_500
 
 
+class Following(Heard):
+    """A listener of some matches only (as the tournaments' is of their live matches)."""
+
+    def __init__(self, *matches: str) -> None:
+        super().__init__()
+        self.matches = set(matches)
+
+    def follows(self, match_id: str) -> bool:
+        return match_id in self.matches
+
+
+def test_listener_that_does_not_follow_a_match_costs_its_key_presses_no_report(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """With no stream, no publisher and no listener following the match (the officials'
+    process, a match in no tournament), no report is made before a key press is
+    answered; the listener still hears the event. Once it follows the match, it hears
+    the state after each event again; a listener without ``follows`` follows them all."""
+    reports: list[str] = []
+    made = LiveService.report
+
+    def counted(self: LiveService, lm: Any, at_ms: int | None = None) -> dict[str, Any]:
+        reports.append(lm.id)
+        return made(self, lm, at_ms)
+
+    monkeypatch.setattr(LiveService, "report", counted)
+    some = Following()
+
+    async def body(svc: LiveService, clock: VirtualClock) -> tuple[int, int]:
+        svc.add_listener(some)
+        created = await svc.create_match(copy.deepcopy(HEADER))
+        lm = await svc.load(created.match_id)
+        await svc.submit(lm, Role.TIMEKEEPER, "c1", {"type": "bowl_in"})
+        none_made = len(reports)
+        some.matches.add(lm.id)  # the match becomes a tournament's live match
+        await svc.submit(lm, Role.TIMEKEEPER, "c2", {"type": "whistle"})
+        svc.remove_listener(some)
+        every = Heard()  # no ``follows``: every match
+        svc.add_listener(every)
+        await svc.submit(lm, Role.TIMEKEEPER, "c3", {"type": "bowl_in"})
+        assert [seq for _, seq, _ in every.states] == [3]
+        return none_made, len(reports)
+
+    none_made, after = run(tmp_path, body)
+    assert none_made == 0
+    assert [seq for _, seq, _ in some.events] == [1, 2]
+    assert [seq for _, seq, _ in some.states] == [2]
+    assert after == 2
+
+
 def test_listener_hears_the_horn_its_server_sounds(tmp_path: Path) -> None:
     heard = Heard()
 

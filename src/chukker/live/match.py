@@ -36,7 +36,10 @@ class Listener(Protocol):
 
     Called synchronously on the event loop's thread: a listener must neither
     block nor raise (the service logs and swallows its exceptions); an adapter
-    queues its own work.
+    queues its own work. A listener may also have ``follows(match_id) -> bool``: where
+    it answers False, and no stream or publisher wants the match either, the service
+    makes no report after an event (``on_state`` is not called for it; ``on_event``
+    is); without it a listener follows every match.
     """
 
     def on_state(self, match_id: str, seq: int, report: Mapping[str, Any]) -> None:

@@ -723,11 +723,23 @@ class LiveService:
             if lm.subscribers:
                 self._enqueue(lm, data)
 
+    def _follows(self, match_id: str) -> bool:
+        """Whether a listener wants ``match_id``'s state: one without ``follows`` wants
+        every match's (the arena feeds, NATS); the tournaments' only their live matches'."""
+        for listener in self._listeners:
+            follows = getattr(listener, "follows", None)
+            if follows is None or follows(match_id):
+                return True
+        return False
+
     def _publish_event(self, lm: LiveMatch, e: StoredEvent) -> None:
-        if not self._listeners and not lm.subscribers and self.on_publish is None:
+        if not lm.subscribers and self.on_publish is None and not self._follows(lm.id):
             # nobody hears it here (the officials' process: its crowd is on the public
-            # port): no report, no message; a stream opening later starts from a report
-            # made then (``_state_message``), as after a load
+            # port, and a match in no tournament is nothing to the tournaments'
+            # listener): no report, no message, before the key press is answered; a
+            # stream opening later starts from a report made then (``_state_message``)
+            if self._listeners:
+                self._tell("on_event", lm.id, e.seq, e.event)
             lm.last_report = None
             return
         rep = self.report(lm, max(e.at_ms, 0))

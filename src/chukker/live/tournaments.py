@@ -287,6 +287,11 @@ class TournamentService:
         return last
 
     # ---------------------------------------------------------- listening to matches
+    def follows(self, match_id: str) -> bool:
+        """Only a tournament's live matches change it: for any other match the live
+        service need not make a report for this listener (:class:`Listener`)."""
+        return match_id in self.of_match
+
     def on_state(self, match_id: str, seq: int, report: Mapping[str, Any]) -> None:
         tid = self.of_match.get(match_id)
         if tid is not None:
