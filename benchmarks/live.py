@@ -869,7 +869,7 @@ def main() -> None:
     print(
         f"  during the fan-out: collections by generation {st['gc_count']} taking "
         f"{ {g: round(ms, 1) for g, ms in st['gc_ms'].items()} } ms; "
-        f"{st['loop_ticks_late_20ms']:.0f} of {st['loop_ticks']:.0f} loop ticks (100 ms) "
+        f"{st['loop_ticks_late_20ms']:.0f} of {st['loop_ticks']:.0f} loop ticks (1 s) "
         f"more than 20 ms late"
     )
     print(

@@ -69,7 +69,7 @@ class LoopNotifier:
 
     >>> n = LoopNotifier()
     >>> n.tell("m1", 3)
-    >>> asyncio.run(n.receive(0.1))
+    >>> asyncio.run(n.receive(0.0))  # told already: no wait
     [('m1', 3)]
     """
 
@@ -93,7 +93,7 @@ class LoopNotifier:
             self._told.clear()
         return out
 
-    async def receive(self, timeout: float) -> list[tuple[str, int]]:
+    async def receive(self, until: float) -> list[tuple[str, int]]:
         if self._ready is None or self._loop is not asyncio.get_running_loop():
             self._loop, self._ready = asyncio.get_running_loop(), asyncio.Event()
         got = self.pending()
@@ -104,7 +104,7 @@ class LoopNotifier:
         if got:
             return got
         with contextlib.suppress(TimeoutError):
-            async with asyncio.timeout(timeout):
+            async with asyncio.timeout_at(until):
                 await self._ready.wait()
         return self.pending()
 

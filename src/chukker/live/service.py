@@ -41,6 +41,7 @@ from typing import Any, TypeVar
 
 import msgspec
 
+from chukker import ticks
 from chukker.errors import ChukkerError
 from chukker.live import fanout
 from chukker.live.clock import Clock
@@ -710,7 +711,7 @@ class LiveService:
         ``KEEPALIVE_S`` without a byte."""
         while True:
             every = self.keepalive_every()
-            await asyncio.sleep(every)
+            await ticks.sleep_to(every)  # on the process's grid
             quiet = time.monotonic() - every
             for lm in list(self._matches.values()):
                 if lm.subscribers and lm.sent <= quiet:

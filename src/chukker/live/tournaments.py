@@ -33,6 +33,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from chukker import ticks
 from chukker.live.fanout import Outbox, Subscriber
 from chukker.live.service import LiveService, hash_token, new_match_id
 from chukker.live.tournament_log import (
@@ -372,7 +373,7 @@ class TournamentService:
     async def _keepalive_loop(self) -> None:
         while True:
             every = self.live.keepalive_every()
-            await asyncio.sleep(every)
+            await ticks.sleep_to(every)  # on the process's grid
             quiet = time.monotonic() - every
             for lt in list(self.items.values()):
                 if lt.sent > quiet:

@@ -16,7 +16,7 @@ chukker_refusals_total                    counter    refused requests, by code
 chukker_events_total                      counter    accepted events
 chukker_horns_total                       counter    horns sounded
 chukker_gc_pause_seconds                  histogram  garbage-collector pauses, by generation
-chukker_loop_lag_seconds                  histogram  event-loop lateness of a 100 ms tick
+chukker_loop_lag_seconds                  histogram  event-loop lateness of a 1 s tick
 chukker_officials_door_total              counter    officials' port: requests refused
                                                      (429), connections reset at the door,
                                                      addresses shut out, by ``outcome``
@@ -48,6 +48,8 @@ from prometheus_client import (
     ProcessCollector as _ProcessCollector,
 )
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
+
+from chukker import ticks
 
 REGISTRY = CollectorRegistry(auto_describe=True)
 _ProcessCollector(registry=REGISTRY)
@@ -239,7 +241,7 @@ def stream_kind(path_hint: str | None) -> str:
 GC_PAUSE = Histogram("chukker_gc_pause_seconds", "Garbage-collector pauses, by generation",
                      ["generation"], buckets=_FINE, registry=REGISTRY)
 LOOP_LAG = Histogram("chukker_loop_lag_seconds",
-                     "How late the event loop ran a 100 ms tick (what delays a fan-out or horn)",
+                     "How late the event loop ran its 1 s tick (what delays a fan-out or a horn)",
                      buckets=_FINE, registry=REGISTRY)
 _gc_started: list[float] = []
 
@@ -263,10 +265,19 @@ def watch_gc() -> None:
         gc.callbacks.append(_on_gc)
 
 
-async def watch_loop(every_s: float = 0.1) -> None:
-    """Measure the event loop's lateness on a tick, forever (a task of the server)."""
+#: seconds between two measures of the event loop's lateness (on the process's one grid)
+LAG_EVERY_S = 1.0
+
+
+async def watch_loop(every_s: float = LAG_EVERY_S) -> None:
+    """Measure the event loop's lateness on a tick, forever (a task of the server).
+
+    The tick falls on the whole seconds of the loop's clock with the process's other
+    housekeeping (:mod:`chukker.ticks`): an idle server wakes once a second for all of
+    it. A stall of a second or more is always seen; a shorter one by chance, in
+    proportion to its length (the fan-out's own histogram and the collector's pauses
+    time the rest)."""
     loop = asyncio.get_running_loop()
     while True:
-        due = loop.time() + every_s
-        await asyncio.sleep(every_s)
+        due = await ticks.sleep_to(every_s)
         LOOP_LAG.observe(max(0.0, loop.time() - due))

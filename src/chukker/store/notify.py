@@ -60,7 +60,10 @@ class Notifier(Protocol):
 
     def tell(self, match_id: str, seq: int) -> None: ...
 
-    async def receive(self, timeout: float) -> list[tuple[str, int]]: ...
+    async def receive(self, until: float) -> list[tuple[str, int]]:
+        """What is told before the running loop's time ``until`` (an absolute deadline:
+        the caller's polls fall on the process's grid, :mod:`chukker.ticks`)."""
+        ...
 
     def close(self) -> None: ...
 
@@ -236,8 +239,9 @@ class LocalNotifier:
                 if event is not None:
                     keep(self.kept, got, event)
 
-    async def receive(self, timeout: float) -> list[tuple[str, int]]:
-        """What the other workers tell within ``timeout`` seconds (empty if nothing)."""
+    async def receive(self, until: float) -> list[tuple[str, int]]:
+        """What the other workers tell before the loop's time ``until`` (empty if
+        nothing)."""
         got = self.pending()
         if got:
             return got
@@ -251,7 +255,8 @@ class LocalNotifier:
         loop.add_reader(self._rx.fileno(), readable)
         try:
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(waiter, timeout)
+                async with asyncio.timeout_at(until):
+                    await waiter
         finally:
             loop.remove_reader(self._rx.fileno())
         return self.pending()

@@ -23,6 +23,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from chukker import ticks
 from chukker.store.base import (
     EVENT_COLS,
     MATCH_COLS,
@@ -259,13 +260,16 @@ class SQLiteStore:
         try:
             if on_listening is not None:
                 await on_listening()
-            next_poll = time.monotonic() + POLL_S
+            # the polls fall on the process's grid (chukker.ticks): with its other
+            # housekeeping, one wake-up
+            loop = asyncio.get_running_loop()
+            next_poll = ticks.deadline(POLL_S, loop.time())
             while True:
-                for told in await notifier.receive(max(0.0, next_poll - time.monotonic())):
+                for told in await notifier.receive(next_poll):
                     yield told
-                if time.monotonic() < next_poll:
+                if loop.time() < next_poll - ticks.NEAR_S:
                     continue
-                next_poll = time.monotonic() + POLL_S
+                next_poll = ticks.deadline(POLL_S, loop.time())
                 now = await asyncio.to_thread(self.data_version)
                 if now == version:
                     continue

@@ -50,6 +50,7 @@ from dataclasses import dataclass
 from types import FrameType
 from typing import Any
 
+from chukker import ticks
 from chukker.ops import metrics
 from chukker.web.holders import listen
 
@@ -59,6 +60,10 @@ STOP_WAIT_S = 10.0
 YOUNG_S = 10.0
 #: the pause before starting a worker again: first, then doubling up to the last
 RESTART_PAUSE_S = (0.2, 10.0)
+#: the supervisor's longest wait between two looks at its workers: while one is to be
+#: started again (or no signal can wake it), then with all running (a worker's end and a
+#: stop wake it at once; the long wait only bounds what a missed wake-up could cost)
+WAIT_S = (0.2, 5.0)
 #: seconds between a worker's checks that its supervisor is still there
 ORPHAN_CHECK_S = 1.0
 #: the most workers (a typo like --workers 200 should not fork-bomb the laptop)
@@ -181,6 +186,38 @@ def stopping_server(config: Any, service: Any) -> Any:
     import uvicorn
 
     class Server(uvicorn.Server):
+        _woken: tuple[asyncio.AbstractEventLoop, asyncio.Event] | None = None
+        _exit = False
+
+        @property
+        def should_exit(self) -> bool:
+            return self._exit
+
+        @should_exit.setter
+        def should_exit(self, value: bool) -> None:
+            """Set by a signal, a test or a supervisor's stop: the tick waking at once."""
+            self._exit = value
+            woken = self._woken
+            if value and woken is not None:
+                with contextlib.suppress(RuntimeError):  # the loop has closed
+                    woken[0].call_soon_threadsafe(woken[1].set)
+
+        async def main_loop(self) -> None:
+            """uvicorn's tick (the date header, the exit check) once a second on the
+            process's grid (:mod:`chukker.ticks`) instead of every 0.1 s; a stop wakes
+            it at once."""
+            loop = asyncio.get_running_loop()
+            woken = asyncio.Event()
+            self._woken = (loop, woken)
+            counter = 0
+            should_exit = await self.on_tick(counter)
+            while not should_exit:
+                counter = (counter + 10) % 864000  # each tick is a second: the date's
+                with contextlib.suppress(TimeoutError):
+                    async with asyncio.timeout_at(ticks.deadline(1.0, loop.time())):
+                        await woken.wait()
+                should_exit = await self.on_tick(counter)
+
         def handle_exit(self, sig: int, frame: FrameType | None) -> None:
             service.stopped = True  # /readyz answers 503 from now on
             with contextlib.suppress(RuntimeError):
@@ -377,12 +414,25 @@ class Supervisor:
     def run(self) -> int:
         """Supervise until SIGINT or SIGTERM; the exit status (0)."""
         old = {sig: signal.signal(sig, self._stop) for sig in (signal.SIGINT, signal.SIGTERM)}
+        # a signal wakes the wait below at once (its handler alone would run only when the
+        # wait's timeout ends): so the wait need not wake twice a second to see a stop
+        woken, waker = socket.socketpair()
+        waker.setblocking(False)
+        woken.setblocking(False)
+        try:
+            old_fd: int | None = signal.set_wakeup_fd(waker.fileno(), warn_on_full_buffer=False)
+        except ValueError:  # not the main thread: no wake-up, the short timeout
+            old_fd = None
         try:
             for i in range(self.workers):
                 self._start(i)
             while not self.stopping:
                 alive = [p.sentinel for p in self.procs if p is not None and p.is_alive()]
-                multiprocessing.connection.wait(alive, timeout=0.5)
+                pending = old_fd is None or any(p is None for p in self.procs)
+                multiprocessing.connection.wait(
+                    [*alive, woken], timeout=WAIT_S[0] if pending else WAIT_S[1])
+                with contextlib.suppress(OSError):
+                    woken.recv(4096)
                 now = time.monotonic()
                 for i, p in enumerate(self.procs):
                     if self.stopping:
@@ -406,6 +456,10 @@ class Supervisor:
             self.stop_all()
             for sig, handler in old.items():
                 signal.signal(sig, handler)
+            if old_fd is not None:
+                signal.set_wakeup_fd(old_fd)
+            woken.close()
+            waker.close()
         return 0
 
     def _still_leaving(self, i: int, now: float) -> bool:
