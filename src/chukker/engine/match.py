@@ -28,6 +28,7 @@ chukker.engine.errors.EngineError: event 3 (goal at 460.000 s): the ball is dead
 
 from __future__ import annotations
 
+import gc
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
@@ -279,16 +280,30 @@ def replay(
 
     The path ``chukker replay`` and :func:`chukker.record.replay` take: ``events`` as
     their classes (a record's dicts are typed in one msgspec call), folded, then reported.
+
+    The cyclic garbage collector waits while a record is replayed: the fold's objects
+    (a ``Recorded`` an event, the clock's, the notices) live until the report is made
+    and then go by their reference counts, so the collector would only walk them again
+    and again (about an eighth of a long record's replay, ``docs/engine.md``, *The
+    collector waits for a replay*). The fold makes no cycle for it to find. A collector
+    already off (by the caller, or by another thread replaying now) is left as it is.
     """
-    fold = Fold(setup)
-    fold.feed(events, until_ms=INF if at_ms is None else at_ms)
-    core = fold.core
-    if at_ms is None:
-        core.advance(INF)
-        return _report(fold, core, core.now)
-    core.advance(at_ms)
-    core.now = max(core.now, at_ms)
-    return _report(fold, core, at_ms)
+    paused = gc.isenabled()
+    if paused:
+        gc.disable()
+    try:
+        fold = Fold(setup)
+        fold.feed(events, until_ms=INF if at_ms is None else at_ms)
+        core = fold.core
+        if at_ms is None:
+            core.advance(INF)
+            return _report(fold, core, core.now)
+        core.advance(at_ms)
+        core.now = max(core.now, at_ms)
+        return _report(fold, core, at_ms)
+    finally:
+        if paused:
+            gc.enable()
 
 
 def check(setup: Setup, events: Sequence[Mapping[str, Any]]) -> list[EngineError]:

@@ -10,6 +10,7 @@
 
 from __future__ import annotations
 
+import gc
 from collections.abc import Mapping
 from typing import Any
 
@@ -48,7 +49,22 @@ def replay(
 
     ``strict=False`` leaves the events to the engine alone (which refuses any bad input
     with an :class:`EngineError`, never another exception): for records already checked,
-    e.g. by :func:`loads`."""
+    e.g. by :func:`loads`.
+
+    The collector waits for the whole of it, the events' typing included, as it does
+    for the engine's replay (:func:`chukker.engine.replay`)."""
+    paused = gc.isenabled()
+    if paused:
+        gc.disable()
+    try:
+        return _replay_record(record, at_ms, strict)
+    finally:
+        if paused:
+            gc.enable()
+
+
+def _replay_record(record: Mapping[str, Any], at_ms: int | None, strict: bool
+                   ) -> dict[str, Any]:
     setup = record_setup(record)
     events = record.get("events", [])
     if not strict:
@@ -83,11 +99,18 @@ def replay_text(text: str, fmt: Format = "json", at_ms: int | None = None) -> di
     >>> replay_text(text, at_ms=70_000)["score"]
     {'A': 1, 'B': 0}
     """
-    if fmt == "json":
-        got = read_setup_and_events(text)
-        if got is not None:
-            return _replay(got[0], got[1], at_ms)
-    return replay(parse(text, fmt), at_ms)
+    paused = gc.isenabled()
+    if paused:
+        gc.disable()  # as for replay(): the decoding and the fold, one wait
+    try:
+        if fmt == "json":
+            got = read_setup_and_events(text)
+            if got is not None:
+                return _replay(got[0], got[1], at_ms)
+        return replay(parse(text, fmt), at_ms)
+    finally:
+        if paused:
+            gc.enable()
 
 
 def check(record: Mapping[str, Any]) -> list[ValueError]:
