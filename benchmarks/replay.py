@@ -38,7 +38,10 @@ records 1.57x-1.69x at ``--matches 1000 --short 5000`` (``3761c42``: 0.77x-0.93x
 1.59x-1.89x), strict 0.79x and short 1.40x with the defaults, and with ``--dropped``
 0.99x-1.00x and 1.58x-1.62x (``docs/engine.md``, "The short record: the header's
 marshal, probes built once, a native pending free hit, and the collector");
-``benchmarks/replay_msgspec.py`` measures msgspec as the record's typed decoder.
+with the collector waiting while a record is replayed (2026-12-06 19:00 UTC, an AMD
+EPYC, load 0.3-0.7) strict 0.52x-0.61x and short records 0.62x-0.74x with the defaults,
+the same from a plain install of the sdist (``docs/engine.md``, "The collector waits
+for a replay"); ``benchmarks/replay_msgspec.py`` measures msgspec as the record's typed decoder.
 
     python benchmarks/replay.py [--matches 10000] [--short 20000] [--repeat 3]
     python benchmarks/replay.py --club [--matches 4000]
