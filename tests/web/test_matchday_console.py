@@ -38,8 +38,13 @@ def create(server: Any, **options: Any) -> dict[str, Any]:
     return body
 
 
-def console(browser: Any, server: Any, m: dict[str, Any], lang: str = "en") -> Any:
+def console(browser: Any, server: Any, m: dict[str, Any], lang: str = "en",
+            route: tuple[str, Any] | None = None) -> Any:
+    """The console of match ``m``; ``route``: a pattern and its handler, set on the
+    browser's context before the page exists, so that no request of the page escapes it."""
     ctx = browser.new_context(viewport={"width": 1366, "height": 768})
+    if route is not None:
+        ctx.route(*route)
     page = ctx.new_page()
     page.goto(f"{server.url}/m/{m['match_id']}/console?lang={lang}"
               f"#token={m['timekeeper_token']}")
@@ -221,10 +226,12 @@ def test_busy_server_is_retried_with_the_same_command_id(browser: Any,
     from playwright.sync_api import expect
 
     m = create(live_server)
-    tk = console(browser, live_server, m)
     seen: list[str] = []
 
     def busy_once(route: Any) -> None:
+        if route.request.method != "POST":
+            route.continue_()
+            return
         body = json.loads(route.request.post_data or "{}")
         seen.append(body["command_id"])
         if len(seen) == 1:
@@ -235,7 +242,7 @@ def test_busy_server_is_retried_with_the_same_command_id(browser: Any,
         else:
             route.continue_()
 
-    tk.route("**/api/matches/*/events", busy_once)
+    tk = console(browser, live_server, m, route=("**/api/matches/*/events", busy_once))
     tk.keyboard.press("Space")
     expect(tk.locator("[data-status]")).to_have_text("In play", timeout=10_000)
     end = time.monotonic() + 10  # the route's handler runs when Playwright is next waited on
