@@ -28,11 +28,12 @@ chukker.engine.errors.EngineError: event 3 (goal at 460.000 s): the ball is dead
 
 from __future__ import annotations
 
+import functools
 import gc
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Any
+from typing import Any, ParamSpec, TypeVar
 
 from chukker.engine.allowed import allowed_now, probe
 from chukker.engine.core import Core
@@ -271,6 +272,39 @@ class Match:
         return doc
 
 
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
+
+
+def collector_waits(fn: Callable[_P, _R]) -> Callable[_P, _R]:
+    """``fn`` with the cyclic garbage collector off while it runs, and back on after
+    (``try``/``finally``) where it was on: a collector already off (by the caller, or by
+    another thread replaying now) is left as it is. For replays: the fold's objects (a
+    ``Recorded`` an event, the clock's, the notices) live until the report is made and
+    then go by their reference counts, so the collector would only walk them again and
+    again (about an eighth of a long record's replay, ``docs/engine.md``, *The collector
+    waits for a replay*). The fold makes no cycle for it to find.
+
+    >>> collector_waits(gc.isenabled)()
+    False
+    >>> gc.isenabled()
+    True
+    """
+
+    @functools.wraps(fn)
+    def waiting(*args: _P.args, **kwargs: _P.kwargs) -> _R:
+        if not gc.isenabled():
+            return fn(*args, **kwargs)
+        gc.disable()
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            gc.enable()
+
+    return waiting
+
+
+@collector_waits
 def replay(
     setup: Setup,
     events: Sequence[TypedEvent | Mapping[str, Any]],
@@ -279,31 +313,18 @@ def replay(
     """Replay ``events`` and report the state at ``at_ms`` (``None``: run on).
 
     The path ``chukker replay`` and :func:`chukker.record.replay` take: ``events`` as
-    their classes (a record's dicts are typed in one msgspec call), folded, then reported.
-
-    The cyclic garbage collector waits while a record is replayed: the fold's objects
-    (a ``Recorded`` an event, the clock's, the notices) live until the report is made
-    and then go by their reference counts, so the collector would only walk them again
-    and again (about an eighth of a long record's replay, ``docs/engine.md``, *The
-    collector waits for a replay*). The fold makes no cycle for it to find. A collector
-    already off (by the caller, or by another thread replaying now) is left as it is.
+    their classes (a record's dicts are typed in one msgspec call), folded, then reported,
+    the collector waiting (:func:`collector_waits`).
     """
-    paused = gc.isenabled()
-    if paused:
-        gc.disable()
-    try:
-        fold = Fold(setup)
-        fold.feed(events, until_ms=INF if at_ms is None else at_ms)
-        core = fold.core
-        if at_ms is None:
-            core.advance(INF)
-            return _report(fold, core, core.now)
-        core.advance(at_ms)
-        core.now = max(core.now, at_ms)
-        return _report(fold, core, at_ms)
-    finally:
-        if paused:
-            gc.enable()
+    fold = Fold(setup)
+    fold.feed(events, until_ms=INF if at_ms is None else at_ms)
+    core = fold.core
+    if at_ms is None:
+        core.advance(INF)
+        return _report(fold, core, core.now)
+    core.advance(at_ms)
+    core.now = max(core.now, at_ms)
+    return _report(fold, core, at_ms)
 
 
 def check(setup: Setup, events: Sequence[Mapping[str, Any]]) -> list[EngineError]:

@@ -10,7 +10,6 @@
 
 from __future__ import annotations
 
-import gc
 from collections.abc import Mapping
 from typing import Any
 
@@ -18,6 +17,7 @@ from chukker.engine import EngineError
 from chukker.engine import check as _check
 from chukker.engine import replay as _replay
 from chukker.engine.events import convert_events
+from chukker.engine.match import collector_waits
 from chukker.record.definitions import free_text_plain, plain_ascii, validate_event
 from chukker.record.errors import RecordError
 from chukker.record.io import (
@@ -40,6 +40,7 @@ from chukker.record.io import (
 from chukker.record.schema import schema
 
 
+@collector_waits
 def replay(
     record: Mapping[str, Any], at_ms: int | None = None, *, strict: bool = True
 ) -> dict[str, Any]:
@@ -52,19 +53,7 @@ def replay(
     e.g. by :func:`loads`.
 
     The collector waits for the whole of it, the events' typing included, as it does
-    for the engine's replay (:func:`chukker.engine.replay`)."""
-    paused = gc.isenabled()
-    if paused:
-        gc.disable()
-    try:
-        return _replay_record(record, at_ms, strict)
-    finally:
-        if paused:
-            gc.enable()
-
-
-def _replay_record(record: Mapping[str, Any], at_ms: int | None, strict: bool
-                   ) -> dict[str, Any]:
+    for the engine's replay (:func:`chukker.engine.match.collector_waits`)."""
     setup = record_setup(record)
     events = record.get("events", [])
     if not strict:
@@ -87,6 +76,7 @@ def _replay_record(record: Mapping[str, Any], at_ms: int | None, strict: bool
     raise bad[1]
 
 
+@collector_waits  # the decoding and the fold, one wait
 def replay_text(text: str, fmt: Format = "json", at_ms: int | None = None) -> dict[str, Any]:
     """:func:`replay` of a record's text, read once: a JSON record's events decoded
     straight into their classes (:func:`read_typed`, issue 46), any other text parsed
@@ -99,18 +89,11 @@ def replay_text(text: str, fmt: Format = "json", at_ms: int | None = None) -> di
     >>> replay_text(text, at_ms=70_000)["score"]
     {'A': 1, 'B': 0}
     """
-    paused = gc.isenabled()
-    if paused:
-        gc.disable()  # as for replay(): the decoding and the fold, one wait
-    try:
-        if fmt == "json":
-            got = read_setup_and_events(text)
-            if got is not None:
-                return _replay(got[0], got[1], at_ms)
-        return replay(parse(text, fmt), at_ms)
-    finally:
-        if paused:
-            gc.enable()
+    if fmt == "json":
+        got = read_setup_and_events(text)
+        if got is not None:
+            return _replay(got[0], got[1], at_ms)
+    return replay(parse(text, fmt), at_ms)
 
 
 def check(record: Mapping[str, Any]) -> list[ValueError]:
