@@ -25,15 +25,12 @@ import pytest
 import uvicorn
 from hypothesis import given
 from hypothesis import strategies as st
+from tests.web.test_workers import _pair, _stop
 
 from chukker import ticks
-from chukker.live import LiveService
 from chukker.ops import metrics
-from chukker.store import open_store
-from chukker.store.notify import POLL_S, LocalNotifier
-from chukker.store.sqlite import SQLiteStore
+from chukker.store.notify import POLL_S
 from chukker.web import workers
-from chukker.web.workers import make_runtime_folder
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -86,19 +83,12 @@ def test_an_idle_servers_housekeeping_falls_on_one_grid(tmp_path: Path) -> None:
     ``POLL_S``, so the loop runs them together."""
     loop = _Recording()
     server = _server()
-    folder = make_runtime_folder()
     periodic: list[float] = []
 
     async def body() -> None:
-        services = []
-        for i in range(2):
-            store = open_store(tmp_path / "w.sqlite3")
-            assert isinstance(store, SQLiteStore)
-            store.attach(LocalNotifier(folder, i, 2))
-            svc = LiveService(store, None, keeps_horns=i == 0, adopts=i == 0)
+        w0, w1, _ = _pair(tmp_path)
+        for svc in (w0, w1):
             svc.keepalive_s = 2.0
-            services.append(svc)
-        for svc in services:
             await svc.start()
         tasks = [asyncio.create_task(metrics.watch_loop()),
                  asyncio.create_task(server.main_loop())]
@@ -112,12 +102,7 @@ def test_an_idle_servers_housekeeping_falls_on_one_grid(tmp_path: Path) -> None:
             server.should_exit = True
             await asyncio.wait_for(tasks[1], 30)
             tasks[0].cancel()
-            for svc in services:
-                await svc.stop()
-                notifier = getattr(svc.store, "notifier", None)
-                svc.store.close()
-                if notifier is not None:
-                    notifier.close()
+            await _stop(w0, w1)
 
     try:
         loop.run_until_complete(body())
@@ -131,7 +116,7 @@ def test_an_idle_servers_housekeeping_falls_on_one_grid(tmp_path: Path) -> None:
 def test_a_stop_wakes_uvicorns_tick_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
     """uvicorn's tick waits a second now; a signal or a test setting ``should_exit`` from
     another thread ends its wait at once (here the wait would be an hour)."""
-    monkeypatch.setattr(workers.ticks, "deadline", lambda every, now: now + 3600.0)
+    monkeypatch.setattr(ticks, "deadline", lambda every, now: now + 3600.0)
     server = _server()
 
     async def body() -> None:
