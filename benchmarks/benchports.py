@@ -6,7 +6,9 @@ and another revision's sources, for a baseline measured in the same run (issue 4
   sockets a benchmark opens can take the server's port first; each one checked by binding
   it, starting from a random place so that two runs side by side do not collide.
 * :func:`cpu_s`: a process's user and system CPU seconds so far (``/proc``);
-  :func:`descendants`: a process and its descendants; :func:`stop`: SIGTERM, then SIGKILL.
+  :func:`schedstat`: its CPU to the nanosecond and its times put on a core;
+  :func:`descendants`: a process and its descendants (:func:`parent_of`); :func:`stop`:
+  SIGTERM, then SIGKILL.
 * :func:`revision_tree`: ``git archive REV src`` unpacked in a temporary folder (removed
   by the caller): the server of another revision, run from its own sources.
   Compiled engine modules (``.so``) are not in git, so both sides then run the pure
@@ -41,17 +43,31 @@ def cpu_s(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def schedstat(pid: int) -> tuple[int, int]:
+    """(CPU nanoseconds, times put on a core) of every thread of ``pid`` so far
+    (``/proc/<pid>/task/*/schedstat``); a thread gone meanwhile counts nothing."""
+    ns = slices = 0
+    for t in os.listdir(f"/proc/{pid}/task"):
+        try:
+            f = Path(f"/proc/{pid}/task/{t}/schedstat").read_text().split()
+            ns, slices = ns + int(f[0]), slices + int(f[2])
+        except (OSError, IndexError, ValueError):
+            continue
+    return ns, slices
+
+
+def parent_of(pid: int) -> int:
+    """``pid``'s parent (``/proc``); -1 where it cannot be read (gone)."""
+    try:
+        return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
+    except (OSError, IndexError, ValueError):
+        return -1
+
+
 def descendants(pid: int) -> list[int]:
     """``pid`` and its descendants, ``pid`` first (``/proc``): a server's supervisor, its
     fork server and the workers forked from it."""
-    parents: dict[int, int] = {}
-    for d in os.listdir("/proc"):
-        if d.isdigit():
-            try:
-                stat = Path(f"/proc/{d}/stat").read_text()
-                parents[int(d)] = int(stat.rsplit(")", 1)[1].split()[1])
-            except (OSError, IndexError, ValueError):
-                continue
+    parents = {int(d): parent_of(int(d)) for d in os.listdir("/proc") if d.isdigit()}
     found, todo = [pid], [pid]
     while todo:
         parent = todo.pop()

@@ -30,7 +30,7 @@ import time
 from pathlib import Path
 
 import httpx
-from benchports import ROOT, descendants, pick_ports, revision_tree, stop
+from benchports import ROOT, descendants, parent_of, pick_ports, revision_tree, schedstat, stop
 
 
 def role(root: int, pid: int, pids: list[int]) -> str:
@@ -44,34 +44,10 @@ def role(root: int, pid: int, pids: list[int]) -> str:
         return "gone"
     if b"resource_tracker" in cmd:
         return "tracker"
-    kids = [p for p in pids if p != pid and _parent(p) == pid]
+    kids = [p for p in pids if p != pid and parent_of(p) == pid]
     if kids:
         return "fork server"
     return "public" if int(stat[16]) > 0 else "officials"
-
-
-def _parent(pid: int) -> int:
-    try:
-        return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
-    except (OSError, IndexError, ValueError):
-        return -1
-
-
-def sched(pid: int) -> tuple[int, int]:
-    """(CPU ns, times put on a core) of every thread of ``pid`` so far."""
-    ns = slices = 0
-    try:
-        tasks = os.listdir(f"/proc/{pid}/task")
-    except OSError:
-        return 0, 0
-    for t in tasks:
-        try:
-            f = Path(f"/proc/{pid}/task/{t}/schedstat").read_text().split()
-        except OSError:
-            continue
-        ns += int(f[0])
-        slices += int(f[2])
-    return ns, slices
 
 
 def measure(src: Path, seconds: float, settle: float) -> dict[str, tuple[float, float]]:
@@ -98,10 +74,10 @@ def measure(src: Path, seconds: float, settle: float) -> dict[str, tuple[float, 
         time.sleep(settle)
         pids = descendants(server.pid)
         roles = {p: role(server.pid, p, pids) for p in pids}
-        a = {p: sched(p) for p in pids}
+        a = {p: schedstat(p) for p in pids}
         t0 = time.monotonic()
         time.sleep(seconds)
-        b = {p: sched(p) for p in pids}
+        b = {p: schedstat(p) for p in pids}
         span = time.monotonic() - t0
         out: dict[str, tuple[float, float]] = {}
         for p in pids:

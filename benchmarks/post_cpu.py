@@ -22,7 +22,6 @@ the same request on a process kept busy.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import os
 import shutil
 import subprocess
@@ -37,7 +36,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from benchports import cpu_s, pick_ports  # noqa: E402
+from benchports import cpu_s, pick_ports, schedstat  # noqa: E402
 from planes import plane_pids  # noqa: E402
 
 from chukker.web.demo import DEMO_HEADER  # noqa: E402
@@ -119,11 +118,7 @@ def main() -> None:
 
 def run_ns(pid: int) -> int:
     """The CPU time of every thread of ``pid`` so far, in nanoseconds (schedstat)."""
-    total = 0
-    for t in os.listdir(f"/proc/{pid}/task"):
-        with contextlib.suppress(OSError, IndexError, ValueError):
-            total += int(Path(f"/proc/{pid}/task/{t}/schedstat").read_text().split()[0])
-    return total
+    return schedstat(pid)[0]
 
 
 def paced(http: httpx.Client, path: str, auth: dict[str, str], pid: int, pairs: int,
