@@ -1,9 +1,12 @@
-"""Build hook: the engine's fold compiled with mypyc where this machine can.
+"""Build hook: the engine's fold compiled with mypyc where this machine can, and the
+public fan-out's one C module (``chukker.live._sendeach``) where a C compiler is found.
 
 Everything else is declared in pyproject.toml. The fold's modules
 (``chukker.engine.native.MODULES``) are compiled when mypy (with mypyc) is importable
 and a C compiler is found; otherwise, or with ``CHUKKER_PURE_PYTHON=1``, the package
-installs as pure Python. A failed compilation never fails the install: each extension
+installs as pure Python. ``chukker.live._sendeach`` needs no mypyc, only a C compiler
+(without it, or with ``CHUKKER_PURE_PYTHON=1``, the fan-out sends from Python: the same
+bytes, slower). A failed compilation never fails the install: each extension
 is optional, and ``native.json`` (the sources each was built from) is written only when
 all of them were built, so the package uses them all or none (``chukker.engine.native``).
 """
@@ -17,7 +20,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from setuptools import setup
+from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
 
 ROOT = Path(__file__).resolve().parent
@@ -67,12 +70,21 @@ def _opt_level() -> str:
     return level if level in ("0", "1", "2", "3") else "3"
 
 
+#: the fan-out's sends (issue 43): plain C, built whether or not mypyc is here
+SENDEACH = Extension("chukker.live._sendeach", [str(PACKAGE / "live" / "_sendeach.c")],
+                     optional=True)
+
+
 def _extensions() -> list[Any]:
     if os.environ.get("CHUKKER_PURE_PYTHON", "") not in ("", "0"):
         _say("CHUKKER_PURE_PYTHON is set: the engine stays pure Python")
         return []
     if not BUILDS.intersection(sys.argv[1:]):
         return []  # metadata only: no need to compile
+    return [*_engine(), SENDEACH]
+
+
+def _engine() -> list[Any]:
     try:
         from mypyc.build import mypycify
     except ImportError:
@@ -104,9 +116,10 @@ class BuildExt(build_ext):
 
     def run(self) -> None:
         super().run()
-        if not self.extensions:
+        engine = [e for e in self.extensions if e is not SENDEACH]
+        if not engine:
             return
-        built = all(Path(self.get_ext_fullpath(e.name)).is_file() for e in self.extensions)
+        built = all(Path(self.get_ext_fullpath(e.name)).is_file() for e in engine)
         stamp = Path(self.get_ext_fullpath("chukker.engine.state")).parent / "native.json"
         if not built:
             _say("some engine extensions did not build: the engine runs as pure Python")
@@ -117,7 +130,7 @@ class BuildExt(build_ext):
 
     def get_outputs(self) -> list[str]:
         outs = list(super().get_outputs())
-        if self.extensions:
+        if any(e is not SENDEACH for e in self.extensions):
             out = Path(self.get_ext_fullpath("chukker.engine.state")).parent
             outs.append(str(out / "native.json"))
         return outs

@@ -7,7 +7,9 @@ Opens ``--viewers`` loopback TCP connections to a uvloop server in this process
 
 * baseline: a bare ``transport.write`` of one framed SSE message to every socket;
 * fan-out: the same message through the live service's :class:`Outbox` and the
-  stream's :class:`SocketWire` (slices, flow control, drops), as a goal fans out.
+  stream's :class:`SocketWire` (slices, flow control, drops), as a goal fans out: each
+  slice's sockets in one call of ``fanout.send_each`` (C where it was built; the line
+  printed says which).
 
 Prints this process's CPU time per viewer per message (median and best) and the
 ratio of the two: what the fan-out adds to the system call. On loopback the write
@@ -92,6 +94,7 @@ async def bench(args: argparse.Namespace) -> dict[str, Any]:
     for t in conns:
         sub = fanout.Subscriber()
         sub.wire = SocketWire(t, _Flow(), _Cycle())
+        sub.wire.direct()  # as the stream does once its headers are out
         subs.add(sub)
     outbox = fanout.Outbox()
     framed = fanout.chunk(MSG)
@@ -146,6 +149,8 @@ def main() -> None:
     print(f"CPU per viewer per message, {args.viewers} loopback sockets (this process):")
     print(f"  baseline, bare transport.write: median {r['bare_median_us']:.2f} us, "
           f"best {r['bare_best_us']:.2f} us")
+    sends = "C (chukker.live._sendeach)" if fanout.SEND_EACH_NATIVE else "pure Python"
+    print(f"  fan-out's sends: {sends}")
     print(f"  fan-out (Outbox + SocketWire):  median {r['fanout_median_us']:.2f} us, "
           f"best {r['fanout_best_us']:.2f} us")
     print(f"  fan-out / bare write: {r['fanout_median_us'] / r['bare_median_us']:.2f}x (median), "

@@ -65,3 +65,43 @@ def test_an_idle_viewer_written_to_directly_waits_on_one_future_and_holds_no_que
         assert sub._queue is None and sub.wire.fast is not None
     finally:
         s.close()
+
+
+def test_a_served_stream_gets_its_messages_by_direct_send_once_its_headers_are_out(
+        live_server: Any, make_match: Any) -> None:
+    """Issue 43: the fan-out sends to the socket's descriptor (``fanout.send_each``), and
+    the viewer reads a well-formed chunked stream: the headers, then each message."""
+    svc = live_server.app.state.service
+    with live_server.client() as c:
+        m = make_match(c)
+    s = socket.create_connection(("127.0.0.1", live_server.port))
+    try:
+        s.settimeout(10)
+        s.sendall(f"GET /api/matches/{m.id}/stream HTTP/1.1\r\nHost: x\r\n\r\n".encode())
+        got = b""
+        while b"retry:" not in got:
+            part = s.recv(65536)
+            assert part, got
+            got += part
+        assert eventually(lambda: all(sub.wire is not None and sub.wire.fd >= 0
+                                      for sub in svc._matches[m.id].subscribers))
+        with live_server.client() as c:
+            c.post(f"/api/matches/{m.id}/events", headers=m.tk,
+                   json={"command_id": "d1", "event": {"type": "bowl_in"}})
+        while b'"type":"bowl_in"' not in got:
+            part = s.recv(65536)
+            assert part, got
+            got += part
+        head, _, body = got.partition(b"\r\n\r\n")
+        assert head.startswith(b"HTTP/1.1 200") and b"transfer-encoding: chunked" in head
+        while body:  # every byte after the headers is whole chunks, none torn
+            size, _, rest = body.partition(b"\r\n")
+            n = int(size, 16)
+            if len(rest) < n + 2:  # the last one not all read yet
+                break
+            assert rest[n:n + 2] == b"\r\n", body[:80]
+            body = rest[n + 2:]
+        (sub,) = svc._matches[m.id].subscribers
+        assert sub.wire.fd >= 0
+    finally:
+        s.close()

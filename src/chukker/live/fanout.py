@@ -15,6 +15,16 @@ A subscriber is served one of two ways:
 * without (an in-process client, the moment before the headers went out): through
   its :class:`asyncio.Queue`, which the stream's task empties.
 
+Direct sends. A wire whose transport holds nothing buffered gives its socket's
+descriptor (``Wire.fd``, else -1): a slice's descriptors get the message in one call,
+:func:`send_each`, a loop of bare ``send()`` in C (``chukker.live._sendeach``; pure
+Python where it was not built). A send that takes less than the whole message (the
+socket is full) or fails hands the rest to the wire (``Wire.sent_part``): the
+transport buffers it or sees the error, and the wire stays off the direct path until
+its transport's buffer is empty again, so bytes never overtake each other. A
+descriptor is given only while its connection is open (the wire clears it before its
+transport closes the socket: the kernel could give the number to another viewer).
+
 >>> chunk(b"event: x\\n\\n")
 b'a\\r\\nevent: x\\n\\n\\r\\n'
 """
@@ -24,6 +34,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import os
 import time
 from collections import deque
 from collections.abc import Callable
@@ -41,17 +52,70 @@ KEEPALIVE_S = 15.0
 FANOUT_SLICE = 64
 
 
+def _send_each_py(fds: list[int], data: bytes) -> list[tuple[int, int]] | None:
+    """:func:`send_each` where its C module was not built: the same answers, slower.
+
+    >>> import socket
+    >>> a, b = socket.socketpair()
+    >>> a.setblocking(False)
+    >>> _send_each_py([a.fileno()], b"hi"), b.recv(2), _send_each_py([-1], b"x")
+    (None, b'hi', [(0, -9)])
+    >>> a.close(); b.close()
+    """
+    failed: list[tuple[int, int]] | None = None
+    whole = len(data)
+    for i, fd in enumerate(fds):
+        try:
+            sent = os.write(fd, data)  # a non-blocking socket: never waits
+        except OSError as e:  # a full socket's EAGAIN included, as from C
+            sent = -(e.errno or 1)
+        if sent != whole:
+            if failed is None:
+                failed = []
+            failed.append((i, sent))
+    return failed
+
+
+#: one message to many sockets: ``send_each(fds, data)``, None or ``[(index, result)]``
+SendEach = Callable[[list[int], bytes], "list[tuple[int, int]] | None"]
+
+
+def _native_send_each() -> SendEach | None:
+    try:
+        from chukker.live._sendeach import send_each as native
+    except ImportError:  # no C compiler at install, or CHUKKER_PURE_PYTHON
+        return None
+    return native
+
+
+#: the fan-out's sends: the C module's (``_sendeach.c``), else :func:`_send_each_py`
+send_each: SendEach = _native_send_each() or _send_each_py
+#: True when the fan-out's sends are the C module's
+SEND_EACH_NATIVE = send_each is not _send_each_py
+
+
 class Wire(Protocol):
     """A viewer's socket, written to directly once its stream's headers are sent.
 
-    ``fast``: the socket's own write while it keeps up (nothing buffered behind it), else
-    None (then :meth:`write` checks and counts)."""
+    ``fd``: the socket's descriptor while its transport holds nothing buffered and the
+    connection is open (the fan-out then sends to it with :func:`send_each`), else -1.
+    ``fast``: the socket's own write while it keeps up, else None (then :meth:`write`
+    checks and counts)."""
 
+    fd: int
     fast: Callable[[bytes], object] | None
 
     def write(self, framed: bytes) -> bool:
         """Write one framed message; ``False`` if the viewer is too far behind (it is
         dropped)."""
+
+    def sent_part(self, framed: bytes, result: int) -> bool:
+        """A direct send took only ``result`` bytes of ``framed`` (or failed: minus the
+        errno): off the direct path, and the rest goes through the transport, as
+        :meth:`write`."""
+
+    def direct(self) -> None:
+        """Back on the direct path if the transport's buffer is empty and it is open."""
 
     def close(self) -> None:
         """Cut the connection (the viewer reconnects with Last-Event-ID)."""
@@ -119,22 +183,40 @@ class Outbox:
         if len(self.queue) == 1:
             self._pump(subscribers, 0, None)
 
+    @staticmethod
+    def _drop(live: set[Subscriber], sub: Subscriber) -> None:
+        live.discard(sub)
+        sub.end()
+        gone = sub.on_drop
+        if gone is not None:
+            sub.on_drop = None
+            gone()
+
     def _pump(self, live: set[Subscriber], start: int, framed: bytes | None) -> None:
         msg, subs, t0 = self.queue[0]
         end = min(start + FANOUT_SLICE, len(subs))
         if framed is None:
             framed = chunk(msg)  # once per message, for every socket
+        fds: list[int] = []
+        direct: list[Subscriber] = []
         for sub in subs[start:end]:
             wire = sub.wire
             if wire is not None:
-                # the per-viewer path: one write of the prepared bytes (``Wire.write``
-                # inlined for a socket that keeps up: no call, no check more)
+                # the per-viewer path: its descriptor, for one send of the prepared bytes
+                # to the whole slice (module doc, *Direct sends*)
+                fd = wire.fd
+                if fd >= 0 and not sub.dropped:
+                    fds.append(fd)
+                    direct.append(sub)
+                    continue
                 fast = wire.fast
                 if fast is not None and not sub.dropped:
                     try:
                         fast(framed)
                     except RuntimeError:  # uvloop: closed; the stream's task ends
                         wire.fast = None
+                        continue
+                    wire.direct()  # if nothing stayed in its transport: direct from the next
                     continue
                 if sub.dropped:
                     continue
@@ -149,12 +231,16 @@ class Outbox:
                     continue
                 except asyncio.QueueFull:
                     pass
-            live.discard(sub)
-            sub.end()
-            gone = sub.on_drop
-            if gone is not None:
-                sub.on_drop = None
-                gone()
+            self._drop(live, sub)
+        if fds:
+            failed = send_each(fds, framed)
+            if failed is not None:
+                for i, result in failed:
+                    sub = direct[i]
+                    wire = sub.wire
+                    if wire is not None and not wire.sent_part(framed, result):
+                        wire.close()
+                        self._drop(live, sub)
         if end < len(subs):
             asyncio.get_running_loop().call_soon(self._pump, live, end, framed)
             return

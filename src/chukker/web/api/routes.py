@@ -559,6 +559,7 @@ class EventStream(StreamingResponse):
                 wire.write(chunk(b"".join(queued)))
             wire.limit = sub.limit
             sub.wire = wire
+            wire.direct()
         # one future, no task, until the end: done by ``sub.end()`` (dropped or closed) or
         # by the protocol when the connection is lost (``SocketWire.lost``)
         ended = sub.waiter = wire.waiter = asyncio.get_running_loop().create_future()
@@ -568,6 +569,7 @@ class EventStream(StreamingResponse):
         finally:
             sub.waiter = wire.waiter = None
         sub.wire = None
+        wire.leave()
         # its slot and its subscription go at once; the rest of its end (the ASGI chain
         # unwinding, its access line) waits its turn: thousands of streams ending together
         # would otherwise hold the loop, and a horn falling due, in one iteration

@@ -4,8 +4,10 @@ uvicorn's HTTP protocol (``limits.GuardedHttp``) puts a :class:`SocketWire` into
 scope of every ``.../stream`` request (``scope["extensions"]["chukker.wire"]``). The
 stream sends its headers and first state through the ASGI chain as any answer
 does (middleware sees it once: headers, logs, metrics), then hands the wire to its
-subscriber: every later message is one ``transport.write`` of a chunk framed once
-for all viewers (:func:`chukker.live.fanout.chunk`), below the ASGI send chain.
+subscriber: every later message is a chunk framed once for all viewers
+(:func:`chukker.live.fanout.chunk`), below the ASGI send chain: sent to the socket's
+descriptor with the rest of its slice (``fanout.send_each``) while the transport holds
+nothing buffered, else one ``transport.write``.
 At the end (the viewer went, fell behind, or the server stops) the last chunk goes
 through the ASGI chain again, so uvicorn's response cycle ends as usual.
 
@@ -30,7 +32,8 @@ EXTENSION = "chukker.wire"
 class SocketWire:
     """One stream's socket, as uvicorn's protocol sees it."""
 
-    __slots__ = ("_write", "behind", "cycle", "fast", "flow", "limit", "transport", "waiter")
+    __slots__ = ("_fileno", "_write", "behind", "cycle", "fast", "fd", "flow", "limit",
+                 "transport", "waiter")
 
     def __init__(self, transport: asyncio.Transport, flow: Any, cycle: Any) -> None:
         self.transport = transport
@@ -46,11 +49,39 @@ class SocketWire:
         self.fast: Any = None if flow.write_paused else transport.write
         #: done when the connection is lost (the stream waits for it, or for its end)
         self.waiter: asyncio.Future[None] | None = None
+        sock = transport.get_extra_info("socket")
+        #: the socket's descriptor, for the fan-out's direct sends (-1: none)
+        self._fileno: int = sock.fileno() if sock is not None else -1
+        #: the same while the stream is the subscriber's, its transport holds nothing
+        #: buffered and the connection is open (``fanout.send_each`` then sends to it);
+        #: -1 otherwise. Cleared before the transport closes the socket: asyncio and
+        #: uvloop both call ``connection_lost`` (:meth:`lost`) first.
+        self.fd = -1
+
+    def direct(self) -> None:
+        """Direct sends from the next message, if the transport holds nothing buffered
+        (else the bytes it holds would be overtaken) and the connection is open."""
+        t = self.transport
+        if (self.fast is not None and not self.flow.write_paused and not t.is_closing()
+                and not t.get_write_buffer_size()):
+            self.fd = self._fileno
+
+    def leave(self) -> None:
+        """The stream is no longer its subscriber's: no more direct sends."""
+        self.fd = -1
+
+    def sent_part(self, framed: bytes, result: int) -> bool:
+        """A direct send took ``result`` bytes of ``framed`` (minus the errno if it
+        failed): the rest goes through the transport, which buffers it (the socket is
+        full) or sees the error and closes; direct sends wait for its buffer to empty."""
+        self.fd = -1
+        return self.write(framed[result:] if result > 0 else framed)
 
     def paused(self) -> None:
         """The socket's buffer went over its mark (``pause_writing``): count what is
         buffered behind it (:meth:`write`)."""
         self.fast = None
+        self.fd = -1
 
     def resumed(self) -> None:
         """The socket drained (``resume_writing``): straight writes again."""
@@ -61,6 +92,7 @@ class SocketWire:
     def lost(self) -> None:
         """The connection is gone: nothing more is written to it; its stream ends."""
         self.fast = None
+        self.fd = -1
         w = self.waiter
         if w is not None and not w.done():
             w.set_result(None)
@@ -89,6 +121,8 @@ class SocketWire:
         return True
 
     def close(self) -> None:
+        self.fd = -1
+        self.fast = None
         self.transport.abort()
 
 

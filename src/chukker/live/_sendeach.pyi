@@ -1,0 +1,3 @@
+"""Types of the C module ``_sendeach.c`` (the fan-out's sends)."""
+
+def send_each(fds: list[int], data: bytes, /) -> list[tuple[int, int]] | None: ...
