@@ -87,9 +87,11 @@ def test_wheel_plain_build_compiles_the_engine(installed: Path, tmp_path: Path) 
     requires = tomllib.loads((ROOT / "pyproject.toml").read_text())["build-system"]["requires"]
     assert any(r.replace(" ", "").startswith("mypy") for r in requires), requires
     py = installed / "bin" / "python"
-    out = run(py, "-c", "from chukker.engine import native; print(native.NATIVE)",
-              cwd=tmp_path).stdout.strip()
-    assert out == "True", "a plain build installed the pure-Python engine"
+    out = run(py, "-c", "from chukker.engine import native; from chukker.live import fanout; "
+              "print(native.NATIVE, fanout.SEND_EACH_NATIVE)", cwd=tmp_path).stdout.strip()
+    assert out.split()[0] == "True", "a plain build installed the pure-Python engine"
+    # issue 43: the fan-out's C sends, built beside the engine
+    assert out.split()[1] == "True", "a plain build left out chukker.live._sendeach"
 
 
 def test_wheel_has_the_package_data_and_runs_from_another_folder(installed: Path,

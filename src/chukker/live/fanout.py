@@ -33,6 +33,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import importlib
+import importlib.util
 import json
 import os
 import time
@@ -81,10 +83,13 @@ SendEach = Callable[[list[int], bytes], "list[tuple[int, int]] | None"]
 
 
 def _native_send_each() -> SendEach | None:
-    try:
-        from chukker.live._sendeach import send_each as native
-    except ImportError:  # no C compiler at install, or CHUKKER_PURE_PYTHON
+    """The C module's sender, if it was built (and ``CHUKKER_PURE_PYTHON`` is not set); a
+    built module that does not load fails the import, as any broken part does."""
+    if os.environ.get("CHUKKER_PURE_PYTHON", "") not in ("", "0"):
         return None
+    if importlib.util.find_spec(f"{__package__}._sendeach") is None:
+        return None  # no C compiler at install
+    native: SendEach = importlib.import_module(f"{__package__}._sendeach").send_each
     return native
 
 
