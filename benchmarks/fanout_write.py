@@ -98,13 +98,17 @@ async def bench(args: argparse.Namespace) -> dict[str, Any]:
         subs.add(sub)
     outbox = fanout.Outbox()
     framed = fanout.chunk(MSG)
-    bare: list[float] = []
-    fan: list[float] = []
-    for k in range(2 * args.repeat):
+    kinds = ["bare", "fanout"] + (["loop"] if args.loop else [])
+    got: dict[str, list[float]] = {k: [] for k in kinds}
+    ring = fanout.send_each
+    for k in range(len(kinds) * args.repeat):
+        kind = kinds[k % len(kinds)]
         await asyncio.sleep(0.2)
+        # "loop": the fan-out with one send() system call a socket instead of the ring
+        fanout.send_each = _send_loop() if kind == "loop" else ring
         c0 = time.process_time()
         for _ in range(args.rounds):
-            if k % 2 == 0:
+            if kind == "bare":
                 for t in conns:
                     t.write(framed)
             else:
@@ -112,12 +116,23 @@ async def bench(args: argparse.Namespace) -> dict[str, Any]:
                 while outbox:
                     await asyncio.sleep(0)
             await asyncio.sleep(0.02)
-        us = (time.process_time() - c0) * 1e6 / (args.viewers * args.rounds)
-        (bare if k % 2 == 0 else fan).append(us)
+        got[kind].append((time.process_time() - c0) * 1e6 / (args.viewers * args.rounds))
+    fanout.send_each = ring
     reader.kill()
     server.close()
-    return {"bare_median_us": statistics.median(bare), "bare_best_us": min(bare),
-            "fanout_median_us": statistics.median(fan), "fanout_best_us": min(fan)}
+    out = {"bare_median_us": statistics.median(got["bare"]), "bare_best_us": min(got["bare"]),
+           "fanout_median_us": statistics.median(got["fanout"]),
+           "fanout_best_us": min(got["fanout"])}
+    if args.loop:
+        out |= {"loop_median_us": statistics.median(got["loop"]), "loop_best_us": min(got["loop"])}
+    return out
+
+
+def _send_loop() -> Any:
+    """The C module's loop of ``send()`` (``--loop``), the ring's alternative."""
+    import importlib
+
+    return importlib.import_module("chukker.live._sendeach").send_loop
 
 
 def floor(viewers: int, rounds: int) -> tuple[float, float] | None:
@@ -141,6 +156,9 @@ def main() -> None:
     ap.add_argument("--viewers", type=int, default=2000)
     ap.add_argument("--rounds", type=int, default=30)
     ap.add_argument("--repeat", type=int, default=8)
+    ap.add_argument("--loop", action="store_true",
+                    help="also the fan-out with one send() a socket (the C module's send_loop) "
+                         "instead of io_uring, alternated with the rest")
     ap.add_argument("--floor", action="store_true",
                     help="also a bare send() from C (benchmarks/send_floor.c), compiled here")
     args = ap.parse_args()
@@ -149,12 +167,15 @@ def main() -> None:
     print(f"CPU per viewer per message, {args.viewers} loopback sockets (this process):")
     print(f"  baseline, bare transport.write: median {r['bare_median_us']:.2f} us, "
           f"best {r['bare_best_us']:.2f} us")
-    sends = "C (chukker.live._sendeach)" if fanout.SEND_EACH_NATIVE else "pure Python"
-    print(f"  fan-out's sends: {sends}")
+    print(f"  fan-out's sends: {fanout.sends()}")
     print(f"  fan-out (Outbox + SocketWire):  median {r['fanout_median_us']:.2f} us, "
           f"best {r['fanout_best_us']:.2f} us")
     print(f"  fan-out / bare write: {r['fanout_median_us'] / r['bare_median_us']:.2f}x (median), "
           f"{r['fanout_best_us'] / r['bare_best_us']:.2f}x (best)")
+    if args.loop:
+        print(f"  fan-out, one send() a socket:   median {r['loop_median_us']:.2f} us, "
+              f"best {r['loop_best_us']:.2f} us; fan-out / this: "
+              f"{r['fanout_median_us'] / r['loop_median_us']:.2f}x (median)")
     if c is not None:
         print(f"  floor, a bare send() from C:    median {c[0]:.2f} us, best {c[1]:.2f} us")
         print(f"  bare write / C floor: {r['bare_median_us'] / c[0]:.2f}x; fan-out / C floor: "

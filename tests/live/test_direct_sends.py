@@ -25,7 +25,10 @@ from chukker.web.api.wire import SocketWire
 SENDERS: dict[str, Callable[[list[int], bytes], list[tuple[int, int]] | None]] = {
     "python": fanout._send_each_py}
 if fanout.SEND_EACH_NATIVE:
-    SENDERS["c"] = fanout.send_each
+    import chukker.live._sendeach as native
+
+    SENDERS["c"] = fanout.send_each  # io_uring where the kernel lets this process use it
+    SENDERS["c_loop"] = native.send_loop  # one send() a socket
 LOOPS: dict[str, Callable[[], asyncio.AbstractEventLoop]] = {
     "uvloop": uvloop.new_event_loop, "asyncio": asyncio.new_event_loop}
 
@@ -102,12 +105,38 @@ def test_send_each_in_c_answers_as_the_pure_python_sender(kinds: list[str], size
     if not fanout.SEND_EACH_NATIVE:
         pytest.skip("chukker.live._sendeach was not built here (no C compiler)")
     data = bytes(range(256)) * (size // 256) + b"y" * (size % 256)
-    c, c_got = _answers(fanout.send_each, kinds, data)
     py, py_got = _answers(fanout._send_each_py, kinds, data)
-    # a full socket may take a different part each time: compare which failed, and how
-    assert [(i, r < 0) for i, r in c or []] == [(i, r < 0) for i, r in py or []]
-    assert [r for _, r in c or [] if r < 0] == [r for _, r in py or [] if r < 0]
-    assert c_got == py_got
+    for name in ("c", "c_loop"):
+        c, c_got = _answers(SENDERS[name], kinds, data)
+        # a full socket may take a different part each time: compare which failed, and how
+        assert [(i, r < 0) for i, r in c or []] == [(i, r < 0) for i, r in py or []], name
+        assert [r for _, r in c or [] if r < 0] == [r for _, r in py or [] if r < 0], name
+        assert c_got == py_got, name
+
+
+def test_send_each_takes_more_sockets_than_a_ring_holds_in_order() -> None:
+    """A call of 150 sockets goes in batches of 64 (the ring's size): each gets it once."""
+    for name, sender in SENDERS.items():
+        with _pairs(150) as pairs:
+            assert sender([a.fileno() for a, _ in pairs], b"m") is None, name
+            assert [b.recv(4) for _, b in pairs] == [b"m"] * 150, name
+
+
+def test_a_forked_worker_sends_on_a_ring_of_its_own() -> None:
+    """The public workers are forked: a ring made before the fork is the parent's, and
+    the child, seeing another process id, makes its own; both send."""
+    if not fanout.SEND_EACH_NATIVE:
+        pytest.skip("chukker.live._sendeach was not built here (no C compiler)")
+    with _pairs(2) as pairs:
+        native.uring()  # the parent's ring, if the kernel gives one
+        pid = os.fork()
+        if pid == 0:
+            code = 0 if fanout.send_each([pairs[0][0].fileno()], b"child") is None else 1
+            os._exit(code)
+        _, status = os.waitpid(pid, 0)
+        assert os.waitstatus_to_exitcode(status) == 0
+        assert fanout.send_each([pairs[1][0].fileno()], b"parent") is None
+        assert pairs[0][1].recv(16) == b"child" and pairs[1][1].recv(16) == b"parent"
 
 
 class _Flow:
@@ -331,3 +360,22 @@ def test_direct_sends_go_a_slice_at_a_time_so_a_timer_due_meanwhile_is_not_held(
     # send runs right behind that one, before the third and the fourth
     assert calls[0] == fanout.FANOUT_SLICE and calls.index("timer") == 2
     assert [c for c in calls if c != "timer"] == [64, 64, 64, 5]
+
+
+@pytest.mark.parametrize(("how", "said"), [("python", "pure Python"), ("send", "send()"),
+                                           ("bogus", "CHUKKER_FANOUT_SENDS='bogus'")])
+def test_chukker_fanout_sends_chooses_how_the_fan_out_sends(how: str, said: str) -> None:
+    """An operator whose kernel refuses io_uring, or who distrusts it, says ``send``; a
+    word that is not one of the three stops the process at once, with the three named."""
+    import subprocess
+    import sys
+
+    run = subprocess.run([sys.executable, "-c", "from chukker.live import fanout; "
+                          "print(fanout.sends())"], capture_output=True, text=True,
+                         env={**os.environ, "CHUKKER_FANOUT_SENDS": how}, timeout=60)
+    if how == "bogus":
+        assert run.returncode != 0 and "ring, send or python" in run.stderr
+    elif how == "send" and not fanout.SEND_EACH_NATIVE:
+        assert "pure Python" in run.stdout
+    else:
+        assert said in run.stdout, run.stderr

@@ -84,12 +84,20 @@ SendEach = Callable[[list[int], bytes], "list[tuple[int, int]] | None"]
 
 def _native_send_each() -> SendEach | None:
     """The C module's sender, if it was built (and ``CHUKKER_PURE_PYTHON`` is not set); a
-    built module that does not load fails the import, as any broken part does."""
-    if os.environ.get("CHUKKER_PURE_PYTHON", "") not in ("", "0"):
+    built module that does not load fails the import, as any broken part does.
+
+    ``CHUKKER_FANOUT_SENDS`` chooses: ``ring`` (the default: io_uring, a slice in one
+    system call, where the kernel lets this process use it, else ``send``), ``send``
+    (one ``send()`` a socket) or ``python`` (:func:`_send_each_py`)."""
+    how = os.environ.get("CHUKKER_FANOUT_SENDS", "ring")
+    if how not in ("ring", "send", "python"):
+        raise ValueError(f"CHUKKER_FANOUT_SENDS={how!r}: ring, send or python")
+    if how == "python" or os.environ.get("CHUKKER_PURE_PYTHON", "") not in ("", "0"):
         return None
     if importlib.util.find_spec(f"{__package__}._sendeach") is None:
         return None  # no C compiler at install
-    native: SendEach = importlib.import_module(f"{__package__}._sendeach").send_each
+    module = importlib.import_module(f"{__package__}._sendeach")
+    native: SendEach = module.send_each if how == "ring" else module.send_loop
     return native
 
 
@@ -97,6 +105,18 @@ def _native_send_each() -> SendEach | None:
 send_each: SendEach = _native_send_each() or _send_each_py
 #: True when the fan-out's sends are the C module's
 SEND_EACH_NATIVE = send_each is not _send_each_py
+
+
+def sends() -> str:
+    """How the fan-out sends, in words: io_uring (a slice in one system call), C's
+    ``send()`` a socket, or Python's ``os.write`` (asks the C module, which then opens
+    this process's ring)."""
+    if not SEND_EACH_NATIVE:
+        return "pure Python, os.write a socket"
+    module = importlib.import_module(f"{__package__}._sendeach")
+    if send_each is module.send_each and module.uring():
+        return "C, io_uring: a slice in one system call"
+    return "C, send() a socket"
 
 
 class Wire(Protocol):
