@@ -138,8 +138,9 @@ static void ring_open(void) {
 
 static int ring_ready(void) {
   if (ring.state != 0 && ring.pid != getpid()) {
-    /* a forked child: the parent's ring is not its own (its mappings stay, unused) */
-    if (ring.state == 1) close(ring.fd);
+    /* a forked child: the parent's ring is not its own. Its descriptor and mappings stay,
+     * unused: the child may have closed that number and given it to a socket since, so
+     * closing it here could close a viewer's (an exec drops it: io_uring's are CLOEXEC) */
     ring.state = 0;
   }
   if (ring.state == 0) ring_open();
