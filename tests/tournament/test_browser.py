@@ -3,6 +3,7 @@ spectator's page following the table and the bracket over Server-Sent Events."""
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 from typing import Any
 
@@ -74,10 +75,18 @@ def test_spectator_sees_a_six_team_bracket_with_byes(
         expect(byes).to_have_count(2)
         expect(byes.first).to_contain_text("bye")
         expect(byes.first).to_contain_text("Pool A, place 1")
-        # each bye box is drawn beside (left of) the match its seed enters
-        box = byes.first.bounding_box()
-        target = page.locator('.bracket g.bm[data-match="ko-r2-1"]').bounding_box()
-        assert box is not None and target is not None and box["x"] < target["x"]
+        # each bye box is drawn beside (left of) the match its seed enters. The stream's
+        # first message replaces the standings' HTML (tournament-show.js) whenever it
+        # comes: a box measured at that moment is of a detached element (None), so the
+        # two are measured again, from the page as it is then
+        target = page.locator('.bracket g.bm[data-match="ko-r2-1"]')
+        deadline = time.monotonic() + 10
+        while True:
+            box, to = byes.first.bounding_box(), target.bounding_box()
+            if (box is not None and to is not None) or time.monotonic() > deadline:
+                break
+            time.sleep(0.05)
+        assert box is not None and to is not None and box["x"] < to["x"]
 
 
 FORFEIT_WORDS = [("en", "both forfeited"), ("it", "entrambe hanno perso per forfait")]
