@@ -17,15 +17,31 @@ def eventually(check: Any, seconds: float = 20.0) -> bool:
     return False
 
 
+def _stream(port: int, match_id: str) -> socket.socket:
+    """A viewer's raw connection asking for the match's stream."""
+    s = socket.create_connection(("127.0.0.1", port))
+    s.settimeout(10)
+    s.sendall(f"GET /api/matches/{match_id}/stream HTTP/1.1\r\nHost: x\r\n\r\n".encode())
+    return s
+
+
+def _read_until(s: socket.socket, marker: bytes, got: bytes = b"") -> bytes:
+    """``got`` and what ``s`` sends after it, until ``marker`` is in it (the headers and
+    the messages may come apart)."""
+    while marker not in got:
+        part = s.recv(65536)
+        assert part, got
+        got += part
+    return got
+
+
 def test_a_stream_with_a_request_pipelined_behind_it_still_ends_and_frees_its_slot_when_the_viewer_goes(  # noqa: E501
         live_server: Any, make_match: Any) -> None:
     caps = live_server.app.state.streams
     svc = live_server.app.state.service
     with live_server.client() as c:
         m = make_match(c)
-    s = socket.create_connection(("127.0.0.1", live_server.port))
-    s.settimeout(10)
-    s.sendall(f"GET /api/matches/{m.id}/stream HTTP/1.1\r\nHost: x\r\n\r\n".encode())
+    s = _stream(live_server.port, m.id)
     assert b"retry:" in s.recv(65536)
     assert eventually(lambda: all(sub.wire is not None
                                   for sub in svc._matches[m.id].subscribers))
@@ -50,15 +66,9 @@ def test_an_idle_viewer_written_to_directly_waits_on_one_future_and_holds_no_que
     svc = live_server.app.state.service
     with live_server.client() as c:
         m = make_match(c)
-    s = socket.create_connection(("127.0.0.1", live_server.port))
+    s = _stream(live_server.port, m.id)
     try:
-        s.settimeout(10)
-        s.sendall(f"GET /api/matches/{m.id}/stream HTTP/1.1\r\nHost: x\r\n\r\n".encode())
-        got = b""
-        while b"retry:" not in got:  # the headers and the first message may come apart
-            part = s.recv(65536)
-            assert part, got
-            got += part
+        _read_until(s, b"retry:")
         assert eventually(lambda: all(sub.wire is not None and sub.waiter is not None
                                       for sub in svc._matches[m.id].subscribers))
         (sub,) = svc._matches[m.id].subscribers
@@ -74,24 +84,15 @@ def test_a_served_stream_gets_its_messages_by_direct_send_once_its_headers_are_o
     svc = live_server.app.state.service
     with live_server.client() as c:
         m = make_match(c)
-    s = socket.create_connection(("127.0.0.1", live_server.port))
+    s = _stream(live_server.port, m.id)
     try:
-        s.settimeout(10)
-        s.sendall(f"GET /api/matches/{m.id}/stream HTTP/1.1\r\nHost: x\r\n\r\n".encode())
-        got = b""
-        while b"retry:" not in got:
-            part = s.recv(65536)
-            assert part, got
-            got += part
+        got = _read_until(s, b"retry:")
         assert eventually(lambda: all(sub.wire is not None and sub.wire.fd >= 0
                                       for sub in svc._matches[m.id].subscribers))
         with live_server.client() as c:
             c.post(f"/api/matches/{m.id}/events", headers=m.tk,
                    json={"command_id": "d1", "event": {"type": "bowl_in"}})
-        while b'"type":"bowl_in"' not in got:
-            part = s.recv(65536)
-            assert part, got
-            got += part
+        got = _read_until(s, b'"type":"bowl_in"', got)
         head, _, body = got.partition(b"\r\n\r\n")
         assert head.startswith(b"HTTP/1.1 200") and b"transfer-encoding: chunked" in head
         while body:  # every byte after the headers is whole chunks, none torn
