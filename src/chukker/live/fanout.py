@@ -17,13 +17,15 @@ A subscriber is served one of two ways:
 
 Direct sends. A wire whose transport holds nothing buffered gives its socket's
 descriptor (``Wire.fd``, else -1): a slice's descriptors get the message in one call,
-:func:`send_each`, a loop of bare ``send()`` in C (``chukker.live._sendeach``; pure
-Python where it was not built). A send that takes less than the whole message (the
-socket is full) or fails hands the rest to the wire (``Wire.sent_part``): the
-transport buffers it or sees the error, and the wire stays off the direct path until
-its transport's buffer is empty again, so bytes never overtake each other. A
-descriptor is given only while its connection is open (the wire clears it before its
-transport closes the socket: the kernel could give the number to another viewer).
+:func:`send_each`: C (``chukker.live._sendeach``), the slice in one ``io_uring_enter``
+where the kernel allows it, else one ``send()`` a socket; pure Python where the module
+was not built (``CHUKKER_FANOUT_SENDS`` chooses, :func:`sends` says which). A send
+that takes less than the whole message (the socket is full) or fails hands the rest to
+the wire (``Wire.sent_part``): the transport buffers it or sees the error, and the wire
+stays off the direct path until its transport's buffer is empty again, so bytes never
+overtake each other. A descriptor is given only while its connection is open (the wire
+clears it before its transport closes the socket: the kernel could give the number to
+another viewer).
 
 >>> chunk(b"event: x\\n\\n")
 b'a\\r\\nevent: x\\n\\n\\r\\n'
