@@ -379,3 +379,139 @@ def test_chukker_fanout_sends_chooses_how_the_fan_out_sends(how: str, said: str)
         assert "pure Python" in run.stdout
     else:
         assert said in run.stdout, run.stderr
+
+
+def _slow_crowd(n: int, sent: list[tuple[int, int]]) -> Callable[[list[int], bytes],
+                                                                   list[tuple[int, int]] | None]:
+    """``send_each`` that notes (sockets, bytes) of each call, then sends (``n``: the
+    crowd, for the reader of the test)."""
+    def recording(fds: list[int], data: bytes) -> list[tuple[int, int]] | None:
+        sent.append((len(fds), len(data)))
+        return fanout._send_each_py(fds, data)
+    return recording
+
+
+def _drain(sock: socket.socket) -> bytes:
+    """What the socket holds now (every send had completed)."""
+    got = b""
+    sock.setblocking(False)
+    with contextlib.suppress(BlockingIOError):
+        while part := sock.recv(65536):
+            got += part
+    return got
+
+
+def _unchunk(raw: bytes) -> bytes:
+    """The bytes an HTTP/1.1 chunked body carries, its chunks' frames taken off."""
+    out, i = b"", 0
+    while i < len(raw):
+        j = raw.index(b"\r\n", i)
+        size = int(raw[i:j], 16)
+        out += raw[j + 2:j + 2 + size]
+        i = j + 2 + size + 2
+    return out
+
+
+def test_a_fan_out_behind_sends_the_waiting_messages_together_in_order() -> None:
+    """Messages queued while a fan-out runs reach each viewer in one write, the same
+    bytes in the same order; a viewer that joined in between gets only its own."""
+    n = 2 * fanout.FANOUT_SLICE + 3
+    sent: list[tuple[int, int]] = []
+    msgs = [b"id: %d\ndata: {\"seq\": %d}\n\n" % (k, k) for k in range(1, 6)]
+
+    class Direct:
+        fast = None
+
+        def __init__(self, fd: int) -> None:
+            self.fd = fd
+
+    async def body() -> None:
+        with _pairs(n + 1) as pairs:
+            subs: set[fanout.Subscriber] = set()
+            for a, _ in pairs[:n]:
+                sub = fanout.Subscriber()
+                sub.wire = Direct(a.fileno())  # type: ignore[assignment]
+                subs.add(sub)
+            outbox = fanout.Outbox()
+            outbox.send(msgs[0], subs)  # its first slice goes at once, the rest waits
+            outbox.send(msgs[1], subs)
+            outbox.send(msgs[2], subs)
+            late = fanout.Subscriber()
+            late.wire = Direct(pairs[n][0].fileno())  # type: ignore[assignment]
+            everyone = {*subs, late}
+            outbox.send(msgs[3], everyone)
+            outbox.send(msgs[4], everyone)
+            while outbox:
+                await asyncio.sleep(0)
+            whole = b"".join(msgs)
+            for _, b in pairs[:n]:
+                assert _unchunk(_drain(b)) == whole
+            last = b"".join(msgs[3:])
+            assert _unchunk(_drain(pairs[n][1])) == last
+
+    import unittest.mock
+
+    with unittest.mock.patch.object(fanout, "send_each", _slow_crowd(n, sent)):
+        asyncio.run(body())
+    sizes = [size for _, size in sent]
+    # the first message in three slices; the second and third together in three; the
+    # fourth and fifth (one more viewer) together in three
+    assert len(sent) == 9, sent
+    framed = [len(fanout.chunk(m)) for m in (msgs[0], msgs[1] + msgs[2], msgs[3] + msgs[4])]
+    assert sizes == [framed[0]] * 3 + [framed[1]] * 3 + [framed[2]] * 3
+    assert sum(k for k, _ in sent) == 3 * n + 1
+
+
+def test_a_queue_gets_the_joined_messages_one_an_item_and_a_wire_counts_each() -> None:
+    """An in-process subscriber's queue keeps one message an item; a wire falling behind
+    counts every message of a joined write against its limit."""
+    n = fanout.FANOUT_SLICE + 1
+    counted: list[int] = []
+
+    class Paused:
+        fd = -1
+        fast = None
+
+        def write(self, framed: bytes, messages: int = 1) -> bool:
+            counted.append(messages)
+            return True
+
+    async def body() -> list[bytes]:
+        subs: set[fanout.Subscriber] = set()
+        for _ in range(n - 1):
+            sub = fanout.Subscriber()
+            sub.wire = Paused()  # type: ignore[assignment]
+            subs.add(sub)
+        queued = fanout.Subscriber()
+        subs.add(queued)
+        outbox = fanout.Outbox()
+        for k in range(4):
+            outbox.send(b"m%d\n\n" % k, subs)
+        while outbox:
+            await asyncio.sleep(0)
+        return queued.queued()
+
+    items = asyncio.run(body())
+    assert items == [b"m0\n\n", b"m1\n\n", b"m2\n\n", b"m3\n\n"]
+    assert sum(counted) == 4 * (n - 1) and 3 in counted
+
+
+def test_joined_messages_stay_within_their_bounds() -> None:
+    """At most ``COALESCE_MESSAGES`` messages and ``COALESCE_BYTES`` bytes go together,
+    and never across a change of viewers."""
+    subs, others = [fanout.Subscriber()], [fanout.Subscriber()]
+    outbox = fanout.Outbox()
+    big = b"x" * (fanout.COALESCE_BYTES // 3)
+    for data, who in [(b"a", subs), (big, subs), (big, subs), (big, subs),
+                      *[(b"s", subs)] * (2 * fanout.COALESCE_MESSAGES), (b"o", others)]:
+        outbox.queue.append((data, who, 0.0, ()))
+    joined = []
+    while outbox.queue:
+        msg, parts = outbox._coalesce()
+        joined.append((len(msg), len(parts) or 1))
+        assert msg == b"".join(parts) or not parts
+        outbox.queue.popleft()
+    assert all(size <= fanout.COALESCE_BYTES for size, _ in joined)
+    assert all(k <= fanout.COALESCE_MESSAGES for _, k in joined)
+    assert sum(k for _, k in joined) == 5 + 2 * fanout.COALESCE_MESSAGES
+    assert joined[-1] == (1, 1)  # another crowd's message goes alone

@@ -54,6 +54,10 @@ QUEUE_LIMIT = 512
 KEEPALIVE_S = 15.0
 #: subscribers served per event-loop iteration when a message fans out
 FANOUT_SLICE = 64
+#: at most this many messages, and bytes, go to a viewer in one write when the fan-out
+#: has fallen behind (:meth:`Outbox._coalesce`)
+COALESCE_MESSAGES = 16
+COALESCE_BYTES = 32 * 1024
 
 
 def _send_each_py(fds: list[int], data: bytes) -> list[tuple[int, int]] | None:
@@ -132,11 +136,11 @@ class Wire(Protocol):
     fd: int
     fast: Callable[[bytes], object] | None
 
-    def write(self, framed: bytes) -> bool:
-        """Write one framed message; ``False`` if the viewer is too far behind (it is
-        dropped)."""
+    def write(self, framed: bytes, messages: int = 1) -> bool:
+        """Write ``messages`` messages framed as one chunk; ``False`` if the viewer is
+        too far behind (it is dropped)."""
 
-    def sent_part(self, framed: bytes, result: int) -> bool:
+    def sent_part(self, framed: bytes, result: int, messages: int = 1) -> bool:
         """A direct send took only ``result`` bytes of ``framed`` (or failed: minus the
         errno): off the direct path, and the rest goes through the transport, as
         :meth:`write`."""
@@ -199,16 +203,41 @@ class Subscriber:
 class Outbox:
     """Messages being handed to a match's subscribers, oldest first, with who gets them."""
 
-    queue: deque[tuple[bytes, list[Subscriber], float]] = field(default_factory=deque)
+    #: (the bytes, who gets them, when queued, the messages they join: () for one)
+    queue: deque[tuple[bytes, list[Subscriber], float, tuple[bytes, ...]]] = field(
+        default_factory=deque)
 
     def __bool__(self) -> bool:
         return bool(self.queue)
 
     def send(self, data: bytes, subscribers: set[Subscriber]) -> None:
         """Queue ``data`` for every one of ``subscribers`` (in slices, in order)."""
-        self.queue.append((data, list(subscribers), time.perf_counter()))
+        self.queue.append((data, list(subscribers), time.perf_counter(), ()))
         if len(self.queue) == 1:
             self._pump(subscribers, 0, None)
+
+    def _coalesce(self) -> tuple[bytes, tuple[bytes, ...]]:
+        """The next message joined with those queued behind it for the same viewers.
+
+        A fan-out that has fallen behind (a busy machine, where the public workers run
+        at nice +10 behind everything else) has several messages waiting; each viewer
+        then gets them together, in one write of the same bytes in the same order (an
+        SSE stream is a sequence of messages, whichever chunks carry them): a viewer
+        costs one write for the lot, so the backlog drains as many times faster. Only
+        messages for the very same subscribers join (one who came in between has its
+        own start), at most :data:`COALESCE_MESSAGES` and :data:`COALESCE_BYTES`."""
+        msg, subs, t0, _ = self.queue.popleft()
+        parts, size = [msg], len(msg)
+        while self.queue and len(parts) < COALESCE_MESSAGES:
+            nxt, who, _t, _p = self.queue[0]
+            if who != subs or size + len(nxt) > COALESCE_BYTES:
+                break
+            self.queue.popleft()
+            parts.append(nxt)
+            size += len(nxt)
+        joined = (b"".join(parts), tuple(parts) if len(parts) > 1 else ())
+        self.queue.appendleft((joined[0], subs, t0, joined[1]))
+        return joined
 
     @staticmethod
     def _drop(live: set[Subscriber], sub: Subscriber) -> None:
@@ -220,10 +249,13 @@ class Outbox:
             gone()
 
     def _pump(self, live: set[Subscriber], start: int, framed: bytes | None) -> None:
-        msg, subs, t0 = self.queue[0]
+        msg, subs, t0, parts = self.queue[0]
         end = min(start + FANOUT_SLICE, len(subs))
         if framed is None:
+            if len(self.queue) > 1:  # fallen behind: the waiting ones go together
+                msg, parts = self._coalesce()
             framed = chunk(msg)  # once per message, for every socket
+        count = len(parts) or 1
         fds: list[int] = []
         direct: list[Subscriber] = []
         for sub in subs[start:end]:
@@ -247,14 +279,15 @@ class Outbox:
                     continue
                 if sub.dropped:
                     continue
-                if wire.write(framed):
+                if wire.write(framed, count):
                     continue
                 wire.close()
             elif sub.dropped:
                 continue
             else:
                 try:
-                    sub.queue.put_nowait(msg)
+                    for one in parts or (msg,):  # a queue's messages stay one an item
+                        sub.queue.put_nowait(one)
                     continue
                 except asyncio.QueueFull:
                     pass
@@ -265,7 +298,7 @@ class Outbox:
                 for i, result in failed:
                     sub = direct[i]
                     wire = sub.wire
-                    if wire is not None and not wire.sent_part(framed, result):
+                    if wire is not None and not wire.sent_part(framed, result, count):
                         wire.close()
                         self._drop(live, sub)
         if end < len(subs):

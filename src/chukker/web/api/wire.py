@@ -70,12 +70,12 @@ class SocketWire:
         """The stream is no longer its subscriber's: no more direct sends."""
         self.fd = -1
 
-    def sent_part(self, framed: bytes, result: int) -> bool:
+    def sent_part(self, framed: bytes, result: int, messages: int = 1) -> bool:
         """A direct send took ``result`` bytes of ``framed`` (minus the errno if it
         failed): the rest goes through the transport, which buffers it (the socket is
         full) or sees the error and closes; direct sends wait for its buffer to empty."""
         self.fd = -1
-        return self.write(framed[result:] if result > 0 else framed)
+        return self.write(framed[result:] if result > 0 else framed, messages)
 
     def paused(self) -> None:
         """The socket's buffer went over its mark (``pause_writing``): count what is
@@ -103,13 +103,15 @@ class SocketWire:
         return bool(c.response_started and c.chunked_encoding and not c.response_complete
                     and not c.disconnected and not self.transport.is_closing())
 
-    def write(self, framed: bytes) -> bool:
+    def write(self, framed: bytes, messages: int = 1) -> bool:
         """The hot path of every fan-out: one flag, one ``write`` (checks only when the
-        socket's buffer is over its mark or the transport is gone)."""
+        socket's buffer is over its mark or the transport is gone). ``messages``: how
+        many messages ``framed`` carries (the fan-out joins them when it fell behind),
+        each counted against the viewer's limit."""
         if self.flow.write_paused:
             if self.transport.is_closing():
                 return True  # gone: the stream's task sees the disconnect and ends
-            self.behind += 1
+            self.behind += messages
             if self.behind > (fanout.QUEUE_LIMIT if self.limit is None else self.limit):
                 return False
         elif self.behind:
