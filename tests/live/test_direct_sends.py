@@ -11,6 +11,7 @@ import errno
 import os
 import socket
 import struct
+import unittest.mock
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -320,6 +321,15 @@ def test_a_viewer_gone_with_a_reset_is_dropped_from_the_direct_path_and_its_stre
     _run(loop_kind, body)
 
 
+class _Direct:
+    """A wire on the direct path: its descriptor, no transport write."""
+
+    fast = None
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+
+
 def test_direct_sends_go_a_slice_at_a_time_so_a_timer_due_meanwhile_is_not_held() -> None:
     """The guard's fourth question: one call sends at most ``FANOUT_SLICE`` messages (the
     GIL is held for a slice, about half a millisecond), and the loop runs its timers
@@ -331,18 +341,12 @@ def test_direct_sends_go_a_slice_at_a_time_so_a_timer_due_meanwhile_is_not_held(
         calls.append(len(fds))
         return fanout._send_each_py(fds, data)
 
-    class Direct:
-        fast = None
-
-        def __init__(self, fd: int) -> None:
-            self.fd = fd
-
     async def body() -> None:
         with _pairs(n) as pairs:
             subs = set()
             for a, _ in pairs:
                 sub = fanout.Subscriber()
-                sub.wire = Direct(a.fileno())  # type: ignore[assignment]
+                sub.wire = _Direct(a.fileno())  # type: ignore[assignment]
                 subs.add(sub)
             outbox = fanout.Outbox()
             loop = asyncio.get_running_loop()
@@ -351,8 +355,6 @@ def test_direct_sends_go_a_slice_at_a_time_so_a_timer_due_meanwhile_is_not_held(
             while outbox:
                 await asyncio.sleep(0)
             assert all(b.recv(64) == fanout.chunk(b"goal") for _, b in pairs)
-
-    import unittest.mock
 
     with unittest.mock.patch.object(fanout, "send_each", recording):
         asyncio.run(body())
@@ -381,10 +383,9 @@ def test_chukker_fanout_sends_chooses_how_the_fan_out_sends(how: str, said: str)
         assert said in run.stdout, run.stderr
 
 
-def _slow_crowd(n: int, sent: list[tuple[int, int]]) -> Callable[[list[int], bytes],
-                                                                   list[tuple[int, int]] | None]:
-    """``send_each`` that notes (sockets, bytes) of each call, then sends (``n``: the
-    crowd, for the reader of the test)."""
+def _recording(sent: list[tuple[int, int]]) -> Callable[[list[int], bytes],
+                                                        list[tuple[int, int]] | None]:
+    """``send_each`` that notes (sockets, bytes) of each call, then sends."""
     def recording(fds: list[int], data: bytes) -> list[tuple[int, int]] | None:
         sent.append((len(fds), len(data)))
         return fanout._send_each_py(fds, data)
@@ -419,25 +420,19 @@ def test_a_fan_out_behind_sends_the_waiting_messages_together_in_order() -> None
     sent: list[tuple[int, int]] = []
     msgs = [b"id: %d\ndata: {\"seq\": %d}\n\n" % (k, k) for k in range(1, 6)]
 
-    class Direct:
-        fast = None
-
-        def __init__(self, fd: int) -> None:
-            self.fd = fd
-
     async def body() -> None:
         with _pairs(n + 1) as pairs:
             subs: set[fanout.Subscriber] = set()
             for a, _ in pairs[:n]:
                 sub = fanout.Subscriber()
-                sub.wire = Direct(a.fileno())  # type: ignore[assignment]
+                sub.wire = _Direct(a.fileno())  # type: ignore[assignment]
                 subs.add(sub)
             outbox = fanout.Outbox()
             outbox.send(msgs[0], subs)  # its first slice goes at once, the rest waits
             outbox.send(msgs[1], subs)
             outbox.send(msgs[2], subs)
             late = fanout.Subscriber()
-            late.wire = Direct(pairs[n][0].fileno())  # type: ignore[assignment]
+            late.wire = _Direct(pairs[n][0].fileno())  # type: ignore[assignment]
             everyone = {*subs, late}
             outbox.send(msgs[3], everyone)
             outbox.send(msgs[4], everyone)
@@ -449,9 +444,7 @@ def test_a_fan_out_behind_sends_the_waiting_messages_together_in_order() -> None
             last = b"".join(msgs[3:])
             assert _unchunk(_drain(pairs[n][1])) == last
 
-    import unittest.mock
-
-    with unittest.mock.patch.object(fanout, "send_each", _slow_crowd(n, sent)):
+    with unittest.mock.patch.object(fanout, "send_each", _recording(sent)):
         asyncio.run(body())
     sizes = [size for _, size in sent]
     # the first message in three slices; the second and third together in three; the

@@ -241,9 +241,9 @@ class Outbox:
             self.queue.popleft()
             parts.append(nxt)
             size += len(nxt)
-        joined = (b"".join(parts), tuple(parts) if len(parts) > 1 else ())
-        self.queue.appendleft((joined[0], subs, t0, joined[1]))
-        return joined
+        data, kept = b"".join(parts), tuple(parts) if len(parts) > 1 else ()
+        self.queue.appendleft((data, subs, t0, kept))
+        return data, kept
 
     @staticmethod
     def _drop(live: set[Subscriber], sub: Subscriber) -> None:
