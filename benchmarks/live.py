@@ -695,6 +695,18 @@ def matrix(args: argparse.Namespace) -> None:
                   f"target 15 us = {slope / 15:.2f}x)")
 
 
+def cpu_split(per_goal_s: list[float], sizes: tuple[int, int]) -> tuple[float, float]:
+    """The server's CPU a goal at two crowd sizes, as (what a goal costs whatever the
+    crowd, what one more viewer costs a message), in microseconds: the line through both.
+
+    >>> cpu_split([0.0130, 0.0290], (1000, 3000))
+    (5000.0, 8.0)
+    """
+    (lo, hi), (n_lo, n_hi) = per_goal_s, sizes
+    viewer = (hi - lo) * 1e6 / (n_hi - n_lo)
+    return round(lo * 1e6 - viewer * n_lo, 1), round(viewer, 3)
+
+
 #: the figures --baseline prints, with their units
 COMPARED = (
     ("cpu_us_per_viewer_message", "CPU per viewer per message (us, every server process)"),
@@ -742,6 +754,19 @@ def compare(args: argparse.Namespace) -> None:
                 now = statistics.median(x[key] for x in runs[size, "this tree"])
                 base = statistics.median(x[key] for x in runs[size, args.baseline])
                 print(f"    {what}: {now:.1f} against {base:.1f} = {now / base:.2f}x")
+        sizes = sorted({int(x) for x in args.sizes.split(",")})
+        if len(sizes) >= 2:
+            print(f"  the CPU split in two (medians, {sizes[0]:,} and {sizes[-1]:,} viewers): "
+                  "what each goal costs whatever the crowd, and what one more viewer costs "
+                  "a message")
+            for label in (*sides,):
+                goal_us, viewer_us = cpu_split(
+                    [statistics.median(r["server_cpu_s_fanout"] / max(1, r["events"])
+                                       for r in runs[n, label]) for n in (sizes[0], sizes[-1])],
+                    (sizes[0], sizes[-1]))
+                print(f"    {label}: {goal_us / 1000:.2f} ms a goal + {viewer_us:.2f} us a "
+                      f"viewer; 10 us a viewer at {sizes[0]:,} viewers would leave "
+                      f"{(10 - viewer_us) * sizes[0] / 1000:.2f} ms a goal")
     finally:
         shutil.rmtree(folder, ignore_errors=True)
 

@@ -56,6 +56,7 @@ def split(path: str) -> Counter[str]:
             if _IDLE.search(frames[-1]) or frames[-1].startswith("_watch_supervisor"):
                 parts["idle"] += int(n)
                 continue
+            part: str | None = None
             for frame in reversed(frames):
                 if frame.startswith(("Runner.run (", "run_worker (")):  # the loop's own
                     part = "loop"
@@ -64,9 +65,7 @@ def split(path: str) -> Counter[str]:
                             None)
                 if part is not None:
                     break
-            else:
-                part = "loop"
-            parts[part] += int(n)
+            parts[part or "loop"] += int(n)
     return parts
 
 

@@ -147,3 +147,22 @@ def test_an_idle_viewer_holds_no_queue_until_a_message_must_wait_in_it() -> None
         assert sub.dropped and sub.queue.get_nowait() == b""
 
     asyncio.run(body())
+
+
+def test_the_benchmark_splits_the_cpu_into_a_goals_part_and_a_viewers_part(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """``benchmarks/live.py --baseline`` prints what a goal costs whatever the crowd and
+    what one more viewer costs, from the line through two crowd sizes (its doctest is
+    run here, with the module loaded as the benchmark runs it)."""
+    import doctest
+    import importlib.util
+
+    root = Path(__file__).resolve().parents[2]
+    monkeypatch.syspath_prepend(str(root / "benchmarks"))  # as a script run from there
+    spec = importlib.util.spec_from_file_location("live_bench", root / "benchmarks" / "live.py")
+    assert spec is not None and spec.loader is not None
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    assert bench.cpu_split([0.0125, 0.0267], (1000, 3000)) == (5400.0, 7.1)
+    found = doctest.DocTestFinder().find(bench.cpu_split, "cpu_split", globs=vars(bench))
+    assert doctest.DocTestRunner().run(found[0]).failed == 0
