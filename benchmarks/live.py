@@ -759,7 +759,7 @@ def compare(args: argparse.Namespace) -> None:
             print(f"  the CPU split in two (medians, {sizes[0]:,} and {sizes[-1]:,} viewers): "
                   "what each goal costs whatever the crowd, and what one more viewer costs "
                   "a message")
-            for label in (*sides,):
+            for label in sides:
                 goal_us, viewer_us = cpu_split(
                     [statistics.median(r["server_cpu_s_fanout"] / max(1, r["events"])
                                        for r in runs[n, label]) for n in (sizes[0], sizes[-1])],

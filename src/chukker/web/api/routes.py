@@ -78,6 +78,10 @@ HEADER_DEPTH = 6
 MAX_SEQ = 10**9
 #: record seconds accepted in ?at= and a posted at (about 115 days)
 MAX_AT_S = 1e7
+#: a command's idempotency key: its characters, whole, and its longest length (the model
+#: and the key press's lean path read both from here)
+COMMAND_ID_CHARS = r"[A-Za-z0-9._:-]+"
+COMMAND_ID_MAX = 128
 
 
 def check_event(event: Any) -> dict[str, Any]:
@@ -181,7 +185,8 @@ class EventCommand(BaseModel):
 
     model_config = {"extra": "forbid"}
 
-    command_id: str = Field(min_length=1, max_length=128, pattern=r"^[A-Za-z0-9._:-]+$")
+    command_id: str = Field(min_length=1, max_length=COMMAND_ID_MAX,
+                            pattern=f"^{COMMAND_ID_CHARS}$")
     event: dict[str, Any] = Field(
         description="An event of the match record's vocabulary, e.g. "
         '{"type": "goal", "team": "A", "player": 2}'
@@ -392,7 +397,7 @@ def plain_command(body: bytes, content_type: str | None) -> EventCommand | None:
     if type(d) is not dict or not _COMMAND_KEYS >= d.keys() >= _COMMAND_NEEDS:
         return None
     command_id, event, at = d["command_id"], d["event"], d.get("at")
-    if (type(command_id) is not str or len(command_id) > 128
+    if (type(command_id) is not str or len(command_id) > COMMAND_ID_MAX
             or _COMMAND_ID.fullmatch(command_id) is None or type(event) is not dict):
         return None
     if at is not None:
@@ -405,7 +410,7 @@ def plain_command(body: bytes, content_type: str | None) -> EventCommand | None:
 _COMMAND_KEYS = frozenset({"command_id", "event", "at"})
 _COMMAND_NEEDS = frozenset({"command_id", "event"})
 #: EventCommand's pattern, whole (Python's ``$`` would also take a last newline)
-_COMMAND_ID = re.compile(r"[A-Za-z0-9._:-]+")
+_COMMAND_ID = re.compile(COMMAND_ID_CHARS)
 
 
 class KeyPressRoute(APIRoute):
